@@ -1,0 +1,491 @@
+/* vmafhip — the CPU scoring engine. */
+#include <string.h>
+
+#include "vh-engine.h"
+#include "vh-feature-internal.h"
+
+struct VhFeatureSink {
+  VhScoreTable *table;
+  const char *suffix;
+  GHashTable *metric_of_name;   /* base name -> metric index + 1 */
+};
+
+typedef struct {
+  const VhFeatureExtractor *fex;
+  void *opts;
+  void *priv;
+  char *suffix;
+  VhFeatureSink sink;
+  gboolean initialised;
+} Instance;
+
+typedef struct {
+  VhModel *model;
+  char *report_name;
+  VhModelFlags flags;
+  GArray *feature_metric;  /* unsigned: table metric of each model feature */
+  unsigned score_metric;
+} BoundModel;
+
+struct VhEngine {
+  VhVideoInfo info;
+  GPtrArray *instances;   /* Instance* */
+  GPtrArray *models;      /* BoundModel* */
+  VhScoreTable *table;
+  unsigned n_pushed;
+  unsigned n_final;
+  unsigned lookahead;     /* frames a score waits for (max of extractors') */
+  gboolean flushed;
+};
+
+void
+vh_feature_sink_put (VhFeatureSink *sink, const char *name, unsigned index,
+    double value)
+{
+  gpointer v = g_hash_table_lookup (sink->metric_of_name, name);
+  unsigned metric;
+  if (v) {
+    metric = GPOINTER_TO_UINT (v) - 1;
+  } else {
+    char *full = g_strconcat (name, sink->suffix, NULL);
+    metric = vh_score_table_metric (sink->table, full);
+    g_free (full);
+    g_hash_table_insert (sink->metric_of_name, g_strdup (name),
+        GUINT_TO_POINTER (metric + 1));
+  }
+  vh_score_table_set (sink->table, metric, index, value);
+}
+
+static void
+instance_free (gpointer p)
+{
+  Instance *inst = p;
+  if (inst->initialised && inst->fex->close)
+    inst->fex->close (inst->priv);
+  g_free (inst->priv);
+  g_free (inst->opts);
+  g_free (inst->suffix);
+  g_hash_table_unref (inst->sink.metric_of_name);
+  g_free (inst);
+}
+
+static void
+bound_model_free (gpointer p)
+{
+  BoundModel *bm = p;
+  vh_model_free (bm->model);
+  g_free (bm->report_name);
+  g_array_unref (bm->feature_metric);
+  g_free (bm);
+}
+
+VhEngine *
+vh_engine_new (const VhVideoInfo *info, GError **error)
+{
+  if (!info) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "no video info given");
+    return NULL;
+  }
+  if (!info->width || !info->height) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "picture size %ux%u is empty", info->width, info->height);
+    return NULL;
+  }
+  if (info->bpc != 8 && info->bpc != 10 && info->bpc != 12) {
+    g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "bit depth %u is not supported (8, 10 or 12)", info->bpc);
+    return NULL;
+  }
+  VhEngine *e = g_new0 (VhEngine, 1);
+  e->info = *info;
+  e->instances = g_ptr_array_new_with_free_func (instance_free);
+  e->models = g_ptr_array_new_with_free_func (bound_model_free);
+  e->table = vh_score_table_new ();
+  return e;
+}
+
+void
+vh_engine_free (VhEngine *e)
+{
+  if (!e)
+    return;
+  g_ptr_array_unref (e->models);
+  g_ptr_array_unref (e->instances);
+  vh_score_table_free (e->table);
+  g_free (e);
+}
+
+static gboolean
+instance_init (VhEngine *e, Instance *inst, GError **error)
+{
+  memset (inst->priv, 0, inst->fex->priv_size);
+  if (inst->fex->init && !inst->fex->init (inst->priv, inst->opts, &e->info,
+          error))
+    return FALSE;
+  inst->initialised = TRUE;
+  return TRUE;
+}
+
+/* Finds the instance of `fex` with exactly these options, or makes one. */
+static Instance *
+get_instance (VhEngine *e, const VhFeatureExtractor *fex, const void *opts,
+    GError **error)
+{
+  for (guint i = 0; i < e->instances->len; i++) {
+    Instance *inst = g_ptr_array_index (e->instances, i);
+    if (inst->fex == fex && !memcmp (inst->opts, opts, fex->opts_size))
+      return inst;
+  }
+  if (e->n_pushed) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
+        "models and features must be added before the first frame");
+    return NULL;
+  }
+  Instance *inst = g_new0 (Instance, 1);
+  inst->fex = fex;
+  inst->opts = g_memdup2 (opts, fex->opts_size);
+  inst->priv = g_malloc0 (MAX (fex->priv_size, 1));
+  inst->suffix = vh_feature_opts_suffix (fex, opts);
+  inst->sink.table = e->table;
+  inst->sink.suffix = inst->suffix;
+  inst->sink.metric_of_name = g_hash_table_new_full (g_str_hash, g_str_equal,
+      g_free, NULL);
+  if (!instance_init (e, inst, error)) {
+    instance_free (inst);
+    return NULL;
+  }
+  g_ptr_array_add (e->instances, inst);
+  if (fex->lookahead)
+    e->lookahead = MAX (e->lookahead, fex->lookahead (opts));
+  return inst;
+}
+
+gboolean
+vh_engine_add_feature_with_options (VhEngine *e, const char *name,
+    const VhModelOpt *mopts, unsigned n_opts, GError **error)
+{
+  const VhFeatureExtractor *fex = name ? vh_feature_extractor_lookup (name) :
+      NULL;
+  if (!fex) {
+    g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "unknown feature '%s' (vmafhip has vif, adm, motion, psnr)",
+        name ? name : "(null)");
+    return FALSE;
+  }
+  void *opts = g_malloc0 (MAX (fex->opts_size, 1));
+  vh_feature_opts_init_defaults (fex, opts);
+  gboolean ok = TRUE;
+  for (unsigned k = 0; ok && k < n_opts; k++)
+    ok = vh_feature_opts_set (fex, opts, &mopts[k], error);
+  if (ok)
+    ok = get_instance (e, fex, opts, error) != NULL;
+  g_free (opts);
+  return ok;
+}
+
+gboolean
+vh_engine_add_feature (VhEngine *e, const char *name, GError **error)
+{
+  return vh_engine_add_feature_with_options (e, name, NULL, 0, error);
+}
+
+gboolean
+vh_engine_add_model (VhEngine *e, const char *name_or_path,
+    const char *report_name, const VhModelFlags *flags, GError **error)
+{
+  VhModel *model = vh_model_load (name_or_path, error);
+  if (!model)
+    return FALSE;
+  return vh_engine_add_loaded_model (e, model, report_name, flags, error);
+}
+
+gboolean
+vh_engine_add_loaded_model (VhEngine *e, VhModel *model,
+    const char *report_name, const VhModelFlags *flags, GError **error)
+{
+  const char *mname = vh_model_name (model);
+  BoundModel *bm = g_new0 (BoundModel, 1);
+  bm->model = model;
+  bm->report_name = g_strdup (report_name ? report_name : mname);
+  if (flags)
+    bm->flags = *flags;
+  bm->feature_metric = g_array_new (FALSE, FALSE, sizeof (unsigned));
+
+  for (unsigned i = 0; i < vh_model_n_features (model); i++) {
+    const char *fname = vh_model_feature_name (model, i);
+    const VhFeatureName *fn = vh_feature_name_lookup (fname);
+    if (!fn) {
+      g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+          "model '%s' uses feature '%s', which vmafhip does not know", mname,
+          fname);
+      goto fail;
+    }
+    if (!fn->fex) {
+      g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+          "model '%s' needs feature '%s' (%s), which vmafhip does not "
+          "implement yet", mname, fn->alias, fname);
+      goto fail;
+    }
+    unsigned n_opts = 0;
+    const VhModelOpt *mopts = vh_model_feature_opts (model, i, &n_opts);
+    void *opts = g_malloc0 (MAX (fn->fex->opts_size, 1));
+    vh_feature_opts_init_defaults (fn->fex, opts);
+    for (unsigned k = 0; k < n_opts; k++) {
+      if (!vh_feature_opts_set (fn->fex, opts, &mopts[k], error)) {
+        g_prefix_error (error, "model '%s': ", mname);
+        g_free (opts);
+        goto fail;
+      }
+    }
+    Instance *inst = get_instance (e, fn->fex, opts, error);
+    g_free (opts);
+    if (!inst) {
+      g_prefix_error (error, "model '%s': ", mname);
+      goto fail;
+    }
+    char *metric_name = g_strconcat (fn->alias, inst->suffix, NULL);
+    unsigned metric = vh_score_table_metric (e->table, metric_name);
+    g_free (metric_name);
+    g_array_append_val (bm->feature_metric, metric);
+  }
+  g_ptr_array_add (e->models, bm);
+  return TRUE;
+
+fail:
+  bound_model_free (bm);
+  return FALSE;
+}
+
+static gboolean
+check_plane (const VhPlane *p, unsigned bpc, const char *what, GError **error)
+{
+  const unsigned bytes = bpc > 8 ? 2 : 1;
+  if (!p->data || !p->width || !p->height) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "%s has no data or an empty size", what);
+    return FALSE;
+  }
+  const unsigned step = p->step ? p->step : 1;
+  if ((guint64) ABS (p->stride) < (guint64) ((p->width - 1) * step + 1) * bytes) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "%s stride %td is shorter than a row of %u samples", what, p->stride,
+        p->width);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+check_picture (const VhEngine *e, const VhPicture *pic, const char *which,
+    GError **error)
+{
+  char what[64];
+  if (!pic) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "no %s picture given", which);
+    return FALSE;
+  }
+  if (pic->bpc != e->info.bpc) {
+    g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
+        "%s picture has bit depth %u, the engine was set up for %u", which,
+        pic->bpc, e->info.bpc);
+    return FALSE;
+  }
+  if (pic->nplanes != 1 && pic->nplanes != 3) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "%s picture has %u planes (1 or 3 expected)", which, pic->nplanes);
+    return FALSE;
+  }
+  if (pic->plane[0].width != e->info.width
+      || pic->plane[0].height != e->info.height) {
+    g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
+        "%s picture is %ux%u, the engine was set up for %ux%u", which,
+        pic->plane[0].width, pic->plane[0].height, e->info.width,
+        e->info.height);
+    return FALSE;
+  }
+  for (unsigned i = 0; i < pic->nplanes; i++) {
+    g_snprintf (what, sizeof what, "%s picture plane %u", which, i);
+    if (!check_plane (&pic->plane[i], pic->bpc, what, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Runs the models on frames that just became final. */
+static void
+predict_final_frames (VhEngine *e, unsigned new_final)
+{
+  for (; e->n_final < new_final; e->n_final++) {
+    const unsigned frame = e->n_final;
+    for (guint m = 0; m < e->models->len; m++) {
+      BoundModel *bm = g_ptr_array_index (e->models, m);
+      const unsigned nf = bm->feature_metric->len;
+      double *x = g_newa (double, MAX (nf, 1));
+      VhModelScore s;
+      gboolean complete = TRUE;
+
+      for (unsigned i = 0; i < nf; i++)
+        complete &= vh_score_table_get (e->table,
+            g_array_index (bm->feature_metric, unsigned, i), frame, &x[i]);
+      /* An extractor broke its contract; never report a score from
+       * partial inputs. */
+      g_return_if_fail (complete);
+
+      vh_model_predict (bm->model, x, &bm->flags, &s);
+      vh_score_table_set (e->table,
+          vh_score_table_metric (e->table, bm->report_name), frame, s.score);
+      if (!s.n_bootstrap)
+        continue;
+      static const char *const ci_suffix[] =
+          { "_bagging", "_stddev", "_ci_p95_lo", "_ci_p95_hi" };
+      const double ci[] = { s.bagging, s.stddev, s.ci_p95_lo, s.ci_p95_hi };
+      char name[256];
+      for (unsigned k = 0; k < s.n_bootstrap; k++) {
+        g_snprintf (name, sizeof name, "%s_%04u", bm->report_name, k + 1);
+        vh_score_table_set (e->table, vh_score_table_metric (e->table, name),
+            frame, s.bootstrap[k]);
+      }
+      for (unsigned k = 0; k < G_N_ELEMENTS (ci); k++) {
+        g_snprintf (name, sizeof name, "%s%s", bm->report_name, ci_suffix[k]);
+        vh_score_table_set (e->table, vh_score_table_metric (e->table, name),
+            frame, ci[k]);
+      }
+    }
+  }
+}
+
+gboolean
+vh_engine_push (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
+    GError **error)
+{
+  g_return_val_if_fail (e != NULL, FALSE);
+  if (e->flushed) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
+        "frame pushed after the end of the stream");
+    return FALSE;
+  }
+  if (!e->instances->len) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
+        "no model or feature to compute: add one first");
+    return FALSE;
+  }
+  if (!check_picture (e, ref, "reference", error)
+      || !check_picture (e, dis, "distorted", error))
+    return FALSE;
+  if (ref->nplanes != dis->nplanes) {
+    g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
+        "reference has %u planes, distorted %u", ref->nplanes, dis->nplanes);
+    return FALSE;
+  }
+  for (unsigned i = 1; i < ref->nplanes; i++) {
+    if (ref->plane[i].width != dis->plane[i].width
+        || ref->plane[i].height != dis->plane[i].height) {
+      g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
+          "chroma plane %u is %ux%u in the reference, %ux%u in the distorted",
+          i, ref->plane[i].width, ref->plane[i].height, dis->plane[i].width,
+          dis->plane[i].height);
+      return FALSE;
+    }
+  }
+
+  for (guint i = 0; i < e->instances->len; i++) {
+    Instance *inst = g_ptr_array_index (e->instances, i);
+    if (!inst->fex->extract (inst->priv, ref, dis, e->n_pushed, &inst->sink,
+            error))
+      return FALSE;
+  }
+  e->n_pushed++;
+  if (e->n_pushed > e->lookahead)
+    predict_final_frames (e, e->n_pushed - e->lookahead);
+  return TRUE;
+}
+
+gboolean
+vh_engine_flush (VhEngine *e, GError **error)
+{
+  g_return_val_if_fail (e != NULL, FALSE);
+  if (e->flushed)
+    return TRUE;
+  for (guint i = 0; i < e->instances->len; i++) {
+    Instance *inst = g_ptr_array_index (e->instances, i);
+    if (inst->fex->flush && e->n_pushed
+        && !inst->fex->flush (inst->priv, &inst->sink, error))
+      return FALSE;
+  }
+  e->flushed = TRUE;
+  predict_final_frames (e, e->n_pushed);
+  return TRUE;
+}
+
+void
+vh_engine_reset (VhEngine *e)
+{
+  for (guint i = 0; i < e->instances->len; i++) {
+    Instance *inst = g_ptr_array_index (e->instances, i);
+    if (inst->initialised && inst->fex->close)
+      inst->fex->close (inst->priv);
+    inst->initialised = FALSE;
+    /* Same options and size as before: init cannot fail now. */
+    if (!instance_init (e, inst, NULL))
+      g_warning ("vmafhip: re-initialising feature '%s' failed",
+          inst->fex->name);
+  }
+  /* Keep the metric order (models' feature bindings refer to it). */
+  const unsigned n = vh_score_table_n_metrics (e->table);
+  char **names = g_new0 (char *, n + 1);
+  for (unsigned i = 0; i < n; i++)
+    names[i] = g_strdup (vh_score_table_metric_name (e->table, i));
+  vh_score_table_clear (e->table);
+  for (unsigned i = 0; i < n; i++)
+    vh_score_table_metric (e->table, names[i]);
+  g_strfreev (names);
+  e->n_pushed = e->n_final = 0;
+  e->flushed = FALSE;
+}
+
+unsigned
+vh_engine_n_pushed (const VhEngine *e)
+{
+  return e->n_pushed;
+}
+
+unsigned
+vh_engine_n_final (const VhEngine *e)
+{
+  return e->n_final;
+}
+
+gboolean
+vh_engine_is_flushed (const VhEngine *e)
+{
+  return e->flushed;
+}
+
+const VhScoreTable *
+vh_engine_scores (const VhEngine *e)
+{
+  return e->table;
+}
+
+unsigned
+vh_engine_n_models (const VhEngine *e)
+{
+  return e->models->len;
+}
+
+const char *
+vh_engine_model_report_name (const VhEngine *e, unsigned i)
+{
+  g_return_val_if_fail (i < e->models->len, NULL);
+  return ((BoundModel *) g_ptr_array_index (e->models, i))->report_name;
+}
+
+gboolean
+vh_engine_model_is_bootstrap (const VhEngine *e, unsigned i)
+{
+  g_return_val_if_fail (i < e->models->len, FALSE);
+  return vh_model_is_bootstrap (((BoundModel *)
+          g_ptr_array_index (e->models, i))->model);
+}

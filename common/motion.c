@@ -1,0 +1,474 @@
+/* vmafhip — integer motion, bit-exact with libvmaf 3.2.0 `motion`.
+ *
+ * Per frame i the SAD score compares the reference luma of frame i with that
+ * of frame i − lag (lag 1, or 2 with motion_five_frame_window): the
+ * difference prev − cur is blurred with the 5-tap Q16 filter (vertical pass
+ * rounded to Q8 of the sample scale, horizontal pass to Q0, reflect-101
+ * edges) and |result| is summed. Frames i < lag score 0.
+ *
+ * Streaming contract. libvmaf derives motion2 and motion3 from all SAD
+ * scores in flush(); we emit every value as soon as it is final, with the
+ * values flush() would give:
+ *   - extract(i) emits frame i's SAD score; for i < lag also its motion2 (0);
+ *   - extract(i), i > lag, emits frame i − 1's motion2 and motion3 (they need
+ *     frame i's SAD score, and motion3's moving average goes in order);
+ *   - extract(lag) emits motion3 of frames 0 .. lag − 1: libvmaf "stamps"
+ *     them with the processed SAD score of frame `lag`;
+ *   - flush() emits the last frame's motion2/motion3 (motion2 is then its own
+ *     SAD score), or, for a stream of at most `lag` frames, motion3 = 0 for
+ *     all of them.
+ * So with the default lag 1 every frame i is complete by the end of
+ * extract(i + 1) or flush(). With the five-frame window, frame 0's motion3
+ * waits for extract(2): it is frame 2's score, which nothing earlier knows.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "motion.h"
+#include "vh-feature.h"
+
+/* The VIF scale-2 Gaussian (σ = 1) in Q16; symmetric, sums to 65536. */
+#define TAP_OUTER  3571
+#define TAP_INNER  16004
+#define TAP_CENTRE 26386
+#define BLUR_RADIUS 2
+
+struct VhMotionWork {
+  unsigned width, height;
+  /* One row of the vertical pass, with BLUR_RADIUS mirrored samples on each
+   * side so that the horizontal pass needs no edge cases. */
+  int32_t *vrow;
+};
+
+VhMotionWork *
+vh_motion_work_new (unsigned width, unsigned height)
+{
+  if (width < VH_MOTION_MIN_SIZE || height < VH_MOTION_MIN_SIZE)
+    return NULL;
+  VhMotionWork *work = g_new0 (VhMotionWork, 1);
+  work->width = width;
+  work->height = height;
+  work->vrow = g_new (int32_t, (size_t) width + 2 * BLUR_RADIUS);
+  return work;
+}
+
+void
+vh_motion_work_free (VhMotionWork *work)
+{
+  if (!work)
+    return;
+  g_free (work->vrow);
+  g_free (work);
+}
+
+/* Reflect-101 for indices at most BLUR_RADIUS outside [0, n), n >= 3. */
+static inline int
+reflect101 (int i, int n)
+{
+  if (i < 0)
+    return -i;
+  if (i >= n)
+    return 2 * n - 2 - i;
+  return i;
+}
+
+/* Horizontal blur of one vertical-pass row and Σ|result|.
+ *
+ * Samples of the vertical pass are on a 16-bit scale, |v| <= 65520 for bpc
+ * <= 12, so each symmetric pair times its tap fits int32 (16004 · 131040 <
+ * 2^31); only the sum of the three needs int64, as in libvmaf. The row sum
+ * is uint32 like libvmaf's (it cannot wrap below ~65000 columns). */
+static inline uint32_t
+hblur_row_abs_sum (const int32_t *restrict v, unsigned width)
+{
+  uint32_t sum = 0;
+  for (unsigned x = 0; x < width; x++) {
+    const int64_t acc = (int64_t) (TAP_OUTER * (v[x] + v[x + 4]))
+        + (int64_t) (TAP_INNER * (v[x + 1] + v[x + 3]))
+        + (int64_t) (TAP_CENTRE * v[x + 2]);
+    const int32_t val = (int32_t) ((acc + (1 << 15)) >> 16);
+    sum += (uint32_t) abs (val);
+  }
+  return sum;
+}
+
+/* One instance per sample type. Vertical pass: v = (Σ tap·(prev − cur) +
+ * 2^(bpc−1)) >> bpc, i.e. Q8 for 8-bit and the same 16-bit scale for 10/12
+ * bits; |Σ| <= 65536 · 4095 keeps it in int32. The shift of a negative value
+ * is arithmetic (GCC/Clang, as libvmaf assumes). Rows whose vertical pass is
+ * all zero add nothing, so they skip the horizontal pass, as libvmaf does. */
+#define DEFINE_MOTION_SAD(suffix, pixel_t)                                    \
+static uint64_t                                                               \
+motion_sad_##suffix (const VhPlane *prev, const VhPlane *cur, unsigned bpc,   \
+    int32_t *restrict vrow)                                                   \
+{                                                                             \
+  const int width = (int) prev->width, height = (int) prev->height;           \
+  const int32_t rounding = 1 << (bpc - 1);                                    \
+  int32_t *out = vrow + BLUR_RADIUS;                                          \
+  uint64_t sad = 0;                                                           \
+                                                                              \
+  for (int y = 0; y < height; y++) {                                          \
+    const pixel_t *p[5], *c[5];                                               \
+    for (int k = 0; k < 5; k++) {                                             \
+      const ptrdiff_t r = reflect101 (y - BLUR_RADIUS + k, height);           \
+      p[k] = (const pixel_t *) ((const uint8_t *) prev->data                  \
+          + r * prev->stride);                                                \
+      c[k] = (const pixel_t *) ((const uint8_t *) cur->data                   \
+          + r * cur->stride);                                                 \
+    }                                                                         \
+    int32_t any = 0;                                                          \
+    for (int x = 0; x < width; x++) {                                         \
+      const int32_t outer = (p[0][x] - c[0][x]) + (p[4][x] - c[4][x]);        \
+      const int32_t inner = (p[1][x] - c[1][x]) + (p[3][x] - c[3][x]);        \
+      const int32_t centre = p[2][x] - c[2][x];                               \
+      const int32_t v = (TAP_OUTER * outer + TAP_INNER * inner                \
+          + TAP_CENTRE * centre + rounding) >> bpc;                           \
+      out[x] = v;                                                             \
+      any |= v;                                                               \
+    }                                                                         \
+    if (!any)                                                                 \
+      continue;                                                               \
+    out[-2] = out[2];                                                         \
+    out[-1] = out[1];                                                         \
+    out[width] = out[width - 2];                                              \
+    out[width + 1] = out[width - 3];                                          \
+    sad += hblur_row_abs_sum (vrow, (unsigned) width);                        \
+  }                                                                           \
+  return sad;                                                                 \
+}
+
+DEFINE_MOTION_SAD (8, uint8_t)
+DEFINE_MOTION_SAD (16, uint16_t)
+
+static gboolean
+bpc_supported (unsigned bpc)
+{
+  return bpc == 8 || bpc == 10 || bpc == 12;
+}
+
+/* Checks a luma plane against the size; NULL if fine, else what is wrong. */
+static const char *
+luma_plane_problem (const VhPlane *plane, unsigned width, unsigned height,
+    unsigned bpc)
+{
+  const size_t sample_bytes = bpc > 8 ? 2 : 1;
+  if (!plane->data)
+    return "has no data";
+  if (plane->width != width || plane->height != height)
+    return "has the wrong size";
+  if (plane->step != 1)
+    return "is not planar (step != 1)";
+  if ((size_t) ABS (plane->stride) < (size_t) width * sample_bytes)
+    return "has a stride shorter than a row";
+  if (sample_bytes == 2 && (((uintptr_t) plane->data | (uintptr_t)
+              plane->stride) & 1))
+    return "has 16-bit samples that are not 2-byte aligned";
+  return NULL;
+}
+
+uint64_t
+vh_motion_sad (VhMotionWork *work, const VhPlane *prev, const VhPlane *cur,
+    unsigned bpc)
+{
+  g_return_val_if_fail (work && prev && cur, 0);
+  g_return_val_if_fail (bpc_supported (bpc), 0);
+  g_return_val_if_fail (!luma_plane_problem (prev, work->width, work->height,
+          bpc), 0);
+  g_return_val_if_fail (!luma_plane_problem (cur, work->width, work->height,
+          bpc), 0);
+
+  if (bpc == 8)
+    return motion_sad_8 (prev, cur, bpc, work->vrow);
+  return motion_sad_16 (prev, cur, bpc, work->vrow);
+}
+
+double
+vh_motion_sad_score (uint64_t sad, unsigned width, unsigned height)
+{
+  /* libvmaf: (double) sad / 256. / (w * h), w * h in unsigned arithmetic */
+  return (double) sad / 256. / (unsigned) (width * height);
+}
+
+double
+vh_motion_blend (double score, double factor, double offset)
+{
+  const double low = offset < score ? offset : score;
+  return score * factor + (1 - factor) * low;
+}
+
+/* ---- extractor ---------------------------------------------------------- */
+
+typedef struct {
+  bool force_zero;
+  double blend_factor;
+  double blend_offset;
+  double fps_weight;
+  double max_val;
+  bool five_frame_window;
+  bool moving_average;
+  bool debug;
+} MotionOptions;
+
+static const VhOptionDesc motion_options[] = {
+  {"motion_force_zero", "force_0", VH_OPT_BOOL, 0, 0, 1,
+      offsetof (MotionOptions, force_zero), true},
+  {"motion_blend_factor", "mbf", VH_OPT_DOUBLE, 1.0, 0.0, 1.0,
+      offsetof (MotionOptions, blend_factor), true},
+  {"motion_blend_offset", "mbo", VH_OPT_DOUBLE, 40.0, 0.0, 1000.0,
+      offsetof (MotionOptions, blend_offset), true},
+  {"motion_fps_weight", "mfw", VH_OPT_DOUBLE, 1.0, 0.0, 5.0,
+      offsetof (MotionOptions, fps_weight), true},
+  {"motion_max_val", "mmxv", VH_OPT_DOUBLE, 10000.0, 0.0, 10000.0,
+      offsetof (MotionOptions, max_val), true},
+  {"motion_five_frame_window", "mffw", VH_OPT_BOOL, 0, 0, 1,
+      offsetof (MotionOptions, five_frame_window), true},
+  {"motion_moving_average", "mma", VH_OPT_BOOL, 0, 0, 1,
+      offsetof (MotionOptions, moving_average), true},
+  /* libvmaf's debug also emits the SAD score as integer_motion */
+  {"debug", NULL, VH_OPT_BOOL, 0, 0, 1, offsetof (MotionOptions, debug),
+      false},
+  {NULL, NULL, VH_OPT_BOOL, 0, 0, 0, 0, false},
+};
+
+#define SAD_RING 3  /* SAD scores of frames i, i − 1, i − 2 */
+
+typedef struct {
+  MotionOptions opt;
+  unsigned width, height, bpc;
+  /* Frames between the two pictures compared; also libvmaf's min_idx (first
+   * frame with a SAD) and its motion2 window stride. */
+  unsigned lag;
+  VhMotionWork *work;
+  /* `lag` packed copies of the reference luma; frame i lives in slot
+   * i % lag until frame i + lag, which compares against it, replaces it. */
+  uint8_t *history;
+  size_t row_bytes;
+  unsigned n_frames;
+  double sad_score[SAD_RING];     /* frame i at i % SAD_RING */
+  double prev_processed;          /* previous motion3 before averaging */
+  bool flushed;
+} MotionState;
+
+static const char sad_name[] = "VMAF_integer_feature_motion_sad_score";
+static const char motion_name[] = "integer_motion";
+static const char motion2_name[] = "integer_motion2";
+static const char motion3_name[] = "integer_motion3";
+
+static gboolean
+motion_init (void *priv, const void *opts, const VhVideoInfo *info,
+    GError **error)
+{
+  MotionState *s = priv;
+
+  if (!opts || !info) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "motion: no %s given", opts ? "video info" : "options");
+    return FALSE;
+  }
+  if (!bpc_supported (info->bpc)) {
+    g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "motion: %u bits per sample is not supported (8, 10 or 12)",
+        info->bpc);
+    return FALSE;
+  }
+  if (!info->width || !info->height) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "motion: picture size %ux%u is empty", info->width, info->height);
+    return FALSE;
+  }
+  if (info->width < VH_MOTION_MIN_SIZE || info->height < VH_MOTION_MIN_SIZE) {
+    g_set_error (error, VH_ERROR, VH_ERROR_TOO_SMALL,
+        "motion: picture %ux%u is smaller than the blur's %ux%u",
+        info->width, info->height, VH_MOTION_MIN_SIZE, VH_MOTION_MIN_SIZE);
+    return FALSE;
+  }
+
+  s->opt = *(const MotionOptions *) opts;
+  s->width = info->width;
+  s->height = info->height;
+  s->bpc = info->bpc;
+  s->lag = s->opt.five_frame_window ? 2 : 1;
+  s->row_bytes = (size_t) s->width * (s->bpc > 8 ? 2 : 1);
+  s->work = vh_motion_work_new (s->width, s->height);
+  /* With force_zero libvmaf never looks at the pictures. */
+  if (!s->opt.force_zero)
+    s->history = g_malloc ((size_t) s->lag * s->row_bytes * s->height);
+  return TRUE;
+}
+
+static double
+sad_of (const MotionState *s, unsigned frame)
+{
+  return s->sad_score[frame % SAD_RING];
+}
+
+/* libvmaf clips every blended score to motion_max_val. */
+static double
+processed_score (const MotionState *s, double score)
+{
+  const double blended = vh_motion_blend (score, s->opt.blend_factor,
+      s->opt.blend_offset);
+  return blended < s->opt.max_val ? blended : s->opt.max_val;
+}
+
+/* Frames before `lag` have motion3 = the stamp, which also seeds the
+ * moving average. */
+static void
+emit_stamp (MotionState *s, double stamp, unsigned n_frames,
+    VhFeatureSink *sink)
+{
+  for (unsigned j = 0; j < n_frames; j++)
+    vh_feature_sink_put (sink, motion3_name, j, stamp);
+  s->prev_processed = stamp;
+}
+
+/* motion2/motion3 of frame j >= lag, as libvmaf's flush() computes them;
+ * `has_next` says whether frame j + 1 (and its SAD score) exists. */
+static void
+emit_motion23 (MotionState *s, unsigned j, bool has_next, VhFeatureSink *sink)
+{
+  double motion2;
+
+  if (!has_next) {
+    motion2 = sad_of (s, j);                /* last frame: its own score */
+  } else if (j + 1 >= 2 * s->lag) {
+    /* min over the window's ends: frames j + 1 − lag and j + 1 */
+    const double lo = sad_of (s, j + 1 - s->lag), hi = sad_of (s, j + 1);
+    motion2 = lo < hi ? lo : hi;
+  } else {
+    motion2 = sad_of (s, j + 1);            /* window starts before lag */
+  }
+  vh_feature_sink_put (sink, motion2_name, j, motion2);
+
+  const double processed = processed_score (s, motion2);
+  const double motion3 = s->opt.moving_average
+      ? (processed + s->prev_processed) / 2.0 : processed;
+  s->prev_processed = processed;
+  vh_feature_sink_put (sink, motion3_name, j, motion3);
+}
+
+static gboolean
+motion_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
+    unsigned index, VhFeatureSink *sink, GError **error)
+{
+  MotionState *s = priv;
+  const char *problem;
+  double score = 0.;
+
+  (void) dis;  /* motion looks at the reference only */
+
+  if (s->flushed || index != s->n_frames) {
+    g_set_error (error, VH_ERROR, VH_ERROR_STATE,
+        "motion: got frame %u, expected %s %u", index,
+        s->flushed ? "none after flush, stream ended at" : "frame",
+        s->n_frames);
+    return FALSE;
+  }
+  if (!ref || ref->nplanes < 1) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "motion: frame %u has no reference luma", index);
+    return FALSE;
+  }
+  if (ref->bpc != s->bpc) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "motion: frame %u has %u bits per sample, the stream %u", index,
+        ref->bpc, s->bpc);
+    return FALSE;
+  }
+  if (ref->plane[0].width != s->width || ref->plane[0].height != s->height) {
+    g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
+        "motion: reference luma of frame %u is %ux%u, the stream %ux%u",
+        index, ref->plane[0].width, ref->plane[0].height, s->width,
+        s->height);
+    return FALSE;
+  }
+  problem = luma_plane_problem (&ref->plane[0], s->width, s->height, s->bpc);
+  if (problem) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "motion: reference luma of frame %u %s", index, problem);
+    return FALSE;
+  }
+
+  if (!s->opt.force_zero) {
+    const VhPlane *cur = &ref->plane[0];
+    uint8_t *slot = s->history
+        + (size_t) (index % s->lag) * s->row_bytes * s->height;
+
+    if (index >= s->lag) {
+      /* the slot still holds frame index − lag */
+      const VhPlane prev = {
+        .data = slot, .stride = (ptrdiff_t) s->row_bytes,
+        .width = s->width, .height = s->height, .step = 1,
+      };
+      const uint64_t sad = vh_motion_sad (s->work, &prev, cur, s->bpc);
+      const double weighted = vh_motion_sad_score (sad, s->width, s->height)
+          * s->opt.fps_weight;
+      score = weighted < s->opt.max_val ? weighted : s->opt.max_val;
+    }
+    for (unsigned y = 0; y < s->height; y++)
+      memcpy (slot + (size_t) y * s->row_bytes,
+          (const uint8_t *) cur->data + (ptrdiff_t) y * cur->stride,
+          s->row_bytes);
+  }
+
+  s->sad_score[index % SAD_RING] = score;
+  s->n_frames++;
+  vh_feature_sink_put (sink, sad_name, index, score);
+  if (s->opt.debug)
+    vh_feature_sink_put (sink, motion_name, index, score);
+
+  if (index < s->lag)
+    vh_feature_sink_put (sink, motion2_name, index, 0.);
+  else if (index == s->lag)
+    emit_stamp (s, processed_score (s, score), s->lag, sink);
+  else
+    emit_motion23 (s, index - 1, true, sink);
+  return TRUE;
+}
+
+static gboolean
+motion_flush (void *priv, VhFeatureSink *sink, GError **error)
+{
+  MotionState *s = priv;
+
+  (void) error;
+  if (s->flushed)
+    return TRUE;
+  s->flushed = true;
+  if (!s->n_frames)
+    return TRUE;
+  if (s->n_frames <= s->lag)
+    emit_stamp (s, 0., s->n_frames, sink);  /* no frame `lag`: stamp is 0 */
+  else
+    emit_motion23 (s, s->n_frames - 1, false, sink);
+  return TRUE;
+}
+
+static void
+motion_close (void *priv)
+{
+  MotionState *s = priv;
+  vh_motion_work_free (s->work);
+  g_free (s->history);
+  s->work = NULL;
+  s->history = NULL;
+}
+
+static unsigned
+motion_lookahead (const void *opts)
+{
+  return ((const MotionOptions *) opts)->five_frame_window ? 2 : 1;
+}
+
+const VhFeatureExtractor vh_fex_motion = {
+  .name = "motion",
+  .options = motion_options,
+  .opts_size = sizeof (MotionOptions),
+  .priv_size = sizeof (MotionState),
+  .needs_chroma = false,
+  .init = motion_init,
+  .extract = motion_extract,
+  .flush = motion_flush,
+  .close = motion_close,
+  .lookahead = motion_lookahead,
+};

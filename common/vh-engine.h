@@ -1,0 +1,70 @@
+/* vmafhip — the scoring engine: frame pairs in, per-frame and pooled
+ * feature and model scores out. CPU implementation, bit-exact with
+ * libvmaf 3.2.0; no GStreamer, no GPU code.
+ *
+ * Use: vh_engine_new() → vh_engine_add_model() / vh_engine_add_feature()
+ * → vh_engine_push() per frame pair → vh_engine_flush() at the end.
+ * A frame's scores are final once vh_engine_n_final() exceeds its index:
+ * motion needs the next frame, so frame i is final when frame i+1 has been
+ * pushed or the stream is flushed.
+ */
+#ifndef VH_ENGINE_H
+#define VH_ENGINE_H
+
+#include <glib.h>
+
+#include "vh-error.h"
+#include "vh-feature.h"
+#include "vh-model.h"
+#include "vh-picture.h"
+#include "vh-scores.h"
+
+G_BEGIN_DECLS
+
+typedef struct VhEngine VhEngine;
+
+/* Creates an engine for pictures of this luma size and bit depth. */
+VhEngine *vh_engine_new (const VhVideoInfo *info, GError **error);
+void vh_engine_free (VhEngine *engine);
+
+/* Adds a model (built-in name or file path) reported under `report_name`
+ * (NULL: the model's own name). Fails if the model cannot be loaded, uses a
+ * feature vmafhip lacks, or the pictures are too small for its features. */
+gboolean vh_engine_add_model (VhEngine *engine, const char *name_or_path,
+    const char *report_name, const VhModelFlags *flags, GError **error);
+/* Same with an already loaded model; the engine takes ownership. */
+gboolean vh_engine_add_loaded_model (VhEngine *engine, VhModel *model,
+    const char *report_name, const VhModelFlags *flags, GError **error);
+/* Adds a feature extractor with default options ("psnr", "vif", ...). */
+gboolean vh_engine_add_feature (VhEngine *engine, const char *name,
+    GError **error);
+/* Same with options, given like a model's feature_opts_dicts entry
+ * ({"adm_csf_mode", 2}, ...); outputs carry libvmaf's option suffix. */
+gboolean vh_engine_add_feature_with_options (VhEngine *engine,
+    const char *name, const VhModelOpt *opts, unsigned n_opts,
+    GError **error);
+
+/* Scores one frame pair (frames in order). Both pictures must match the
+ * engine's size and bit depth. */
+gboolean vh_engine_push (VhEngine *engine, const VhPicture *ref,
+    const VhPicture *dis, GError **error);
+/* End of stream: finalises the last frame. No push afterwards. */
+gboolean vh_engine_flush (VhEngine *engine, GError **error);
+/* Forgets every frame and score (a flushing seek); models stay. */
+void vh_engine_reset (VhEngine *engine);
+
+unsigned vh_engine_n_pushed (const VhEngine *engine);
+unsigned vh_engine_n_final (const VhEngine *engine);
+gboolean vh_engine_is_flushed (const VhEngine *engine);
+
+/* All scores so far: features under libvmaf's names, models under their
+ * report names (bootstrap models add _bagging, _stddev, _ci_p95_lo,
+ * _ci_p95_hi and _0001.. members). */
+const VhScoreTable *vh_engine_scores (const VhEngine *engine);
+
+unsigned vh_engine_n_models (const VhEngine *engine);
+const char *vh_engine_model_report_name (const VhEngine *engine, unsigned i);
+gboolean vh_engine_model_is_bootstrap (const VhEngine *engine, unsigned i);
+
+G_END_DECLS
+#endif /* VH_ENGINE_H */

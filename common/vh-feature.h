@@ -1,0 +1,85 @@
+/* vmafhip — the feature-extractor interface.
+ *
+ * Modelled on libvmaf's: each feature lives in one file and exposes a
+ * VhFeatureExtractor with init / extract / flush / close and its options as
+ * data (VhOptionDesc). The engine creates one instance per distinct option
+ * set; an instance's non-default "feature parameters" become a suffix of its
+ * output names exactly as libvmaf prints them ("integer_vif_scale0_egl_1").
+ */
+#ifndef VH_FEATURE_H
+#define VH_FEATURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <glib.h>
+
+#include "vh-picture.h"
+#include "vh-error.h"
+
+G_BEGIN_DECLS
+
+typedef enum { VH_OPT_BOOL, VH_OPT_INT, VH_OPT_DOUBLE } VhOptType;
+
+/* One option of an extractor. The value lives in the extractor's options
+ * struct (at `offset`) as bool, int or double according to `type`. */
+typedef struct VhOptionDesc {
+  const char *name;      /* libvmaf option name: "vif_enhn_gain_limit" */
+  const char *alias;     /* name-suffix key: "egl" (NULL: use name) */
+  VhOptType type;
+  double default_val;
+  double min, max;       /* inclusive range (ignored for bool) */
+  size_t offset;         /* offsetof () in the options struct */
+  bool feature_param;    /* non-default values appear in output names */
+} VhOptionDesc;
+
+/* Where extractors write their per-frame results. `name` is the base alias
+ * ("integer_vif_scale0"); the sink appends the instance's option suffix. */
+typedef struct VhFeatureSink VhFeatureSink;
+void vh_feature_sink_put (VhFeatureSink *sink, const char *name,
+    unsigned index, double value);
+
+typedef struct VhVideoInfo {
+  unsigned width, height;  /* luma size */
+  unsigned bpc;            /* 8, 10, 12 */
+} VhVideoInfo;
+
+typedef struct VhFeatureExtractor {
+  const char *name;                /* "vif", "adm", "motion", "psnr" */
+  const VhOptionDesc *options;     /* array ended by an entry with name NULL */
+  size_t opts_size;                /* sizeof the options struct */
+  size_t priv_size;                /* sizeof the private state (zeroed) */
+  bool needs_chroma;               /* reads planes 1 and 2 */
+
+  /* Called once; `opts` holds validated option values. Must reject
+   * pictures the algorithm cannot handle (too small, unsupported bpc). */
+  gboolean (*init) (void *priv, const void *opts, const VhVideoInfo *info,
+      GError **error);
+  /* Frames arrive in order 0, 1, 2 ... */
+  gboolean (*extract) (void *priv, const VhPicture *ref, const VhPicture *dis,
+      unsigned index, VhFeatureSink *sink, GError **error);
+  /* End of stream: emit what depends on the stream's end. May be NULL. */
+  gboolean (*flush) (void *priv, VhFeatureSink *sink, GError **error);
+  /* Release what init allocated. May be NULL. */
+  void (*close) (void *priv);
+  /* How many later frames must be extracted before every output of frame i
+   * is written (motion: 1, 2 with the five-frame window); flush() completes
+   * the rest. NULL: 0, outputs of frame i are written by extract(i). */
+  unsigned (*lookahead) (const void *opts);
+} VhFeatureExtractor;
+
+extern const VhFeatureExtractor vh_fex_vif;
+extern const VhFeatureExtractor vh_fex_adm;
+extern const VhFeatureExtractor vh_fex_motion;
+extern const VhFeatureExtractor vh_fex_psnr;
+
+/* Maps libvmaf's internal feature names (as in model files) to the
+ * extractor that computes them and the alias it emits. NULL if unknown. */
+typedef struct VhFeatureName {
+  const char *internal;              /* "VMAF_integer_feature_vif_scale0_score" */
+  const char *alias;                 /* "integer_vif_scale0" */
+  const VhFeatureExtractor *fex;     /* NULL: known to libvmaf, not implemented here */
+} VhFeatureName;
+const VhFeatureName *vh_feature_name_lookup (const char *internal);
+
+G_END_DECLS
+#endif /* VH_FEATURE_H */

@@ -1,0 +1,47 @@
+/* vmafhip — picture views handed to the engine.
+ *
+ * The engine never owns pixels: callers describe their planes (GStreamer
+ * video frames, mapped files, GPU staging buffers) with these views.
+ */
+#ifndef VH_PICTURE_H
+#define VH_PICTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One plane. Samples above 8 bits are 16-bit little-endian words.
+ * `step` is the distance in samples between horizontally adjacent samples:
+ * 1 for planar data, 2 for the interleaved U or V of NV12/P010. */
+typedef struct VhPlane {
+  const void *data;
+  ptrdiff_t stride;   /* bytes between rows */
+  unsigned width;     /* samples */
+  unsigned height;    /* rows */
+  unsigned step;      /* 1 planar, 2 interleaved chroma */
+} VhPlane;
+
+/* A picture: plane 0 is luma; planes 1, 2 are Cb, Cr (absent for GRAY). */
+typedef struct VhPicture {
+  VhPlane plane[3];
+  unsigned nplanes;   /* 1 (luma only) or 3 */
+  unsigned bpc;       /* 8, 10, 12 */
+} VhPicture;
+
+/* Sample accessors for code that is not performance-critical. */
+static inline unsigned
+vh_plane_sample (const VhPlane *p, unsigned bpc, unsigned x, unsigned y)
+{
+  const uint8_t *row = (const uint8_t *) p->data + (ptrdiff_t) y * p->stride;
+  if (bpc == 8)
+    return row[(size_t) x * p->step];
+  return ((const uint16_t *) row)[(size_t) x * p->step];
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VH_PICTURE_H */

@@ -1,0 +1,50 @@
+/* vmafhip — integer VIF (libvmaf 3.2.0 `vif`, bit-exact).
+ *
+ * The integer core is exposed apart from the extractor so that the GPU path
+ * can be compared with it accumulator for accumulator.
+ */
+#ifndef VH_VIF_H
+#define VH_VIF_H
+
+#include <stdint.h>
+#include "vh-picture.h"
+
+#define VH_VIF_SCALES 4
+
+/* The four int64 accumulators libvmaf keeps per scale. */
+typedef struct VhVifScaleSums {
+  int64_t num_log;      /* Σ (L64(g²σ₁²+n1) − L64(n1)) over log-branch pixels */
+  int64_t den_log;      /* Σ (L32(σ_nsq+σ₁²) − 17·2048) */
+  int64_t num_non_log;  /* Σ σ₂² over non-log pixels */
+  int64_t den_non_log;  /* count of non-log pixels */
+} VhVifScaleSums;
+
+typedef struct VhVifSums {
+  VhVifScaleSums scale[VH_VIF_SCALES];
+} VhVifSums;
+
+typedef struct VhVifWork VhVifWork;
+
+/* Scratch for one picture size; NULL if the size is unsupported. */
+VhVifWork *vh_vif_work_new (unsigned width, unsigned height);
+void vh_vif_work_free (VhVifWork *work);
+
+/* Integer part of VIF for one luma pair (bpc 8..12). */
+void vh_vif_compute_sums (VhVifWork *work, const VhPlane *ref,
+    const VhPlane *dis, unsigned bpc, double enhn_gain_limit, VhVifSums *sums);
+
+/* The same, computing the statistics of scales first_scale.. only (the
+ * sums of the scales below are zero): libvmaf's vif_skip_scale0 is
+ * first_scale = 1. */
+void vh_vif_compute_sums_from (VhVifWork *work, const VhPlane *ref,
+    const VhPlane *dis, unsigned bpc, double enhn_gain_limit,
+    unsigned first_scale, VhVifSums *sums);
+
+/* libvmaf's per-scale num, den and score from the accumulators. */
+void vh_vif_sums_to_scores (const VhVifSums *sums, double num[VH_VIF_SCALES],
+    double den[VH_VIF_SCALES], double score[VH_VIF_SCALES]);
+
+/* The Q11 log2 table, T[i] for i in [32767, 65535] (shared with the GPU). */
+const uint16_t *vh_vif_log2_table (void);
+
+#endif /* VH_VIF_H */

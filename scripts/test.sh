@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs, builds and runs every test. Golden tests read ../shared/testdata
+# (override with VMAFHIP_TESTDATA) and are skipped, loudly, without it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh
+status=0
+meson test -C build --print-errorlogs --verbose "$@" || status=$?
+python3 - build/meson-logs/testlog.json <<'PY'
+import json, sys
+counts = {"OK": 0, "FAIL": 0, "SKIP": 0}
+for line in open(sys.argv[1]):
+    r = json.loads(line)["result"]
+    key = r if r in counts else ("OK" if r == "EXPECTEDFAIL" else "FAIL")
+    counts[key] += 1
+print(f"tests: {counts['OK']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
+PY
+exit $status

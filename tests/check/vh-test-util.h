@@ -1,0 +1,20 @@
+/* vmafhip tests — shared helpers. */
+#ifndef VH_TEST_UTIL_H
+#define VH_TEST_UTIL_H
+
+#include <glib.h>
+
+/* Folder of the shared test vectors / model files, or NULL (with a loud
+ * message on stderr) if absent. Environment overrides: VMAFHIP_TESTDATA,
+ * VMAFHIP_MODELS. */
+const char *vh_test_testdata_dir (void);
+const char *vh_test_models_dir (void);
+
+/* Exit status meson counts as "skipped". */
+#define VH_TEST_SKIP 77
+
+/* Decodes an MP4 (H.264) file to raw I420 with gst-launch-1.0 into a temp
+ * file. Returns the path (g_free and unlink it) or NULL with a message. */
+char *vh_test_decode_mp4 (const char *mp4_path, GError **error);
+
+#endif
