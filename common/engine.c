@@ -6,6 +6,7 @@
 
 struct VhFeatureSink {
   VhScoreTable *table;
+  GMutex *lock;                 /* the engine's, when extractors run in parallel */
   const char *suffix;
   GHashTable *metric_of_name;   /* base name -> metric index + 1 */
 };
@@ -36,12 +37,28 @@ struct VhEngine {
   unsigned n_final;
   unsigned lookahead;     /* frames a score waits for (max of extractors') */
   gboolean flushed;
+
+  /* Parallel extraction: one job per instance and frame. */
+  GThreadPool *pool;
+  GMutex lock;            /* the score table, and the job counter */
+  GCond jobs_done;
+  unsigned jobs_left;
 };
+
+typedef struct {
+  VhEngine *engine;
+  Instance *inst;
+  const VhPicture *ref, *dis;
+  unsigned index;
+  GError *error;
+} ExtractJob;
 
 void
 vh_feature_sink_put (VhFeatureSink *sink, const char *name, unsigned index,
     double value)
 {
+  if (sink->lock)
+    g_mutex_lock (sink->lock);
   gpointer v = g_hash_table_lookup (sink->metric_of_name, name);
   unsigned metric;
   if (v) {
@@ -54,6 +71,8 @@ vh_feature_sink_put (VhFeatureSink *sink, const char *name, unsigned index,
         GUINT_TO_POINTER (metric + 1));
   }
   vh_score_table_set (sink->table, metric, index, value);
+  if (sink->lock)
+    g_mutex_unlock (sink->lock);
 }
 
 static void
@@ -102,7 +121,85 @@ vh_engine_new (const VhVideoInfo *info, GError **error)
   e->instances = g_ptr_array_new_with_free_func (instance_free);
   e->models = g_ptr_array_new_with_free_func (bound_model_free);
   e->table = vh_score_table_new ();
+  g_mutex_init (&e->lock);
+  g_cond_init (&e->jobs_done);
   return e;
+}
+
+static void
+run_extract_job (gpointer data, gpointer user_data)
+{
+  ExtractJob *job = data;
+  VhEngine *e = user_data;
+  job->inst->fex->extract (job->inst->priv, job->ref, job->dis, job->index,
+      &job->inst->sink, &job->error);
+  g_mutex_lock (&e->lock);
+  if (--e->jobs_left == 0)
+    g_cond_signal (&e->jobs_done);
+  g_mutex_unlock (&e->lock);
+}
+
+gboolean
+vh_engine_set_threads (VhEngine *e, unsigned n_threads, GError **error)
+{
+  if (e->n_pushed) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
+        "threads must be set before the first frame");
+    return FALSE;
+  }
+  if (e->pool) {
+    g_thread_pool_free (e->pool, FALSE, TRUE);
+    e->pool = NULL;
+  }
+  if (n_threads == 0)
+    n_threads = g_get_num_processors ();
+  if (n_threads <= 1)
+    return TRUE;
+  e->pool = g_thread_pool_new (run_extract_job, e, (gint) n_threads, FALSE,
+      error);
+  return e->pool != NULL;
+}
+
+/* Runs every instance's extract for one frame, in parallel if threads are
+ * set; the first error wins. */
+static gboolean
+extract_all (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
+    GError **error)
+{
+  const guint n = e->instances->len;
+  if (!e->pool || n < 2) {
+    for (guint i = 0; i < n; i++) {
+      Instance *inst = g_ptr_array_index (e->instances, i);
+      if (!inst->fex->extract (inst->priv, ref, dis, e->n_pushed, &inst->sink,
+              error))
+        return FALSE;
+    }
+    return TRUE;
+  }
+
+  ExtractJob *jobs = g_newa (ExtractJob, n);
+  gboolean ok = TRUE;
+  e->jobs_left = n;
+  for (guint i = 0; i < n; i++) {
+    Instance *inst = g_ptr_array_index (e->instances, i);
+    inst->sink.lock = &e->lock;
+    jobs[i] = (ExtractJob) { e, inst, ref, dis, e->n_pushed, NULL };
+    g_thread_pool_push (e->pool, &jobs[i], NULL);
+  }
+  g_mutex_lock (&e->lock);
+  while (e->jobs_left)
+    g_cond_wait (&e->jobs_done, &e->lock);
+  g_mutex_unlock (&e->lock);
+  for (guint i = 0; i < n; i++) {
+    if (jobs[i].error) {
+      if (ok)
+        g_propagate_error (error, jobs[i].error);
+      else
+        g_error_free (jobs[i].error);
+      ok = FALSE;
+    }
+  }
+  return ok;
 }
 
 void
@@ -110,6 +207,10 @@ vh_engine_free (VhEngine *e)
 {
   if (!e)
     return;
+  if (e->pool)
+    g_thread_pool_free (e->pool, FALSE, TRUE);
+  g_mutex_clear (&e->lock);
+  g_cond_clear (&e->jobs_done);
   g_ptr_array_unref (e->models);
   g_ptr_array_unref (e->instances);
   vh_score_table_free (e->table);
@@ -390,12 +491,8 @@ vh_engine_push (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
     }
   }
 
-  for (guint i = 0; i < e->instances->len; i++) {
-    Instance *inst = g_ptr_array_index (e->instances, i);
-    if (!inst->fex->extract (inst->priv, ref, dis, e->n_pushed, &inst->sink,
-            error))
-      return FALSE;
-  }
+  if (!extract_all (e, ref, dis, error))
+    return FALSE;
   e->n_pushed++;
   if (e->n_pushed > e->lookahead)
     predict_final_frames (e, e->n_pushed - e->lookahead);

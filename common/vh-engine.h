@@ -44,6 +44,12 @@ gboolean vh_engine_add_feature_with_options (VhEngine *engine,
     const char *name, const VhModelOpt *opts, unsigned n_opts,
     GError **error);
 
+/* Worker threads for feature extraction (0: one per CPU, 1: none, the
+ * default). Extractors of one frame run in parallel; frames stay in order.
+ * Call before the first push. */
+gboolean vh_engine_set_threads (VhEngine *engine, unsigned n_threads,
+    GError **error);
+
 /* Scores one frame pair (frames in order). Both pictures must match the
  * engine's size and bit depth. */
 gboolean vh_engine_push (VhEngine *engine, const VhPicture *ref,

@@ -304,7 +304,8 @@ START_TEST (test_identical_pictures)
       g_snprintf (name, sizeof name, "integer_vif_scale%d", s);
       ck_assert_double_eq_tol (score_of (e, name, i), 1.0, 1e-6);
     }
-    ck_assert_double_eq_tol (score_of (e, "integer_adm2", i), 1.0, 1e-6);
+    /* libvmaf's ADM of identical pictures is 1 up to its noise terms */
+    ck_assert_double_eq_tol (score_of (e, "integer_adm2", i), 1.0, 1e-4);
     ck_assert_double_eq_tol (score_of (e, "psnr_y", i), 60.0, 1e-9);
     ck_assert (score_of (e, "vmaf", i) > 95.0);
   }
@@ -549,18 +550,20 @@ START_TEST (test_transform_and_clip)
     ck_assert (vh_engine_push (e, &ref, &dis, &error));
   }
   ck_assert (vh_engine_flush (e, &error));
+  double max_raw = 0.0;
   for (unsigned i = 0; i < 3; i++) {
     const double plain = score_of (e, "plain", i);
     const double raw = score_of (e, "noclip", i);
-    /* identical pictures: the unclipped SVR output exceeds 100 */
-    ck_assert (raw > 100.0);
-    ck_assert_double_eq (plain, 100.0);
+    max_raw = MAX (max_raw, raw);
+    ck_assert_double_eq (plain, CLAMP (raw, 0.0, 100.0));
     /* p0 + p1·y + p2·y² with out_gte_in, then clip */
     const double y = raw;
     const double tr = 1.70674692 + 1.72643844 * y - 0.00705305 * y * y;
     ck_assert_double_eq_tol (score_of (e, "phone", i),
         CLAMP (MAX (tr, y), 0.0, 100.0), 1e-9);
   }
+  /* identical moving pictures: the unclipped SVR output exceeds 100 */
+  ck_assert (max_raw > 100.0);
   vh_synth_free (s);
   vh_engine_free (e);
 }

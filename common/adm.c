@@ -1,0 +1,1088 @@
+/* vmafhip — integer ADM (libvmaf 3.2.0 `adm`, bit-exact).
+ *
+ * Per scale, libvmaf runs whole-band passes: DWT, decouple, denominator,
+ * CSF and contrast masking (CM) for DLM, then CSF and CM again for AIM.
+ * Every pass but the DWT only reads the band at the same position or in a
+ * 3×3 window, so this port streams the band row by row instead:
+ *
+ *   DWT row y ─► decouple + CSF of row y ─► CM of row y−1
+ *
+ * keeping three rows of the CM inputs in a ring. Only the low band `a` is
+ * kept whole, as the next scale's input. The arithmetic of each pixel is
+ * libvmaf's, including its quirks (marked QUIRK below); results are the
+ * integer row sums that libvmaf rounds and accumulates, so they do not
+ * depend on the order in which rows are produced.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adm.h"
+#include "vh-feature.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846264338327
+#endif
+
+/* libvmaf's ADM_BORDER_FACTOR: the score ignores 10% of each side. */
+#define ADM_BORDER 0.1
+
+enum { BAND_H, BAND_V, BAND_D };
+enum { SRC_U8, SRC_U16, SRC_I32 };
+
+/* db2 analysis filters in Q15; the low-pass taps sum to 46342 ≈ √2·2^15. */
+static const int16_t dwt_lo[4] = { 15826, 27411, 7345, -4240 };
+static const int16_t dwt_hi[4] = { -4240, -7345, 27411, -15826 };
+#define DWT_LO_SUM 46342
+
+/* ---- Options -------------------------------------------------------------- */
+
+void
+vh_adm_options_default (VhAdmOptions *opts)
+{
+  *opts = (VhAdmOptions) {
+    .debug = false,
+    .csf_scale = 1.0,
+    .csf_diag_scale = 1.0,
+    .dlm_weight = 0.5,
+    .enhn_gain_limit = 100.0,
+    .norm_view_dist = 3.0,
+    .ref_display_height = 1080,
+    .csf_mode = VH_ADM_CSF_WATSON97,
+    .noise_weight = 0.03125,
+    .skip_aim = false,
+    .skip_scale0 = false,
+    .min_val = 0.0,
+  };
+}
+
+static bool
+in_range (double v, double lo, double hi)
+{
+  return v >= lo && v <= hi;   /* false for NaN */
+}
+
+gboolean
+vh_adm_params_init (VhAdmParams *params, const VhAdmOptions *opts,
+    GError **error)
+{
+  if (!params || !opts) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm: NULL parameters or options");
+    return FALSE;
+  }
+  const struct { const char *name; double v, lo, hi; } checks[] = {
+    { "adm_csf_scale", opts->csf_scale, 0.0, 50.0 },
+    { "adm_csf_diag_scale", opts->csf_diag_scale, 0.0, 50.0 },
+    { "adm_dlm_weight", opts->dlm_weight, 0.0, 1.0 },
+    { "adm_enhn_gain_limit", opts->enhn_gain_limit, 1.0, 100.0 },
+    { "adm_norm_view_dist", opts->norm_view_dist, 0.75, 24.0 },
+    { "adm_ref_display_height", opts->ref_display_height, 1, 4320 },
+    { "adm_csf_mode", opts->csf_mode, 0, 3 },
+    { "adm_noise_weight", opts->noise_weight, 0.0, 1500.0 },
+    { "adm_min_val", opts->min_val, 0.0, 1.0 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (checks); i++) {
+    if (!in_range (checks[i].v, checks[i].lo, checks[i].hi)) {
+      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+          "adm: %s = %g is outside [%g, %g]", checks[i].name, checks[i].v,
+          checks[i].lo, checks[i].hi);
+      return FALSE;
+    }
+  }
+  const double nvd = opts->norm_view_dist;
+  const int rdh = opts->ref_display_height;
+  /* libvmaf refuses this in extract(): its fixed-point pipeline is sized
+   * for CSF weights no larger than those of 1080 lines at 3H. */
+  if (nvd * rdh < 3.0 * 1080) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm: adm_norm_view_dist × adm_ref_display_height = %g × %d is "
+        "below 3 × 1080, which libvmaf's 16-bit ADM pipeline cannot handle",
+        nvd, rdh);
+    return FALSE;
+  }
+
+  memset (params, 0, sizeof *params);
+  params->enhn_gain_limit = opts->enhn_gain_limit;
+  params->noise_weight = opts->noise_weight;
+  params->dlm_weight = opts->dlm_weight;
+  params->min_val = opts->min_val;
+  params->skip_aim = opts->skip_aim;
+  params->skip_scale0 = opts->skip_scale0;
+
+  for (int s = 0; s < VH_ADM_SCALES; s++) {
+    for (int b = 0; b < VH_ADM_BANDS; b++) {
+      float w;
+      if (!vh_adm_csf_weight (opts->csf_mode, s, b, nvd, rdh,
+              opts->csf_scale, opts->csf_diag_scale, &w)) {
+        /* libvmaf would go on with a weight of −22 (−EINVAL as float). */
+        g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+            "adm: adm_csf_mode %d has no CSF table for "
+            "adm_ref_display_height %d at adm_norm_view_dist %g (tables "
+            "exist for 1080 at 3 and 5, 2160 at 1.5, 3 and 5, 720 and 480 "
+            "at 3 and 5)", opts->csf_mode, rdh, nvd);
+        return FALSE;
+      }
+      params->rfactor[s][b] = w;
+    }
+  }
+
+  /* Fixed-point weights. libvmaf converts with a plain cast, undefined
+   * beyond the target type; refuse such weights instead. */
+  const double q[VH_ADM_BANDS] = { 1 << 21, 1 << 21, 1 << 23 };
+  for (int b = 0; b < VH_ADM_BANDS; b++) {
+    const double v = params->rfactor[0][b] * q[b];
+    if (!in_range (v, 0.0, 65535.0)) {
+      g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+          "adm: CSF weight %g of scale 0 does not fit libvmaf's 16-bit "
+          "fixed point (adm_csf_scale / adm_csf_diag_scale too large?)",
+          params->rfactor[0][b]);
+      return FALSE;
+    }
+    params->rfactor_s0[b] = (uint16_t) v;
+  }
+  /* QUIRK: at 3·1080 Watson's scale-0 weights are hard-coded, and differ
+   * by one unit from the computed ones. */
+  if (fabs (nvd * rdh - 3.0 * 1080) < 1.0e-8
+      && opts->csf_mode == VH_ADM_CSF_WATSON97) {
+    params->rfactor_s0[BAND_H] = 36453;
+    params->rfactor_s0[BAND_V] = 36453;
+    params->rfactor_s0[BAND_D] = 49417;
+  }
+  for (int s = 1; s < VH_ADM_SCALES; s++) {
+    for (int b = 0; b < VH_ADM_BANDS; b++) {
+      const double v = params->rfactor[s][b] * pow (2, 32);
+      if (!(v >= 0.0 && v < 4294967296.0)) {
+        g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+            "adm: CSF weight %g of scale %d does not fit libvmaf's Q32 "
+            "fixed point (adm_csf_scale / adm_csf_diag_scale too large?)",
+            params->rfactor[s][b], s);
+        return FALSE;
+      }
+      params->rfactor_q32[s][b] = (uint32_t) v;
+    }
+  }
+  return TRUE;
+}
+
+/* ---- Geometry and per-scale constants ------------------------------------- */
+
+/* ⌈log2 n⌉ for n ≥ 1; libvmaf computes ceil(log2(n)) in double, which is
+ * the same for any size a picture can have. */
+static int
+ceil_log2 (unsigned n)
+{
+  return n <= 1 ? 0 : 32 - __builtin_clz (n - 1);
+}
+
+typedef struct AdmPlan {
+  int scale;
+  int w, h;                 /* band size */
+  int sl, sr, st, sb;       /* score region [sl, sr) × [st, sb) */
+  int nl, nr, nt, nb;       /* what the 3×3 CM window reads: score ± 1 */
+
+  /* CM: x' = max(|x| − (thr << sub), 0), then x'³ in two rounded steps. */
+  int cm_sub[VH_ADM_BANDS];
+  int cm_sq_shift[VH_ADM_BANDS];
+  int cm_cube_shift[VH_ADM_BANDS];
+  int cm_row_shift;         /* row sums are rounded by this before adding */
+
+  /* Denominator: Σ|o|³ (scale 0) or Σ (((o² + 2^sq) >> sq)·|o| rounded). */
+  int den_sq_shift;
+  int den_cube_shift;
+  int den_row_shift;
+} AdmPlan;
+
+/* Round-half-up constant of a right shift, (uint32_t) pow(2, s − 1) in
+ * libvmaf; its shifts are ≥ 1 for every size we accept. */
+static int64_t
+half_of (int shift)
+{
+  return shift > 0 ? (int64_t) 1 << (shift - 1) : 0;
+}
+
+static void
+adm_plan (AdmPlan *pl, int scale, int w, int h)
+{
+  memset (pl, 0, sizeof *pl);
+  pl->scale = scale;
+  pl->w = w;
+  pl->h = h;
+  pl->sl = (int) (w * ADM_BORDER - 0.5);
+  pl->st = (int) (h * ADM_BORDER - 0.5);
+  pl->sr = w - pl->sl;
+  pl->sb = h - pl->st;
+  pl->nl = MAX (pl->sl - 1, 0);
+  pl->nt = MAX (pl->st - 1, 0);
+  pl->nr = MIN (pl->sr + 1, w);
+  pl->nb = MIN (pl->sb + 1, h);
+
+  const int area = (pl->sb - pl->st) * (pl->sr - pl->sl);
+  pl->cm_row_shift = ceil_log2 (h);
+  if (scale == 0) {
+    /* Q formats: bands Q6 after the DWT, weights Q21 (h, v) / Q23 (d). */
+    static const int sub[3] = { 10, 10, 12 }, sq[3] = { 29, 29, 30 };
+    for (int b = 0; b < VH_ADM_BANDS; b++) {
+      pl->cm_sub[b] = sub[b];
+      pl->cm_sq_shift[b] = sq[b];
+    }
+    /* Sized so that a row of cubes cannot overflow 64 bits. */
+    pl->cm_cube_shift[BAND_H] = ceil_log2 (w) - 4;
+    pl->cm_cube_shift[BAND_V] = ceil_log2 (w) - 4;
+    pl->cm_cube_shift[BAND_D] = ceil_log2 (w) - 3;
+    pl->den_row_shift = MAX (ceil_log2 (area) - 20, 0);
+  } else {
+    static const int den_sq[4] = { 0, 31, 30, 31 };
+    for (int b = 0; b < VH_ADM_BANDS; b++) {
+      pl->cm_sub[b] = 0;
+      pl->cm_sq_shift[b] = 30;
+      pl->cm_cube_shift[b] = ceil_log2 (w);
+    }
+    pl->den_sq_shift = den_sq[scale];
+    pl->den_cube_shift = ceil_log2 (pl->sr - pl->sl);
+    pl->den_row_shift = ceil_log2 (pl->sb - pl->st);
+  }
+}
+
+/* ---- Work buffers --------------------------------------------------------- */
+
+enum { MASK_DLM, CENTRE_DLM, MASK_AIM, CENTRE_AIM, N_MASK_ROWS };
+enum { X_DLM, X_AIM };
+#define RING 3
+
+struct VhAdmWork {
+  unsigned width, height;
+  int bw[VH_ADM_SCALES], bh[VH_ADM_SCALES];   /* band sizes */
+
+  /* Low band of ref [0] and dis [1] at scales 0-2: the next scale's input. */
+  int32_t *low[2][VH_ADM_SCALES - 1];
+  /* Vertical pass output, lo and hi, padded to [−1, n + 1]. */
+  int32_t *vert[2];
+  /* h, v, d of the current band row of ref [0] and dis [1]. */
+  int32_t *detail[2][VH_ADM_BANDS];
+  uint8_t *angle;
+  /* Ring of CM inputs. Mask rows (Σ_bands flt) are padded by one column on
+   * each side for the mirrored neighbours; centre rows hold Σ_bands of the
+   * centre term; x rows the CM signal per band. */
+  int32_t *mask[RING][N_MASK_ROWS];
+  int32_t *x[RING][2][VH_ADM_BANDS];
+  int32_t *thr;
+
+  void *block;
+};
+
+static size_t
+aligned_count (size_t n)
+{
+  return (n + 15) & ~(size_t) 15;   /* 64-byte steps of int32 */
+}
+
+VhAdmWork *
+vh_adm_work_new (unsigned width, unsigned height)
+{
+  if (width < VH_ADM_MIN_SIZE || height < VH_ADM_MIN_SIZE
+      || width > (1u << 16) || height > (1u << 16))
+    return NULL;
+
+  VhAdmWork *wk = g_new0 (VhAdmWork, 1);
+  wk->width = width;
+  wk->height = height;
+  int w = width, h = height;
+  for (int s = 0; s < VH_ADM_SCALES; s++) {
+    w = (w + 1) / 2;
+    h = (h + 1) / 2;
+    wk->bw[s] = w;
+    wk->bh[s] = h;
+  }
+
+  const size_t row = aligned_count (wk->bw[0] + 2);
+  const size_t vrow = aligned_count (width + 3);
+  size_t total = 0;
+  for (int s = 0; s < VH_ADM_SCALES - 1; s++)
+    total += 2 * aligned_count ((size_t) wk->bw[s] * wk->bh[s]);
+  total += 2 * vrow;
+  total += 2 * VH_ADM_BANDS * row;
+  total += RING * (N_MASK_ROWS + 2 * VH_ADM_BANDS) * row;
+  total += row;                             /* thr */
+  total += row;                             /* angle flags, as bytes */
+
+  int32_t *p = g_malloc0 (total * sizeof (int32_t));
+  wk->block = p;
+  for (int s = 0; s < VH_ADM_SCALES - 1; s++) {
+    for (int i = 0; i < 2; i++) {
+      wk->low[i][s] = p;
+      p += aligned_count ((size_t) wk->bw[s] * wk->bh[s]);
+    }
+  }
+  for (int i = 0; i < 2; i++, p += vrow)
+    wk->vert[i] = p + 1;
+  for (int i = 0; i < 2; i++)
+    for (int b = 0; b < VH_ADM_BANDS; b++, p += row)
+      wk->detail[i][b] = p;
+  for (int r = 0; r < RING; r++) {
+    for (int m = 0; m < N_MASK_ROWS; m++, p += row)
+      wk->mask[r][m] = p + 1;
+    for (int k = 0; k < 2; k++)
+      for (int b = 0; b < VH_ADM_BANDS; b++, p += row)
+        wk->x[r][k][b] = p;
+  }
+  wk->thr = p;
+  p += row;
+  wk->angle = (uint8_t *) p;
+  return wk;
+}
+
+void
+vh_adm_work_free (VhAdmWork *work)
+{
+  if (!work)
+    return;
+  g_free (work->block);
+  g_free (work);
+}
+
+/* ---- DWT ------------------------------------------------------------------ */
+
+/* One tap set down four rows. Scale 0 fits int32 (8-12 bit input), the
+ * coarser scales need int64 like libvmaf. */
+#define DEF_DWT_VERTICAL(name, src_t, acc_t)                                  \
+  static void name (const src_t *r0, const src_t *r1, const src_t *r2,        \
+      const src_t *r3, int n, const int16_t *c, acc_t add, int shift,         \
+      int32_t *out)                                                           \
+  {                                                                           \
+    const acc_t c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];                   \
+    for (int j = 0; j < n; j++)                                               \
+      out[j] = (int32_t) ((c0 * r0[j] + c1 * r1[j] + c2 * r2[j]               \
+              + c3 * r3[j] + add) >> shift);                                  \
+  }
+
+DEF_DWT_VERTICAL (dwt_vertical_u8, uint8_t, int32_t)
+DEF_DWT_VERTICAL (dwt_vertical_u16, uint16_t, int32_t)
+DEF_DWT_VERTICAL (dwt_vertical_i32, int32_t, int64_t)
+
+/* One tap set along a padded row, keeping every second output. */
+#define DEF_DWT_HORIZONTAL(name, acc_t)                                       \
+  static void name (const int32_t *t, int half, const int16_t *c,             \
+      acc_t add, int shift, int32_t *out)                                     \
+  {                                                                           \
+    const acc_t c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];                   \
+    for (int j = 0; j < half; j++) {                                          \
+      const int32_t *p = t + 2 * j - 1;                                       \
+      out[j] = (int32_t) ((c0 * p[0] + c1 * p[1] + c2 * p[2] + c3 * p[3]      \
+              + add) >> shift);                                               \
+    }                                                                         \
+  }
+
+DEF_DWT_HORIZONTAL (dwt_horizontal_s0, int32_t)
+DEF_DWT_HORIZONTAL (dwt_horizontal_s123, int64_t)
+
+/* QUIRK: libvmaf's DWT mirrors asymmetrically: index −1 reads 1 (whole-
+ * sample symmetry), index n + k reads n − 1 − k (half-sample symmetry). */
+static int
+dwt_mirror (int i, int n)
+{
+  if (i < 0)
+    return -i;
+  if (i >= n)
+    return 2 * n - 1 - i;
+  return i;
+}
+
+static void
+pad_row (int32_t *t, int n)
+{
+  t[-1] = t[1];
+  t[n] = t[n - 1];
+  t[n + 1] = t[n - 2];
+}
+
+typedef struct AdmSource {
+  const uint8_t *data;
+  ptrdiff_t stride;         /* bytes */
+  int kind;                 /* SRC_U8, SRC_U16, SRC_I32 */
+  int w, h;
+} AdmSource;
+
+/* Vertical offsets and shifts, per scale (scale 0 for `bpc`). Scale 0
+ * also recentres the pixels: the low-pass filter subtracts its gain times
+ * half the range. */
+static void
+dwt_vertical (const AdmSource *src, int y, int scale, unsigned bpc,
+    bool low_pass, int32_t *out)
+{
+  const int16_t *taps = low_pass ? dwt_lo : dwt_hi;
+  const int n = src->w;
+  const uint8_t *r[4];
+  for (int k = 0; k < 4; k++)
+    r[k] = src->data + dwt_mirror (2 * y - 1 + k, src->h) * src->stride;
+
+  if (scale == 0) {
+    const int32_t half = 1 << (bpc - 1);
+    const int32_t add = low_pass ? half - DWT_LO_SUM * half : half;
+    if (src->kind == SRC_U8)
+      dwt_vertical_u8 (r[0], r[1], r[2], r[3], n, taps, add, bpc, out);
+    else
+      dwt_vertical_u16 ((const uint16_t *) r[0], (const uint16_t *) r[1],
+          (const uint16_t *) r[2], (const uint16_t *) r[3], n, taps, add,
+          bpc, out);
+  } else {
+    const int shift = scale == 1 ? 0 : 16;
+    dwt_vertical_i32 ((const int32_t *) r[0], (const int32_t *) r[1],
+        (const int32_t *) r[2], (const int32_t *) r[3], n, taps,
+        half_of (shift), shift, out);
+  }
+  pad_row (out, n);
+}
+
+static void
+dwt_horizontal (const int32_t *t, int half, int scale, const int16_t *taps,
+    int32_t *out)
+{
+  static const int shift[4] = { 16, 15, 16, 15 };
+  if (scale == 0)
+    dwt_horizontal_s0 (t, half, taps, 1 << 15, 16, out);
+  else
+    dwt_horizontal_s123 (t, half, taps, half_of (shift[scale]), shift[scale],
+        out);
+}
+
+/* Band row y of one picture: the low band into `low` (if not NULL) and,
+ * if `detail` is not NULL, the h, v and d bands. */
+static void
+dwt_row (VhAdmWork *wk, const AdmSource *src, int y, int scale,
+    unsigned bpc, int32_t *low, int32_t *const *detail)
+{
+  const int half = (src->w + 1) / 2;
+  int32_t *lo = wk->vert[0], *hi = wk->vert[1];
+
+  dwt_vertical (src, y, scale, bpc, true, lo);
+  if (low)
+    dwt_horizontal (lo, half, scale, dwt_lo, low);
+  if (detail) {
+    dwt_vertical (src, y, scale, bpc, false, hi);
+    dwt_horizontal (lo, half, scale, dwt_hi, detail[BAND_V]);
+    dwt_horizontal (hi, half, scale, dwt_lo, detail[BAND_H]);
+    dwt_horizontal (hi, half, scale, dwt_hi, detail[BAND_D]);
+  }
+}
+
+/* ---- Decouple ------------------------------------------------------------- */
+
+/* cos²(1°), computed in double and stored as float, as libvmaf does. */
+static float
+cos_1deg_sq (void)
+{
+  return (float) (cos (1.0 * M_PI / 180.0) * cos (1.0 * M_PI / 180.0));
+}
+
+/* Whether (oh, ov) and (th, tv) are less than 1° apart. QUIRK: libvmaf
+ * rounds the int64 products to float, then scales and compares in double. */
+static inline bool
+angle_within_1deg (int32_t oh, int32_t ov, int32_t th, int32_t tv,
+    float cos_sq)
+{
+  const int64_t dp = (int64_t) oh * th + (int64_t) ov * tv;
+  const int64_t o2 = (int64_t) oh * oh + (int64_t) ov * ov;
+  const int64_t t2 = (int64_t) th * th + (int64_t) tv * tv;
+  const double dpf = (float) dp / 4096.0;
+  return dpf >= 0.0f
+      && dpf * dpf >= cos_sq * ((float) o2 / 4096.0) * ((float) t2 / 4096.0);
+}
+
+/* t / o in Q15 by reciprocal multiplication. A divisor beyond 15 bits is
+ * first rounded to 15 significant bits (only reached at scales 1-3; at
+ * scale 0 this is libvmaf's direct table lookup). */
+static inline int64_t
+ratio_q15 (int32_t o, int32_t t, const int32_t *div)
+{
+  uint32_t mag = (uint32_t) abs (o);
+  int shift = 0;
+  if (mag >= 32768) {
+    shift = 17 - __builtin_clz (mag);
+    mag = (mag + (1u << (shift - 1))) >> shift;
+  }
+  int64_t q = (int64_t) div[mag] * t;
+  if (o < 0)
+    q = -q;
+  return (q + ((int64_t) 1 << (14 + shift))) >> (15 + shift);
+}
+
+/* The part of the distorted coefficient t explained by the reference o:
+ * k·o with k = clamp(t/o, 0, 1), then, where the orientation is kept
+ * within 1°, allowed to grow by up to `egl` towards t. */
+static inline int32_t
+restore (int32_t o, int32_t t, bool within_1deg, double egl,
+    const int32_t *div)
+{
+  int64_t k = 32768;
+  if (o != 0) {
+    k = ratio_q15 (o, t, div);
+    k = k < 0 ? 0 : k > 32768 ? 32768 : k;
+  }
+  int32_t r = (int32_t) ((k * o + 16384) >> 15);
+  /* libvmaf tests the sign of the float (k/2^15)·(o/2^6); it cannot
+   * underflow, so it is the sign of o when k > 0. The product with egl is
+   * in double and truncated back. */
+  if (within_1deg && k > 0 && o != 0) {
+    const double g = r * egl;
+    if (o > 0)
+      r = (int32_t) (g < t ? g : t);
+    else
+      r = (int32_t) (g > t ? g : t);
+  }
+  return r;
+}
+
+/* ---- CSF ------------------------------------------------------------------ */
+
+/* Scale 0: weight·value in Q21/Q23, brought to int16 by >> 15, 15, 17.
+ * QUIRK: the d band rounds with 65535, not 2^16. */
+static inline int32_t
+csf_s0 (int32_t weighted, int band)
+{
+  static const int32_t add[3] = { 16384, 16384, 65535 };
+  static const int shift[3] = { 15, 15, 17 };
+  return (int16_t) ((weighted + add[band]) >> shift[band]);
+}
+
+/* |c|/30 and |c|/15 at scale 0, in int16 like libvmaf (which can wrap). */
+static inline int32_t
+flt_s0 (int32_t c)
+{
+  return (int16_t) ((4369 * abs (c) + 2048) >> 12);
+}
+
+static inline int32_t
+centre_s0 (int32_t c)
+{
+  return (int16_t) ((8738 * abs (c) + 2048) >> 12);
+}
+
+/* Scales 1-3: Q32 weight, result >> 28 with rounding. */
+static inline int32_t
+csf_s123 (int32_t v, uint32_t weight)
+{
+  return (int32_t) (((int64_t) weight * v + (1 << 27)) >> 28);
+}
+
+/* QUIRK: the "rounding" add of these two is an int32 initialised from
+ * 1u << 31, i.e. −2^31. */
+static inline int32_t
+flt_s123 (int32_t c)
+{
+  return (int32_t) (((int64_t) 143165577 * abs (c) + INT32_MIN) >> 32);
+}
+
+static inline int32_t
+centre_s123 (int32_t c)
+{
+  return (int32_t) (((int64_t) 286331153 * abs (c) + INT32_MIN) >> 32);
+}
+
+/* Decouple and CSF of one band row over the columns the CM window reads.
+ * The DLM masks the restored signal r with the impairment a = t − r, the
+ * AIM masks a with r, so both CSF outputs feed both measures. */
+static void
+decouple_csf_row (const AdmPlan *pl, const VhAdmParams *params,
+    int32_t *const ref[3], int32_t *const dis[3], uint8_t *angle,
+    int32_t *const mask[N_MASK_ROWS], int32_t *const x[2][3])
+{
+  const int nl = pl->nl, nr = pl->nr;
+  const double egl = params->enhn_gain_limit;
+  const int32_t *div = vh_adm_div_table ();
+  const float cos_sq = cos_1deg_sq ();
+
+  for (int j = nl; j < nr; j++)
+    angle[j] = angle_within_1deg (ref[BAND_H][j], ref[BAND_V][j],
+        dis[BAND_H][j], dis[BAND_V][j], cos_sq);
+  for (int m = 0; m < N_MASK_ROWS; m++)
+    memset (mask[m] + nl, 0, (nr - nl) * sizeof (int32_t));
+
+  int32_t *m_dlm = mask[MASK_DLM], *c_dlm = mask[CENTRE_DLM];
+  int32_t *m_aim = mask[MASK_AIM], *c_aim = mask[CENTRE_AIM];
+  for (int b = 0; b < VH_ADM_BANDS; b++) {
+    const int32_t *o = ref[b], *t = dis[b];
+    int32_t *x_dlm = x[X_DLM][b], *x_aim = x[X_AIM][b];
+    if (pl->scale == 0) {
+      const int32_t weight = params->rfactor_s0[b];
+      for (int j = nl; j < nr; j++) {
+        const int32_t r = restore (o[j], t[j], angle[j], egl, div);
+        const int32_t a = t[j] - r;
+        /* The CM signal is the unshifted product at scale 0. */
+        x_dlm[j] = r * weight;
+        x_aim[j] = a * weight;
+        const int32_t csf_a = csf_s0 (x_aim[j], b);
+        const int32_t csf_r = csf_s0 (x_dlm[j], b);
+        m_dlm[j] += flt_s0 (csf_a);
+        c_dlm[j] += centre_s0 (csf_a);
+        m_aim[j] += flt_s0 (csf_r);
+        c_aim[j] += centre_s0 (csf_r);
+      }
+    } else {
+      const uint32_t weight = params->rfactor_q32[pl->scale][b];
+      for (int j = nl; j < nr; j++) {
+        const int32_t r = restore (o[j], t[j], angle[j], egl, div);
+        const int32_t a = t[j] - r;
+        /* The CM signal is the CSF output itself at scales 1-3. */
+        const int32_t csf_r = x_dlm[j] = csf_s123 (r, weight);
+        const int32_t csf_a = x_aim[j] = csf_s123 (a, weight);
+        m_dlm[j] += flt_s123 (csf_a);
+        c_dlm[j] += centre_s123 (csf_a);
+        m_aim[j] += flt_s123 (csf_r);
+        c_aim[j] += centre_s123 (csf_r);
+      }
+    }
+  }
+
+  /* CM neighbours outside the band mirror like the DWT: −1 reads 1,
+   * w reads w − 1. */
+  const int m_rows[2] = { MASK_DLM, MASK_AIM };
+  for (int k = 0; k < 2; k++) {
+    int32_t *m = mask[m_rows[k]];
+    if (nl == 0)
+      m[-1] = m[1];
+    if (nr == pl->w)
+      m[pl->w] = m[pl->w - 1];
+  }
+}
+
+/* ---- Denominator ---------------------------------------------------------- */
+
+static uint64_t
+den_row_s0 (const int32_t *o, int l, int r)
+{
+  uint64_t sum = 0;
+  for (int j = l; j < r; j++) {
+    const uint64_t v = (uint16_t) abs (o[j]);
+    sum += v * v * v;
+  }
+  return sum;
+}
+
+/* QUIRK: the square is rounded with a full 2^sq, not 2^(sq−1). */
+static uint64_t
+den_row_s123 (const int32_t *o, int l, int r, int sq_shift, int cube_shift)
+{
+  const uint64_t sq_add = (uint64_t) 1 << sq_shift;
+  const uint64_t cube_add = (uint64_t) half_of (cube_shift);
+  uint64_t sum = 0;
+  for (int j = l; j < r; j++) {
+    const uint64_t v = (uint32_t) abs (o[j]);
+    sum += ((((v * v) + sq_add) >> sq_shift) * v + cube_add) >> cube_shift;
+  }
+  return sum;
+}
+
+/* ---- Contrast masking ----------------------------------------------------- */
+
+/* Masking threshold: the 3×3 sum of Σ_bands |csf|/30 with the centre
+ * replaced by Σ_bands |csf|/15. */
+static void
+cm_threshold_row (const int32_t *up, const int32_t *mid, const int32_t *down,
+    const int32_t *centre, int l, int r, int32_t *thr)
+{
+  for (int j = l; j < r; j++)
+    thr[j] = up[j - 1] + up[j] + up[j + 1] + mid[j - 1] + mid[j + 1]
+        + down[j - 1] + down[j] + down[j + 1] + centre[j];
+}
+
+/* Σ_row max(|x| − thr, 0)³ with libvmaf's roundings. Its int32 shift and
+ * subtraction are done modulo 2^32, as the x86 code it runs as does. */
+static int64_t
+cm_row (const int32_t *x, const int32_t *thr, int l, int r, int sub,
+    int sq_shift, int cube_shift)
+{
+  const int64_t sq_add = half_of (sq_shift), cube_add = half_of (cube_shift);
+  int64_t sum = 0;
+  for (int j = l; j < r; j++) {
+    const uint32_t t = (uint32_t) thr[j] << sub;
+    int32_t v = (int32_t) ((uint32_t) abs (x[j]) - t);
+    v = v < 0 ? 0 : v;
+    const int32_t sq = (int32_t) (((int64_t) v * v + sq_add) >> sq_shift);
+    sum += ((int64_t) sq * v + cube_add) >> cube_shift;
+  }
+  return sum;
+}
+
+/* CM of band row y for DLM and AIM; its ring rows hold rows y − 1 .. y + 1. */
+static void
+cm_band_row (VhAdmWork *wk, const AdmPlan *pl, int y, bool want_aim,
+    VhAdmScaleSums *out)
+{
+  const int above = y == 0 ? 1 : y - 1;         /* −1 reads 1 */
+  const int below = y == pl->h - 1 ? y : y + 1; /* h reads h − 1 */
+  int32_t *const *up = wk->mask[above % RING];
+  int32_t *const *mid = wk->mask[y % RING];
+  int32_t *const *down = wk->mask[below % RING];
+  const int64_t row_add = half_of (pl->cm_row_shift);
+
+  for (int k = 0; k < 2; k++) {
+    if (k == X_AIM && !want_aim)
+      break;
+    const int m = k == X_DLM ? MASK_DLM : MASK_AIM;
+    cm_threshold_row (up[m], mid[m], down[m], mid[m + 1], pl->sl, pl->sr,
+        wk->thr);
+    int64_t *acc = k == X_DLM ? out->dlm : out->aim;
+    for (int b = 0; b < VH_ADM_BANDS; b++) {
+      const int64_t s = cm_row (wk->x[y % RING][k][b], wk->thr, pl->sl,
+          pl->sr, pl->cm_sub[b], pl->cm_sq_shift[b], pl->cm_cube_shift[b]);
+      /* Rows are rounded before they are added up. */
+      acc[b] += (s + row_add) >> pl->cm_row_shift;
+    }
+  }
+}
+
+/* ---- One scale ------------------------------------------------------------ */
+
+static void
+adm_scale (VhAdmWork *wk, int scale, const AdmSource src[2], unsigned bpc,
+    const VhAdmParams *params, VhAdmScaleSums *out)
+{
+  AdmPlan pl;
+  adm_plan (&pl, scale, wk->bw[scale], wk->bh[scale]);
+  const bool skip = scale == 0 && params->skip_scale0;
+  const bool want_aim = !params->skip_aim;
+  const uint64_t den_add = (uint64_t) half_of (pl.den_row_shift);
+
+  memset (out, 0, sizeof *out);
+  for (int y = 0; y < pl.h; y++) {
+    const bool needed = !skip && y >= pl.nt && y < pl.nb;
+    const bool want_low = scale < VH_ADM_SCALES - 1;
+    if (!needed && !want_low)
+      continue;
+    for (int i = 0; i < 2; i++) {
+      int32_t *low = want_low ? wk->low[i][scale] + (size_t) y * pl.w : NULL;
+      dwt_row (wk, &src[i], y, scale, bpc, low,
+          needed ? wk->detail[i] : NULL);
+    }
+    if (!needed)
+      continue;
+
+    if (y >= pl.st && y < pl.sb) {
+      for (int b = 0; b < VH_ADM_BANDS; b++) {
+        const uint64_t s = scale == 0
+            ? den_row_s0 (wk->detail[0][b], pl.sl, pl.sr)
+            : den_row_s123 (wk->detail[0][b], pl.sl, pl.sr, pl.den_sq_shift,
+                pl.den_cube_shift);
+        out->den[b] += (s + den_add) >> pl.den_row_shift;
+      }
+    }
+
+    decouple_csf_row (&pl, params, wk->detail[0], wk->detail[1], wk->angle,
+        wk->mask[y % RING], wk->x[y % RING]);
+
+    if (y - 1 >= pl.st && y - 1 < pl.sb)
+      cm_band_row (wk, &pl, y - 1, want_aim, out);
+  }
+  if (!skip && pl.sb == pl.h)
+    cm_band_row (wk, &pl, pl.h - 1, want_aim, out);
+}
+
+void
+vh_adm_compute_sums (VhAdmWork *work, const VhPlane *ref, const VhPlane *dis,
+    unsigned bpc, const VhAdmParams *params, VhAdmSums *sums)
+{
+  AdmSource src[2];
+  const VhPlane *pic[2] = { ref, dis };
+  for (int i = 0; i < 2; i++) {
+    src[i] = (AdmSource) {
+      .data = pic[i]->data,
+      .stride = pic[i]->stride,
+      .kind = bpc == 8 ? SRC_U8 : SRC_U16,
+      .w = work->width,
+      .h = work->height,
+    };
+  }
+  for (int s = 0; s < VH_ADM_SCALES; s++) {
+    adm_scale (work, s, src, bpc, params, &sums->scale[s]);
+    for (int i = 0; i < 2 && s < VH_ADM_SCALES - 1; i++) {
+      src[i] = (AdmSource) {
+        .data = (const uint8_t *) work->low[i][s],
+        .stride = (ptrdiff_t) work->bw[s] * sizeof (int32_t),
+        .kind = SRC_I32,
+        .w = work->bw[s],
+        .h = work->bh[s],
+      };
+    }
+  }
+}
+
+/* ---- Float tail ----------------------------------------------------------- */
+
+/* powf(x, 1/3) + powf(area·nw, 1/3) per band, summed in float. */
+static float
+band_sum (const float v[3], double area_nw)
+{
+  const float noise = powf (area_nw, 1.0f / 3.0f);
+  float s[3];
+  for (int b = 0; b < 3; b++)
+    s[b] = powf (v[b], 1.0f / 3.0f) + noise;
+  return s[0] + s[1] + s[2];
+}
+
+void
+vh_adm_sums_to_scores (const VhAdmSums *sums, unsigned width, unsigned height,
+    const VhAdmParams *params, VhAdmScores *sc)
+{
+  int w = width, h = height;
+  double num = 0, den = 0, aim = 0;
+
+  memset (sc, 0, sizeof *sc);
+  for (int s = 0; s < VH_ADM_SCALES; s++) {
+    w = (w + 1) / 2;
+    h = (h + 1) / 2;
+    AdmPlan pl;
+    adm_plan (&pl, s, w, h);
+    const VhAdmScaleSums *ss = &sums->scale[s];
+    float num_s = 0.0f, den_s = 0.0f, aim_s = 0.0f;
+
+    if (s == 0 && params->skip_scale0) {
+      den_s = 1e-10f;   /* libvmaf's guard against 0/0 */
+    } else {
+      const double area_nw =
+          (pl.sb - pl.st) * (pl.sr - pl.sl) * params->noise_weight;
+      float f_den[3], f_dlm[3], f_aim[3];
+
+      /* Denominator: its accumulator is |o|³ (Q18 at scale 0) times the
+       * cubed float weight, in double. */
+      const double den_div = s == 0
+          ? pow (2, 18 - pl.den_row_shift)
+          : pow (2, (uint32_t) ((s == 1 ? 32 : s == 2 ? 27 : 23)
+                  - pl.den_row_shift - pl.den_cube_shift));
+      for (int b = 0; b < 3; b++)
+        f_den[b] = (double) (ss->den[b] / den_div)
+            * pow (params->rfactor[s][b], 3);
+
+      /* Numerators. QUIRK: scale 0 divides in double, scales 1-3 by a
+       * float power of two in float; the exponents are unsigned. */
+      for (int b = 0; b < 3; b++) {
+        if (s == 0) {
+          const double div = pow (2, (uint32_t) ((b == BAND_D ? 57 : 52)
+                  - pl.cm_cube_shift[b] - pl.cm_row_shift));
+          f_dlm[b] = (float) (ss->dlm[b] / div);
+          f_aim[b] = (float) (ss->aim[b] / div);
+        } else {
+          const float div = pow (2, (uint32_t) ((s == 1 ? 45 : s == 2 ? 39 : 36)
+                  - pl.cm_cube_shift[b] - pl.cm_row_shift));
+          f_dlm[b] = (float) (ss->dlm[b] / div);
+          f_aim[b] = (float) (ss->aim[b] / div);
+        }
+      }
+      den_s = band_sum (f_den, area_nw);
+      num_s = band_sum (f_dlm, area_nw);
+      /* AIM: noise weight 0; skipped entirely with adm_skip_aim. */
+      if (!params->skip_aim)
+        aim_s = band_sum (f_aim, 0.0);
+    }
+    sc->num[s] = num_s;
+    sc->den[s] = den_s;
+    sc->aim_num[s] = aim_s;
+    sc->scale[s] = (double) num_s / den_s;
+    num += num_s;
+    den += den_s;
+    aim += aim_s;
+  }
+
+  const double limit = 1e-10 * (width * height) / (1920.0 * 1080.0);
+  num = num < limit ? 0 : num;
+  den = den < limit ? 0 : den;
+  sc->num_total = num;
+  sc->den_total = den;
+  sc->aim_total = aim;
+  if (den == 0.0) {
+    /* libvmaf leaves aim uninitialised here; 0 (no impairment) goes with
+     * its adm2 of 1. */
+    sc->adm2 = 1.0;
+    sc->aim = 0.0;
+  } else {
+    sc->adm2 = num / den;
+    sc->aim = aim / den;
+  }
+  const double adm3 = sc->adm2 * params->dlm_weight
+      + (1 - sc->aim) * (1 - params->dlm_weight);
+  sc->adm3 = adm3 > params->min_val ? adm3 : params->min_val;
+}
+
+/* ---- Feature extractor ---------------------------------------------------- */
+
+typedef struct AdmPriv {
+  VhAdmOptions opts;
+  VhAdmParams params;
+  VhAdmWork *work;
+  VhVideoInfo info;
+} AdmPriv;
+
+#define OPT(field) offsetof (VhAdmOptions, field)
+
+static const VhOptionDesc adm_options[] = {
+  { "debug", NULL, VH_OPT_BOOL, 0, 0, 1, OPT (debug), false },
+  { "adm_csf_scale", "scf", VH_OPT_DOUBLE, 1.0, 0.0, 50.0, OPT (csf_scale),
+    true },
+  { "adm_csf_diag_scale", "scfd", VH_OPT_DOUBLE, 1.0, 0.0, 50.0,
+    OPT (csf_diag_scale), true },
+  { "adm_dlm_weight", "dlmw", VH_OPT_DOUBLE, 0.5, 0.0, 1.0, OPT (dlm_weight),
+    true },
+  { "adm_enhn_gain_limit", "egl", VH_OPT_DOUBLE, 100.0, 1.0, 100.0,
+    OPT (enhn_gain_limit), true },
+  { "adm_norm_view_dist", "nvd", VH_OPT_DOUBLE, 3.0, 0.75, 24.0,
+    OPT (norm_view_dist), true },
+  { "adm_ref_display_height", "rdh", VH_OPT_INT, 1080, 1, 4320,
+    OPT (ref_display_height), true },
+  { "adm_csf_mode", "csf", VH_OPT_INT, 0, 0, 3, OPT (csf_mode), true },
+  { "adm_noise_weight", "nw", VH_OPT_DOUBLE, 0.03125, 0.0, 1500.0,
+    OPT (noise_weight), true },
+  { "adm_skip_aim", NULL, VH_OPT_BOOL, 0, 0, 1, OPT (skip_aim), false },
+  { "adm_skip_scale0", "ssz", VH_OPT_BOOL, 0, 0, 1, OPT (skip_scale0), true },
+  { "adm_min_val", "min", VH_OPT_DOUBLE, 0.0, 0.0, 1.0, OPT (min_val), true },
+  { NULL },
+};
+
+static gboolean
+adm_init (void *priv, const void *opts, const VhVideoInfo *info,
+    GError **error)
+{
+  AdmPriv *s = priv;
+  if (!s || !opts || !info) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm: NULL state, options or video info");
+    return FALSE;
+  }
+  if (info->bpc != 8 && info->bpc != 10 && info->bpc != 12) {
+    g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "adm: %u bits per component is not supported (8, 10 or 12)",
+        info->bpc);
+    return FALSE;
+  }
+  if (info->width == 0 || info->height == 0) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm: empty picture (%ux%u)", info->width, info->height);
+    return FALSE;
+  }
+  if (info->width < VH_ADM_MIN_SIZE || info->height < VH_ADM_MIN_SIZE) {
+    g_set_error (error, VH_ERROR, VH_ERROR_TOO_SMALL,
+        "adm: %ux%u is too small for the 4-level wavelet pyramid "
+        "(at least %ux%u)", info->width, info->height, VH_ADM_MIN_SIZE,
+        VH_ADM_MIN_SIZE);
+    return FALSE;
+  }
+  s->opts = *(const VhAdmOptions *) opts;
+  if (!vh_adm_params_init (&s->params, &s->opts, error))
+    return FALSE;
+  s->work = vh_adm_work_new (info->width, info->height);
+  if (!s->work) {
+    g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "adm: %ux%u is too large", info->width, info->height);
+    return FALSE;
+  }
+  s->info = *info;
+  return TRUE;
+}
+
+static gboolean
+check_plane (const VhPlane *p, const char *which, const VhVideoInfo *info,
+    GError **error)
+{
+  const unsigned bytes = info->bpc == 8 ? 1 : 2;
+  if (!p->data) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm: %s luma plane has no data", which);
+    return FALSE;
+  }
+  if (p->width != info->width || p->height != info->height) {
+    g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
+        "adm: %s luma is %ux%u, expected %ux%u", which, p->width, p->height,
+        info->width, info->height);
+    return FALSE;
+  }
+  if (p->step != 1) {
+    g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "adm: %s luma must be planar (step %u)", which, p->step);
+    return FALSE;
+  }
+  if (p->stride < (ptrdiff_t) (p->width * bytes)) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm: %s luma stride %td is shorter than a row", which, p->stride);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+adm_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
+    unsigned index, VhFeatureSink *sink, GError **error)
+{
+  AdmPriv *s = priv;
+  if (!s || !s->work || !ref || !dis) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm: NULL or uninitialised state or picture");
+    return FALSE;
+  }
+  if (ref->nplanes < 1 || dis->nplanes < 1 || ref->bpc != s->info.bpc
+      || dis->bpc != s->info.bpc) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm: pictures must have a luma plane of %u bits", s->info.bpc);
+    return FALSE;
+  }
+  if (!check_plane (&ref->plane[0], "reference", &s->info, error)
+      || !check_plane (&dis->plane[0], "distorted", &s->info, error))
+    return FALSE;
+
+  VhAdmSums sums;
+  VhAdmScores sc;
+  vh_adm_compute_sums (s->work, &ref->plane[0], &dis->plane[0], s->info.bpc,
+      &s->params, &sums);
+  vh_adm_sums_to_scores (&sums, s->info.width, s->info.height, &s->params,
+      &sc);
+
+  static const char *const scale_names[VH_ADM_SCALES] = {
+    "integer_adm_scale0", "integer_adm_scale1", "integer_adm_scale2",
+    "integer_adm_scale3",
+  };
+  vh_feature_sink_put (sink, "integer_adm2", index, sc.adm2);
+  vh_feature_sink_put (sink, "integer_aim", index, sc.aim);
+  vh_feature_sink_put (sink, "integer_adm3", index, sc.adm3);
+  for (int i = 0; i < VH_ADM_SCALES; i++)
+    vh_feature_sink_put (sink, scale_names[i], index, sc.scale[i]);
+
+  if (s->opts.debug) {
+    static const char *const num_names[VH_ADM_SCALES] = {
+      "integer_adm_num_scale0", "integer_adm_num_scale1",
+      "integer_adm_num_scale2", "integer_adm_num_scale3",
+    };
+    static const char *const den_names[VH_ADM_SCALES] = {
+      "integer_adm_den_scale0", "integer_adm_den_scale1",
+      "integer_adm_den_scale2", "integer_adm_den_scale3",
+    };
+    vh_feature_sink_put (sink, "integer_adm", index, sc.adm2);
+    vh_feature_sink_put (sink, "integer_adm_num", index, sc.num_total);
+    vh_feature_sink_put (sink, "integer_adm_den", index, sc.den_total);
+    for (int i = 0; i < VH_ADM_SCALES; i++) {
+      vh_feature_sink_put (sink, num_names[i], index, sc.num[i]);
+      vh_feature_sink_put (sink, den_names[i], index, sc.den[i]);
+    }
+  }
+  return TRUE;
+}
+
+static void
+adm_close (void *priv)
+{
+  AdmPriv *s = priv;
+  if (!s)
+    return;
+  vh_adm_work_free (s->work);
+  s->work = NULL;
+}
+
+const VhFeatureExtractor vh_fex_adm = {
+  .name = "adm",
+  .options = adm_options,
+  .opts_size = sizeof (VhAdmOptions),
+  .priv_size = sizeof (AdmPriv),
+  .needs_chroma = false,
+  .init = adm_init,
+  .extract = adm_extract,
+  .flush = NULL,
+  .close = adm_close,
+};
