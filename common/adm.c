@@ -9,7 +9,9 @@
  *
  * keeping three rows of the CM inputs in a ring. Only the low band `a` is
  * kept whole, as the next scale's input. The arithmetic of each pixel is
- * libvmaf's, including its quirks (marked QUIRK below); results are the
+ * libvmaf's, including its quirks (marked QUIRK below) and, by default, the
+ * few places where its AVX-512 code, which produced the golden scores,
+ * differs from its C code ("AVX-512 flavour" below). Results are the
  * integer row sums that libvmaf rounds and accumulates, so they do not
  * depend on the order in which rows are produced.
  */
@@ -31,9 +33,8 @@
 enum { BAND_H, BAND_V, BAND_D };
 enum { SRC_U8, SRC_U16, SRC_I32 };
 
-/* db2 analysis filters in Q15; the low-pass taps sum to 46342 ≈ √2·2^15. */
-static const int16_t dwt_lo[4] = { 15826, 27411, 7345, -4240 };
-static const int16_t dwt_hi[4] = { -4240, -7345, 27411, -15826 };
+/* db2 analysis filters in Q15 (DWT_LO, DWT_HI below); the low-pass taps
+ * sum to 46342 ≈ √2·2^15. */
 #define DWT_LO_SUM 46342
 
 /* ---- Options -------------------------------------------------------------- */
@@ -110,6 +111,7 @@ vh_adm_params_init (VhAdmParams *params, const VhAdmOptions *opts,
   params->min_val = opts->min_val;
   params->skip_aim = opts->skip_aim;
   params->skip_scale0 = opts->skip_scale0;
+  params->reference = VH_ADM_LIBVMAF_AVX512;
 
   for (int s = 0; s < VH_ADM_SCALES; s++) {
     for (int b = 0; b < VH_ADM_BANDS; b++) {
@@ -150,17 +152,19 @@ vh_adm_params_init (VhAdmParams *params, const VhAdmOptions *opts,
     params->rfactor_s0[BAND_V] = 36453;
     params->rfactor_s0[BAND_D] = 49417;
   }
+  /* At scales 1-3 the bands reach ±2^31 and the CSF output is 16·w times
+   * them: from w = 1/16 on it can leave int32, where libvmaf's C and
+   * AVX-512 code disagree. Only Barten weights (mode 1) get there. */
   for (int s = 1; s < VH_ADM_SCALES; s++) {
     for (int b = 0; b < VH_ADM_BANDS; b++) {
-      const double v = params->rfactor[s][b] * pow (2, 32);
-      if (!(v >= 0.0 && v < 4294967296.0)) {
+      if (!(params->rfactor[s][b] >= 0.0f && params->rfactor[s][b] < 0.0625f)) {
         g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-            "adm: CSF weight %g of scale %d does not fit libvmaf's Q32 "
-            "fixed point (adm_csf_scale / adm_csf_diag_scale too large?)",
+            "adm: CSF weight %g of scale %d would overflow libvmaf's int32 "
+            "pipeline (adm_csf_scale / adm_csf_diag_scale too large?)",
             params->rfactor[s][b], s);
         return FALSE;
       }
-      params->rfactor_q32[s][b] = (uint32_t) v;
+      params->rfactor_q32[s][b] = (uint32_t) (params->rfactor[s][b] * pow (2, 32));
     }
   }
   return TRUE;
@@ -192,6 +196,11 @@ typedef struct AdmPlan {
   int den_sq_shift;
   int den_cube_shift;
   int den_row_shift;
+
+  /* AVX-512 flavour (see "AVX-512 flavour" below); all empty for C. */
+  bool dwt_tail;            /* last DWT column read past the row */
+  int vec_l, vec_r;         /* decouple/CSF columns of the 16-wide loops */
+  int cm_vec_r;             /* scale-0 CM columns [sl, cm_vec_r) of the 14-wide loop */
 } AdmPlan;
 
 /* Round-half-up constant of a right shift, (uint32_t) pow(2, s − 1) in
@@ -202,8 +211,41 @@ half_of (int shift)
   return shift > 0 ? (int64_t) 1 << (shift - 1) : 0;
 }
 
+/* ---- AVX-512 flavour -------------------------------------------------------
+ *
+ * libvmaf's AVX-512 functions, which produced the golden scores, differ from
+ * its C functions in four places. Each is deterministic and tied to the
+ * columns the vector loops cover, so it is reproduced here:
+ *
+ * 1. DWT: the horizontal vector loops (32 outputs a step at scale 0 for
+ *    8 bits, 64 for 10-12 bits, 8 at scales 1-3) also cover the last output
+ *    column when (band width − 1) is a multiple of the step. That column
+ *    then reads the two samples after the vertical-pass row instead of
+ *    their mirror. In libvmaf's scratch each picture's low-pass row is
+ *    followed by its high-pass row; at scales 1-3 the reference's high-pass
+ *    row by the distorted low-pass row, and the distorted high-pass row by
+ *    what the scale before left there: columns 0-1 (or 2-3) of the
+ *    distorted low-pass row of its last band row at scales 2-3, memory
+ *    nothing ever writes at scale 1 (taken as zero, what a fresh heap block
+ *    holds). At scale 0 the high-pass rows are followed by stale memory
+ *    too; the mirror is kept there, as the last column only reaches the CM
+ *    window in bands narrower than 25, which a step of 32 never meets.
+ *    So the only guess is the scale-1 zero, which matters for pictures 33-36
+ *    and 65-68 wide.
+ * 2. Decouple, all scales, 16-wide loops: r·egl is rounded to nearest (even)
+ *    instead of truncated. Same for integer egl (1, 100).
+ * 3. Scale-0 CSF, 16-wide loop: |csf|/30 is taken from the value before its
+ *    int16 store. Same unless |csf| > 32767 (CSF weights of Barten mode).
+ * 4. Scale-0 CM, 14-wide interior loop: the centre term |csf|/15 is not
+ *    wrapped to int16 (it wraps where |csf| ≥ 15360, e.g. at sharp edges).
+ *
+ * The vector loops cover the extended region [el, er) from its left edge in
+ * whole steps of 16 (2, 3) and the score columns [sl, sr) in whole steps of
+ * 14 (4, rows 1 .. h − 2, only where sl > 0).
+ */
+
 static void
-adm_plan (AdmPlan *pl, int scale, int w, int h)
+adm_plan (AdmPlan *pl, int scale, int w, int h, bool avx512, unsigned bpc)
 {
   memset (pl, 0, sizeof *pl);
   pl->scale = scale;
@@ -243,12 +285,24 @@ adm_plan (AdmPlan *pl, int scale, int w, int h)
     pl->den_cube_shift = ceil_log2 (pl->sr - pl->sl);
     pl->den_row_shift = ceil_log2 (pl->sb - pl->st);
   }
+
+  if (avx512) {
+    const int step = scale > 0 ? 8 : bpc == 8 ? 32 : 64;
+    pl->dwt_tail = w > 1 && (w - 1) % step == 0;
+    /* libvmaf's extended region: the right edge uses the unclamped left. */
+    const int el = (int) (w * ADM_BORDER - 0.5 - 1);
+    const int er = MIN (w - el + 2, w);
+    pl->vec_l = MAX (el, 0);
+    pl->vec_r = er - (er - pl->vec_l) % 16;
+    if (scale == 0 && pl->sl > 0)
+      pl->cm_vec_r = pl->sr - (pl->sr - pl->sl) % 14;
+  }
 }
 
 /* ---- Work buffers --------------------------------------------------------- */
 
-enum { MASK_DLM, CENTRE_DLM, MASK_AIM, CENTRE_AIM, N_MASK_ROWS };
-enum { X_DLM, X_AIM };
+enum { X_DLM, X_AIM };                      /* DLM and AIM, in that order */
+enum { ROW_MASK, ROW_CENTRE, ROW_CENTRE_RAW, N_MASK_ROWS };
 #define RING 3
 
 struct VhAdmWork {
@@ -257,17 +311,24 @@ struct VhAdmWork {
 
   /* Low band of ref [0] and dis [1] at scales 0-2: the next scale's input. */
   int32_t *low[2][VH_ADM_SCALES - 1];
-  /* Vertical pass output, lo and hi, padded to [−1, n + 1]. */
-  int32_t *vert[2];
+  /* Vertical pass output of ref and dis, lo [0] and hi [1], padded to
+   * [−1, n + 1]. */
+  int32_t *vert[2][2];
   /* h, v, d of the current band row of ref [0] and dis [1]. */
   int32_t *detail[2][VH_ADM_BANDS];
   uint8_t *angle;
-  /* Ring of CM inputs. Mask rows (Σ_bands flt) are padded by one column on
-   * each side for the mirrored neighbours; centre rows hold Σ_bands of the
-   * centre term; x rows the CM signal per band. */
-  int32_t *mask[RING][N_MASK_ROWS];
+  /* Ring of CM inputs, per measure (DLM, AIM): the mask row Σ_bands flt,
+   * padded by one column on each side for the mirrored neighbours; the
+   * centre row Σ_bands |csf|/15, and the same unwrapped (AVX-512 flavour);
+   * and the CM signal x per band. */
+  int32_t *mask[RING][2][N_MASK_ROWS];
   int32_t *x[RING][2][VH_ADM_BANDS];
   int32_t *thr;
+  int32_t *k_row, *r_row;   /* decouple ratios and restored row */
+  int32_t *scratch[2];      /* DWT outputs nobody reads (lo, hi) */
+  /* AVX-512 flavour 1: what libvmaf's scratch holds after the distorted
+   * high-pass row at scales 1-3 (set by the scale before). */
+  int32_t stale[2];
 
   void *block;
 };
@@ -301,10 +362,10 @@ vh_adm_work_new (unsigned width, unsigned height)
   size_t total = 0;
   for (int s = 0; s < VH_ADM_SCALES - 1; s++)
     total += 2 * aligned_count ((size_t) wk->bw[s] * wk->bh[s]);
-  total += 2 * vrow;
+  total += 4 * vrow;
   total += 2 * VH_ADM_BANDS * row;
-  total += RING * (N_MASK_ROWS + 2 * VH_ADM_BANDS) * row;
-  total += row;                             /* thr */
+  total += RING * 2 * (N_MASK_ROWS + VH_ADM_BANDS) * row;
+  total += 5 * row;                         /* thr, k_row, r_row, scratch */
   total += row;                             /* angle flags, as bytes */
 
   int32_t *p = g_malloc0 (total * sizeof (int32_t));
@@ -315,19 +376,29 @@ vh_adm_work_new (unsigned width, unsigned height)
       p += aligned_count ((size_t) wk->bw[s] * wk->bh[s]);
     }
   }
-  for (int i = 0; i < 2; i++, p += vrow)
-    wk->vert[i] = p + 1;
+  for (int i = 0; i < 2; i++)
+    for (int k = 0; k < 2; k++, p += vrow)
+      wk->vert[i][k] = p + 1;
   for (int i = 0; i < 2; i++)
     for (int b = 0; b < VH_ADM_BANDS; b++, p += row)
       wk->detail[i][b] = p;
   for (int r = 0; r < RING; r++) {
-    for (int m = 0; m < N_MASK_ROWS; m++, p += row)
-      wk->mask[r][m] = p + 1;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
+      for (int m = 0; m < N_MASK_ROWS; m++, p += row)
+        wk->mask[r][k][m] = p + 1;
       for (int b = 0; b < VH_ADM_BANDS; b++, p += row)
         wk->x[r][k][b] = p;
+    }
   }
   wk->thr = p;
+  p += row;
+  wk->k_row = p;
+  p += row;
+  wk->r_row = p;
+  p += row;
+  wk->scratch[0] = p;
+  p += row;
+  wk->scratch[1] = p;
   p += row;
   wk->angle = (uint8_t *) p;
   return wk;
@@ -344,38 +415,64 @@ vh_adm_work_free (VhAdmWork *work)
 
 /* ---- DWT ------------------------------------------------------------------ */
 
-/* One tap set down four rows. Scale 0 fits int32 (8-12 bit input), the
- * coarser scales need int64 like libvmaf. */
-#define DEF_DWT_VERTICAL(name, src_t, acc_t)                                  \
+/* Runs `body` for j in [l, r): in blocks of ADM_VEC columns with a
+ * constant trip count, which GCC vectorises even at -O2 (its "very cheap"
+ * cost model), then column by column. */
+#define ADM_VEC 16
+#define FOR_COLUMNS(j, l, r, ...)                                             \
+  do {                                                                        \
+    const int j##_end = (r);                                                  \
+    int j##_blk = (l);                                                        \
+    for (; j##_blk + ADM_VEC <= j##_end; j##_blk += ADM_VEC)                  \
+      for (int j##_k = 0; j##_k < ADM_VEC; j##_k++) {                         \
+        const int j = j##_blk + j##_k;                                        \
+        __VA_ARGS__                                                           \
+      }                                                                       \
+    for (int j = j##_blk; j < j##_end; j++)                                   \
+      __VA_ARGS__                                                             \
+  } while (0)
+
+/* db2 low-pass and high-pass taps applied to four samples. */
+#define DWT_LO(s0, s1, s2, s3) (15826 * (s0) + 27411 * (s1) + 7345 * (s2) - 4240 * (s3))
+#define DWT_HI(s0, s1, s2, s3) (-4240 * (s0) - 7345 * (s1) + 27411 * (s2) - 15826 * (s3))
+
+/* Both tap sets down four rows. Scale 0 fits int32 (8-12 bit input, so
+ * 16x16-bit products), the coarser scales need int64 like libvmaf. */
+#define DEF_DWT_VERTICAL(name, src_t, mul_t, acc_t)                           \
   static void name (const src_t *r0, const src_t *r1, const src_t *r2,        \
-      const src_t *r3, int n, const int16_t *c, acc_t add, int shift,         \
-      int32_t *out)                                                           \
+      const src_t *r3, int n, acc_t add_lo, acc_t add_hi, int shift,          \
+      int32_t *restrict lo, int32_t *restrict hi)                             \
   {                                                                           \
-    const acc_t c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];                   \
-    for (int j = 0; j < n; j++)                                               \
-      out[j] = (int32_t) ((c0 * r0[j] + c1 * r1[j] + c2 * r2[j]               \
-              + c3 * r3[j] + add) >> shift);                                  \
+    FOR_COLUMNS (j, 0, n, {                                                   \
+      const mul_t s0 = r0[j], s1 = r1[j], s2 = r2[j], s3 = r3[j];             \
+      lo[j] = (int32_t) ((DWT_LO (s0, s1, s2, s3) + add_lo) >> shift);        \
+      hi[j] = (int32_t) ((DWT_HI (s0, s1, s2, s3) + add_hi) >> shift);        \
+    });                                                                       \
   }
 
-DEF_DWT_VERTICAL (dwt_vertical_u8, uint8_t, int32_t)
-DEF_DWT_VERTICAL (dwt_vertical_u16, uint16_t, int32_t)
-DEF_DWT_VERTICAL (dwt_vertical_i32, int32_t, int64_t)
+DEF_DWT_VERTICAL (dwt_vertical_u8, uint8_t, int16_t, int32_t)
+DEF_DWT_VERTICAL (dwt_vertical_u16, uint16_t, int16_t, int32_t)
+/* Scale 1 reads the scale-0 low band, within ±23000 (as all scale-0 bands
+ * for 8-12 bit input), and does not shift: int32 suffices. */
+DEF_DWT_VERTICAL (dwt_vertical_s1, int32_t, int16_t, int32_t)
+DEF_DWT_VERTICAL (dwt_vertical_i32, int32_t, int64_t, int64_t)
 
-/* One tap set along a padded row, keeping every second output. */
-#define DEF_DWT_HORIZONTAL(name, acc_t)                                       \
-  static void name (const int32_t *t, int half, const int16_t *c,             \
-      acc_t add, int shift, int32_t *out)                                     \
+/* Both tap sets along a padded row, keeping every second output. At scale
+ * 0 the vertical outputs fit int16 (|v| < 27500). */
+#define DEF_DWT_HORIZONTAL(name, mul_t, acc_t)                                \
+  static void name (const int32_t *t, int half, acc_t add, int shift,         \
+      int32_t *restrict lo, int32_t *restrict hi)                             \
   {                                                                           \
-    const acc_t c0 = c[0], c1 = c[1], c2 = c[2], c3 = c[3];                   \
-    for (int j = 0; j < half; j++) {                                          \
-      const int32_t *p = t + 2 * j - 1;                                       \
-      out[j] = (int32_t) ((c0 * p[0] + c1 * p[1] + c2 * p[2] + c3 * p[3]      \
-              + add) >> shift);                                               \
-    }                                                                         \
+    FOR_COLUMNS (j, 0, half, {                                                \
+      const mul_t s0 = t[2 * j - 1], s1 = t[2 * j], s2 = t[2 * j + 1],        \
+          s3 = t[2 * j + 2];                                                  \
+      lo[j] = (int32_t) ((DWT_LO (s0, s1, s2, s3) + add) >> shift);           \
+      hi[j] = (int32_t) ((DWT_HI (s0, s1, s2, s3) + add) >> shift);           \
+    });                                                                       \
   }
 
-DEF_DWT_HORIZONTAL (dwt_horizontal_s0, int32_t)
-DEF_DWT_HORIZONTAL (dwt_horizontal_s123, int64_t)
+DEF_DWT_HORIZONTAL (dwt_horizontal_s0, int16_t, int32_t)
+DEF_DWT_HORIZONTAL (dwt_horizontal_s123, int64_t, int64_t)
 
 /* QUIRK: libvmaf's DWT mirrors asymmetrically: index −1 reads 1 (whole-
  * sample symmetry), index n + k reads n − 1 − k (half-sample symmetry). */
@@ -404,14 +501,13 @@ typedef struct AdmSource {
   int w, h;
 } AdmSource;
 
-/* Vertical offsets and shifts, per scale (scale 0 for `bpc`). Scale 0
- * also recentres the pixels: the low-pass filter subtracts its gain times
- * half the range. */
+/* Vertical pass of band row y into `lo` and `hi`, padded. Scale 0 also
+ * recentres the pixels: the low-pass filter subtracts its gain times half
+ * the range. */
 static void
 dwt_vertical (const AdmSource *src, int y, int scale, unsigned bpc,
-    bool low_pass, int32_t *out)
+    int32_t *lo, int32_t *hi)
 {
-  const int16_t *taps = low_pass ? dwt_lo : dwt_hi;
   const int n = src->w;
   const uint8_t *r[4];
   for (int k = 0; k < 4; k++)
@@ -419,51 +515,68 @@ dwt_vertical (const AdmSource *src, int y, int scale, unsigned bpc,
 
   if (scale == 0) {
     const int32_t half = 1 << (bpc - 1);
-    const int32_t add = low_pass ? half - DWT_LO_SUM * half : half;
+    const int32_t add_lo = half - DWT_LO_SUM * half;
     if (src->kind == SRC_U8)
-      dwt_vertical_u8 (r[0], r[1], r[2], r[3], n, taps, add, bpc, out);
+      dwt_vertical_u8 (r[0], r[1], r[2], r[3], n, add_lo, half, bpc, lo, hi);
     else
       dwt_vertical_u16 ((const uint16_t *) r[0], (const uint16_t *) r[1],
-          (const uint16_t *) r[2], (const uint16_t *) r[3], n, taps, add,
-          bpc, out);
+          (const uint16_t *) r[2], (const uint16_t *) r[3], n, add_lo, half,
+          bpc, lo, hi);
+  } else if (scale == 1) {
+    dwt_vertical_s1 ((const int32_t *) r[0], (const int32_t *) r[1],
+        (const int32_t *) r[2], (const int32_t *) r[3], n, 0, 0, 0, lo, hi);
   } else {
-    const int shift = scale == 1 ? 0 : 16;
     dwt_vertical_i32 ((const int32_t *) r[0], (const int32_t *) r[1],
-        (const int32_t *) r[2], (const int32_t *) r[3], n, taps,
-        half_of (shift), shift, out);
+        (const int32_t *) r[2], (const int32_t *) r[3], n, 1 << 15, 1 << 15,
+        16, lo, hi);
   }
-  pad_row (out, n);
+  pad_row (lo, n);
+  pad_row (hi, n);
 }
 
 static void
-dwt_horizontal (const int32_t *t, int half, int scale, const int16_t *taps,
-    int32_t *out)
+dwt_horizontal (const int32_t *t, int half, int scale, int32_t *lo,
+    int32_t *hi)
 {
   static const int shift[4] = { 16, 15, 16, 15 };
   if (scale == 0)
-    dwt_horizontal_s0 (t, half, taps, 1 << 15, 16, out);
+    dwt_horizontal_s0 (t, half, 1 << 15, 16, lo, hi);
   else
-    dwt_horizontal_s123 (t, half, taps, half_of (shift[scale]), shift[scale],
-        out);
+    dwt_horizontal_s123 (t, half, half_of (shift[scale]), shift[scale], lo,
+        hi);
 }
 
-/* Band row y of one picture: the low band into `low` (if not NULL) and,
- * if `detail` is not NULL, the h, v and d bands. */
+/* Band row y of ref and dis: the low band into the `low` plane (scales
+ * 0-2) and, if `detail`, the h, v and d rows. */
 static void
-dwt_row (VhAdmWork *wk, const AdmSource *src, int y, int scale,
-    unsigned bpc, int32_t *low, int32_t *const *detail)
+dwt_band_row (VhAdmWork *wk, const AdmPlan *pl, const AdmSource src[2],
+    int y, unsigned bpc, bool low, bool detail, bool tail_quirk)
 {
-  const int half = (src->w + 1) / 2;
-  int32_t *lo = wk->vert[0], *hi = wk->vert[1];
+  const int n = src[0].w, half = pl->w, scale = pl->scale;
 
-  dwt_vertical (src, y, scale, bpc, true, lo);
-  if (low)
-    dwt_horizontal (lo, half, scale, dwt_lo, low);
-  if (detail) {
-    dwt_vertical (src, y, scale, bpc, false, hi);
-    dwt_horizontal (lo, half, scale, dwt_hi, detail[BAND_V]);
-    dwt_horizontal (hi, half, scale, dwt_lo, detail[BAND_H]);
-    dwt_horizontal (hi, half, scale, dwt_hi, detail[BAND_D]);
+  for (int i = 0; i < 2; i++)
+    dwt_vertical (&src[i], y, scale, bpc, wk->vert[i][0], wk->vert[i][1]);
+  if (tail_quirk) {
+    /* AVX-512 flavour 1: what follows each row in libvmaf's scratch. */
+    for (int i = 0; i < 2; i++) {
+      wk->vert[i][0][n] = wk->vert[i][1][0];
+      wk->vert[i][0][n + 1] = wk->vert[i][1][1];
+    }
+    if (scale > 0) {
+      wk->vert[0][1][n] = wk->vert[1][0][0];
+      wk->vert[0][1][n + 1] = wk->vert[1][0][1];
+      wk->vert[1][1][n] = wk->stale[0];
+      wk->vert[1][1][n + 1] = wk->stale[1];
+    }
+  }
+  for (int i = 0; i < 2; i++) {
+    /* Outputs nobody reads go to a scratch row. */
+    int32_t *a = low ? wk->low[i][scale] + (size_t) y * half : wk->scratch[0];
+    int32_t *const *d = wk->detail[i];
+    dwt_horizontal (wk->vert[i][0], half, scale, a,
+        detail ? d[BAND_V] : wk->scratch[1]);
+    if (detail)
+      dwt_horizontal (wk->vert[i][1], half, scale, d[BAND_H], d[BAND_D]);
   }
 }
 
@@ -486,67 +599,121 @@ angle_within_1deg (int32_t oh, int32_t ov, int32_t th, int32_t tv,
   const int64_t o2 = (int64_t) oh * oh + (int64_t) ov * ov;
   const int64_t t2 = (int64_t) th * th + (int64_t) tv * tv;
   const double dpf = (float) dp / 4096.0;
-  return dpf >= 0.0f
-      && dpf * dpf >= cos_sq * ((float) o2 / 4096.0) * ((float) t2 / 4096.0);
+  return (dpf >= 0.0f)
+      & (dpf * dpf >= cos_sq * ((float) o2 / 4096.0) * ((float) t2 / 4096.0));
 }
 
-/* t / o in Q15 by reciprocal multiplication. A divisor beyond 15 bits is
- * first rounded to 15 significant bits (only reached at scales 1-3; at
- * scale 0 this is libvmaf's direct table lookup). */
-static inline int64_t
-ratio_q15 (int32_t o, int32_t t, const int32_t *div)
+/* k = clamp(t / o, 0, 1) in Q15, 1 where o = 0, for a band row: t / o by
+ * reciprocal multiplication, a divisor beyond 15 bits first rounded to 15
+ * significant bits. Written without branches (signs and magnitudes are
+ * data, not patterns), with the sign of o moved onto t. */
+static void
+ratio_row (const int32_t *o, const int32_t *t, int l, int r,
+    const int32_t *div, int32_t *restrict k)
 {
-  uint32_t mag = (uint32_t) abs (o);
-  int shift = 0;
-  if (mag >= 32768) {
-    shift = 17 - __builtin_clz (mag);
-    mag = (mag + (1u << (shift - 1))) >> shift;
+  for (int j = l; j < r; j++) {
+    const int32_t oj = o[j];
+    const int32_t sign = oj >> 31;                  /* 0 or −1 */
+    const int64_t tj = ((int64_t) t[j] ^ sign) - sign;
+    const uint32_t mag = (uint32_t) ((oj ^ sign) - sign);
+    const int shift = mag >= 32768 ? 17 - __builtin_clz (mag | 1) : 0;
+    const uint32_t m = (mag + ((1u << shift) >> 1)) >> shift;
+    int64_t q = (div[m] * tj + ((int64_t) 1 << (14 + shift))) >> (15 + shift);
+    q = q > 0 ? q : 0;
+    q = q < 32768 ? q : 32768;
+    k[j] = oj == 0 ? 32768 : (int32_t) q;
   }
-  int64_t q = (int64_t) div[mag] * t;
-  if (o < 0)
-    q = -q;
-  return (q + ((int64_t) 1 << (14 + shift))) >> (15 + shift);
+}
+
+/* The same at scale 0, where |o| < 32768: a plain lookup, with the sign of
+ * o moved onto t to keep the loop free of branches. */
+static void
+ratio_row_s0 (const int32_t *o, const int32_t *t, int l, int r,
+    const int32_t *div, int32_t *restrict k)
+{
+  for (int j = l; j < r; j++) {
+    const int32_t oj = o[j];
+    const int32_t sign = oj >> 31;                  /* 0 or −1 */
+    const int32_t tj = (t[j] ^ sign) - sign;
+    int64_t q = ((int64_t) div[(oj ^ sign) - sign] * tj + 16384) >> 15;
+    q = q > 0 ? q : 0;
+    q = q < 32768 ? q : 32768;
+    k[j] = oj == 0 ? 32768 : (int32_t) q;
+  }
 }
 
 /* The part of the distorted coefficient t explained by the reference o:
- * k·o with k = clamp(t/o, 0, 1), then, where the orientation is kept
- * within 1°, allowed to grow by up to `egl` towards t. */
-static inline int32_t
-restore (int32_t o, int32_t t, bool within_1deg, double egl,
-    const int32_t *div)
+ * r = k·o, then, where the orientation is kept within 1°, allowed to grow
+ * by up to `egl` towards t. libvmaf tests the sign of the float
+ * (k/2^15)·(o/2^6); it cannot underflow, so it is the sign of o when k > 0.
+ * The product with egl is in double and limited by t before it returns to
+ * int32 (at scales 1-3 it can exceed int32): truncated (C) or rounded to
+ * nearest (AVX-512 flavour 2). r has the sign of o, so the limited value
+ * is always in range and can be selected without branches. */
+static void
+restore_row (const int32_t *o, const int32_t *t, const int32_t *k,
+    const uint8_t *within_1deg, int l, int r, double egl, bool nearest,
+    int32_t *restrict out)
 {
-  int64_t k = 32768;
-  if (o != 0) {
-    k = ratio_q15 (o, t, div);
-    k = k < 0 ? 0 : k > 32768 ? 32768 : k;
+  for (int j = l; j < r; j++) {
+    const int32_t v = (int32_t) (((int64_t) k[j] * o[j] + 16384) >> 15);
+    double g = v * egl;
+    g = nearest ? rint (g) : g;
+    const int32_t lo = (int32_t) (o[j] > 0 && g < t[j] ? g : t[j]);
+    const int32_t hi = (int32_t) (o[j] < 0 && g > t[j] ? g : t[j]);
+    const int32_t lim = o[j] > 0 ? lo : hi;
+    out[j] = (within_1deg[j] & (k[j] > 0) & (o[j] != 0)) ? lim : v;
   }
-  int32_t r = (int32_t) ((k * o + 16384) >> 15);
-  /* libvmaf tests the sign of the float (k/2^15)·(o/2^6); it cannot
-   * underflow, so it is the sign of o when k > 0. The product with egl is
-   * in double and truncated back. */
-  if (within_1deg && k > 0 && o != 0) {
-    const double g = r * egl;
-    if (o > 0)
-      r = (int32_t) (g < t ? g : t);
-    else
-      r = (int32_t) (g > t ? g : t);
+}
+
+/* The same for an integer egl (1, 100 ...), where the double product is
+ * exact: integer arithmetic, identical results, and no rounding choice. */
+static void
+restore_row_int (const int32_t *o, const int32_t *t, const int32_t *k,
+    const uint8_t *within_1deg, int l, int r, int64_t egl,
+    int32_t *restrict out)
+{
+  for (int j = l; j < r; j++) {
+    const int64_t v = ((int64_t) k[j] * o[j] + 16384) >> 15;
+    const int64_t g = v * egl;
+    const int64_t lo = g < t[j] ? g : t[j];
+    const int64_t hi = g > t[j] ? g : t[j];
+    const int64_t lim = o[j] > 0 ? lo : hi;
+    out[j] = (int32_t) ((within_1deg[j] & (k[j] > 0) & (o[j] != 0)) ? lim : v);
   }
-  return r;
+}
+
+/* Scale 0 with an integer egl: bands stay within ±23000 for 8-12 bit input
+ * (the DWT gains bound them) and egl ≤ 100, so int32 suffices. */
+static void
+restore_row_s0 (const int32_t *o, const int32_t *t, const int32_t *k,
+    const uint8_t *within_1deg, int l, int r, int32_t egl,
+    int32_t *restrict out)
+{
+  FOR_COLUMNS (j, l, r, {
+    const int32_t v = (k[j] * o[j] + 16384) >> 15;
+    const int32_t g = v * egl;
+    const int32_t lo = g < t[j] ? g : t[j];
+    const int32_t hi = g > t[j] ? g : t[j];
+    const int32_t lim = o[j] > 0 ? lo : hi;
+    out[j] = (within_1deg[j] & (k[j] > 0) & (o[j] != 0)) ? lim : v;
+  });
 }
 
 /* ---- CSF ------------------------------------------------------------------ */
 
-/* Scale 0: weight·value in Q21/Q23, brought to int16 by >> 15, 15, 17.
- * QUIRK: the d band rounds with 65535, not 2^16. */
+/* Scale 0: weight·value in Q21/Q23, then >> 15, 15, 17 (before the int16
+ * store). QUIRK: the d band rounds with 65535, not 2^16. */
 static inline int32_t
 csf_s0 (int32_t weighted, int band)
 {
   static const int32_t add[3] = { 16384, 16384, 65535 };
   static const int shift[3] = { 15, 15, 17 };
-  return (int16_t) ((weighted + add[band]) >> shift[band]);
+  return (weighted + add[band]) >> shift[band];
 }
 
-/* |c|/30 and |c|/15 at scale 0, in int16 like libvmaf (which can wrap). */
+/* |c|/30 and |c|/15 at scale 0; libvmaf stores them as int16, which can
+ * wrap; the unwrapped centre is AVX-512 flavour 4. */
 static inline int32_t
 flt_s0 (int32_t c)
 {
@@ -554,9 +721,9 @@ flt_s0 (int32_t c)
 }
 
 static inline int32_t
-centre_s0 (int32_t c)
+centre_raw_s0 (int32_t c)
 {
-  return (int16_t) ((8738 * abs (c) + 2048) >> 12);
+  return (8738 * abs (c) + 2048) >> 12;
 }
 
 /* Scales 1-3: Q32 weight, result >> 28 with rounding. */
@@ -580,66 +747,115 @@ centre_s123 (int32_t c)
   return (int32_t) (((int64_t) 286331153 * abs (c) + INT32_MIN) >> 32);
 }
 
+/* CSF of the restored signal r and the impairment t − r for a scale-0
+ * band row, into the CM inputs. `vec`: inside the AVX-512 16-wide loop
+ * (flavour 3). */
+static inline void
+csf_row_s0 (const int32_t *rr, const int32_t *t, int l, int r, int32_t weight,
+    int band, bool vec, int32_t *restrict x_dlm, int32_t *restrict x_aim,
+    int32_t *restrict m_dlm, int32_t *restrict c_dlm,
+    int32_t *restrict craw_dlm, int32_t *restrict m_aim,
+    int32_t *restrict c_aim, int32_t *restrict craw_aim)
+{
+  FOR_COLUMNS (j, l, r, {
+    /* The CM signal is the unshifted product at scale 0. */
+    const int32_t xr = rr[j] * weight, xa = (t[j] - rr[j]) * weight;
+    x_dlm[j] = xr;
+    x_aim[j] = xa;
+    const int32_t csf_r = csf_s0 (xr, band), csf_a = csf_s0 (xa, band);
+    const int32_t csf_r16 = (int16_t) csf_r, csf_a16 = (int16_t) csf_a;
+    m_dlm[j] += flt_s0 (vec ? csf_a : csf_a16);
+    m_aim[j] += flt_s0 (vec ? csf_r : csf_r16);
+    const int32_t ca = centre_raw_s0 (csf_a16), cr = centre_raw_s0 (csf_r16);
+    c_dlm[j] += (int16_t) ca;
+    c_aim[j] += (int16_t) cr;
+    craw_dlm[j] += ca;
+    craw_aim[j] += cr;
+  });
+}
+
+/* The same at scales 1-3, where the CM signal is the CSF output itself.
+ * Sums are modulo 2^32 like libvmaf's int32 ones on x86. */
+static void
+csf_row_s123 (const int32_t *rr, const int32_t *t, int l, int r,
+    uint32_t weight, int32_t *restrict x_dlm, int32_t *restrict x_aim,
+    int32_t *restrict m_dlm, int32_t *restrict c_dlm,
+    int32_t *restrict m_aim, int32_t *restrict c_aim)
+{
+  for (int j = l; j < r; j++) {
+    const int32_t csf_r = csf_s123 (rr[j], weight);
+    const int32_t csf_a = csf_s123 (t[j] - rr[j], weight);
+    x_dlm[j] = csf_r;
+    x_aim[j] = csf_a;
+    m_dlm[j] = (int32_t) ((uint32_t) m_dlm[j] + (uint32_t) flt_s123 (csf_a));
+    c_dlm[j] = (int32_t) ((uint32_t) c_dlm[j] + (uint32_t) centre_s123 (csf_a));
+    m_aim[j] = (int32_t) ((uint32_t) m_aim[j] + (uint32_t) flt_s123 (csf_r));
+    c_aim[j] = (int32_t) ((uint32_t) c_aim[j] + (uint32_t) centre_s123 (csf_r));
+  }
+}
+
 /* Decouple and CSF of one band row over the columns the CM window reads.
  * The DLM masks the restored signal r with the impairment a = t − r, the
- * AIM masks a with r, so both CSF outputs feed both measures. */
+ * AIM masks a with r, so both CSF outputs feed both measures. Each step
+ * is a loop of its own so that all but the table lookup can vectorise. */
 static void
 decouple_csf_row (const AdmPlan *pl, const VhAdmParams *params,
-    int32_t *const ref[3], int32_t *const dis[3], uint8_t *angle,
-    int32_t *const mask[N_MASK_ROWS], int32_t *const x[2][3])
+    int32_t *ref[3], int32_t *dis[3], uint8_t *angle,
+    int32_t *k_row, int32_t *r_row, int32_t *mask[2][N_MASK_ROWS],
+    int32_t *x[2][3])
 {
   const int nl = pl->nl, nr = pl->nr;
+  /* AVX-512 flavour 2 and 3 apply to the columns [vl, vr). */
+  const int vl = CLAMP (pl->vec_l, nl, nr), vr = CLAMP (pl->vec_r, vl, nr);
   const double egl = params->enhn_gain_limit;
+  /* egl as an integer (1, 100 ...), else 0. */
+  const int32_t egl_int = egl == floor (egl) ? (int32_t) egl : 0;
   const int32_t *div = vh_adm_div_table ();
   const float cos_sq = cos_1deg_sq ();
 
   for (int j = nl; j < nr; j++)
     angle[j] = angle_within_1deg (ref[BAND_H][j], ref[BAND_V][j],
         dis[BAND_H][j], dis[BAND_V][j], cos_sq);
-  for (int m = 0; m < N_MASK_ROWS; m++)
-    memset (mask[m] + nl, 0, (nr - nl) * sizeof (int32_t));
+  for (int k = 0; k < 2; k++)
+    for (int m = 0; m < N_MASK_ROWS; m++)
+      memset (mask[k][m] + nl, 0, (nr - nl) * sizeof (int32_t));
 
-  int32_t *m_dlm = mask[MASK_DLM], *c_dlm = mask[CENTRE_DLM];
-  int32_t *m_aim = mask[MASK_AIM], *c_aim = mask[CENTRE_AIM];
+  int32_t *const *md = mask[X_DLM], *const *ma = mask[X_AIM];
   for (int b = 0; b < VH_ADM_BANDS; b++) {
     const int32_t *o = ref[b], *t = dis[b];
+    if (pl->scale == 0)
+      ratio_row_s0 (o, t, nl, nr, div, k_row);
+    else
+      ratio_row (o, t, nl, nr, div, k_row);
+    if (egl_int > 0 && pl->scale == 0) {
+      restore_row_s0 (o, t, k_row, angle, nl, nr, egl_int, r_row);
+    } else if (egl_int > 0) {
+      restore_row_int (o, t, k_row, angle, nl, nr, egl_int, r_row);
+    } else {
+      restore_row (o, t, k_row, angle, nl, vl, egl, false, r_row);
+      restore_row (o, t, k_row, angle, vl, vr, egl, true, r_row);
+      restore_row (o, t, k_row, angle, vr, nr, egl, false, r_row);
+    }
+
     int32_t *x_dlm = x[X_DLM][b], *x_aim = x[X_AIM][b];
     if (pl->scale == 0) {
-      const int32_t weight = params->rfactor_s0[b];
-      for (int j = nl; j < nr; j++) {
-        const int32_t r = restore (o[j], t[j], angle[j], egl, div);
-        const int32_t a = t[j] - r;
-        /* The CM signal is the unshifted product at scale 0. */
-        x_dlm[j] = r * weight;
-        x_aim[j] = a * weight;
-        const int32_t csf_a = csf_s0 (x_aim[j], b);
-        const int32_t csf_r = csf_s0 (x_dlm[j], b);
-        m_dlm[j] += flt_s0 (csf_a);
-        c_dlm[j] += centre_s0 (csf_a);
-        m_aim[j] += flt_s0 (csf_r);
-        c_aim[j] += centre_s0 (csf_r);
-      }
+      const int32_t w = params->rfactor_s0[b];
+      const int cut[4] = { nl, vl, vr, nr };
+      for (int p = 0; p < 3; p++)
+        csf_row_s0 (r_row, t, cut[p], cut[p + 1], w, b, p == 1, x_dlm, x_aim,
+            md[ROW_MASK], md[ROW_CENTRE], md[ROW_CENTRE_RAW], ma[ROW_MASK],
+            ma[ROW_CENTRE], ma[ROW_CENTRE_RAW]);
     } else {
-      const uint32_t weight = params->rfactor_q32[pl->scale][b];
-      for (int j = nl; j < nr; j++) {
-        const int32_t r = restore (o[j], t[j], angle[j], egl, div);
-        const int32_t a = t[j] - r;
-        /* The CM signal is the CSF output itself at scales 1-3. */
-        const int32_t csf_r = x_dlm[j] = csf_s123 (r, weight);
-        const int32_t csf_a = x_aim[j] = csf_s123 (a, weight);
-        m_dlm[j] += flt_s123 (csf_a);
-        c_dlm[j] += centre_s123 (csf_a);
-        m_aim[j] += flt_s123 (csf_r);
-        c_aim[j] += centre_s123 (csf_r);
-      }
+      csf_row_s123 (r_row, t, nl, nr, params->rfactor_q32[pl->scale][b],
+          x_dlm, x_aim, md[ROW_MASK], md[ROW_CENTRE], ma[ROW_MASK],
+          ma[ROW_CENTRE]);
     }
   }
 
   /* CM neighbours outside the band mirror like the DWT: −1 reads 1,
    * w reads w − 1. */
-  const int m_rows[2] = { MASK_DLM, MASK_AIM };
   for (int k = 0; k < 2; k++) {
-    int32_t *m = mask[m_rows[k]];
+    int32_t *m = mask[k][ROW_MASK];
     if (nl == 0)
       m[-1] = m[1];
     if (nr == pl->w)
@@ -680,11 +896,15 @@ den_row_s123 (const int32_t *o, int l, int r, int sq_shift, int cube_shift)
  * replaced by Σ_bands |csf|/15. */
 static void
 cm_threshold_row (const int32_t *up, const int32_t *mid, const int32_t *down,
-    const int32_t *centre, int l, int r, int32_t *thr)
+    const int32_t *centre, int l, int r, int32_t *restrict thr)
 {
-  for (int j = l; j < r; j++)
-    thr[j] = up[j - 1] + up[j] + up[j + 1] + mid[j - 1] + mid[j + 1]
-        + down[j - 1] + down[j] + down[j + 1] + centre[j];
+  /* Modulo 2^32, like libvmaf's int32 sums on x86. */
+  FOR_COLUMNS (j, l, r, {
+    thr[j] = (int32_t) ((uint32_t) up[j - 1] + (uint32_t) up[j]
+        + (uint32_t) up[j + 1] + (uint32_t) mid[j - 1] + (uint32_t) mid[j + 1]
+        + (uint32_t) down[j - 1] + (uint32_t) down[j] + (uint32_t) down[j + 1]
+        + (uint32_t) centre[j]);
+  });
 }
 
 /* Σ_row max(|x| − thr, 0)³ with libvmaf's roundings. Its int32 shift and
@@ -712,17 +932,21 @@ cm_band_row (VhAdmWork *wk, const AdmPlan *pl, int y, bool want_aim,
 {
   const int above = y == 0 ? 1 : y - 1;         /* −1 reads 1 */
   const int below = y == pl->h - 1 ? y : y + 1; /* h reads h − 1 */
-  int32_t *const *up = wk->mask[above % RING];
-  int32_t *const *mid = wk->mask[y % RING];
-  int32_t *const *down = wk->mask[below % RING];
   const int64_t row_add = half_of (pl->cm_row_shift);
+  const bool vec_row = y >= 1 && y < pl->h - 1;
 
   for (int k = 0; k < 2; k++) {
     if (k == X_AIM && !want_aim)
       break;
-    const int m = k == X_DLM ? MASK_DLM : MASK_AIM;
-    cm_threshold_row (up[m], mid[m], down[m], mid[m + 1], pl->sl, pl->sr,
+    int32_t *const *mid = wk->mask[y % RING][k];
+    cm_threshold_row (wk->mask[above % RING][k][ROW_MASK], mid[ROW_MASK],
+        wk->mask[below % RING][k][ROW_MASK], mid[ROW_CENTRE], pl->sl, pl->sr,
         wk->thr);
+    if (vec_row) {
+      /* AVX-512 flavour 4 (all scale-0 values, no overflow). */
+      for (int j = pl->sl; j < pl->cm_vec_r; j++)
+        wk->thr[j] += mid[ROW_CENTRE_RAW][j] - mid[ROW_CENTRE][j];
+    }
     int64_t *acc = k == X_DLM ? out->dlm : out->aim;
     for (int b = 0; b < VH_ADM_BANDS; b++) {
       const int64_t s = cm_row (wk->x[y % RING][k][b], wk->thr, pl->sl,
@@ -740,22 +964,21 @@ adm_scale (VhAdmWork *wk, int scale, const AdmSource src[2], unsigned bpc,
     const VhAdmParams *params, VhAdmScaleSums *out)
 {
   AdmPlan pl;
-  adm_plan (&pl, scale, wk->bw[scale], wk->bh[scale]);
+  adm_plan (&pl, scale, wk->bw[scale], wk->bh[scale],
+      params->reference == VH_ADM_LIBVMAF_AVX512, bpc);
   const bool skip = scale == 0 && params->skip_scale0;
   const bool want_aim = !params->skip_aim;
+  const bool want_low = scale < VH_ADM_SCALES - 1;
+  /* libvmaf's skipped scale 0 runs a C low-pass-only DWT. */
+  const bool tail_quirk = pl.dwt_tail && !skip;
   const uint64_t den_add = (uint64_t) half_of (pl.den_row_shift);
 
   memset (out, 0, sizeof *out);
   for (int y = 0; y < pl.h; y++) {
     const bool needed = !skip && y >= pl.nt && y < pl.nb;
-    const bool want_low = scale < VH_ADM_SCALES - 1;
     if (!needed && !want_low)
       continue;
-    for (int i = 0; i < 2; i++) {
-      int32_t *low = want_low ? wk->low[i][scale] + (size_t) y * pl.w : NULL;
-      dwt_row (wk, &src[i], y, scale, bpc, low,
-          needed ? wk->detail[i] : NULL);
-    }
+    dwt_band_row (wk, &pl, src, y, bpc, want_low, needed, tail_quirk);
     if (!needed)
       continue;
 
@@ -770,19 +993,29 @@ adm_scale (VhAdmWork *wk, int scale, const AdmSource src[2], unsigned bpc,
     }
 
     decouple_csf_row (&pl, params, wk->detail[0], wk->detail[1], wk->angle,
-        wk->mask[y % RING], wk->x[y % RING]);
+        wk->k_row, wk->r_row, wk->mask[y % RING], wk->x[y % RING]);
 
     if (y - 1 >= pl.st && y - 1 < pl.sb)
       cm_band_row (wk, &pl, y - 1, want_aim, out);
   }
   if (!skip && pl.sb == pl.h)
     cm_band_row (wk, &pl, pl.h - 1, want_aim, out);
+
+  /* AVX-512 flavour 1: the next scale's scratch (4 rows of its input
+   * width, pl.w) ends where this scale's distorted low-pass row (the third
+   * of 4 rows of width src.w) holds its last row's columns 0-3. */
+  if (scale == 1 || scale == 2) {
+    const int off = 4 * pl.w - 2 * src[1].w;
+    wk->stale[0] = wk->vert[1][0][off];
+    wk->stale[1] = wk->vert[1][0][off + 1];
+  }
 }
 
 void
 vh_adm_compute_sums (VhAdmWork *work, const VhPlane *ref, const VhPlane *dis,
     unsigned bpc, const VhAdmParams *params, VhAdmSums *sums)
 {
+  g_return_if_fail (work && ref && dis && params && sums);
   AdmSource src[2];
   const VhPlane *pic[2] = { ref, dis };
   for (int i = 0; i < 2; i++) {
@@ -794,6 +1027,9 @@ vh_adm_compute_sums (VhAdmWork *work, const VhPlane *ref, const VhPlane *dis,
       .h = work->height,
     };
   }
+  /* At scale 1, libvmaf reads scratch memory nothing ever writes; a fresh
+   * heap block holds zeros. */
+  work->stale[0] = work->stale[1] = 0;
   for (int s = 0; s < VH_ADM_SCALES; s++) {
     adm_scale (work, s, src, bpc, params, &sums->scale[s]);
     for (int i = 0; i < 2 && s < VH_ADM_SCALES - 1; i++) {
@@ -825,6 +1061,7 @@ void
 vh_adm_sums_to_scores (const VhAdmSums *sums, unsigned width, unsigned height,
     const VhAdmParams *params, VhAdmScores *sc)
 {
+  g_return_if_fail (sums && params && sc);
   int w = width, h = height;
   double num = 0, den = 0, aim = 0;
 
@@ -833,7 +1070,7 @@ vh_adm_sums_to_scores (const VhAdmSums *sums, unsigned width, unsigned height,
     w = (w + 1) / 2;
     h = (h + 1) / 2;
     AdmPlan pl;
-    adm_plan (&pl, s, w, h);
+    adm_plan (&pl, s, w, h, false, 8);
     const VhAdmScaleSums *ss = &sums->scale[s];
     float num_s = 0.0f, den_s = 0.0f, aim_s = 0.0f;
 
@@ -884,7 +1121,7 @@ vh_adm_sums_to_scores (const VhAdmSums *sums, unsigned width, unsigned height,
     aim += aim_s;
   }
 
-  const double limit = 1e-10 * (width * height) / (1920.0 * 1080.0);
+  const double limit = 1e-10 * ((double) width * height) / (1920.0 * 1080.0);
   num = num < limit ? 0 : num;
   den = den < limit ? 0 : den;
   sc->num_total = num;
@@ -935,7 +1172,7 @@ static const VhOptionDesc adm_options[] = {
   { "adm_skip_aim", NULL, VH_OPT_BOOL, 0, 0, 1, OPT (skip_aim), false },
   { "adm_skip_scale0", "ssz", VH_OPT_BOOL, 0, 0, 1, OPT (skip_scale0), true },
   { "adm_min_val", "min", VH_OPT_DOUBLE, 0.0, 0.0, 1.0, OPT (min_val), true },
-  { NULL },
+  { .name = NULL },
 };
 
 static gboolean

@@ -33,6 +33,14 @@ typedef enum {
   VH_ADM_CSF_BLEND_MAE = 3,   /* the same, tables with the v1.0.17 fix */
 } VhAdmCsfMode;
 
+/* Which of libvmaf's code paths to reproduce. They differ at a few edges
+ * (adm.c, "AVX-512 flavour"); the golden scores come from the AVX-512 one,
+ * which is what an x86 CPU with AVX-512 runs. */
+typedef enum {
+  VH_ADM_LIBVMAF_AVX512 = 0,  /* default: libvmaf's x86 AVX-512 functions */
+  VH_ADM_LIBVMAF_C = 1,       /* libvmaf's portable C functions */
+} VhAdmReference;
+
 /* The extractor's options, with libvmaf's meaning and defaults. */
 typedef struct VhAdmOptions {
   bool debug;                  /* also emit num/den per scale */
@@ -65,6 +73,8 @@ typedef struct VhAdmParams {
   uint16_t rfactor_s0[VH_ADM_BANDS];
   /* ... scales 1-3 in Q32 (row 0 unused). */
   uint32_t rfactor_q32[VH_ADM_SCALES][VH_ADM_BANDS];
+  /* VH_ADM_LIBVMAF_AVX512 unless changed after vh_adm_params_init (). */
+  VhAdmReference reference;
 } VhAdmParams;
 
 /* Checks the options as libvmaf would (plus what libvmaf leaves undefined)
@@ -85,7 +95,8 @@ bool vh_adm_csf_weight (int csf_mode, int scale, int band,
 const int32_t *vh_adm_div_table (void);
 
 /* The integer accumulators of one scale, per band (h, v, d). Each is a sum
- * over the rows of the score region of libvmaf's rounded row sums. */
+ * over the rows of the score region of libvmaf's rounded row sums (scale 0
+ * stays zero with skip_scale0, aim with skip_aim). */
 typedef struct VhAdmScaleSums {
   int64_t dlm[VH_ADM_BANDS];   /* CM of the restored signal, masked by the impairment */
   int64_t aim[VH_ADM_BANDS];   /* CM of the impairment, masked by the restored signal */
@@ -108,12 +119,13 @@ typedef struct VhAdmScores {
 
 typedef struct VhAdmWork VhAdmWork;
 
-/* Scratch for one picture size; NULL if the size is below VH_ADM_MIN_SIZE. */
+/* Scratch for one picture size; NULL below VH_ADM_MIN_SIZE or above 65536. */
 VhAdmWork *vh_adm_work_new (unsigned width, unsigned height);
 void vh_adm_work_free (VhAdmWork *work);
 
-/* Integer part of ADM for one luma pair (bpc 8, 10 or 12, step 1, the size
- * given to vh_adm_work_new ()). */
+/* Integer part of ADM for one luma pair. Unchecked preconditions (the
+ * extractor checks them): bpc 8, 10 or 12, planes of the size given to
+ * vh_adm_work_new () with step 1. Not thread-safe per work; no allocation. */
 void vh_adm_compute_sums (VhAdmWork *work, const VhPlane *ref,
     const VhPlane *dis, unsigned bpc, const VhAdmParams *params,
     VhAdmSums *sums);

@@ -7,16 +7,26 @@
  * free; only the per-pixel gain g and the noise variance sv² go through
  * double, exactly as libvmaf writes them.
  *
- * Build note: σ₂² − g·σ₁₂ must not be contracted into an FMA (the truncated
- * sv² would differ now and then). GCC contracts by default in its GNU
- * modes when the target has FMA: build with -std=c11 or -ffp-contract=off.
+ * FMA: σ₂² − g·σ₁₂ must not be contracted into a fused multiply-add (the
+ * truncated sv² would differ now and then). GCC contracts by default in its
+ * GNU modes when the target has FMA and ignores #pragma STDC FP_CONTRACT,
+ * so the product goes through a volatile (see vif_pixel); -std=c11 or
+ * -ffp-contract=off is still the recommended build.
  *
- * Layout: each scale is a separable filter, vertical then horizontal. The
- * vertical pass reads the rows it needs through a table of row pointers
- * mirrored reflect-101 (no padded copy of the input); its results go to one
- * row buffer whose margins are mirrored the same way for the horizontal
- * pass. Rows and columns are processed in blocks of VIF_BLOCK columns with
- * a constant count so that the compiler vectorises them even at -O2.
+ * Layout: each scale is a separable filter, vertical then horizontal, one
+ * output row at a time. The vertical pass reads the rows it needs through
+ * a table of row pointers mirrored reflect-101 (no padded copy of the
+ * input) and leaves its results in row buffers whose margins are then
+ * mirrored the same way for the horizontal pass.
+ *
+ * Speed: every filter is a sequence of "two taps over a run of columns"
+ * loops, acc[j] += f0·x0[j] + f1·x1[j] with 16-bit x and 32-bit acc, which
+ * compilers vectorise as 16x16 → 32-bit multiplies. Runs are VIF_CHUNK
+ * columns (the accumulators stay in L1) and always a multiple of VIF_ALIGN
+ * so that no scalar remainder is needed: the row buffers have room past
+ * the end, and the last partial block of an input row is read from a
+ * zero-padded copy. Only kept pixels of a subsample are filtered (libvmaf
+ * filters them all, then drops 3/4). The per-pixel statistic is scalar.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -39,21 +49,28 @@ static const uint16_t vif_taps[VH_VIF_SCALES][17] = {
 static const unsigned vif_half[VH_VIF_SCALES] = { 8, 4, 2, 1 };
 
 #define VIF_MAX_TAPS 17
-#define VIF_BLOCK 16            /* columns per vectorised block */
-/* Row buffers: the left margin holds the mirrored columns (≤ 8); the
- * right one also lets the horizontal filter run whole blocks past the
- * end (columns it then ignores). */
-#define VIF_MARGIN_LEFT 16
-#define VIF_MARGIN_RIGHT (VIF_BLOCK + 16)
-
-/* Kernels inlined into their callers so that block sizes are constants. */
-#define VIF_INLINE G_ALWAYS_INLINE static inline
+/* Vectorised runs are multiples of this: 64 8-bit samples fill the
+ * widest vectors (AVX-512), and the compiler only uses vectors whose
+ * lane count is known to divide the run. */
+#define VIF_ALIGN 64
+#define VIF_CHUNK 512           /* columns per run */
+/* Row buffers: the left margin holds the mirrored columns (≤ 8); the right
+ * one also the columns a run reads past the end (VIF_ALIGN − 1 + 8 + 1),
+ * twice that for a subsample's row, read two samples per output. */
+#define VIF_MARGIN_LEFT 64
+#define VIF_MARGIN_RIGHT (2 * VIF_ALIGN + 32)
 /* Scale 3 is w/8 x h/8 and its 3-tap filter needs 2 samples: below this
  * libvmaf mirrors into rows it never wrote. */
 #define VIF_MIN_SIZE 16
+/* Keeps every index and size comfortably within int and size_t. */
+#define VIF_MAX_SIZE (1u << 20)
 
 /* σ_n² = 2 in the units of the statistics ((8-bit pixel)² · 2^16). */
 #define SIGMA_NSQ (2 * 65536)
+
+/* Kernels are inlined into their callers, where run lengths are known to
+ * be multiples of VIF_ALIGN. */
+#define VIF_INLINE G_ALWAYS_INLINE static inline
 
 /* Rounding of the vertical pass of 16-bit samples: μ by (Σ + 2^(s−1)) >> s
  * with s = mu_shift, squares likewise with s = sq_shift (both ≥ 1). */
@@ -62,22 +79,30 @@ typedef struct VifRounding {
   unsigned sq_shift;
 } VifRounding;
 
-/* One row of vertical results, each pointer VIF_MARGIN_LEFT into its buffer.
- * The squares are uint32 split into 16-bit halves so that the horizontal
- * pass is all 16x16 → 32-bit multiply-adds (see horizontal_stats_block). */
-typedef struct VifRow {
-  uint16_t *mu1, *mu2;
-  uint16_t *xx_hi, *xx_lo, *yy_hi, *yy_lo, *xy_hi, *xy_lo;
-} VifRow;
-
-#define VIF_ROW_ARRAYS 8
+/* The vertical results of one row, each array VIF_MARGIN_LEFT into its
+ * buffer. The squares are uint32 split into 16-bit halves so that the
+ * horizontal pass is all 16x16 → 32-bit multiply-adds too. */
+enum {
+  ROW_MU1, ROW_MU2, ROW_XX_HI, ROW_XX_LO, ROW_YY_HI, ROW_YY_LO, ROW_XY_HI,
+  ROW_XY_LO, ROW_ARRAYS
+};
 
 struct VhVifWork {
   unsigned width[VH_VIF_SCALES], height[VH_VIF_SCALES];
-  /* Scales 1..3 ([0] unused), uint16 at "8-bit pixel · 256". */
+  /* vif_taps as run-time values (see the filter loops). */
+  uint16_t taps[VH_VIF_SCALES][VIF_MAX_TAPS];
+  /* Scales 1..3 ([0] unused), uint16 at "8-bit pixel · 256"; rows padded
+   * to whole runs. */
   uint16_t *pyr_ref[VH_VIF_SCALES], *pyr_dis[VH_VIF_SCALES];
-  VifRow row;
-  uint16_t *sub_ref, *sub_dis;  /* vertical pass of the subsample */
+  size_t pyr_stride[VH_VIF_SCALES];   /* samples */
+  uint16_t *row[ROW_ARRAYS];
+  uint16_t *sub_ref, *sub_dis;  /* vertical pass of a subsample */
+  uint16_t *even, *odd;         /* its even and odd samples */
+  uint32_t *acc[ROW_ARRAYS];    /* VIF_CHUNK accumulators each */
+  int32_t *sigma1_sq, *sigma2_sq, *sigma12;  /* VIF_CHUNK each */
+  /* Zero-padded copy of the last partial block of the rows a vertical pass
+   * reads: 2 pictures x VIF_MAX_TAPS rows x VIF_ALIGN 16-bit samples. */
+  uint8_t *tail;
   const uint16_t *log2;
   void *mem;
 };
@@ -93,20 +118,13 @@ mirror (int i, int n)
   return i;
 }
 
-VIF_INLINE void
+static void
 mirror_margins (uint16_t *row, unsigned w, unsigned half)
 {
   for (unsigned f = 1; f <= half; f++) {
     row[-(int) f] = row[f];
     row[w - 1 + f] = row[w - 1 - f];
   }
-}
-
-VIF_INLINE void
-split_u32 (uint32_t v, uint16_t *hi, uint16_t *lo)
-{
-  *hi = v >> 16;
-  *lo = v & 0xffff;
 }
 
 /* Q11 log2 of x ≥ 2^17: the top 16 bits through the table, the shift
@@ -126,155 +144,306 @@ log2_q11_64 (const uint16_t *table, uint64_t x)
 }
 
 /* ---------------------------------------------------------------------
- * Vertical passes of the statistics. Every partial sum below stays under
- * the final one, which libvmaf's own types hold, so the unsigned 32-bit
- * arithmetic is exact; products are 16x16 → 32 bits wherever possible,
- * which vectorises well.
+ * Filter loops: one or two taps over a run of n columns. n is a multiple
+ * of VIF_ALIGN; masking it says so to the compiler, which then vectorises
+ * without a scalar remainder (GCC -O2 requires that). Taking two taps per
+ * pass halves the accumulator loads and stores. Every partial sum of a
+ * filter stays below its final value, which libvmaf's own types hold, so
+ * uint32 is exact. Operands are written as 16-bit values so that the
+ * multiplies are 16x16 → 32 bits. The tap values come from the work (not
+ * from constants) so that compilers do not factor equal taps, f·a + f·b
+ * into f·(a + b), which needs a 32-bit multiply.
  * --------------------------------------------------------------------- */
 
-/* 8-bit samples (scale 0 only): r² fits 16 bits and Σ f·r² fits 32, so
- * libvmaf keeps the squares unshifted; μ is (Σ f·r + 128) >> 8. Symmetric
- * taps are folded where the sum still fits 16 bits (r0 + r1). */
-VIF_INLINE void
-vertical_stats_block_8 (const void *const *ref_rows,
-    const void *const *dis_rows, unsigned j0, unsigned n, const VifRow *out)
-{
-  const uint16_t *taps = vif_taps[0];
-  const unsigned half = vif_half[0];
-  uint32_t mu1[VIF_BLOCK], mu2[VIF_BLOCK];
-  uint32_t xx[VIF_BLOCK], yy[VIF_BLOCK], xy[VIF_BLOCK];
-  const uint32_t fc = taps[half];
-  const uint8_t *rc = (const uint8_t *) ref_rows[half] + j0;
-  const uint8_t *dc = (const uint8_t *) dis_rows[half] + j0;
+#define VIF_RUN(n) ((n) & ~(unsigned) (VIF_ALIGN - 1))
 
-  for (unsigned j = 0; j < n; j++) {
-    const uint16_t r = rc[j], d = dc[j];
-    mu1[j] = fc * r;
-    mu2[j] = fc * d;
-    xx[j] = fc * (uint16_t) (r * r);
-    yy[j] = fc * (uint16_t) (d * d);
-    xy[j] = fc * (uint16_t) (r * d);
-  }
-  for (unsigned k = 0; k < half; k++) {
-    const uint32_t f = taps[k];
-    const uint8_t *ra = (const uint8_t *) ref_rows[k] + j0;
-    const uint8_t *da = (const uint8_t *) dis_rows[k] + j0;
-    const uint8_t *rb = (const uint8_t *) ref_rows[2 * half - k] + j0;
-    const uint8_t *db = (const uint8_t *) dis_rows[2 * half - k] + j0;
-    for (unsigned j = 0; j < n; j++) {
-      const uint16_t r0 = ra[j], d0 = da[j], r1 = rb[j], d1 = db[j];
-      mu1[j] += f * (uint16_t) (r0 + r1);
-      mu2[j] += f * (uint16_t) (d0 + d1);
-      xx[j] += f * (uint16_t) (r0 * r0) + f * (uint16_t) (r1 * r1);
-      yy[j] += f * (uint16_t) (d0 * d0) + f * (uint16_t) (d1 * d1);
-      xy[j] += f * (uint16_t) (r0 * d0) + f * (uint16_t) (r1 * d1);
-    }
-  }
-  for (unsigned j = 0; j < n; j++) {
-    const unsigned c = j0 + j;
-    out->mu1[c] = (mu1[j] + 128) >> 8;
-    out->mu2[c] = (mu2[j] + 128) >> 8;
-    split_u32 (xx[j], &out->xx_hi[c], &out->xx_lo[c]);
-    split_u32 (yy[j], &out->yy_hi[c], &out->yy_lo[c]);
-    split_u32 (xy[j], &out->xy_hi[c], &out->xy_lo[c]);
+/* acc (+)= f0·x0 + f1·x1 and acc = Σ f[k]·x[k] over ntaps rows, for 8- or
+ * 16-bit samples: a template. `init` (a constant where inlined) stores
+ * instead of adding, which saves zeroing the accumulators first. */
+#define DEFINE_FILTER(sfx, pixel_t)                                         \
+VIF_INLINE void                                                             \
+mac2_##sfx (uint32_t *restrict acc, const pixel_t *restrict x0,             \
+    const pixel_t *restrict x1, uint16_t f0, uint16_t f1, bool init,        \
+    unsigned n)                                                             \
+{                                                                           \
+  for (unsigned j = 0; j < VIF_RUN (n); j++) {                              \
+    const uint32_t v = (uint32_t) f0 * (uint16_t) x0[j]                     \
+        + (uint32_t) f1 * (uint16_t) x1[j];                                 \
+    acc[j] = init ? v : acc[j] + v;                                         \
+  }                                                                         \
+}                                                                           \
+                                                                            \
+VIF_INLINE void                                                             \
+filter_##sfx (uint32_t *restrict acc, const void *const *x,                 \
+    const uint16_t *taps, unsigned ntaps, unsigned n)                       \
+{                                                                           \
+  /* ntaps is odd: the first tap alone, then pairs. */                      \
+  mac2_##sfx (acc, x[0], x[0], taps[0], 0, true, n);                        \
+  for (unsigned k = 1; k + 1 < ntaps; k += 2)                               \
+    mac2_##sfx (acc, x[k], x[k + 1], taps[k], taps[k + 1], false, n);       \
+}
+
+DEFINE_FILTER (8, uint8_t)
+DEFINE_FILTER (16, uint16_t)
+
+/* 8-bit μ with the symmetric taps folded (a + b fits 16 bits):
+ * acc += f0·(a0 + b0) + f1·(a1 + b1). */
+VIF_INLINE void
+mac2_folded_8 (uint32_t *restrict acc, const uint8_t *restrict a0,
+    const uint8_t *restrict b0, const uint8_t *restrict a1,
+    const uint8_t *restrict b1, uint16_t f0, uint16_t f1, unsigned n)
+{
+  for (unsigned j = 0; j < VIF_RUN (n); j++)
+    acc[j] += (uint32_t) f0 * (uint16_t) (a0[j] + b0[j])
+        + (uint32_t) f1 * (uint16_t) (a1[j] + b1[j]);
+}
+
+/* Two taps of the three square sums of 8-bit samples r, d (the products
+ * fit 16 bits): xx += f0·r0² + f1·r1², yy likewise with d, xy with r·d.
+ * The symmetric taps are not folded: f·(p + q) would need 32x32 bits. */
+VIF_INLINE void
+mac2_squares_8 (uint32_t *restrict xx, uint32_t *restrict yy,
+    uint32_t *restrict xy, const uint8_t *restrict r0,
+    const uint8_t *restrict d0, const uint8_t *restrict r1,
+    const uint8_t *restrict d1, uint16_t f0, uint16_t f1, bool init,
+    unsigned n)
+{
+  for (unsigned j = 0; j < VIF_RUN (n); j++) {
+    const uint16_t a0 = r0[j], b0 = d0[j], a1 = r1[j], b1 = d1[j];
+    const uint32_t vx = (uint32_t) f0 * (uint16_t) (a0 * a0)
+        + (uint32_t) f1 * (uint16_t) (a1 * a1);
+    const uint32_t vy = (uint32_t) f0 * (uint16_t) (b0 * b0)
+        + (uint32_t) f1 * (uint16_t) (b1 * b1);
+    const uint32_t vxy = (uint32_t) f0 * (uint16_t) (a0 * b0)
+        + (uint32_t) f1 * (uint16_t) (a1 * b1);
+    xx[j] = init ? vx : xx[j] + vx;
+    yy[j] = init ? vy : yy[j] + vy;
+    xy[j] = init ? vxy : xy[j] + vxy;
   }
 }
 
-/* Σ f·p² of 16-bit samples needs 48 bits. With p² = 2^16·h + l it is
- * 2^16·Σ f·h + Σ f·l, both sums in 32 bits, and the rounded result is
- * (Σ f·h << (16 − s)) + ((Σ f·l + 2^(s−1)) >> s) exactly, for s ≤ 16. */
+/* 16-bit products, split p = 2^16·hi + lo and summed apart. */
+VIF_INLINE void
+mac2_products_16 (uint32_t *restrict acc_hi, uint32_t *restrict acc_lo,
+    const uint16_t *restrict a0, const uint16_t *restrict b0,
+    const uint16_t *restrict a1, const uint16_t *restrict b1, uint16_t f0,
+    uint16_t f1, bool init, unsigned n)
+{
+  for (unsigned j = 0; j < VIF_RUN (n); j++) {
+    const uint32_t p0 = (uint32_t) a0[j] * b0[j];
+    const uint32_t p1 = (uint32_t) a1[j] * b1[j];
+    const uint32_t hi = (uint32_t) f0 * (uint16_t) (p0 >> 16)
+        + (uint32_t) f1 * (uint16_t) (p1 >> 16);
+    const uint32_t lo = (uint32_t) f0 * (uint16_t) p0
+        + (uint32_t) f1 * (uint16_t) p1;
+    acc_hi[j] = init ? hi : acc_hi[j] + hi;
+    acc_lo[j] = init ? lo : acc_lo[j] + lo;
+  }
+}
+
+/* The rounded square sum (Σ f·p² + 2^(s−1)) >> s from its halves
+ * 2^16·hi + lo: (hi << (16 − s)) + ((lo + 2^(s−1)) >> s) exactly, s ≤ 16. */
 VIF_INLINE uint32_t
 combine_square_sum (uint32_t sum_hi, uint32_t sum_lo, unsigned s)
 {
   return (sum_hi << (16 - s)) + ((sum_lo + (1u << (s - 1))) >> s);
 }
 
-/* 16-bit samples: >8-bit scale 0 and every later scale. */
-VIF_INLINE void
-vertical_stats_block_16 (const void *const *ref_rows,
-    const void *const *dis_rows, const uint16_t *taps, unsigned ntaps,
-    const VifRounding *rnd, unsigned j0, unsigned n, const VifRow *out)
-{
-  uint32_t mu1[VIF_BLOCK], mu2[VIF_BLOCK];
-  uint32_t xx_hi[VIF_BLOCK], xx_lo[VIF_BLOCK], yy_hi[VIF_BLOCK];
-  uint32_t yy_lo[VIF_BLOCK], xy_hi[VIF_BLOCK], xy_lo[VIF_BLOCK];
+/* ---------------------------------------------------------------------
+ * Vertical passes over a run of n columns. `ref`/`dis` are the tap rows,
+ * positioned at the run's first column; results go to column `col` of the
+ * row buffers.
+ * --------------------------------------------------------------------- */
 
-  for (unsigned j = 0; j < n; j++) {
-    mu1[j] = mu2[j] = 0;
-    xx_hi[j] = xx_lo[j] = yy_hi[j] = yy_lo[j] = xy_hi[j] = xy_lo[j] = 0;
+/* Rounds the vertical sums of a run into the row buffers at column col:
+ * μ by mu_shift; the squares by sq_shift from their halves, or, if
+ * `halves` is false, as the 32-bit sums kept in the _HI accumulators. */
+VIF_INLINE void
+store_row (VhVifWork *work, unsigned col, unsigned n, unsigned mu_shift,
+    bool halves, unsigned sq_shift)
+{
+  uint32_t *const *acc = work->acc;
+
+  for (unsigned m = ROW_MU1; m <= ROW_MU2; m++) {
+    const uint32_t *restrict sum = acc[m];
+    uint16_t *restrict out = work->row[m] + col;
+    for (unsigned j = 0; j < VIF_RUN (n); j++)
+      out[j] = (sum[j] + (1u << (mu_shift - 1))) >> mu_shift;
   }
-  for (unsigned k = 0; k < ntaps; k++) {
-    const uint32_t f = taps[k];
-    const uint16_t *rk = (const uint16_t *) ref_rows[k] + j0;
-    const uint16_t *dk = (const uint16_t *) dis_rows[k] + j0;
-    for (unsigned j = 0; j < n; j++) {
-      const uint32_t r = rk[j], d = dk[j];
-      const uint32_t rr = r * r, dd = d * d, rd = r * d;
-      mu1[j] += f * r;
-      mu2[j] += f * d;
-      xx_hi[j] += f * (rr >> 16);
-      xx_lo[j] += f * (rr & 0xffff);
-      yy_hi[j] += f * (dd >> 16);
-      yy_lo[j] += f * (dd & 0xffff);
-      xy_hi[j] += f * (rd >> 16);
-      xy_lo[j] += f * (rd & 0xffff);
+  for (unsigned a = ROW_XX_HI; a < ROW_ARRAYS; a += 2) {
+    const uint32_t *restrict hi = acc[a], *restrict lo = acc[a + 1];
+    uint16_t *restrict out_hi = work->row[a] + col;
+    uint16_t *restrict out_lo = work->row[a + 1] + col;
+    if (halves) {
+      for (unsigned j = 0; j < VIF_RUN (n); j++) {
+        const uint32_t v = combine_square_sum (hi[j], lo[j], sq_shift);
+        out_hi[j] = v >> 16;
+        out_lo[j] = v;
+      }
+    } else {
+      for (unsigned j = 0; j < VIF_RUN (n); j++) {
+        out_hi[j] = hi[j] >> 16;
+        out_lo[j] = hi[j];
+      }
     }
   }
-  const unsigned ms = rnd->mu_shift, ss = rnd->sq_shift;
-  for (unsigned j = 0; j < n; j++) {
-    const unsigned c = j0 + j;
-    out->mu1[c] = (mu1[j] + (1u << (ms - 1))) >> ms;
-    out->mu2[c] = (mu2[j] + (1u << (ms - 1))) >> ms;
-    split_u32 (combine_square_sum (xx_hi[j], xx_lo[j], ss),
-        &out->xx_hi[c], &out->xx_lo[c]);
-    split_u32 (combine_square_sum (yy_hi[j], yy_lo[j], ss),
-        &out->yy_hi[c], &out->yy_lo[c]);
-    split_u32 (combine_square_sum (xy_hi[j], xy_lo[j], ss),
-        &out->xy_hi[c], &out->xy_lo[c]);
+}
+
+/* 8-bit samples (scale 0 only): r² fits 16 bits and Σ f·r² 32, so libvmaf
+ * keeps the squares unshifted; μ is (Σ f·r + 128) >> 8. */
+VIF_INLINE void
+vertical_stats_8 (VhVifWork *work, const void *const *ref,
+    const void *const *dis, unsigned n, unsigned col)
+{
+  const uint16_t *taps = work->taps[0];
+  const unsigned half = vif_half[0], last = 2 * half;
+  uint32_t *const *acc = work->acc;
+  const uint8_t *const *r = (const uint8_t *const *) ref;
+  const uint8_t *const *d = (const uint8_t *const *) dis;
+
+  /* The three square sums: the first tap alone, then pairs. */
+  mac2_squares_8 (acc[ROW_XX_HI], acc[ROW_YY_HI], acc[ROW_XY_HI], r[0], d[0],
+      r[0], d[0], taps[0], 0, true, n);
+  for (unsigned k = 1; k < last; k += 2)
+    mac2_squares_8 (acc[ROW_XX_HI], acc[ROW_YY_HI], acc[ROW_XY_HI], r[k],
+        d[k], r[k + 1], d[k + 1], taps[k], taps[k + 1], false, n);
+
+  /* μ: the centre, then the folded pairs of taps (k, last − k). */
+  mac2_8 (acc[ROW_MU1], r[half], r[half], taps[half], 0, true, n);
+  mac2_8 (acc[ROW_MU2], d[half], d[half], taps[half], 0, true, n);
+  for (unsigned k = 0; k < half; k += 2) {
+    mac2_folded_8 (acc[ROW_MU1], r[k], r[last - k], r[k + 1],
+        r[last - k - 1], taps[k], taps[k + 1], n);
+    mac2_folded_8 (acc[ROW_MU2], d[k], d[last - k], d[k + 1],
+        d[last - k - 1], taps[k], taps[k + 1], n);
+  }
+
+  store_row (work, col, n, 8, false, 0);
+}
+
+/* 16-bit samples: >8-bit scale 0 and every later scale. */
+VIF_INLINE void
+vertical_stats_16 (VhVifWork *work, const void *const *ref,
+    const void *const *dis, unsigned scale, const VifRounding *rnd,
+    unsigned n, unsigned col)
+{
+  const uint16_t *taps = work->taps[scale];
+  const unsigned last = 2 * vif_half[scale];
+  uint32_t *const *acc = work->acc;
+  const uint16_t *const *r = (const uint16_t *const *) ref;
+  const uint16_t *const *d = (const uint16_t *const *) dis;
+
+  filter_16 (acc[ROW_MU1], ref, taps, last + 1, n);
+  filter_16 (acc[ROW_MU2], dis, taps, last + 1, n);
+  /* The square sums: the first tap alone, then pairs. */
+  mac2_products_16 (acc[ROW_XX_HI], acc[ROW_XX_LO], r[0], r[0], r[0], r[0],
+      taps[0], 0, true, n);
+  mac2_products_16 (acc[ROW_YY_HI], acc[ROW_YY_LO], d[0], d[0], d[0], d[0],
+      taps[0], 0, true, n);
+  mac2_products_16 (acc[ROW_XY_HI], acc[ROW_XY_LO], r[0], d[0], r[0], d[0],
+      taps[0], 0, true, n);
+  for (unsigned k = 1; k < last; k += 2) {
+    mac2_products_16 (acc[ROW_XX_HI], acc[ROW_XX_LO], r[k], r[k], r[k + 1],
+        r[k + 1], taps[k], taps[k + 1], false, n);
+    mac2_products_16 (acc[ROW_YY_HI], acc[ROW_YY_LO], d[k], d[k], d[k + 1],
+        d[k + 1], taps[k], taps[k + 1], false, n);
+    mac2_products_16 (acc[ROW_XY_HI], acc[ROW_XY_LO], r[k], d[k], r[k + 1],
+        d[k + 1], taps[k], taps[k + 1], false, n);
+  }
+
+  store_row (work, col, n, rnd->mu_shift, true, rnd->sq_shift);
+}
+
+/* Vertical half of a subsample: (Σ f·p + 2^(s−1)) >> s, a template. */
+#define DEFINE_VERTICAL_SUBSAMPLE(sfx)                                      \
+VIF_INLINE void                                                             \
+vertical_subsample_##sfx (uint32_t *restrict acc, const void *const *rows,  \
+    const uint16_t *taps, unsigned ntaps, unsigned shift, unsigned n,       \
+    uint16_t *restrict out)                                                 \
+{                                                                           \
+  filter_##sfx (acc, rows, taps, ntaps, n);                                 \
+  for (unsigned j = 0; j < VIF_RUN (n); j++)                                \
+    out[j] = (acc[j] + (1u << (shift - 1))) >> shift;                       \
+}
+
+DEFINE_VERTICAL_SUBSAMPLE (8)
+DEFINE_VERTICAL_SUBSAMPLE (16)
+
+/* Which vertical pass a row driver runs. */
+typedef enum {
+  PASS_STATS_8, PASS_STATS_16, PASS_SUBSAMPLE_8, PASS_SUBSAMPLE_16
+} VifPass;
+
+typedef struct VifVerticalJob {
+  VifPass pass;
+  unsigned scale;               /* whose taps */
+  unsigned ntaps;
+  const VifRounding *rnd;       /* PASS_STATS_16 */
+  unsigned shift;               /* PASS_SUBSAMPLE_* */
+} VifVerticalJob;
+
+/* Runs one vertical pass on the rows at `ref`/`dis` (tap row pointers,
+ * positioned at column 0) over columns [0, w). */
+static void
+vertical_row (VhVifWork *work, const VifVerticalJob *job,
+    const void *const *ref, const void *const *dis, unsigned w)
+{
+  const size_t sample = job->pass == PASS_STATS_8
+      || job->pass == PASS_SUBSAMPLE_8 ? 1 : 2;
+  const void *ref_at[VIF_MAX_TAPS], *dis_at[VIF_MAX_TAPS];
+  unsigned j0 = 0;
+
+  while (j0 < w) {
+    unsigned n = MIN (VIF_CHUNK, VIF_RUN (w - j0));
+
+    if (n > 0) {
+      for (unsigned k = 0; k < job->ntaps; k++) {
+        ref_at[k] = (const uint8_t *) ref[k] + j0 * sample;
+        dis_at[k] = (const uint8_t *) dis[k] + j0 * sample;
+      }
+    } else {
+      /* The last w % VIF_ALIGN columns: from a zero-padded copy, as the
+       * input may end right after them. */
+      uint8_t *t = work->tail;
+      const size_t len = (w - j0) * sample, block = VIF_ALIGN * sample;
+      for (unsigned k = 0; k < job->ntaps; k++) {
+        uint8_t *rt = t + 2 * k * block, *dt = rt + block;
+        memset (rt, 0, 2 * block);
+        memcpy (rt, (const uint8_t *) ref[k] + j0 * sample, len);
+        memcpy (dt, (const uint8_t *) dis[k] + j0 * sample, len);
+        ref_at[k] = rt;
+        dis_at[k] = dt;
+      }
+      n = VIF_ALIGN;
+    }
+
+    switch (job->pass) {
+      case PASS_STATS_8:
+        vertical_stats_8 (work, ref_at, dis_at, n, j0);
+        break;
+      case PASS_STATS_16:
+        vertical_stats_16 (work, ref_at, dis_at, job->scale, job->rnd, n,
+            j0);
+        break;
+      case PASS_SUBSAMPLE_8:
+        vertical_subsample_8 (work->acc[0], ref_at, work->taps[job->scale],
+            job->ntaps, job->shift, n, work->sub_ref + j0);
+        vertical_subsample_8 (work->acc[0], dis_at, work->taps[job->scale],
+            job->ntaps, job->shift, n, work->sub_dis + j0);
+        break;
+      case PASS_SUBSAMPLE_16:
+        vertical_subsample_16 (work->acc[0], ref_at, work->taps[job->scale],
+            job->ntaps, job->shift, n, work->sub_ref + j0);
+        vertical_subsample_16 (work->acc[0], dis_at, work->taps[job->scale],
+            job->ntaps, job->shift, n, work->sub_dis + j0);
+        break;
+    }
+    j0 += n;
   }
 }
 
-/* Vertical half of the subsample filter (Σ f·p + 2^(s−1)) >> s, the same
- * for both sample types: a template. */
-#define DEFINE_VERTICAL_SUBSAMPLE(sfx, pixel_t)                             \
-VIF_INLINE void                                                             \
-vertical_subsample_block_##sfx (const void *const *rows,                    \
-    const uint16_t *taps, unsigned ntaps, unsigned shift, unsigned j0,      \
-    unsigned n, uint16_t *out)                                              \
-{                                                                           \
-  uint32_t acc[VIF_BLOCK];                                                  \
-                                                                            \
-  for (unsigned j = 0; j < n; j++)                                          \
-    acc[j] = 1u << (shift - 1);                                             \
-  for (unsigned k = 0; k < ntaps; k++) {                                    \
-    const uint32_t f = taps[k];                                             \
-    const pixel_t *p = (const pixel_t *) rows[k] + j0;                     \
-    for (unsigned j = 0; j < n; j++)                                        \
-      acc[j] += f * (uint16_t) p[j];                                        \
-  }                                                                         \
-  for (unsigned j = 0; j < n; j++)                                          \
-    out[j0 + j] = acc[j] >> shift;                                          \
-}                                                                           \
-                                                                            \
-static void                                                                 \
-vertical_subsample_row_##sfx (const void *const *rows,                      \
-    const uint16_t *taps, unsigned ntaps, unsigned shift, unsigned w,       \
-    uint16_t *out)                                                          \
-{                                                                           \
-  unsigned j0 = 0;                                                          \
-  for (; j0 + VIF_BLOCK <= w; j0 += VIF_BLOCK)                              \
-    vertical_subsample_block_##sfx (rows, taps, ntaps, shift, j0,           \
-        VIF_BLOCK, out);                                                    \
-  if (j0 < w)                                                               \
-    vertical_subsample_block_##sfx (rows, taps, ntaps, shift, j0, w - j0,   \
-        out);                                                               \
-}
-
-DEFINE_VERTICAL_SUBSAMPLE (8, uint8_t)
-DEFINE_VERTICAL_SUBSAMPLE (16, uint16_t)
-
 /* ---------------------------------------------------------------------
- * Horizontal pass and per-pixel statistic (sample type no longer matters).
+ * Horizontal pass and per-pixel statistic.
  * --------------------------------------------------------------------- */
 
 typedef struct VifPixelParams {
@@ -297,9 +466,12 @@ vif_pixel (int32_t sigma1_sq, int32_t sigma2_sq, int32_t sigma12,
   if (sigma12 > 0 && sigma2_sq > 0) {
     /* The epsilon is libvmaf's, kept for bit-exactness. */
     double g = sigma12 / (sigma1_sq + 65536 * 1.0e-10);
+    /* libvmaf rounds g·σ₁₂ before subtracting (no FMA). The volatile
+     * keeps it so whatever the compiler's contraction setting. */
+    volatile double g_sigma12 = g * sigma12;
     /* libvmaf truncates to int32 then clamps at 0; the double is at most
      * σ₂², and a very negative one (out of int32) also ends at 0. */
-    const double sv_sq_d = sigma2_sq - g * sigma12;
+    const double sv_sq_d = sigma2_sq - g_sigma12;
     const int32_t sv_sq = sv_sq_d > 0 ? (int32_t) sv_sq_d : 0;
     /* The gain limit applies after sv² (libvmaf's order). */
     if (!(g < p->enhn_gain_limit))
@@ -310,48 +482,35 @@ vif_pixel (int32_t sigma1_sq, int32_t sigma2_sq, int32_t sigma12,
   }
 }
 
-/* acc[j] = Σ_k taps[k]·in[j + k], j < n: 16x16 → 32-bit multiply-adds. */
+/* Horizontal filter of the row buffers over columns [j0, j0 + n) (n a
+ * multiple of VIF_ALIGN, possibly past the row end), then the statistics
+ * of its first `valid` columns. libvmaf's uint64 square sums Σ f·v are
+ * taken as 2^16·Σ f·hi + Σ f·lo and rounded like combine_square_sum. */
 VIF_INLINE void
-filter_row_block (const uint16_t *in, const uint16_t *taps, unsigned ntaps,
-    unsigned n, uint32_t *acc)
+horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
+    unsigned valid, const VifPixelParams *p, VhVifScaleSums *sums)
 {
-  for (unsigned j = 0; j < n; j++)
-    acc[j] = 0;
-  for (unsigned k = 0; k < ntaps; k++) {
-    const uint32_t f = taps[k];
-    const uint16_t *p = in + k;
-    for (unsigned j = 0; j < n; j++)
-      acc[j] += f * p[j];
+  const unsigned half = vif_half[scale], ntaps = 2 * half + 1;
+  uint32_t *const *acc = work->acc;
+  int32_t *restrict sigma1_sq = work->sigma1_sq;
+  int32_t *restrict sigma2_sq = work->sigma2_sq;
+  int32_t *restrict sigma12 = work->sigma12;
+  const void *cols[VIF_MAX_TAPS];
+
+  for (unsigned a = 0; a < ROW_ARRAYS; a++) {
+    for (unsigned k = 0; k < ntaps; k++)
+      cols[k] = work->row[a] + ((ptrdiff_t) j0 + k - half);
+    filter_16 (acc[a], cols, work->taps[scale], ntaps, n);
   }
-}
 
-/* Horizontal filter of columns [j0, j0 + n) and their statistics. The
- * square sums are libvmaf's uint64 Σ f·v, taken as 2^16·Σ f·hi + Σ f·lo
- * and rounded by >> 16 the same way as in combine_square_sum. */
-VIF_INLINE void
-horizontal_stats_block (const VifRow *row, const uint16_t *taps,
-    unsigned half, unsigned j0, unsigned n, const VifPixelParams *p,
-    VhVifScaleSums *acc)
-{
-  uint32_t mu1[VIF_BLOCK], mu2[VIF_BLOCK];
-  uint32_t xx_hi[VIF_BLOCK], xx_lo[VIF_BLOCK], yy_hi[VIF_BLOCK];
-  uint32_t yy_lo[VIF_BLOCK], xy_hi[VIF_BLOCK], xy_lo[VIF_BLOCK];
-  int32_t sigma1_sq[VIF_BLOCK], sigma2_sq[VIF_BLOCK], sigma12[VIF_BLOCK];
-  const unsigned ntaps = 2 * half + 1;
-  const ptrdiff_t first = (ptrdiff_t) j0 - half;
-
-  /* Whole blocks even at the end of the row (see VIF_MARGIN_RIGHT): only
-   * the first n columns are used. */
-  filter_row_block (row->mu1 + first, taps, ntaps, VIF_BLOCK, mu1);
-  filter_row_block (row->mu2 + first, taps, ntaps, VIF_BLOCK, mu2);
-  filter_row_block (row->xx_hi + first, taps, ntaps, VIF_BLOCK, xx_hi);
-  filter_row_block (row->xx_lo + first, taps, ntaps, VIF_BLOCK, xx_lo);
-  filter_row_block (row->yy_hi + first, taps, ntaps, VIF_BLOCK, yy_hi);
-  filter_row_block (row->yy_lo + first, taps, ntaps, VIF_BLOCK, yy_lo);
-  filter_row_block (row->xy_hi + first, taps, ntaps, VIF_BLOCK, xy_hi);
-  filter_row_block (row->xy_lo + first, taps, ntaps, VIF_BLOCK, xy_lo);
-
-  for (unsigned j = 0; j < VIF_BLOCK; j++) {
+  const uint32_t *restrict mu1 = acc[ROW_MU1], *restrict mu2 = acc[ROW_MU2];
+  const uint32_t *restrict xx_hi = acc[ROW_XX_HI];
+  const uint32_t *restrict xx_lo = acc[ROW_XX_LO];
+  const uint32_t *restrict yy_hi = acc[ROW_YY_HI];
+  const uint32_t *restrict yy_lo = acc[ROW_YY_LO];
+  const uint32_t *restrict xy_hi = acc[ROW_XY_HI];
+  const uint32_t *restrict xy_lo = acc[ROW_XY_LO];
+  for (unsigned j = 0; j < VIF_RUN (n); j++) {
     const uint32_t mu1_sq = ((uint64_t) mu1[j] * mu1[j] + 0x80000000u) >> 32;
     const uint32_t mu2_sq = ((uint64_t) mu2[j] * mu2[j] + 0x80000000u) >> 32;
     const uint32_t mu12 = ((uint64_t) mu1[j] * mu2[j] + 0x80000000u) >> 32;
@@ -364,8 +523,9 @@ horizontal_stats_block (const VifRow *row, const uint16_t *taps,
     sigma2_sq[j] = s2 < 0 ? 0 : s2;
     sigma12[j] = (int32_t) (xy - mu12);
   }
-  for (unsigned j = 0; j < n; j++)
-    vif_pixel (sigma1_sq[j], sigma2_sq[j], sigma12[j], p, acc);
+
+  for (unsigned j = 0; j < valid; j++)
+    vif_pixel (sigma1_sq[j], sigma2_sq[j], sigma12[j], p, sums);
 }
 
 /* Sums of one scale. `ref`/`dis` are its rows (input plane at scale 0,
@@ -376,57 +536,64 @@ scale_stats (VhVifWork *work, unsigned scale, const uint8_t *ref,
     const VifRounding *rnd, const VifPixelParams *p, VhVifScaleSums *out)
 {
   const unsigned w = work->width[scale], h = work->height[scale];
-  const unsigned half = vif_half[scale], ntaps = 2 * half + 1;
-  const uint16_t *taps = vif_taps[scale];
-  const VifRow *row = &work->row;
-  uint16_t *const row_arrays[VIF_ROW_ARRAYS] = { row->mu1, row->mu2,
-    row->xx_hi, row->xx_lo, row->yy_hi, row->yy_lo, row->xy_hi, row->xy_lo };
+  const unsigned half = vif_half[scale];
+  const VifVerticalJob job = {
+    .pass = rnd ? PASS_STATS_16 : PASS_STATS_8,
+    .scale = scale, .ntaps = 2 * half + 1, .rnd = rnd,
+  };
   const void *ref_rows[VIF_MAX_TAPS], *dis_rows[VIF_MAX_TAPS];
-  VhVifScaleSums acc = { 0 };
+  VhVifScaleSums sums = { 0 };
 
   for (unsigned i = 0; i < h; i++) {
-    for (unsigned k = 0; k < ntaps; k++) {
+    for (unsigned k = 0; k < job.ntaps; k++) {
       const ptrdiff_t y = mirror ((int) (i + k) - (int) half, (int) h);
       ref_rows[k] = ref + y * ref_stride;
       dis_rows[k] = dis + y * dis_stride;
     }
+    vertical_row (work, &job, ref_rows, dis_rows, w);
+    for (unsigned a = 0; a < ROW_ARRAYS; a++)
+      mirror_margins (work->row[a], w, half);
 
-    unsigned j0 = 0;
-    if (!rnd) {
-      for (; j0 + VIF_BLOCK <= w; j0 += VIF_BLOCK)
-        vertical_stats_block_8 (ref_rows, dis_rows, j0, VIF_BLOCK, row);
-      if (j0 < w)
-        vertical_stats_block_8 (ref_rows, dis_rows, j0, w - j0, row);
-    } else {
-      for (; j0 + VIF_BLOCK <= w; j0 += VIF_BLOCK)
-        vertical_stats_block_16 (ref_rows, dis_rows, taps, ntaps, rnd, j0,
-            VIF_BLOCK, row);
-      if (j0 < w)
-        vertical_stats_block_16 (ref_rows, dis_rows, taps, ntaps, rnd, j0,
-            w - j0, row);
+    for (unsigned j0 = 0; j0 < w; j0 += VIF_CHUNK) {
+      const unsigned valid = MIN (VIF_CHUNK, w - j0);
+      horizontal_stats (work, scale, j0, VIF_RUN (valid + VIF_ALIGN - 1),
+          valid, p, &sums);
     }
-    for (unsigned a = 0; a < VIF_ROW_ARRAYS; a++)
-      mirror_margins (row_arrays[a], w, half);
-
-    for (j0 = 0; j0 < w; j0 += VIF_BLOCK)
-      horizontal_stats_block (row, taps, half, j0, MIN (VIF_BLOCK, w - j0),
-          p, &acc);
   }
-  *out = acc;
+  *out = sums;
 }
 
-/* Horizontal half of the subsample, even columns only (libvmaf filters
- * every column, then keeps the even ones). */
+/* Horizontal half of a subsample, even columns only (libvmaf filters every
+ * column, then keeps the even ones). The row is split into its even and
+ * odd samples from column −2·half on, E[m] = in[2m − 2·half] and
+ * O[m] = in[2m + 1 − 2·half]; output j's tap k reads in[2j + k − half],
+ * that is E or O (as k + half is even or odd) at j + (k + half)/2: a filter
+ * over contiguous runs again. */
 static void
-horizontal_decimate (const uint16_t *in, const uint16_t *taps, unsigned half,
+horizontal_decimate (VhVifWork *work, const uint16_t *in, unsigned scale,
     unsigned out_w, uint16_t *out)
 {
-  for (unsigned j = 0; j < out_w; j++) {
-    const uint16_t *c = in + 2 * j;
-    uint32_t acc = (uint32_t) taps[half] * c[0];
-    for (unsigned k = 0; k < half; k++)
-      acc += taps[k] * ((uint32_t) c[(int) k - (int) half] + c[half - k]);
-    out[j] = (acc + 32768) >> 16;
+  const unsigned half = vif_half[scale], ntaps = 2 * half + 1;
+  const unsigned span = VIF_RUN (out_w + VIF_ALIGN - 1) + ntaps;
+  uint16_t *restrict even = work->even, *restrict odd = work->odd;
+  const uint16_t *restrict src = in - 2 * half;
+  const void *cols[VIF_MAX_TAPS];
+
+  for (unsigned m = 0; m < span; m++) {
+    even[m] = src[2 * m];
+    odd[m] = src[2 * m + 1];
+  }
+  for (unsigned j0 = 0; j0 < out_w; j0 += VIF_CHUNK) {
+    const unsigned n = VIF_RUN (MIN (VIF_CHUNK, out_w - j0) + VIF_ALIGN - 1);
+    for (unsigned k = 0; k < ntaps; k++) {
+      const unsigned t = k + half;
+      cols[k] = (t % 2 ? odd : even) + j0 + t / 2;
+    }
+    filter_16 (work->acc[0], cols, work->taps[scale], ntaps, n);
+    const uint32_t *restrict acc = work->acc[0];
+    uint16_t *restrict o = out + j0;
+    for (unsigned j = 0; j < VIF_RUN (n); j++)
+      o[j] = (acc[j] + 32768) >> 16;
   }
 }
 
@@ -441,33 +608,26 @@ subsample (VhVifWork *work, unsigned scale, const uint8_t *ref,
   const unsigned src_w = work->width[scale - 1];
   const unsigned src_h = work->height[scale - 1];
   const unsigned w = work->width[scale], h = work->height[scale];
-  const unsigned half = vif_half[scale], ntaps = 2 * half + 1;
-  const uint16_t *taps = vif_taps[scale];
+  const unsigned half = vif_half[scale];
+  const VifVerticalJob job = {
+    .pass = wide ? PASS_SUBSAMPLE_16 : PASS_SUBSAMPLE_8,
+    .scale = scale, .ntaps = 2 * half + 1, .shift = shift,
+  };
   const void *ref_rows[VIF_MAX_TAPS], *dis_rows[VIF_MAX_TAPS];
 
   for (unsigned i = 0; i < h; i++) {
-    for (unsigned k = 0; k < ntaps; k++) {
+    for (unsigned k = 0; k < job.ntaps; k++) {
       const ptrdiff_t y = mirror ((int) (2 * i + k) - (int) half, (int) src_h);
       ref_rows[k] = ref + y * ref_stride;
       dis_rows[k] = dis + y * dis_stride;
     }
-    if (wide) {
-      vertical_subsample_row_16 (ref_rows, taps, ntaps, shift, src_w,
-          work->sub_ref);
-      vertical_subsample_row_16 (dis_rows, taps, ntaps, shift, src_w,
-          work->sub_dis);
-    } else {
-      vertical_subsample_row_8 (ref_rows, taps, ntaps, shift, src_w,
-          work->sub_ref);
-      vertical_subsample_row_8 (dis_rows, taps, ntaps, shift, src_w,
-          work->sub_dis);
-    }
+    vertical_row (work, &job, ref_rows, dis_rows, src_w);
     mirror_margins (work->sub_ref, src_w, half);
     mirror_margins (work->sub_dis, src_w, half);
-    horizontal_decimate (work->sub_ref, taps, half, w,
-        work->pyr_ref[scale] + (size_t) i * w);
-    horizontal_decimate (work->sub_dis, taps, half, w,
-        work->pyr_dis[scale] + (size_t) i * w);
+    horizontal_decimate (work, work->sub_ref, scale, w,
+        work->pyr_ref[scale] + i * work->pyr_stride[scale]);
+    horizontal_decimate (work, work->sub_dis, scale, w,
+        work->pyr_dis[scale] + i * work->pyr_stride[scale]);
   }
 }
 
@@ -475,13 +635,61 @@ subsample (VhVifWork *work, unsigned scale, const uint8_t *ref,
  * Public core
  * --------------------------------------------------------------------- */
 
+/* Carves `size` bytes, 64-byte aligned, from a block (sizing pass: NULL). */
+static void *
+carve (uint8_t *base, size_t *offset, size_t size)
+{
+  void *p;
+
+  *offset = (*offset + 63) & ~(size_t) 63;
+  p = base ? base + *offset : NULL;
+  *offset += size;
+  return p;
+}
+
+/* Lays out (or, with base NULL, measures) the buffers of a work. */
+static size_t
+work_layout (VhVifWork *work, uint8_t *base)
+{
+  const size_t row_len = VIF_MARGIN_LEFT + work->width[0] + VIF_MARGIN_RIGHT;
+  const size_t row_bytes = row_len * sizeof (uint16_t);
+  size_t offset = 0;
+
+  for (unsigned a = 0; a < ROW_ARRAYS; a++) {
+    work->row[a] = carve (base, &offset, row_bytes);
+    work->acc[a] = carve (base, &offset, VIF_CHUNK * sizeof (uint32_t));
+  }
+  work->sub_ref = carve (base, &offset, row_bytes);
+  work->sub_dis = carve (base, &offset, row_bytes);
+  work->even = carve (base, &offset, row_bytes);
+  work->odd = carve (base, &offset, row_bytes);
+  work->sigma1_sq = carve (base, &offset, VIF_CHUNK * sizeof (int32_t));
+  work->sigma2_sq = carve (base, &offset, VIF_CHUNK * sizeof (int32_t));
+  work->sigma12 = carve (base, &offset, VIF_CHUNK * sizeof (int32_t));
+  work->tail = carve (base, &offset,
+      2 * VIF_MAX_TAPS * VIF_ALIGN * sizeof (uint16_t));
+  for (unsigned s = 1; s < VH_VIF_SCALES; s++) {
+    work->pyr_stride[s] = VIF_RUN (work->width[s] + VIF_ALIGN - 1);
+    const size_t bytes = work->pyr_stride[s] * work->height[s]
+        * sizeof (uint16_t);
+    work->pyr_ref[s] = carve (base, &offset, bytes);
+    work->pyr_dis[s] = carve (base, &offset, bytes);
+  }
+
+  if (base) {
+    for (unsigned a = 0; a < ROW_ARRAYS; a++)
+      work->row[a] += VIF_MARGIN_LEFT;
+    work->sub_ref += VIF_MARGIN_LEFT;
+    work->sub_dis += VIF_MARGIN_LEFT;
+  }
+  return offset + 64;
+}
+
 VhVifWork *
 vh_vif_work_new (unsigned width, unsigned height)
 {
-  if (width < VIF_MIN_SIZE || height < VIF_MIN_SIZE)
-    return NULL;
-  /* Keeps every index and size below in int / size_t comfortably. */
-  if (width > (1u << 20) || height > (1u << 20))
+  if (width < VIF_MIN_SIZE || height < VIF_MIN_SIZE
+      || width > VIF_MAX_SIZE || height > VIF_MAX_SIZE)
     return NULL;
 
   VhVifWork *work = g_new0 (VhVifWork, 1);
@@ -490,33 +698,19 @@ vh_vif_work_new (unsigned width, unsigned height)
     work->height[s] = height >> s;
   }
 
-  const size_t row_len = VIF_MARGIN_LEFT + width + VIF_MARGIN_RIGHT;
-  const unsigned n_rows = VIF_ROW_ARRAYS + 2;
-  size_t pyr_len = 0;
-  for (unsigned s = 1; s < VH_VIF_SCALES; s++)
-    pyr_len += (size_t) work->width[s] * work->height[s];
-
-  const size_t bytes = (n_rows * row_len + 2 * pyr_len) * sizeof (uint16_t);
-  uint16_t *mem = g_try_malloc0 (bytes);
-  if (!mem) {
+  /* Zeroed once: the columns the runs read past the row ends are then
+   * defined (their results are never used). */
+  const size_t bytes = work_layout (work, NULL);
+  work->mem = g_try_malloc0 (bytes);
+  if (!work->mem) {
     g_free (work);
     return NULL;
   }
-  work->mem = mem;
-
-  uint16_t **row_ptrs[VIF_ROW_ARRAYS + 2] = { &work->row.mu1, &work->row.mu2,
-    &work->row.xx_hi, &work->row.xx_lo, &work->row.yy_hi, &work->row.yy_lo,
-    &work->row.xy_hi, &work->row.xy_lo, &work->sub_ref, &work->sub_dis };
-  for (unsigned r = 0; r < n_rows; r++)
-    *row_ptrs[r] = mem + r * row_len + VIF_MARGIN_LEFT;
-
-  uint16_t *pyr = mem + n_rows * row_len;
-  for (unsigned s = 1; s < VH_VIF_SCALES; s++) {
-    const size_t len = (size_t) work->width[s] * work->height[s];
-    work->pyr_ref[s] = pyr;
-    work->pyr_dis[s] = pyr + len;
-    pyr += 2 * len;
-  }
+  work_layout (work,
+      (uint8_t *) (((uintptr_t) work->mem + 63) & ~(uintptr_t) 63));
+  for (unsigned s = 0; s < VH_VIF_SCALES; s++)
+    for (unsigned k = 0; k <= 2 * vif_half[s]; k++)
+      work->taps[s][k] = vif_taps[s][k];
   work->log2 = vh_vif_log2_table ();
   return work;
 }
@@ -554,6 +748,7 @@ vh_vif_compute_sums_from (VhVifWork *work, const VhPlane *ref,
   const VifRounding scale0 = { .mu_shift = bpc, .sq_shift = 2 * (bpc - 8) };
   const VifRounding scaled = { .mu_shift = 16, .sq_shift = 16 };
   const ptrdiff_t u16 = sizeof (uint16_t);
+  const size_t *pyr_stride = work->pyr_stride;
 
   memset (sums, 0, sizeof *sums);
   if (first_scale == 0)
@@ -567,14 +762,14 @@ vh_vif_compute_sums_from (VhVifWork *work, const VhPlane *ref,
           wide, bpc);
     else
       subsample (work, s,
-          (const uint8_t *) work->pyr_ref[s - 1], work->width[s - 1] * u16,
-          (const uint8_t *) work->pyr_dis[s - 1], work->width[s - 1] * u16,
+          (const uint8_t *) work->pyr_ref[s - 1], pyr_stride[s - 1] * u16,
+          (const uint8_t *) work->pyr_dis[s - 1], pyr_stride[s - 1] * u16,
           true, 16);
 
     if (s >= first_scale)
       scale_stats (work, s,
-          (const uint8_t *) work->pyr_ref[s], work->width[s] * u16,
-          (const uint8_t *) work->pyr_dis[s], work->width[s] * u16,
+          (const uint8_t *) work->pyr_ref[s], pyr_stride[s] * u16,
+          (const uint8_t *) work->pyr_dis[s], pyr_stride[s] * u16,
           &scaled, &params, &sums->scale[s]);
   }
 }
@@ -590,6 +785,8 @@ void
 vh_vif_sums_to_scores (const VhVifSums *sums, double num[VH_VIF_SCALES],
     double den[VH_VIF_SCALES], double score[VH_VIF_SCALES])
 {
+  g_return_if_fail (sums != NULL);
+
   for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
     const VhVifScaleSums *a = &sums->scale[s];
     /* Computed in double, kept as float, divided in float: libvmaf's. */
@@ -600,8 +797,9 @@ vh_vif_sums_to_scores (const VhVifSums *sums, double num[VH_VIF_SCALES],
       num[s] = n;
     if (den)
       den[s] = d;
+    /* d > 0 for any computed scale; 0 only for a skipped one. */
     if (score)
-      score[s] = n / d;
+      score[s] = d != 0.0f ? n / d : 0.0;
   }
 }
 
@@ -668,12 +866,20 @@ vif_init (void *priv, const void *opts, const VhVideoInfo *info,
     return FALSE;
   }
 
+  if (info->width > VIF_MAX_SIZE || info->height > VIF_MAX_SIZE) {
+    g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "vif: picture %ux%u too large (at most %u each way)", info->width,
+        info->height, VIF_MAX_SIZE);
+    return FALSE;
+  }
+
+  vh_vif_work_free (s->work);
   s->opts = *o;
   s->info = *info;
   s->work = vh_vif_work_new (info->width, info->height);
   if (!s->work) {
     g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-        "vif: cannot allocate the buffers for %ux%u", info->width,
+        "vif: out of memory for the buffers of %ux%u", info->width,
         info->height);
     return FALSE;
   }
@@ -693,7 +899,7 @@ check_luma (const VifState *s, const VhPicture *pic, const char *which,
   }
   y = &pic->plane[0];
   if (pic->bpc != s->info.bpc) {
-    g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "vif: %s picture is %u-bit, the stream was set up for %u-bit",
         which, pic->bpc, s->info.bpc);
     return FALSE;
@@ -708,6 +914,13 @@ check_luma (const VifState *s, const VhPicture *pic, const char *which,
     g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
         "vif: %s luma has sample step %u, only planar luma (1) is handled",
         which, y->step);
+    return FALSE;
+  }
+  const size_t row_bytes = (size_t) y->width * (s->info.bpc > 8 ? 2 : 1);
+  if ((size_t) (y->stride < 0 ? -y->stride : y->stride) < row_bytes) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "vif: %s luma stride %td is shorter than its %zu-byte rows", which,
+        y->stride, row_bytes);
     return FALSE;
   }
   return TRUE;

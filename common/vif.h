@@ -25,11 +25,13 @@ typedef struct VhVifSums {
 
 typedef struct VhVifWork VhVifWork;
 
-/* Scratch for one picture size; NULL if the size is unsupported. */
+/* Scratch for one picture size; NULL if the size is unsupported (below
+ * 16x16, above 2^20 either way) or memory runs out. */
 VhVifWork *vh_vif_work_new (unsigned width, unsigned height);
 void vh_vif_work_free (VhVifWork *work);
 
-/* Integer part of VIF for one luma pair (bpc 8..12). */
+/* Integer part of VIF for one luma pair (bpc 8..12; 9..16 also match
+ * libvmaf). Planes as set up in the work, step 1, any stride sign. */
 void vh_vif_compute_sums (VhVifWork *work, const VhPlane *ref,
     const VhPlane *dis, unsigned bpc, double enhn_gain_limit, VhVifSums *sums);
 
@@ -40,11 +42,13 @@ void vh_vif_compute_sums_from (VhVifWork *work, const VhPlane *ref,
     const VhPlane *dis, unsigned bpc, double enhn_gain_limit,
     unsigned first_scale, VhVifSums *sums);
 
-/* libvmaf's per-scale num, den and score from the accumulators. */
+/* libvmaf's per-scale num, den and score from the accumulators (output
+ * arrays may be NULL; a skipped scale, den 0, scores 0). */
 void vh_vif_sums_to_scores (const VhVifSums *sums, double num[VH_VIF_SCALES],
     double den[VH_VIF_SCALES], double score[VH_VIF_SCALES]);
 
-/* The Q11 log2 table, T[i] for i in [32767, 65535] (shared with the GPU). */
+/* The Q11 log2 table, T[i] for i in [32767, 65535] (shared with the GPU).
+ * 65536 entries; those below 32767 are 0. In common/vif-tables.c. */
 const uint16_t *vh_vif_log2_table (void);
 
 #endif /* VH_VIF_H */
