@@ -144,15 +144,16 @@ log2_q11_64 (const uint16_t *table, uint64_t x)
 }
 
 /* ---------------------------------------------------------------------
- * Filter loops: one or two taps over a run of n columns. n is a multiple
- * of VIF_ALIGN; masking it says so to the compiler, which then vectorises
- * without a scalar remainder (GCC -O2 requires that). Taking two taps per
- * pass halves the accumulator loads and stores. Every partial sum of a
- * filter stays below its final value, which libvmaf's own types hold, so
- * uint32 is exact. Operands are written as 16-bit values so that the
- * multiplies are 16x16 → 32 bits. The tap values come from the work (not
- * from constants) so that compilers do not factor equal taps, f·a + f·b
- * into f·(a + b), which needs a 32-bit multiply.
+ * Filter loops: two taps (a lone one paired with a zero tap) over a run
+ * of n columns. n is a multiple of VIF_ALIGN; masking it says so to the
+ * compiler, which then vectorises without a scalar remainder (GCC -O2
+ * requires that). Two taps per pass halve the accumulator loads and
+ * stores. Every partial sum of a filter stays below its final value,
+ * which libvmaf's own types hold, so uint32 is exact. Operands are written
+ * as 16-bit values so that the multiplies are 16x16 → 32 bits. The tap
+ * values come from the work (not from constants) so that compilers do not
+ * factor equal taps, f·a + f·b into f·(a + b), which needs a 32-bit
+ * multiply.
  * --------------------------------------------------------------------- */
 
 #define VIF_RUN(n) ((n) & ~(unsigned) (VIF_ALIGN - 1))
