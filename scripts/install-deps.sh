@@ -8,7 +8,8 @@ packages=(
   libglib2.0-dev libjson-glib-dev check
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  gstreamer1.0-plugins-bad gstreamer1.0-libav
+  gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
+  hipcc libamdhip64-dev rocm-device-libs
 )
 
 missing=()

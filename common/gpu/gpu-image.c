@@ -1,0 +1,201 @@
+/* vmafhip — reads which GPU targets a kernel image carries, from its bytes.
+ *
+ * Used to refuse an image with a clear message before handing it to the
+ * vendor loader, and by the tests to prove the build embedded what it was
+ * configured for.  Formats:
+ *   - clang offload bundle (hipcc --genco): "__CLANG_OFFLOAD_BUNDLE__", a
+ *     64-bit entry count, then per entry a 64-bit offset, size and id length
+ *     and the id, "hipv4-amdgcn-amd-amdhsa--gfx90a[:features]";
+ *   - a bare AMD code object: an ELF with e_machine EM_AMDGPU, the gfx arch
+ *     in the low byte of e_flags;
+ *   - NVIDIA fatbin (nvcc --fatbin): magic 0xBA55ED50, a 16-byte header,
+ *     then entries of a 16-bit kind (1 PTX, 2 cubin), a 32-bit header size at
+ *     4, a 64-bit payload size at 8 and the SM number at 28.
+ * All integers are little-endian.  Every offset is bounds-checked: a damaged
+ * image gives an error, never a read past the end. */
+#include "vh-gpu.h"
+#include "vh-error.h"
+
+#include <string.h>
+
+static guint64
+read_le (const unsigned char *p, unsigned int bytes)
+{
+  guint64 value = 0;
+  for (unsigned int i = 0; i < bytes; i++)
+    value |= (guint64) p[i] << (8 * i);
+  return value;
+}
+
+static void
+add_target (GPtrArray *targets, char *target)
+{
+  for (unsigned int i = 0; i < targets->len; i++) {
+    if (strcmp (targets->pdata[i], target) == 0) {
+      g_free (target);
+      return;
+    }
+  }
+  g_ptr_array_add (targets, target);
+}
+
+#define BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__"
+
+static gboolean
+read_bundle (const unsigned char *data, size_t size, GPtrArray *targets,
+    GError **error)
+{
+  const size_t magic_len = strlen (BUNDLE_MAGIC);
+  size_t pos = magic_len;
+
+  if (size < magic_len + 8)
+    goto truncated;
+  guint64 n_entries = read_le (data + pos, 8);
+  pos += 8;
+  for (guint64 i = 0; i < n_entries; i++) {
+    if (size - pos < 24)
+      goto truncated;
+    guint64 offset = read_le (data + pos, 8);
+    guint64 length = read_le (data + pos + 8, 8);
+    guint64 id_len = read_le (data + pos + 16, 8);
+    pos += 24;
+    if (id_len > size - pos || offset > size || length > size - offset)
+      goto truncated;
+    char *id = g_strndup ((const char *) data + pos, id_len);
+    pos += id_len;
+    /* The host entry is an empty placeholder; device ids end "--gfxNNN". */
+    const char *arch = g_strrstr (id, "--");
+    if (g_str_has_prefix (id, "hip") && arch && arch[2])
+      add_target (targets, g_strdup (arch + 2));
+    g_free (id);
+  }
+  return TRUE;
+
+truncated:
+  g_set_error (error, VH_ERROR, VH_ERROR_GPU,
+      "offload bundle of %zu bytes is truncated or damaged", size);
+  return FALSE;
+}
+
+static const char *
+amdgpu_mach_name (unsigned int mach)
+{
+  /* EF_AMDGPU_MACH_* (LLVM BinaryFormat/ELF.h), GCN5 and later. */
+  static const struct { unsigned int mach; const char *name; } machs[] = {
+    { 0x2c, "gfx900" }, { 0x2d, "gfx902" }, { 0x2e, "gfx904" },
+    { 0x2f, "gfx906" }, { 0x30, "gfx908" }, { 0x31, "gfx909" },
+    { 0x32, "gfx90c" }, { 0x33, "gfx1010" }, { 0x34, "gfx1011" },
+    { 0x35, "gfx1012" }, { 0x36, "gfx1030" }, { 0x37, "gfx1031" },
+    { 0x38, "gfx1032" }, { 0x39, "gfx1033" }, { 0x3d, "gfx1035" },
+    { 0x3e, "gfx1034" }, { 0x3f, "gfx90a" }, { 0x40, "gfx940" },
+    { 0x41, "gfx1100" }, { 0x42, "gfx1013" }, { 0x44, "gfx1103" },
+    { 0x45, "gfx1036" }, { 0x46, "gfx1101" }, { 0x47, "gfx1102" },
+  };
+  for (unsigned int i = 0; i < G_N_ELEMENTS (machs); i++)
+    if (machs[i].mach == mach)
+      return machs[i].name;
+  return NULL;
+}
+
+#define EM_AMDGPU 224
+
+static gboolean
+read_amd_elf (const unsigned char *data, size_t size, GPtrArray *targets,
+    GError **error)
+{
+  /* 64-bit ELF header: e_machine at 18, e_flags at 48. */
+  if (size < 64 || data[4] != 2 || read_le (data + 18, 2) != EM_AMDGPU) {
+    g_set_error (error, VH_ERROR, VH_ERROR_GPU,
+        "ELF image is not a 64-bit AMD GPU code object");
+    return FALSE;
+  }
+  unsigned int mach = read_le (data + 48, 4) & 0xff;
+  const char *name = amdgpu_mach_name (mach);
+  add_target (targets, name ? g_strdup (name) : g_strdup_printf ("gfx?(mach 0x%x)", mach));
+  return TRUE;
+}
+
+#define FATBIN_MAGIC 0xBA55ED50u
+
+static gboolean
+read_fatbin (const unsigned char *data, size_t size, GPtrArray *targets,
+    GError **error)
+{
+  if (size < 16)
+    goto truncated;
+  size_t header = read_le (data + 6, 2);
+  guint64 body = read_le (data + 8, 8);
+  if (header < 16 || header > size || body > size - header)
+    goto truncated;
+
+  size_t pos = header;
+  const size_t end = header + body;
+  while (pos < end) {
+    if (end - pos < 32)
+      goto truncated;
+    unsigned int kind = read_le (data + pos, 2);
+    guint64 entry_header = read_le (data + pos + 4, 4);
+    guint64 payload = read_le (data + pos + 8, 8);
+    unsigned int sm = read_le (data + pos + 28, 4);
+    if (entry_header < 32 || entry_header > end - pos
+        || payload > end - pos - entry_header)
+      goto truncated;
+    if (kind == 1)
+      add_target (targets, g_strdup_printf ("compute_%u", sm));
+    else if (kind == 2)
+      add_target (targets, g_strdup_printf ("sm_%u", sm));
+    pos += entry_header + payload;
+  }
+  return TRUE;
+
+truncated:
+  g_set_error (error, VH_ERROR, VH_ERROR_GPU,
+      "fatbin of %zu bytes is truncated or damaged", size);
+  return FALSE;
+}
+
+gchar **
+vh_gpu_image_read_targets (const VhGpuImage *image, GError **error)
+{
+  if (!image || !image->data || image->size == 0) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "no kernel image (NULL or empty)");
+    return NULL;
+  }
+
+  const unsigned char *data = image->data;
+  const size_t size = image->size;
+  GPtrArray *targets = g_ptr_array_new_with_free_func (g_free);
+  gboolean ok;
+
+  if (size >= strlen (BUNDLE_MAGIC) && memcmp (data, BUNDLE_MAGIC, strlen (BUNDLE_MAGIC)) == 0)
+    ok = read_bundle (data, size, targets, error);
+  else if (size >= 4 && memcmp (data, "\177ELF", 4) == 0)
+    ok = read_amd_elf (data, size, targets, error);
+  else if (size >= 4 && read_le (data, 4) == FATBIN_MAGIC)
+    ok = read_fatbin (data, size, targets, error);
+  else {
+    g_set_error (error, VH_ERROR, VH_ERROR_GPU,
+        "kernel image of %zu bytes is neither an offload bundle, an AMD code "
+        "object nor an NVIDIA fatbin", size);
+    ok = FALSE;
+  }
+
+  if (!ok) {
+    g_ptr_array_free (targets, TRUE);
+    return NULL;
+  }
+  g_ptr_array_add (targets, NULL);
+  return (gchar **) g_ptr_array_free (targets, FALSE);
+}
+
+const VhGpuImage *
+vh_gpu_image_set_find (const VhGpuImageSet *set, VhGpuVendor vendor)
+{
+  if (!set)
+    return NULL;
+  for (unsigned int i = 0; i < set->n_images; i++)
+    if (set->images[i].vendor == vendor)
+      return &set->images[i];
+  return NULL;
+}

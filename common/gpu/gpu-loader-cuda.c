@@ -1,0 +1,527 @@
+/* vmafhip — fills the GPU function table from the NVIDIA CUDA driver API
+ * (libcuda.so.1, loaded with dlopen; no CUDA SDK needed to build).
+ *
+ * The types and constants below are the driver's stable ABI (cuda.h): the
+ * handles are pointers, CUdevice an int, CUdeviceptr 64 bits.  Where cuda.h
+ * maps a name to a _v2 symbol (cuMemAlloc -> cuMemAlloc_v2, ...), the _v2
+ * symbol is the one loaded, as a program built with cuda.h would call. */
+#include "vh-gpu-funcs.h"
+
+#include <stdio.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef void *CUcontext;
+typedef void *CUstream;
+typedef void *CUevent;
+typedef void *CUmodule;
+typedef void *CUfunction;
+
+enum {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_OUT_OF_MEMORY = 2,
+  CUDA_ERROR_NO_DEVICE = 100,
+  CUDA_ERROR_INVALID_IMAGE = 200,
+  CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
+  CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
+  CUDA_ERROR_NOT_READY = 600,
+};
+
+enum {
+  CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
+  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8,
+  CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
+  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+};
+
+#define CU_STREAM_NON_BLOCKING 0x1
+#define CU_EVENT_DEFAULT 0x0
+#define CU_EVENT_DISABLE_TIMING 0x2
+#define CU_MEMHOSTALLOC_PORTABLE 0x1  /* pinned for every context */
+#define CU_MEMORYTYPE_HOST 0x1
+#define CU_MEMORYTYPE_DEVICE 0x2
+
+/* CUDA_MEMCPY2D_v2 (size_t fields; the one cuMemcpy2DAsync_v2 takes). */
+typedef struct {
+  size_t srcXInBytes, srcY;
+  int srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  void *srcArray;
+  size_t srcPitch;
+  size_t dstXInBytes, dstY;
+  int dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  void *dstArray;
+  size_t dstPitch;
+  size_t WidthInBytes;
+  size_t Height;
+} CudaMemcpy2D;
+
+static struct {
+  CUresult (*cuInit) (unsigned int flags);
+  CUresult (*cuGetErrorName) (CUresult status, const char **name);
+  CUresult (*cuGetErrorString) (CUresult status, const char **text);
+  CUresult (*cuDeviceGetCount) (int *count);
+  CUresult (*cuDeviceGet) (CUdevice *device, int ordinal);
+  CUresult (*cuDeviceGetName) (char *name, int len, CUdevice device);
+  CUresult (*cuDeviceGetAttribute) (int *value, int attribute, CUdevice device);
+  CUresult (*cuDeviceTotalMem) (size_t *bytes, CUdevice device);
+  CUresult (*cuDevicePrimaryCtxRetain) (CUcontext *context, CUdevice device);
+  CUresult (*cuDevicePrimaryCtxRelease) (CUdevice device);
+  CUresult (*cuCtxSetCurrent) (CUcontext context);
+  CUresult (*cuMemAlloc) (CUdeviceptr *ptr, size_t size);
+  CUresult (*cuMemFree) (CUdeviceptr ptr);
+  CUresult (*cuMemHostAlloc) (void **ptr, size_t size, unsigned int flags);
+  CUresult (*cuMemFreeHost) (void *ptr);
+  CUresult (*cuStreamCreate) (CUstream *stream, unsigned int flags);
+  CUresult (*cuStreamDestroy) (CUstream stream);
+  CUresult (*cuStreamSynchronize) (CUstream stream);
+  CUresult (*cuStreamQuery) (CUstream stream);
+  CUresult (*cuStreamWaitEvent) (CUstream stream, CUevent event, unsigned int flags);
+  CUresult (*cuEventCreate) (CUevent *event, unsigned int flags);
+  CUresult (*cuEventDestroy) (CUevent event);
+  CUresult (*cuEventRecord) (CUevent event, CUstream stream);
+  CUresult (*cuEventSynchronize) (CUevent event);
+  CUresult (*cuEventQuery) (CUevent event);
+  CUresult (*cuEventElapsedTime) (float *ms, CUevent start, CUevent end);
+  CUresult (*cuMemcpyHtoDAsync) (CUdeviceptr dst, const void *src, size_t size, CUstream stream);
+  CUresult (*cuMemcpyDtoHAsync) (void *dst, CUdeviceptr src, size_t size, CUstream stream);
+  CUresult (*cuMemcpyDtoDAsync) (CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream);
+  CUresult (*cuMemcpy2DAsync) (const CudaMemcpy2D *copy, CUstream stream);
+  CUresult (*cuMemsetD8Async) (CUdeviceptr dst, unsigned char value, size_t size, CUstream stream);
+  CUresult (*cuMemsetD32Async) (CUdeviceptr dst, unsigned int value, size_t count, CUstream stream);
+  CUresult (*cuModuleLoadData) (CUmodule *module, const void *image);
+  CUresult (*cuModuleUnload) (CUmodule module);
+  CUresult (*cuModuleGetFunction) (CUfunction *function, CUmodule module, const char *name);
+  CUresult (*cuLaunchKernel) (CUfunction function, unsigned int gx, unsigned int gy,
+      unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
+      unsigned int shared_bytes, CUstream stream, void **params, void **extra);
+} cu;
+
+#define SYM(field, symbol) { symbol, NULL, (void **) &cu.field }
+static const VhGpuSymbol cuda_symbols[] = {
+  SYM (cuInit, "cuInit"),
+  SYM (cuGetErrorName, "cuGetErrorName"),
+  SYM (cuGetErrorString, "cuGetErrorString"),
+  SYM (cuDeviceGetCount, "cuDeviceGetCount"),
+  SYM (cuDeviceGet, "cuDeviceGet"),
+  SYM (cuDeviceGetName, "cuDeviceGetName"),
+  SYM (cuDeviceGetAttribute, "cuDeviceGetAttribute"),
+  SYM (cuDeviceTotalMem, "cuDeviceTotalMem_v2"),
+  SYM (cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+  SYM (cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
+  SYM (cuCtxSetCurrent, "cuCtxSetCurrent"),
+  SYM (cuMemAlloc, "cuMemAlloc_v2"),
+  SYM (cuMemFree, "cuMemFree_v2"),
+  SYM (cuMemHostAlloc, "cuMemHostAlloc"),
+  SYM (cuMemFreeHost, "cuMemFreeHost"),
+  SYM (cuStreamCreate, "cuStreamCreate"),
+  SYM (cuStreamDestroy, "cuStreamDestroy_v2"),
+  SYM (cuStreamSynchronize, "cuStreamSynchronize"),
+  SYM (cuStreamQuery, "cuStreamQuery"),
+  SYM (cuStreamWaitEvent, "cuStreamWaitEvent"),
+  SYM (cuEventCreate, "cuEventCreate"),
+  SYM (cuEventDestroy, "cuEventDestroy_v2"),
+  SYM (cuEventRecord, "cuEventRecord"),
+  SYM (cuEventSynchronize, "cuEventSynchronize"),
+  SYM (cuEventQuery, "cuEventQuery"),
+  /* _v2 since CUDA 12.8 (what cuda.h 13 calls); older drivers have only
+   * the first version, same signature. */
+  { "cuEventElapsedTime_v2", "cuEventElapsedTime", (void **) &cu.cuEventElapsedTime },
+  SYM (cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
+  SYM (cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
+  SYM (cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
+  SYM (cuMemcpy2DAsync, "cuMemcpy2DAsync_v2"),
+  SYM (cuMemsetD8Async, "cuMemsetD8Async"),
+  SYM (cuMemsetD32Async, "cuMemsetD32Async"),
+  SYM (cuModuleLoadData, "cuModuleLoadData"),
+  SYM (cuModuleUnload, "cuModuleUnload"),
+  SYM (cuModuleGetFunction, "cuModuleGetFunction"),
+  SYM (cuLaunchKernel, "cuLaunchKernel"),
+};
+#undef SYM
+
+/* ---- adapters: neutral signature -> driver call ------------------------- */
+
+static const char *
+cuda_error_name (int status)
+{
+  const char *name = NULL;
+  if (cu.cuGetErrorName (status, &name) != CUDA_SUCCESS)
+    return NULL;
+  return name;
+}
+
+static const char *
+cuda_error_string (int status)
+{
+  const char *text = NULL;
+  if (cu.cuGetErrorString (status, &text) != CUDA_SUCCESS)
+    return NULL;
+  return text;
+}
+
+static int
+cuda_device_count (int *count)
+{
+  return cu.cuDeviceGetCount (count);
+}
+
+static int
+cuda_device_name (int ordinal, char *name, int len)
+{
+  CUdevice device;
+  CUresult status = cu.cuDeviceGet (&device, ordinal);
+  return status != CUDA_SUCCESS ? status : cu.cuDeviceGetName (name, len, device);
+}
+
+static int
+cuda_device_attribute (int ordinal, VhGpuAttribute attr, int *value)
+{
+  static const int attribute_ids[] = {
+    [VH_GPU_ATTR_WARP_SIZE] = CU_DEVICE_ATTRIBUTE_WARP_SIZE,
+    [VH_GPU_ATTR_MAX_THREADS_PER_BLOCK] = CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+    [VH_GPU_ATTR_MULTIPROCESSOR_COUNT] = CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+    [VH_GPU_ATTR_MAX_SHARED_PER_BLOCK] = CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+    [VH_GPU_ATTR_COMPUTE_MAJOR] = CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+    [VH_GPU_ATTR_COMPUTE_MINOR] = CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+  };
+  CUdevice device;
+  CUresult status = cu.cuDeviceGet (&device, ordinal);
+  if (status != CUDA_SUCCESS)
+    return status;
+  return cu.cuDeviceGetAttribute (value, attribute_ids[attr], device);
+}
+
+static int
+cuda_device_arch (int ordinal, char *arch, size_t len)
+{
+  int major = 0, minor = 0;
+  CUresult status = cuda_device_attribute (ordinal, VH_GPU_ATTR_COMPUTE_MAJOR, &major);
+  if (status == CUDA_SUCCESS)
+    status = cuda_device_attribute (ordinal, VH_GPU_ATTR_COMPUTE_MINOR, &minor);
+  if (status == CUDA_SUCCESS)
+    snprintf (arch, len, "sm_%d%d", major, minor);
+  return status;
+}
+
+static int
+cuda_device_total_mem (int ordinal, size_t *bytes)
+{
+  CUdevice device;
+  CUresult status = cu.cuDeviceGet (&device, ordinal);
+  return status != CUDA_SUCCESS ? status : cu.cuDeviceTotalMem (bytes, device);
+}
+
+/* The primary context is the device's one shared context (the one the CUDA
+ * runtime and other libraries in the process use too): retaining it instead
+ * of creating our own avoids a second context's memory and switching. */
+static int
+cuda_context_open (int ordinal, void **context)
+{
+  CUdevice device;
+  CUresult status = cu.cuDeviceGet (&device, ordinal);
+  return status != CUDA_SUCCESS ? status : cu.cuDevicePrimaryCtxRetain (context, device);
+}
+
+static int
+cuda_context_close (int ordinal, void *context)
+{
+  CUdevice device;
+  CUresult status;
+  (void) context;
+  status = cu.cuDeviceGet (&device, ordinal);
+  return status != CUDA_SUCCESS ? status : cu.cuDevicePrimaryCtxRelease (device);
+}
+
+static int
+cuda_context_bind (int ordinal, void *context)
+{
+  (void) ordinal;
+  return cu.cuCtxSetCurrent (context);
+}
+
+static int
+cuda_mem_alloc (VhGpuPtr *ptr, size_t size)
+{
+  CUdeviceptr address = 0;
+  CUresult status = cu.cuMemAlloc (&address, size);
+  *ptr = address;
+  return status;
+}
+
+static int
+cuda_mem_free (VhGpuPtr ptr)
+{
+  return cu.cuMemFree (ptr);
+}
+
+static int
+cuda_host_alloc (void **ptr, size_t size)
+{
+  return cu.cuMemHostAlloc (ptr, size, CU_MEMHOSTALLOC_PORTABLE);
+}
+
+static int
+cuda_host_free (void *ptr)
+{
+  return cu.cuMemFreeHost (ptr);
+}
+
+static int
+cuda_stream_create (void **stream)
+{
+  return cu.cuStreamCreate (stream, CU_STREAM_NON_BLOCKING);
+}
+
+static int
+cuda_stream_destroy (void *stream)
+{
+  return cu.cuStreamDestroy (stream);
+}
+
+static int
+cuda_stream_sync (void *stream)
+{
+  return cu.cuStreamSynchronize (stream);
+}
+
+static int
+cuda_stream_query (void *stream)
+{
+  return cu.cuStreamQuery (stream);
+}
+
+static int
+cuda_stream_wait_event (void *stream, void *event)
+{
+  return cu.cuStreamWaitEvent (stream, event, 0);
+}
+
+static int
+cuda_event_create (void **event, gboolean timing)
+{
+  return cu.cuEventCreate (event, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING);
+}
+
+static int
+cuda_event_destroy (void *event)
+{
+  return cu.cuEventDestroy (event);
+}
+
+static int
+cuda_event_record (void *event, void *stream)
+{
+  return cu.cuEventRecord (event, stream);
+}
+
+static int
+cuda_event_sync (void *event)
+{
+  return cu.cuEventSynchronize (event);
+}
+
+static int
+cuda_event_query (void *event)
+{
+  return cu.cuEventQuery (event);
+}
+
+static int
+cuda_event_elapsed (float *ms, void *start, void *end)
+{
+  return cu.cuEventElapsedTime (ms, start, end);
+}
+
+static int
+cuda_copy_h2d (VhGpuPtr dst, const void *src, size_t size, void *stream)
+{
+  return cu.cuMemcpyHtoDAsync (dst, src, size, stream);
+}
+
+static int
+cuda_copy_d2h (void *dst, VhGpuPtr src, size_t size, void *stream)
+{
+  return cu.cuMemcpyDtoHAsync (dst, src, size, stream);
+}
+
+static int
+cuda_copy_d2d (VhGpuPtr dst, VhGpuPtr src, size_t size, void *stream)
+{
+  return cu.cuMemcpyDtoDAsync (dst, src, size, stream);
+}
+
+static int
+cuda_copy_2d (const VhGpuCopy2D *copy, void *stream)
+{
+  CudaMemcpy2D params = {
+    .srcMemoryType = copy->src_host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE,
+    .srcHost = copy->src_host,
+    .srcDevice = copy->src_host ? 0 : copy->src_device,
+    .srcPitch = copy->src_pitch,
+    .dstMemoryType = copy->dst_host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE,
+    .dstHost = copy->dst_host,
+    .dstDevice = copy->dst_host ? 0 : copy->dst_device,
+    .dstPitch = copy->dst_pitch,
+    .WidthInBytes = copy->width_bytes,
+    .Height = copy->height,
+  };
+  return cu.cuMemcpy2DAsync (&params, stream);
+}
+
+static int
+cuda_memset_d8 (VhGpuPtr dst, guint8 value, size_t size, void *stream)
+{
+  return cu.cuMemsetD8Async (dst, value, size, stream);
+}
+
+static int
+cuda_memset_d32 (VhGpuPtr dst, guint32 value, size_t count, void *stream)
+{
+  return cu.cuMemsetD32Async (dst, value, count, stream);
+}
+
+static int
+cuda_module_load (void **module, const void *image)
+{
+  return cu.cuModuleLoadData (module, image);
+}
+
+static int
+cuda_module_unload (void *module)
+{
+  return cu.cuModuleUnload (module);
+}
+
+static int
+cuda_module_get_function (void **function, void *module, const char *name)
+{
+  return cu.cuModuleGetFunction (function, module, name);
+}
+
+static int
+cuda_launch (void *function, VhGpuDim3 grid, VhGpuDim3 block,
+    unsigned int shared_bytes, void *stream, void **args)
+{
+  return cu.cuLaunchKernel (function, grid.x, grid.y, grid.z, block.x, block.y,
+      block.z, shared_bytes, stream, args, NULL);
+}
+
+static VhGpuFuncs cuda_funcs = {
+  .vendor = VH_GPU_VENDOR_NVIDIA,
+  .call_names = {
+    [VH_GPU_CALL_INIT] = "cuInit",
+    [VH_GPU_CALL_DEVICE_COUNT] = "cuDeviceGetCount",
+    [VH_GPU_CALL_DEVICE_NAME] = "cuDeviceGetName",
+    [VH_GPU_CALL_DEVICE_ATTRIBUTE] = "cuDeviceGetAttribute",
+    [VH_GPU_CALL_DEVICE_ARCH] = "cuDeviceGetAttribute(compute capability)",
+    [VH_GPU_CALL_DEVICE_TOTAL_MEM] = "cuDeviceTotalMem_v2",
+    [VH_GPU_CALL_CONTEXT_OPEN] = "cuDevicePrimaryCtxRetain",
+    [VH_GPU_CALL_CONTEXT_CLOSE] = "cuDevicePrimaryCtxRelease_v2",
+    [VH_GPU_CALL_CONTEXT_BIND] = "cuCtxSetCurrent",
+    [VH_GPU_CALL_MEM_ALLOC] = "cuMemAlloc_v2",
+    [VH_GPU_CALL_MEM_FREE] = "cuMemFree_v2",
+    [VH_GPU_CALL_HOST_ALLOC] = "cuMemHostAlloc",
+    [VH_GPU_CALL_HOST_FREE] = "cuMemFreeHost",
+    [VH_GPU_CALL_STREAM_CREATE] = "cuStreamCreate",
+    [VH_GPU_CALL_STREAM_DESTROY] = "cuStreamDestroy_v2",
+    [VH_GPU_CALL_STREAM_SYNC] = "cuStreamSynchronize",
+    [VH_GPU_CALL_STREAM_QUERY] = "cuStreamQuery",
+    [VH_GPU_CALL_STREAM_WAIT_EVENT] = "cuStreamWaitEvent",
+    [VH_GPU_CALL_EVENT_CREATE] = "cuEventCreate",
+    [VH_GPU_CALL_EVENT_DESTROY] = "cuEventDestroy_v2",
+    [VH_GPU_CALL_EVENT_RECORD] = "cuEventRecord",
+    [VH_GPU_CALL_EVENT_SYNC] = "cuEventSynchronize",
+    [VH_GPU_CALL_EVENT_QUERY] = "cuEventQuery",
+    [VH_GPU_CALL_EVENT_ELAPSED] = "cuEventElapsedTime",
+    [VH_GPU_CALL_COPY_H2D] = "cuMemcpyHtoDAsync_v2",
+    [VH_GPU_CALL_COPY_D2H] = "cuMemcpyDtoHAsync_v2",
+    [VH_GPU_CALL_COPY_D2D] = "cuMemcpyDtoDAsync_v2",
+    [VH_GPU_CALL_COPY_2D] = "cuMemcpy2DAsync_v2",
+    [VH_GPU_CALL_MEMSET_D8] = "cuMemsetD8Async",
+    [VH_GPU_CALL_MEMSET_D32] = "cuMemsetD32Async",
+    [VH_GPU_CALL_MODULE_LOAD] = "cuModuleLoadData",
+    [VH_GPU_CALL_MODULE_UNLOAD] = "cuModuleUnload",
+    [VH_GPU_CALL_MODULE_GET_FUNCTION] = "cuModuleGetFunction",
+    [VH_GPU_CALL_LAUNCH] = "cuLaunchKernel",
+  },
+  .status_not_ready = CUDA_ERROR_NOT_READY,
+  .status_no_device = CUDA_ERROR_NO_DEVICE,
+  .status_out_of_memory = CUDA_ERROR_OUT_OF_MEMORY,
+  .status_no_binary = CUDA_ERROR_NO_BINARY_FOR_GPU,
+  .status_invalid_image = CUDA_ERROR_INVALID_IMAGE,
+  .status_unsupported_ptx = CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
+  .error_name = cuda_error_name,
+  .error_string = cuda_error_string,
+  .device_count = cuda_device_count,
+  .device_name = cuda_device_name,
+  .device_attribute = cuda_device_attribute,
+  .device_arch = cuda_device_arch,
+  .device_total_mem = cuda_device_total_mem,
+  .context_open = cuda_context_open,
+  .context_close = cuda_context_close,
+  .context_bind = cuda_context_bind,
+  .mem_alloc = cuda_mem_alloc,
+  .mem_free = cuda_mem_free,
+  .host_alloc = cuda_host_alloc,
+  .host_free = cuda_host_free,
+  .stream_create = cuda_stream_create,
+  .stream_destroy = cuda_stream_destroy,
+  .stream_sync = cuda_stream_sync,
+  .stream_query = cuda_stream_query,
+  .stream_wait_event = cuda_stream_wait_event,
+  .event_create = cuda_event_create,
+  .event_destroy = cuda_event_destroy,
+  .event_record = cuda_event_record,
+  .event_sync = cuda_event_sync,
+  .event_query = cuda_event_query,
+  .event_elapsed = cuda_event_elapsed,
+  .copy_h2d = cuda_copy_h2d,
+  .copy_d2h = cuda_copy_d2h,
+  .copy_d2d = cuda_copy_d2d,
+  .copy_2d = cuda_copy_2d,
+  .memset_d8 = cuda_memset_d8,
+  .memset_d32 = cuda_memset_d32,
+  .module_load = cuda_module_load,
+  .module_unload = cuda_module_unload,
+  .module_get_function = cuda_module_get_function,
+  .launch = cuda_launch,
+};
+
+static const char *const cuda_libraries[] = {
+  "libcuda.so.1",
+  NULL
+};
+
+const VhGpuFuncs *
+vh_gpu_load_cuda (GString *why)
+{
+  static GMutex lock;
+  static gboolean loaded;
+  const VhGpuFuncs *result = NULL;
+
+  g_mutex_lock (&lock);
+  if (!loaded) {
+    const char *library = NULL;
+    void *handle = vh_gpu_open_library ("VMAFHIP_CUDA_LIBRARY", cuda_libraries,
+        &library, why);
+    if (handle && vh_gpu_resolve_symbols (handle, library, cuda_symbols,
+            G_N_ELEMENTS (cuda_symbols), why)) {
+      cuda_funcs.library = library;
+      cuda_funcs.init_status = cu.cuInit (0);
+      loaded = TRUE;
+    }
+    /* A library without the symbols we need stays open (closing a GPU
+     * driver is not always safe); a retry gets the same handle back. */
+  }
+  if (loaded)
+    result = &cuda_funcs;
+  g_mutex_unlock (&lock);
+  return result;
+}

@@ -1,0 +1,59 @@
+/* vmafhip — dlopen helpers shared by the AMD and NVIDIA loaders. */
+#include "vh-gpu-funcs.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+void *
+vh_gpu_open_library (const char *env_var, const char *const *candidates,
+    const char **loaded_name, GString *why)
+{
+  const char *override = env_var ? g_getenv (env_var) : NULL;
+  const char *only[2] = { override, NULL };
+  const char *const *names = (override && *override) ? only : candidates;
+  GString *reasons = g_string_new (NULL);
+  GString *tried = g_string_new (NULL);
+
+  for (unsigned int i = 0; names[i]; i++) {
+    /* RTLD_LOCAL: the vendor's symbols must not leak into the process
+     * namespace (another plugin may load a different version). */
+    void *handle = dlopen (names[i], RTLD_NOW | RTLD_LOCAL);
+    if (handle) {
+      *loaded_name = g_intern_string (names[i]);
+      g_string_free (reasons, TRUE);
+      g_string_free (tried, TRUE);
+      return handle;
+    }
+    const char *err = dlerror ();
+    g_string_append_printf (tried, "%s%s", tried->len ? ", " : "", names[i]);
+    /* "not found" is the expected case; anything else (a missing dependency,
+     * a wrong architecture) is worth quoting. */
+    if (err && !strstr (err, "No such file or directory"))
+      g_string_append_printf (reasons, "; %s", err);
+  }
+
+  g_string_append_printf (why, "no library loaded (tried %s%s%s)%s", tried->str,
+      override && *override ? ", from " : "", override && *override ? env_var : "",
+      reasons->str);
+  g_string_free (reasons, TRUE);
+  g_string_free (tried, TRUE);
+  return NULL;
+}
+
+gboolean
+vh_gpu_resolve_symbols (void *handle, const char *library,
+    const VhGpuSymbol *symbols, size_t n_symbols, GString *why)
+{
+  for (size_t i = 0; i < n_symbols; i++) {
+    void *address = dlsym (handle, symbols[i].name);
+    if (!address && symbols[i].fallback)
+      address = dlsym (handle, symbols[i].fallback);
+    if (!address) {
+      g_string_append_printf (why, "%s has no symbol %s (too old?)", library,
+          symbols[i].name);
+      return FALSE;
+    }
+    *symbols[i].slot = address;
+  }
+  return TRUE;
+}

@@ -1,0 +1,195 @@
+/* vmafhip — GPU device layer: one API over AMD (HIP) and NVIDIA (CUDA driver).
+ *
+ * Nothing here links against a GPU SDK.  The vendor runtime is opened with
+ * dlopen at the first vh_gpu_open():
+ *   - AMD:    libamdhip64.so.7, .6, .5 (then the same names in /opt/rocm/lib);
+ *   - NVIDIA: libcuda.so.1 (the driver, not the toolkit's libcudart).
+ * Environment overrides (a soname or a path; only that one is tried):
+ *   VMAFHIP_HIP_LIBRARY, VMAFHIP_CUDA_LIBRARY.
+ * Both vendors run the same kernel source (the .hip files in kernels/), compiled at build
+ * time and embedded in the binary (see vh_gpu_module_load_embedded).
+ *
+ * Threads: a VhGpu may be used from any thread.  Every call that needs it
+ * makes the device current on the calling thread first (CUDA: the device's
+ * retained primary context, cuCtxSetCurrent; HIP: hipSetDevice).  Streams,
+ * events and modules belong to their VhGpu; free them before closing it.
+ *
+ * Errors: every failure sets a GError in VH_ERROR, code VH_ERROR_GPU (or
+ * VH_ERROR_INVALID_ARGUMENT for a bad argument), whose message names the
+ * failed call and the vendor's error name and text. */
+#ifndef VH_GPU_H
+#define VH_GPU_H
+
+#include <glib.h>
+#include <stddef.h>
+#include <stdint.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  VH_GPU_VENDOR_AUTO = 0,  /* AMD first, then NVIDIA: the first with a device */
+  VH_GPU_VENDOR_AMD,
+  VH_GPU_VENDOR_NVIDIA,
+} VhGpuVendor;
+
+/* A device address.  An integer, not a host pointer: it cannot be
+ * dereferenced on the host by mistake, and byte offsets are plain sums. */
+typedef uint64_t VhGpuPtr;
+
+typedef struct {
+  unsigned int x, y, z;
+} VhGpuDim3;
+
+typedef struct VhGpu VhGpu;
+typedef struct VhGpuStream VhGpuStream;
+typedef struct VhGpuEvent VhGpuEvent;
+typedef struct VhGpuModule VhGpuModule;
+typedef struct VhGpuFunction VhGpuFunction;
+
+/* ---- embedded kernel images (written by tools/embed-binary.py) ---------- */
+
+/* One compiled form of one kernel source file. */
+typedef struct {
+  VhGpuVendor vendor;           /* AMD or NVIDIA */
+  /* What the build asked for, comma-separated: "gfx900,gfx906,..." (an
+   * offload bundle of code objects) or "sm_80,sm_90,compute_90" (a fatbin:
+   * cubins, and PTX for newer GPUs). */
+  const char *targets;
+  const unsigned char *data;
+  size_t size;
+} VhGpuImage;
+
+/* Every compiled form of one kernel source file (kernels/NAME.hip).  A build
+ * without hipcc and nvcc has n_images == 0. */
+typedef struct {
+  const char *name;
+  const VhGpuImage *images;
+  unsigned int n_images;
+} VhGpuImageSet;
+
+/* ---- device ------------------------------------------------------------- */
+
+/* Number of devices of vendor (AUTO: of the vendor vh_gpu_open would pick).
+ * 0 and an error naming what is missing when there is none. */
+int vh_gpu_device_count (VhGpuVendor vendor, GError **error);
+
+/* Opens GPU device_id of the preferred vendor; device_id -1 means 0. */
+VhGpu *vh_gpu_open (VhGpuVendor vendor, int device_id, GError **error);
+void vh_gpu_close (VhGpu *gpu);
+
+VhGpuVendor vh_gpu_vendor (const VhGpu *gpu);
+const char *vh_gpu_vendor_name (const VhGpu *gpu);       /* "AMD", "NVIDIA" */
+const char *vh_gpu_vendor_to_string (VhGpuVendor vendor); /* also "auto" */
+/* The runtime library that was loaded, e.g. "libcuda.so.1". */
+const char *vh_gpu_library (const VhGpu *gpu);
+int vh_gpu_device_id (const VhGpu *gpu);
+const char *vh_gpu_device_name (const VhGpu *gpu);
+/* The device's ISA name: "gfx90a" (AMD, target features dropped) or
+ * "sm_90" (NVIDIA, from the compute capability). */
+const char *vh_gpu_arch (const VhGpu *gpu);
+int vh_gpu_warp_size (const VhGpu *gpu);              /* 32 or 64 */
+int vh_gpu_max_threads_per_block (const VhGpu *gpu);
+int vh_gpu_multiprocessor_count (const VhGpu *gpu);
+size_t vh_gpu_max_shared_per_block (const VhGpu *gpu);
+guint64 vh_gpu_total_memory (const VhGpu *gpu);
+
+/* Makes the device current on the calling thread.  Every function below
+ * already does it; call this only before mixing in direct vendor calls. */
+gboolean vh_gpu_bind (VhGpu *gpu, GError **error);
+
+/* ---- memory ------------------------------------------------------------- */
+
+/* Device memory.  Returns 0 on failure (size 0 is an invalid argument). */
+VhGpuPtr vh_gpu_mem_alloc (VhGpu *gpu, size_t size, GError **error);
+void vh_gpu_mem_free (VhGpu *gpu, VhGpuPtr ptr);          /* 0 is ignored */
+
+/* Page-locked ("pinned") host memory: the only host memory that copies
+ * asynchronously at full bus speed.  NULL on failure. */
+void *vh_gpu_host_alloc (VhGpu *gpu, size_t size, GError **error);
+void vh_gpu_host_free (VhGpu *gpu, void *ptr);            /* NULL is ignored */
+
+/* ---- streams and events ------------------------------------------------- */
+
+/* A stream that does not synchronise with the legacy default stream.
+ * Copies, memsets and waits need a stream; vh_gpu_launch and
+ * vh_gpu_event_record also take NULL, for the device's default stream. */
+VhGpuStream *vh_gpu_stream_new (VhGpu *gpu, GError **error);
+void vh_gpu_stream_free (VhGpuStream *stream);
+gboolean vh_gpu_stream_sync (VhGpuStream *stream, GError **error);
+/* *idle is TRUE when all work queued on the stream has finished. */
+gboolean vh_gpu_stream_query (VhGpuStream *stream, gboolean *idle, GError **error);
+/* Work queued on stream after this call waits for event. */
+gboolean vh_gpu_stream_wait_event (VhGpuStream *stream, VhGpuEvent *event,
+    GError **error);
+
+/* timing: FALSE makes a lighter event, for synchronisation only. */
+VhGpuEvent *vh_gpu_event_new (VhGpu *gpu, gboolean timing, GError **error);
+void vh_gpu_event_free (VhGpuEvent *event);
+gboolean vh_gpu_event_record (VhGpuEvent *event, VhGpuStream *stream, GError **error);
+gboolean vh_gpu_event_sync (VhGpuEvent *event, GError **error);
+/* *done is TRUE when the work before the last record has finished. */
+gboolean vh_gpu_event_query (VhGpuEvent *event, gboolean *done, GError **error);
+/* Milliseconds between two recorded, completed timing events. */
+gboolean vh_gpu_event_elapsed_ms (VhGpuEvent *start, VhGpuEvent *end, float *ms,
+    GError **error);
+
+/* ---- copies (asynchronous on stream; host memory should be pinned) ------ */
+
+gboolean vh_gpu_copy_h2d_async (VhGpuStream *stream, VhGpuPtr dst,
+    const void *src, size_t size, GError **error);
+gboolean vh_gpu_copy_d2h_async (VhGpuStream *stream, void *dst, VhGpuPtr src,
+    size_t size, GError **error);
+gboolean vh_gpu_copy_d2d_async (VhGpuStream *stream, VhGpuPtr dst, VhGpuPtr src,
+    size_t size, GError **error);
+/* Copies height rows of width_bytes each; pitches are the row strides. */
+gboolean vh_gpu_copy2d_h2d_async (VhGpuStream *stream, VhGpuPtr dst,
+    size_t dst_pitch, const void *src, size_t src_pitch, size_t width_bytes,
+    size_t height, GError **error);
+gboolean vh_gpu_copy2d_d2h_async (VhGpuStream *stream, void *dst,
+    size_t dst_pitch, VhGpuPtr src, size_t src_pitch, size_t width_bytes,
+    size_t height, GError **error);
+/* Sets size bytes to value. */
+gboolean vh_gpu_memset_async (VhGpuStream *stream, VhGpuPtr dst, guint8 value,
+    size_t size, GError **error);
+/* Sets count 32-bit words to value (dst 4-byte aligned). */
+gboolean vh_gpu_memset32_async (VhGpuStream *stream, VhGpuPtr dst,
+    guint32 value, size_t count, GError **error);
+
+/* ---- kernels ------------------------------------------------------------ */
+
+/* Loads this vendor's image from a set: the NVIDIA fatbin (the driver picks
+ * the cubin or JIT-compiles the PTX), or the AMD bundle when it holds a code
+ * object for the device's gfx arch.  Otherwise fails with "kernel image not
+ * loadable for this GPU (gfx1100; built for gfx900, gfx906, ...)". */
+VhGpuModule *vh_gpu_module_load_embedded (VhGpu *gpu, const VhGpuImageSet *set,
+    GError **error);
+/* Loads one image (code object, bundle, cubin, fatbin or NUL-ended PTX). */
+VhGpuModule *vh_gpu_module_load_data (VhGpu *gpu, const void *image,
+    GError **error);
+void vh_gpu_module_free (VhGpuModule *module);
+
+/* Looks up an extern "C" kernel.  The function belongs to the module (valid
+ * until vh_gpu_module_free); asking twice returns the same one. */
+VhGpuFunction *vh_gpu_function (VhGpuModule *module, const char *name,
+    GError **error);
+
+/* Queues fn on stream.  args[i] points at the value of the kernel's i-th
+ * parameter (a VhGpuPtr for a pointer parameter).  shared_bytes is the
+ * dynamic shared memory per block. */
+gboolean vh_gpu_launch (VhGpuFunction *fn, VhGpuDim3 grid, VhGpuDim3 block,
+    unsigned int shared_bytes, VhGpuStream *stream, void **args, GError **error);
+
+/* ---- images ------------------------------------------------------------- */
+
+/* Returns the image of vendor in set, or NULL. */
+const VhGpuImage *vh_gpu_image_set_find (const VhGpuImageSet *set,
+    VhGpuVendor vendor);
+
+/* Reads the targets an image really carries, from its bytes: "gfx900", ...
+ * for an AMD offload bundle or code object; "sm_80", "sm_90", "compute_90"
+ * for an NVIDIA fatbin (cubins as sm_NN, PTX as compute_NN).  NULL-ended;
+ * g_strfreev() it.  NULL and an error when the bytes are not recognised. */
+gchar **vh_gpu_image_read_targets (const VhGpuImage *image, GError **error);
+
+G_END_DECLS
+#endif /* VH_GPU_H */
