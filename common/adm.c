@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "adm.h"
+#include "vh-multiversion.h"
 #include "vh-feature.h"
 
 #ifndef M_PI
@@ -486,7 +487,7 @@ dwt_mirror (int i, int n)
   return i;
 }
 
-static void
+VH_MULTIVERSION static void
 pad_row (int32_t *t, int n)
 {
   t[-1] = t[1];
@@ -504,7 +505,7 @@ typedef struct AdmSource {
 /* Vertical pass of band row y into `lo` and `hi`, padded. Scale 0 also
  * recentres the pixels: the low-pass filter subtracts its gain times half
  * the range. */
-static void
+VH_MULTIVERSION static void
 dwt_vertical (const AdmSource *src, int y, int scale, unsigned bpc,
     int32_t *lo, int32_t *hi)
 {
@@ -534,7 +535,7 @@ dwt_vertical (const AdmSource *src, int y, int scale, unsigned bpc,
   pad_row (hi, n);
 }
 
-static void
+VH_MULTIVERSION static void
 dwt_horizontal (const int32_t *t, int half, int scale, int32_t *lo,
     int32_t *hi)
 {
@@ -607,7 +608,7 @@ angle_within_1deg (int32_t oh, int32_t ov, int32_t th, int32_t tv,
  * reciprocal multiplication, a divisor beyond 15 bits first rounded to 15
  * significant bits. Written without branches (signs and magnitudes are
  * data, not patterns), with the sign of o moved onto t. */
-static void
+VH_MULTIVERSION static void
 ratio_row (const int32_t *o, const int32_t *t, int l, int r,
     const int32_t *div, int32_t *restrict k)
 {
@@ -650,7 +651,7 @@ ratio_row_s0 (const int32_t *o, const int32_t *t, int l, int r,
  * int32 (at scales 1-3 it can exceed int32): truncated (C) or rounded to
  * nearest (AVX-512 flavour 2). r has the sign of o, so the limited value
  * is always in range and can be selected without branches. */
-static void
+VH_MULTIVERSION static void
 restore_row (const int32_t *o, const int32_t *t, const int32_t *k,
     const uint8_t *within_1deg, int l, int r, double egl, bool nearest,
     int32_t *restrict out)
@@ -668,7 +669,7 @@ restore_row (const int32_t *o, const int32_t *t, const int32_t *k,
 
 /* The same for an integer egl (1, 100 ...), where the double product is
  * exact: integer arithmetic, identical results, and no rounding choice. */
-static void
+VH_MULTIVERSION static void
 restore_row_int (const int32_t *o, const int32_t *t, const int32_t *k,
     const uint8_t *within_1deg, int l, int r, int64_t egl,
     int32_t *restrict out)
@@ -798,7 +799,7 @@ csf_row_s123 (const int32_t *rr, const int32_t *t, int l, int r,
  * The DLM masks the restored signal r with the impairment a = t − r, the
  * AIM masks a with r, so both CSF outputs feed both measures. Each step
  * is a loop of its own so that all but the table lookup can vectorise. */
-static void
+VH_MULTIVERSION static void
 decouple_csf_row (const AdmPlan *pl, const VhAdmParams *params,
     int32_t *ref[3], int32_t *dis[3], uint8_t *angle,
     int32_t *k_row, int32_t *r_row, int32_t *mask[2][N_MASK_ROWS],
@@ -894,7 +895,7 @@ den_row_s123 (const int32_t *o, int l, int r, int sq_shift, int cube_shift)
 
 /* Masking threshold: the 3×3 sum of Σ_bands |csf|/30 with the centre
  * replaced by Σ_bands |csf|/15. */
-static void
+VH_MULTIVERSION static void
 cm_threshold_row (const int32_t *up, const int32_t *mid, const int32_t *down,
     const int32_t *centre, int l, int r, int32_t *restrict thr)
 {
@@ -909,7 +910,7 @@ cm_threshold_row (const int32_t *up, const int32_t *mid, const int32_t *down,
 
 /* Σ_row max(|x| − thr, 0)³ with libvmaf's roundings. Its int32 shift and
  * subtraction are done modulo 2^32, as the x86 code it runs as does. */
-static int64_t
+VH_MULTIVERSION static int64_t
 cm_row (const int32_t *x, const int32_t *thr, int l, int r, int sub,
     int sq_shift, int cube_shift)
 {

@@ -35,6 +35,7 @@
 #include <glib.h>
 
 #include "vif.h"
+#include "vh-multiversion.h"
 #include "vh-feature.h"
 
 /* Q16 Gaussian taps per scale (σ = N/5), each summing to 65536. */
@@ -72,15 +73,6 @@ static const unsigned vif_half[VH_VIF_SCALES] = { 8, 4, 2, 1 };
  * be multiples of VIF_ALIGN. */
 #define VIF_INLINE G_ALWAYS_INLINE static inline
 
-/* The filters are plain loops; AVX2 and AVX-512 make them
- * 1.5-2.5x faster than baseline SSE2.
- * GCC builds each variant and picks one at load time; the integer
- * results are identical. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define VIF_MULTIVERSION __attribute__ ((target_clones ("default", "arch=x86-64-v3", "arch=x86-64-v4")))
-#else
-#define VIF_MULTIVERSION
-#endif
 
 /* Rounding of the vertical pass of 16-bit samples: μ by (Σ + 2^(s−1)) >> s
  * with s = mu_shift, squares likewise with s = sq_shift (both ≥ 1). */
@@ -395,7 +387,7 @@ typedef struct VifVerticalJob {
 
 /* Runs one vertical pass on the rows at `ref`/`dis` (tap row pointers,
  * positioned at column 0) over columns [0, w). */
-VIF_MULTIVERSION static void
+VH_MULTIVERSION static void
 vertical_row (VhVifWork *work, const VifVerticalJob *job,
     const void *const *ref, const void *const *dis, unsigned w)
 {
@@ -541,7 +533,7 @@ horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
 
 /* Sums of one scale. `ref`/`dis` are its rows (input plane at scale 0,
  * pyramid level otherwise); `rnd` NULL means 8-bit samples at scale 0. */
-VIF_MULTIVERSION static void
+VH_MULTIVERSION static void
 scale_stats (VhVifWork *work, unsigned scale, const uint8_t *ref,
     ptrdiff_t ref_stride, const uint8_t *dis, ptrdiff_t dis_stride,
     const VifRounding *rnd, const VifPixelParams *p, VhVifScaleSums *out)
@@ -580,7 +572,7 @@ scale_stats (VhVifWork *work, unsigned scale, const uint8_t *ref,
  * O[m] = in[2m + 1 − 2·half]; output j's tap k reads in[2j + k − half],
  * that is E or O (as k + half is even or odd) at j + (k + half)/2: a filter
  * over contiguous runs again. */
-VIF_MULTIVERSION static void
+VH_MULTIVERSION static void
 horizontal_decimate (VhVifWork *work, const uint16_t *in, unsigned scale,
     unsigned out_w, uint16_t *out)
 {
@@ -611,7 +603,7 @@ horizontal_decimate (VhVifWork *work, const uint16_t *in, unsigned scale,
 /* Builds pyramid level `scale` from the level above it (or the input):
  * filter with taps[scale], keep even rows and columns. The vertical pass
  * rounds by `shift`: bpc from the input, 16 from a pyramid level. */
-VIF_MULTIVERSION static void
+VH_MULTIVERSION static void
 subsample (VhVifWork *work, unsigned scale, const uint8_t *ref,
     ptrdiff_t ref_stride, const uint8_t *dis, ptrdiff_t dis_stride,
     bool wide, unsigned shift)
