@@ -1,12 +1,31 @@
 #!/usr/bin/env bash
-# The main job on content vmafhip makes itself: installs, builds, then scores
-# a seeded synthetic 1280x720 pair with vmaf_v0.6.1 and vmaf_v0.6.1neg and
-# prints per-frame and pooled scores (and writes demo-vmaf.json).
+# The main job on content vmafhip makes itself: installs, builds, then runs a
+# real GStreamer pipeline. videotestsrc makes a 640x360 reference; an
+# x264enc/avdec_h264 round trip makes the distorted copy; vmafhip scores the
+# pair. Prints per-frame and pooled VMAF and writes demo-vmaf.json (libvmaf's
+# JSON log format).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
-build/tools/vmafhip-score --synthetic 1280x720 --frames 24 \
-  -m vmaf_v0.6.1:name=vmaf -m vmaf_v0.6.1neg:name=vmaf_neg --feature psnr \
-  -o demo-vmaf.json
-echo "libvmaf-format log written to demo-vmaf.json"
+export GST_PLUGIN_PATH="$PWD/build/gst/vmafhip${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+gst-launch-1.0 -m \
+  videotestsrc num-buffers=60 pattern=smpte ! \
+  video/x-raw,format=I420,width=640,height=360,framerate=30/1 ! tee name=t \
+  t. ! queue ! v.ref_sink \
+  t. ! queue ! x264enc tune=zerolatency bitrate=300 ! avdec_h264 ! v.dist_sink \
+  vmafhip name=v models=vmaf_v0.6.1,vmaf_v0.6.1neg psnr=true \
+    results-filename=demo-vmaf.json results-format=json ! fakesink 2>&1 |
+  sed -n -E \
+    -e 's/.*VMAF, .*index=\(int\)([0-9]+), type=\(string\)frame, score=\(double\)([0-9.]+).*vmaf_v0\.6\.1neg=\(double\)([0-9.]+).*/frame \1: vmaf_v0.6.1 \2  vmaf_v0.6.1neg \3/p' \
+    -e 's/.*VMAF, .*type=\(string\)pooled.*n-frames=\(u?int\)([0-9]+).*/pooled over \1 frames:/p' \
+    -e 's/.*ERROR.*/&/p' |
+  awk '{ if ($1 == "frame") { printf "%s %s %s %.3f  %s %.3f\n", $1, $2, $3, $4, $5, $6 } else print }'
+python3 - <<'PY'
+import json
+d = json.load(open("demo-vmaf.json"))
+for name in ("vmaf_v0.6.1", "vmaf_v0.6.1neg", "psnr_y"):
+    p = d["pooled_metrics"][name]
+    print(f"  {name}: mean {p['mean']:.3f}  harmonic_mean {p['harmonic_mean']:.3f}  min {p['min']:.3f}  max {p['max']:.3f}")
+print(f"libvmaf-format log: demo-vmaf.json ({len(d['frames'])} frames)")
+PY

@@ -1,0 +1,47 @@
+/* vmafhip — the `vmafhip` element: VMAF of a distorted video against its
+ * reference, scored by the vmafhip engine. */
+#ifndef __GST_VMAFHIP_H__
+#define __GST_VMAFHIP_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstaggregator.h>
+
+G_BEGIN_DECLS
+
+/* Values as libvmaf's enum VmafPoolingMethod, like the upstream element. */
+typedef enum {
+  GST_VMAFHIP_POOL_MIN = 1,
+  GST_VMAFHIP_POOL_MAX = 2,
+  GST_VMAFHIP_POOL_MEAN = 3,
+  GST_VMAFHIP_POOL_HARMONIC_MEAN = 4,
+} GstVmafHipPoolMethod;
+
+/* Values as libvmaf's enum VmafOutputFormat, like the upstream element. */
+typedef enum {
+  GST_VMAFHIP_RESULTS_NONE = 0,
+  GST_VMAFHIP_RESULTS_XML = 1,
+  GST_VMAFHIP_RESULTS_JSON = 2,
+  GST_VMAFHIP_RESULTS_CSV = 3,
+} GstVmafHipResultsFormat;
+
+typedef enum {
+  GST_VMAFHIP_BACKEND_AUTO = 0,
+  GST_VMAFHIP_BACKEND_CPU = 1,
+  GST_VMAFHIP_BACKEND_HIP = 2,
+} GstVmafHipBackend;
+
+GType gst_vmafhip_pool_method_get_type (void);
+#define GST_TYPE_VMAFHIP_POOL_METHOD (gst_vmafhip_pool_method_get_type ())
+GType gst_vmafhip_results_format_get_type (void);
+#define GST_TYPE_VMAFHIP_RESULTS_FORMAT (gst_vmafhip_results_format_get_type ())
+GType gst_vmafhip_backend_get_type (void);
+#define GST_TYPE_VMAFHIP_BACKEND (gst_vmafhip_backend_get_type ())
+
+#define GST_TYPE_VMAFHIP (gst_vmafhip_get_type ())
+G_DECLARE_FINAL_TYPE (GstVmafHip, gst_vmafhip, GST, VMAFHIP, GstAggregator)
+
+GST_ELEMENT_REGISTER_DECLARE (vmafhip);
+
+G_END_DECLS
+
+#endif /* __GST_VMAFHIP_H__ */
