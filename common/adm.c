@@ -1247,30 +1247,13 @@ check_plane (const VhPlane *p, const char *which, const VhVideoInfo *info,
 }
 
 static gboolean
-adm_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
-    unsigned index, VhFeatureSink *sink, GError **error)
+adm_extract_sums (void *priv, const void *sums, unsigned index,
+    VhFeatureSink *sink, GError **error)
 {
   AdmPriv *s = priv;
-  if (!s || !s->work || !ref || !dis) {
-    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-        "adm: NULL or uninitialised state or picture");
-    return FALSE;
-  }
-  if (ref->nplanes < 1 || dis->nplanes < 1 || ref->bpc != s->info.bpc
-      || dis->bpc != s->info.bpc) {
-    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-        "adm: pictures must have a luma plane of %u bits", s->info.bpc);
-    return FALSE;
-  }
-  if (!check_plane (&ref->plane[0], "reference", &s->info, error)
-      || !check_plane (&dis->plane[0], "distorted", &s->info, error))
-    return FALSE;
-
-  VhAdmSums sums;
+  (void) error;
   VhAdmScores sc;
-  vh_adm_compute_sums (s->work, &ref->plane[0], &dis->plane[0], s->info.bpc,
-      &s->params, &sums);
-  vh_adm_sums_to_scores (&sums, s->info.width, s->info.height, &s->params,
+  vh_adm_sums_to_scores (sums, s->info.width, s->info.height, &s->params,
       &sc);
 
   static const char *const scale_names[VH_ADM_SCALES] = {
@@ -1303,6 +1286,32 @@ adm_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
   return TRUE;
 }
 
+static gboolean
+adm_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
+    unsigned index, VhFeatureSink *sink, GError **error)
+{
+  AdmPriv *s = priv;
+  if (!s || !s->work || !ref || !dis) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm: NULL or uninitialised state or picture");
+    return FALSE;
+  }
+  if (ref->nplanes < 1 || dis->nplanes < 1 || ref->bpc != s->info.bpc
+      || dis->bpc != s->info.bpc) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm: pictures must have a luma plane of %u bits", s->info.bpc);
+    return FALSE;
+  }
+  if (!check_plane (&ref->plane[0], "reference", &s->info, error)
+      || !check_plane (&dis->plane[0], "distorted", &s->info, error))
+    return FALSE;
+
+  VhAdmSums sums;
+  vh_adm_compute_sums (s->work, &ref->plane[0], &dis->plane[0], s->info.bpc,
+      &s->params, &sums);
+  return adm_extract_sums (s, &sums, index, sink, error);
+}
+
 static void
 adm_close (void *priv)
 {
@@ -1321,6 +1330,7 @@ const VhFeatureExtractor vh_fex_adm = {
   .needs_chroma = false,
   .init = adm_init,
   .extract = adm_extract,
+  .extract_sums = adm_extract_sums,
   .flush = NULL,
   .close = adm_close,
 };

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "vh-engine.h"
+#include "vh-accel.h"
 #include "vh-feature-internal.h"
 
 struct VhFeatureSink {
@@ -18,6 +19,7 @@ typedef struct {
   char *suffix;
   VhFeatureSink sink;
   gboolean initialised;
+  gpointer accel_handle;        /* non-NULL: the accelerator computes it */
 } Instance;
 
 typedef struct {
@@ -37,6 +39,12 @@ struct VhEngine {
   unsigned n_final;
   unsigned lookahead;     /* frames a score waits for (max of extractors') */
   gboolean flushed;
+
+  /* Accelerator (GPU backend), if any: frames it has handed back. */
+  const VhAccelOps *accel;
+  gpointer accel_backend;
+  unsigned n_delivered;
+  GError *deliver_error;
 
   /* Parallel extraction: one job per instance and frame. */
   GThreadPool *pool;
@@ -170,6 +178,8 @@ extract_all (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
   if (!e->pool || n < 2) {
     for (guint i = 0; i < n; i++) {
       Instance *inst = g_ptr_array_index (e->instances, i);
+      if (inst->accel_handle)
+        continue;
       if (!inst->fex->extract (inst->priv, ref, dis, e->n_pushed, &inst->sink,
               error))
         return FALSE;
@@ -179,18 +189,22 @@ extract_all (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
 
   ExtractJob *jobs = g_newa (ExtractJob, n);
   gboolean ok = TRUE;
-  e->jobs_left = n;
+  guint n_jobs = 0;
   for (guint i = 0; i < n; i++) {
     Instance *inst = g_ptr_array_index (e->instances, i);
-    inst->sink.lock = &e->lock;
-    jobs[i] = (ExtractJob) { e, inst, ref, dis, e->n_pushed, NULL };
+    if (!inst->accel_handle)
+      jobs[n_jobs++] = (ExtractJob) { e, inst, ref, dis, e->n_pushed, NULL };
+  }
+  e->jobs_left = n_jobs;
+  for (guint i = 0; i < n_jobs; i++) {
+    jobs[i].inst->sink.lock = &e->lock;
     g_thread_pool_push (e->pool, &jobs[i], NULL);
   }
   g_mutex_lock (&e->lock);
   while (e->jobs_left)
     g_cond_wait (&e->jobs_done, &e->lock);
   g_mutex_unlock (&e->lock);
-  for (guint i = 0; i < n; i++) {
+  for (guint i = 0; i < n_jobs; i++) {
     if (jobs[i].error) {
       if (ok)
         g_propagate_error (error, jobs[i].error);
@@ -209,6 +223,9 @@ vh_engine_free (VhEngine *e)
     return;
   if (e->pool)
     g_thread_pool_free (e->pool, FALSE, TRUE);
+  if (e->accel)
+    e->accel->free (e->accel_backend);
+  g_clear_error (&e->deliver_error);
   g_mutex_clear (&e->lock);
   g_cond_clear (&e->jobs_done);
   g_ptr_array_unref (e->models);
@@ -226,6 +243,45 @@ instance_init (VhEngine *e, Instance *inst, GError **error)
     return FALSE;
   inst->initialised = TRUE;
   return TRUE;
+}
+
+/* Offers the instance to the accelerator, if there is one. */
+static gboolean
+instance_attach (VhEngine *e, Instance *inst, GError **error)
+{
+  inst->accel_handle = NULL;
+  if (!e->accel || !inst->fex->extract_sums)
+    return TRUE;
+  return e->accel->attach (e->accel_backend, inst->fex, inst->opts, &e->info,
+      &inst->accel_handle, error);
+}
+
+gboolean
+vh_engine_set_accelerator (VhEngine *e, const VhAccelOps *ops,
+    gpointer backend, GError **error)
+{
+  if (e->n_pushed) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
+        "the accelerator must be set before the first frame");
+    return FALSE;
+  }
+  if (e->accel)
+    e->accel->free (e->accel_backend);
+  e->accel = ops;
+  e->accel_backend = backend;
+  for (guint i = 0; i < e->instances->len; i++)
+    if (!instance_attach (e, g_ptr_array_index (e->instances, i), error))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+vh_engine_is_accelerated (const VhEngine *e)
+{
+  for (guint i = 0; i < e->instances->len; i++)
+    if (((Instance *) g_ptr_array_index (e->instances, i))->accel_handle)
+      return TRUE;
+  return FALSE;
 }
 
 /* Finds the instance of `fex` with exactly these options, or makes one. */
@@ -252,7 +308,7 @@ get_instance (VhEngine *e, const VhFeatureExtractor *fex, const void *opts,
   inst->sink.suffix = inst->suffix;
   inst->sink.metric_of_name = g_hash_table_new_full (g_str_hash, g_str_equal,
       g_free, NULL);
-  if (!instance_init (e, inst, error)) {
+  if (!instance_init (e, inst, error) || !instance_attach (e, inst, error)) {
     instance_free (inst);
     return NULL;
   }
@@ -457,6 +513,60 @@ predict_final_frames (VhEngine *e, unsigned new_final)
   }
 }
 
+static void
+deliver_sums (gpointer data, gpointer handle, unsigned index,
+    const void *sums)
+{
+  VhEngine *e = data;
+  for (guint i = 0; i < e->instances->len; i++) {
+    Instance *inst = g_ptr_array_index (e->instances, i);
+    if (inst->accel_handle != handle)
+      continue;
+    if (!e->deliver_error)
+      inst->fex->extract_sums (inst->priv, sums, index, &inst->sink,
+          &e->deliver_error);
+    return;
+  }
+}
+
+/* Takes finished frames from the accelerator until at most `max_pending`
+ * are left in flight. */
+static gboolean
+collect_accelerated (VhEngine *e, unsigned max_pending, GError **error)
+{
+  unsigned delivered = 0;
+  if (!e->accel)
+    return TRUE;
+  if (!e->accel->collect (e->accel_backend, max_pending, deliver_sums, e,
+          &delivered, error))
+    return FALSE;
+  e->n_delivered += delivered;
+  if (e->deliver_error) {
+    g_propagate_error (error, e->deliver_error);
+    e->deliver_error = NULL;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Frames whose every feature is in: all pushed ones on the CPU, those the
+ * accelerator handed back otherwise. */
+static unsigned
+frames_complete (const VhEngine *e)
+{
+  return vh_engine_is_accelerated (e) ? e->n_delivered : e->n_pushed;
+}
+
+static void
+update_final (VhEngine *e)
+{
+  const unsigned done = frames_complete (e);
+  if (e->flushed)
+    predict_final_frames (e, done);
+  else if (done > e->lookahead)
+    predict_final_frames (e, done - e->lookahead);
+}
+
 gboolean
 vh_engine_push (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
     GError **error)
@@ -493,9 +603,19 @@ vh_engine_push (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
 
   if (!extract_all (e, ref, dis, error))
     return FALSE;
-  e->n_pushed++;
-  if (e->n_pushed > e->lookahead)
-    predict_final_frames (e, e->n_pushed - e->lookahead);
+  if (vh_engine_is_accelerated (e)) {
+    /* keep a slot free, then queue this frame and take what is done */
+    const unsigned slots = e->accel->max_in_flight (e->accel_backend);
+    if (!collect_accelerated (e, slots ? slots - 1 : 0, error)
+        || !e->accel->submit (e->accel_backend, ref, dis, e->n_pushed, error))
+      return FALSE;
+    e->n_pushed++;
+    if (!collect_accelerated (e, G_MAXUINT, error))
+      return FALSE;
+  } else {
+    e->n_pushed++;
+  }
+  update_final (e);
   return TRUE;
 }
 
@@ -505,6 +625,8 @@ vh_engine_flush (VhEngine *e, GError **error)
   g_return_val_if_fail (e != NULL, FALSE);
   if (e->flushed)
     return TRUE;
+  if (!collect_accelerated (e, 0, error))
+    return FALSE;
   for (guint i = 0; i < e->instances->len; i++) {
     Instance *inst = g_ptr_array_index (e->instances, i);
     if (inst->fex->flush && e->n_pushed
@@ -512,13 +634,17 @@ vh_engine_flush (VhEngine *e, GError **error)
       return FALSE;
   }
   e->flushed = TRUE;
-  predict_final_frames (e, e->n_pushed);
+  update_final (e);
   return TRUE;
 }
 
 void
 vh_engine_reset (VhEngine *e)
 {
+  if (e->accel)
+    e->accel->reset (e->accel_backend);
+  e->n_delivered = 0;
+  g_clear_error (&e->deliver_error);
   for (guint i = 0; i < e->instances->len; i++) {
     Instance *inst = g_ptr_array_index (e->instances, i);
     if (inst->initialised && inst->fex->close)

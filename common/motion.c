@@ -198,34 +198,24 @@ vh_motion_blend (double score, double factor, double offset)
 
 /* ---- extractor ---------------------------------------------------------- */
 
-typedef struct {
-  bool force_zero;
-  double blend_factor;
-  double blend_offset;
-  double fps_weight;
-  double max_val;
-  bool five_frame_window;
-  bool moving_average;
-  bool debug;
-} MotionOptions;
 
 static const VhOptionDesc motion_options[] = {
   {"motion_force_zero", "force_0", VH_OPT_BOOL, 0, 0, 1,
-      offsetof (MotionOptions, force_zero), true},
+      offsetof (VhMotionOptions, force_zero), true},
   {"motion_blend_factor", "mbf", VH_OPT_DOUBLE, 1.0, 0.0, 1.0,
-      offsetof (MotionOptions, blend_factor), true},
+      offsetof (VhMotionOptions, blend_factor), true},
   {"motion_blend_offset", "mbo", VH_OPT_DOUBLE, 40.0, 0.0, 1000.0,
-      offsetof (MotionOptions, blend_offset), true},
+      offsetof (VhMotionOptions, blend_offset), true},
   {"motion_fps_weight", "mfw", VH_OPT_DOUBLE, 1.0, 0.0, 5.0,
-      offsetof (MotionOptions, fps_weight), true},
+      offsetof (VhMotionOptions, fps_weight), true},
   {"motion_max_val", "mmxv", VH_OPT_DOUBLE, 10000.0, 0.0, 10000.0,
-      offsetof (MotionOptions, max_val), true},
+      offsetof (VhMotionOptions, max_val), true},
   {"motion_five_frame_window", "mffw", VH_OPT_BOOL, 0, 0, 1,
-      offsetof (MotionOptions, five_frame_window), true},
+      offsetof (VhMotionOptions, five_frame_window), true},
   {"motion_moving_average", "mma", VH_OPT_BOOL, 0, 0, 1,
-      offsetof (MotionOptions, moving_average), true},
+      offsetof (VhMotionOptions, moving_average), true},
   /* libvmaf's debug also emits the SAD score as integer_motion */
-  {"debug", NULL, VH_OPT_BOOL, 0, 0, 1, offsetof (MotionOptions, debug),
+  {"debug", NULL, VH_OPT_BOOL, 0, 0, 1, offsetof (VhMotionOptions, debug),
       false},
   {NULL, NULL, VH_OPT_BOOL, 0, 0, 0, 0, false},
 };
@@ -233,7 +223,7 @@ static const VhOptionDesc motion_options[] = {
 #define SAD_RING 3  /* SAD scores of frames i, i − 1, i − 2 */
 
 typedef struct {
-  MotionOptions opt;
+  VhMotionOptions opt;
   unsigned width, height, bpc;
   /* Frames between the two pictures compared; also libvmaf's min_idx (first
    * frame with a SAD) and its motion2 window stride. */
@@ -283,7 +273,7 @@ motion_init (void *priv, const void *opts, const VhVideoInfo *info,
     return FALSE;
   }
 
-  s->opt = *(const MotionOptions *) opts;
+  s->opt = *(const VhMotionOptions *) opts;
   s->width = info->width;
   s->height = info->height;
   s->bpc = info->bpc;
@@ -347,6 +337,33 @@ emit_motion23 (MotionState *s, unsigned j, bool has_next, VhFeatureSink *sink)
   vh_feature_sink_put (sink, motion3_name, j, motion3);
 }
 
+/* libvmaf: min(sad / 256 / (w·h) · fps_weight, max_val) */
+static double
+sad_to_score (const MotionState *s, uint64_t sad)
+{
+  const double weighted = vh_motion_sad_score (sad, s->width, s->height)
+      * s->opt.fps_weight;
+  return weighted < s->opt.max_val ? weighted : s->opt.max_val;
+}
+
+/* Records frame `index`'s SAD score and emits what became final. */
+static void
+emit_frame (MotionState *s, unsigned index, double score, VhFeatureSink *sink)
+{
+  s->sad_score[index % SAD_RING] = score;
+  s->n_frames++;
+  vh_feature_sink_put (sink, sad_name, index, score);
+  if (s->opt.debug)
+    vh_feature_sink_put (sink, motion_name, index, score);
+
+  if (index < s->lag)
+    vh_feature_sink_put (sink, motion2_name, index, 0.);
+  else if (index == s->lag)
+    emit_stamp (s, processed_score (s, score), s->lag, sink);
+  else
+    emit_motion23 (s, index - 1, true, sink);
+}
+
 static gboolean
 motion_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
     unsigned index, VhFeatureSink *sink, GError **error)
@@ -400,10 +417,7 @@ motion_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
         .data = slot, .stride = (ptrdiff_t) s->row_bytes,
         .width = s->width, .height = s->height, .step = 1,
       };
-      const uint64_t sad = vh_motion_sad (s->work, &prev, cur, s->bpc);
-      const double weighted = vh_motion_sad_score (sad, s->width, s->height)
-          * s->opt.fps_weight;
-      score = weighted < s->opt.max_val ? weighted : s->opt.max_val;
+      score = sad_to_score (s, vh_motion_sad (s->work, &prev, cur, s->bpc));
     }
     for (unsigned y = 0; y < s->height; y++)
       memcpy (slot + (size_t) y * s->row_bytes,
@@ -411,18 +425,27 @@ motion_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
           s->row_bytes);
   }
 
-  s->sad_score[index % SAD_RING] = score;
-  s->n_frames++;
-  vh_feature_sink_put (sink, sad_name, index, score);
-  if (s->opt.debug)
-    vh_feature_sink_put (sink, motion_name, index, score);
+  emit_frame (s, index, score, sink);
+  return TRUE;
+}
 
-  if (index < s->lag)
-    vh_feature_sink_put (sink, motion2_name, index, 0.);
-  else if (index == s->lag)
-    emit_stamp (s, processed_score (s, score), s->lag, sink);
-  else
-    emit_motion23 (s, index - 1, true, sink);
+/* Accelerated path: `sums` is frame `index`'s uint64 SAD against frame
+ * index − lag (ignored for the first `lag` frames, which score 0). */
+static gboolean
+motion_extract_sums (void *priv, const void *sums, unsigned index,
+    VhFeatureSink *sink, GError **error)
+{
+  MotionState *s = priv;
+  if (s->flushed || index != s->n_frames) {
+    g_set_error (error, VH_ERROR, VH_ERROR_STATE,
+        "motion: got frame %u, expected %s %u", index,
+        s->flushed ? "none after flush, stream ended at" : "frame",
+        s->n_frames);
+    return FALSE;
+  }
+  const double score = s->opt.force_zero || index < s->lag ? 0. :
+      sad_to_score (s, *(const uint64_t *) sums);
+  emit_frame (s, index, score, sink);
   return TRUE;
 }
 
@@ -457,13 +480,13 @@ motion_close (void *priv)
 static unsigned
 motion_lookahead (const void *opts)
 {
-  return ((const MotionOptions *) opts)->five_frame_window ? 2 : 1;
+  return ((const VhMotionOptions *) opts)->five_frame_window ? 2 : 1;
 }
 
 const VhFeatureExtractor vh_fex_motion = {
   .name = "motion",
   .options = motion_options,
-  .opts_size = sizeof (MotionOptions),
+  .opts_size = sizeof (VhMotionOptions),
   .priv_size = sizeof (MotionState),
   .needs_chroma = false,
   .init = motion_init,
@@ -471,4 +494,5 @@ const VhFeatureExtractor vh_fex_motion = {
   .flush = motion_flush,
   .close = motion_close,
   .lookahead = motion_lookahead,
+  .extract_sums = motion_extract_sums,
 };

@@ -2,12 +2,26 @@
 #ifndef VH_MOTION_H
 #define VH_MOTION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "vh-picture.h"
 
 /* The 5-tap blur reflects one sample past each edge (reflect-101), so a
  * plane needs at least 3 samples in each direction. */
 #define VH_MOTION_MIN_SIZE 3
+
+/* The extractor's options (libvmaf's motion_* names); an accelerator reads
+ * them: with five_frame_window the SAD compares frames i − 2 and i. */
+typedef struct VhMotionOptions {
+  bool force_zero;
+  double blend_factor;
+  double blend_offset;
+  double fps_weight;
+  double max_val;
+  bool five_frame_window;
+  bool moving_average;
+  bool debug;
+} VhMotionOptions;
 
 typedef struct VhMotionWork VhMotionWork;
 

@@ -278,6 +278,27 @@ check_planes (PsnrState *s, const VhPicture *ref, const VhPicture *dis,
 }
 
 static gboolean
+psnr_extract_sums (void *priv, const void *data, unsigned index,
+    VhFeatureSink *sink, GError **error)
+{
+  PsnrState *s = priv;
+  const VhPsnrSums *sums = data;
+
+  (void) error;
+  const unsigned n = s->opt.enable_chroma ? sums->nplanes : 1;
+  for (unsigned p = 0; p < n; p++) {
+    /* libvmaf: (double) sse / (w * h), w * h in unsigned arithmetic */
+    const double mse = (double) sums->sse[p]
+        / (unsigned) (sums->width[p] * sums->height[p]);
+    vh_feature_sink_put (sink, psnr_names[p], index,
+        vh_psnr_db (mse, s->peak, s->psnr_max[p]));
+    if (s->opt.enable_mse)
+      vh_feature_sink_put (sink, mse_names[p], index, mse);
+  }
+  return TRUE;
+}
+
+static gboolean
 psnr_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
     unsigned index, VhFeatureSink *sink, GError **error)
 {
@@ -287,18 +308,14 @@ psnr_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
     return FALSE;
 
   /* libvmaf turns chroma off for YUV400 */
-  const unsigned n = s->opt.enable_chroma ? ref->nplanes : 1;
-  for (unsigned p = 0; p < n; p++) {
+  VhPsnrSums sums = { .nplanes = s->opt.enable_chroma ? ref->nplanes : 1 };
+  for (unsigned p = 0; p < sums.nplanes; p++) {
     const VhPlane *rp = &ref->plane[p];
-    const uint64_t sse = vh_psnr_sse (rp, &dis->plane[p], s->bpc);
-    /* libvmaf: (double) sse / (w * h), w * h in unsigned arithmetic */
-    const double mse = (double) sse / (unsigned) (rp->width * rp->height);
-    vh_feature_sink_put (sink, psnr_names[p], index,
-        vh_psnr_db (mse, s->peak, s->psnr_max[p]));
-    if (s->opt.enable_mse)
-      vh_feature_sink_put (sink, mse_names[p], index, mse);
+    sums.sse[p] = vh_psnr_sse (rp, &dis->plane[p], s->bpc);
+    sums.width[p] = rp->width;
+    sums.height[p] = rp->height;
   }
-  return TRUE;
+  return psnr_extract_sums (s, &sums, index, sink, error);
 }
 
 const VhFeatureExtractor vh_fex_psnr = {
@@ -309,6 +326,7 @@ const VhFeatureExtractor vh_fex_psnr = {
   .needs_chroma = true,
   .init = psnr_init,
   .extract = psnr_extract,
+  .extract_sums = psnr_extract_sums,
   .flush = NULL,
   .close = NULL,
 };

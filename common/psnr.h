@@ -5,6 +5,13 @@
 #include <stdint.h>
 #include "vh-picture.h"
 
+/* What the accelerated path hands the extractor for one frame. */
+typedef struct VhPsnrSums {
+  uint64_t sse[3];          /* per plane: Y, Cb, Cr */
+  unsigned width[3], height[3];
+  unsigned nplanes;
+} VhPsnrSums;
+
 /* Sum of squared errors of one plane pair. Both planes must have the same
  * width and height; each may be planar (step 1) or interleaved (step 2).
  * bpc 8 reads bytes, 10 and 12 read 16-bit words (2-byte aligned). Returns

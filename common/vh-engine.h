@@ -50,6 +50,17 @@ gboolean vh_engine_add_feature_with_options (VhEngine *engine,
 gboolean vh_engine_set_threads (VhEngine *engine, unsigned n_threads,
     GError **error);
 
+/* Hands the integer work of the extractors it can take (VIF, ADM, motion,
+ * PSNR) to an accelerator (the GPU backend, common/gpu/vh-gpu-backend.h);
+ * the engine owns `backend` from then on. Scores are the same; frames
+ * become final when the accelerator hands them back. Call before the first
+ * push. */
+struct VhAccelOps;
+gboolean vh_engine_set_accelerator (VhEngine *engine,
+    const struct VhAccelOps *ops, gpointer backend, GError **error);
+/* Whether any feature runs on the accelerator. */
+gboolean vh_engine_is_accelerated (const VhEngine *engine);
+
 /* Scores one frame pair (frames in order). Both pictures must match the
  * engine's size and bit depth. */
 gboolean vh_engine_push (VhEngine *engine, const VhPicture *ref,

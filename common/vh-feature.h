@@ -65,6 +65,11 @@ typedef struct VhFeatureExtractor {
    * is written (motion: 1, 2 with the five-frame window); flush() completes
    * the rest. NULL: 0, outputs of frame i are written by extract(i). */
   unsigned (*lookahead) (const void *opts);
+  /* Accelerated path: emit frame `index`'s outputs from its integer
+   * accumulators (the struct the CPU core fills: VhVifSums, VhAdmSums, the
+   * motion SAD, VhPsnrSums), computed elsewhere. NULL: not accelerable. */
+  gboolean (*extract_sums) (void *priv, const void *sums, unsigned index,
+      VhFeatureSink *sink, GError **error);
 } VhFeatureExtractor;
 
 extern const VhFeatureExtractor vh_fex_vif;

@@ -810,23 +810,19 @@ vh_vif_sums_to_scores (const VhVifSums *sums, double num[VH_VIF_SCALES],
  * Extractor
  * --------------------------------------------------------------------- */
 
-typedef struct VifOptions {
-  double enhn_gain_limit;
-  bool skip_scale0;
-} VifOptions;
 
 static const VhOptionDesc vif_options[] = {
   { .name = "vif_enhn_gain_limit", .alias = "egl", .type = VH_OPT_DOUBLE,
     .default_val = 100.0, .min = 1.0, .max = 100.0,
-    .offset = offsetof (VifOptions, enhn_gain_limit), .feature_param = true },
+    .offset = offsetof (VhVifOptions, enhn_gain_limit), .feature_param = true },
   { .name = "vif_skip_scale0", .alias = "ssclz", .type = VH_OPT_BOOL,
     .default_val = 0.0, .min = 0.0, .max = 1.0,
-    .offset = offsetof (VifOptions, skip_scale0), .feature_param = true },
+    .offset = offsetof (VhVifOptions, skip_scale0), .feature_param = true },
   { .name = NULL },
 };
 
 typedef struct VifState {
-  VifOptions opts;
+  VhVifOptions opts;
   VhVideoInfo info;
   VhVifWork *work;
 } VifState;
@@ -841,7 +837,7 @@ vif_init (void *priv, const void *opts, const VhVideoInfo *info,
     GError **error)
 {
   VifState *s = priv;
-  const VifOptions *o = opts;
+  const VhVifOptions *o = opts;
 
   if (!s || !o || !info) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
@@ -930,12 +926,27 @@ check_luma (const VifState *s, const VhPicture *pic, const char *which,
 }
 
 static gboolean
+vif_extract_sums (void *priv, const void *sums, unsigned index,
+    VhFeatureSink *sink, GError **error)
+{
+  VifState *s = priv;
+  double score[VH_VIF_SCALES];
+
+  (void) error;
+  vh_vif_sums_to_scores (sums, NULL, NULL, score);
+  if (s->opts.skip_scale0)
+    score[0] = 0.0;
+  for (unsigned i = 0; i < VH_VIF_SCALES; i++)
+    vh_feature_sink_put (sink, vif_score_names[i], index, score[i]);
+  return TRUE;
+}
+
+static gboolean
 vif_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
     unsigned index, VhFeatureSink *sink, GError **error)
 {
   VifState *s = priv;
   VhVifSums sums;
-  double score[VH_VIF_SCALES];
 
   if (!s || !s->work) {
     g_set_error (error, VH_ERROR, VH_ERROR_STATE,
@@ -950,13 +961,7 @@ vif_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
   vh_vif_compute_sums_from (s->work, &ref->plane[0], &dis->plane[0],
       s->info.bpc, s->opts.enhn_gain_limit, s->opts.skip_scale0 ? 1 : 0,
       &sums);
-  vh_vif_sums_to_scores (&sums, NULL, NULL, score);
-  if (s->opts.skip_scale0)
-    score[0] = 0.0;
-
-  for (unsigned i = 0; i < VH_VIF_SCALES; i++)
-    vh_feature_sink_put (sink, vif_score_names[i], index, score[i]);
-  return TRUE;
+  return vif_extract_sums (s, &sums, index, sink, error);
 }
 
 static void
@@ -973,11 +978,12 @@ vif_close (void *priv)
 const VhFeatureExtractor vh_fex_vif = {
   .name = "vif",
   .options = vif_options,
-  .opts_size = sizeof (VifOptions),
+  .opts_size = sizeof (VhVifOptions),
   .priv_size = sizeof (VifState),
   .needs_chroma = false,
   .init = vif_init,
   .extract = vif_extract,
   .flush = NULL,
   .close = vif_close,
+  .extract_sums = vif_extract_sums,
 };

@@ -6,6 +6,7 @@
 #ifndef VH_VIF_H
 #define VH_VIF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "vh-picture.h"
 
@@ -22,6 +23,13 @@ typedef struct VhVifScaleSums {
 typedef struct VhVifSums {
   VhVifScaleSums scale[VH_VIF_SCALES];
 } VhVifSums;
+
+/* The extractor's options (libvmaf's names: vif_enhn_gain_limit,
+ * vif_skip_scale0); an accelerator reads them to compute the same sums. */
+typedef struct VhVifOptions {
+  double enhn_gain_limit;
+  bool skip_scale0;
+} VhVifOptions;
 
 typedef struct VhVifWork VhVifWork;
 

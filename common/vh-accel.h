@@ -1,0 +1,47 @@
+/* vmafhip — the engine's accelerator interface (the GPU backend).
+ *
+ * An accelerator computes the integer accumulators of some extractor
+ * instances (VIF, ADM, motion, PSNR) for frames it was given, possibly many
+ * frames in flight, and hands them back in frame order. The engine turns
+ * them into scores with the extractors' own code (extract_sums), so the
+ * accelerated and the CPU paths share everything after the integers.
+ * The engine itself links no GPU code: the backend plugs in through this
+ * table.
+ */
+#ifndef VH_ACCEL_H
+#define VH_ACCEL_H
+
+#include "vh-feature.h"
+
+G_BEGIN_DECLS
+
+/* Accumulators of a frame for the instance `handle` (from attach). */
+typedef void (*VhAccelDeliverFunc) (gpointer engine_data, gpointer handle,
+    unsigned index, const void *sums);
+
+typedef struct VhAccelOps {
+  /* Takes over an extractor instance if it can: sets *handle (non-NULL)
+   * and returns TRUE; returns TRUE with *handle NULL if the CPU should do
+   * this one; FALSE on error. */
+  gboolean (*attach) (gpointer backend, const VhFeatureExtractor *fex,
+      const void *opts, const VhVideoInfo *info, gpointer *handle,
+      GError **error);
+  /* Queues frame `index` for every attached instance. The pictures are
+   * uploaded or copied before it returns, so the caller may reuse them. */
+  gboolean (*submit) (gpointer backend, const VhPicture *ref,
+      const VhPicture *dis, unsigned index, GError **error);
+  /* Delivers finished frames in order (every attached instance of a frame,
+   * then the next frame), blocking until at most `max_pending` submitted
+   * frames are left undelivered. Returns the number of frames delivered. */
+  gboolean (*collect) (gpointer backend, unsigned max_pending,
+      VhAccelDeliverFunc deliver, gpointer engine_data, unsigned *delivered,
+      GError **error);
+  /* Frames that may be submitted and not yet collected. */
+  unsigned (*max_in_flight) (gpointer backend);
+  /* Drops everything in flight (flushing seek). */
+  void (*reset) (gpointer backend);
+  void (*free) (gpointer backend);
+} VhAccelOps;
+
+G_END_DECLS
+#endif /* VH_ACCEL_H */
