@@ -77,6 +77,8 @@
 
 #include "gstvmafhip.h"
 #include "gstvmafhipmeta.h"
+#include "vh-gpu-backend.h"
+#include "vh-kernel-images.h"
 #include "vh-engine.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_vmafhip_debug);
@@ -206,6 +208,8 @@ struct _GstVmafHip
   gboolean write_log;
   guint lookahead;            /* frames a score waits for */
   gboolean warned_no_gpu;
+  gboolean use_gpu;           /* the HIP backend was chosen at start */
+  gint gpu_device;            /* and its device */
 
   GstCaps *ref_caps;          /* output caps (the reference's) */
   gboolean caps_checked;      /* both sides known and compatible */
@@ -721,6 +725,78 @@ gst_vmafhip_finalize (GObject * object)
 
 /* ------------------------------------------------------ start and stop */
 
+/* Opens the GPU and loads a kernel module once to prove the device works
+ * with the kernels this build carries. */
+static VhGpu *
+open_working_gpu (gint device_id, GError ** error)
+{
+  VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, MAX (device_id, 0), error);
+  if (!gpu)
+    return NULL;
+  VhGpuModule *module = vh_gpu_module_load_embedded (gpu, &vh_kernel_motion,
+      error);
+  if (!module) {
+    vh_gpu_close (gpu);
+    return NULL;
+  }
+  vh_gpu_module_free (module);
+  return gpu;
+}
+
+static void
+set_active_backend (GstVmafHip * self, const gchar * description)
+{
+  GST_OBJECT_LOCK (self);
+  g_free (self->active_backend);
+  self->active_backend = g_strdup (description);
+  GST_OBJECT_UNLOCK (self);
+  g_object_notify (G_OBJECT (self), "active-backend");
+}
+
+/* backend=hip needs a working GPU; auto takes one if it works, else the CPU
+ * with a warning. The choice is posted as an INFO message and kept in the
+ * read-only active-backend property. */
+static gboolean
+choose_backend (GstVmafHip * self)
+{
+  GError *error = NULL;
+  VhGpu *gpu = NULL;
+
+  self->use_gpu = FALSE;
+  if (self->cfg.backend != GST_VMAFHIP_BACKEND_CPU)
+    gpu = open_working_gpu (self->cfg.device_id, &error);
+  if (gpu) {
+    gchar *desc = g_strdup_printf ("hip: %s %s (%s), device %d",
+        vh_gpu_vendor_name (gpu), vh_gpu_device_name (gpu), vh_gpu_arch (gpu),
+        vh_gpu_device_id (gpu));
+    self->use_gpu = TRUE;
+    self->gpu_device = vh_gpu_device_id (gpu);
+    vh_gpu_close (gpu);
+    set_active_backend (self, desc);
+    GST_ELEMENT_INFO (self, RESOURCE, SETTINGS,
+        ("Scoring on the GPU: %s", desc), (NULL));
+    g_free (desc);
+    return TRUE;
+  }
+  if (self->cfg.backend == GST_VMAFHIP_BACKEND_HIP) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No usable HIP GPU for backend=hip: %s. Use backend=cpu or backend=auto.",
+            error->message), ("device-id=%d requested", self->cfg.device_id));
+    g_clear_error (&error);
+    return FALSE;
+  }
+  if (self->cfg.backend == GST_VMAFHIP_BACKEND_AUTO && !self->warned_no_gpu) {
+    GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+        ("No usable GPU (%s): scoring on the CPU.", error->message),
+        ("backend=auto; set backend=cpu to silence this warning"));
+    self->warned_no_gpu = TRUE;
+  }
+  g_clear_error (&error);
+  set_active_backend (self, "cpu");
+  GST_ELEMENT_INFO (self, RESOURCE, SETTINGS, ("Scoring on the CPU"), (NULL));
+  return TRUE;
+}
+
 static gboolean
 gst_vmafhip_start (GstAggregator * agg)
 {
@@ -739,31 +815,8 @@ gst_vmafhip_start (GstAggregator * agg)
     return FALSE;
   }
 
-  /* This build scores on the CPU only; the HIP backend comes later. */
-  switch (self->cfg.backend) {
-    case GST_VMAFHIP_BACKEND_HIP:
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-          ("No usable GPU: vmafhip was built without a HIP backend "
-              "(backend=hip). Use backend=cpu or backend=auto."),
-          ("device-id=%d requested", self->cfg.device_id));
-      return FALSE;
-    case GST_VMAFHIP_BACKEND_AUTO:
-      if (!self->warned_no_gpu) {
-        GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-            ("No usable GPU (vmafhip was built without a HIP backend): "
-                "scoring on the CPU."),
-            ("backend=auto; set backend=cpu to silence this warning"));
-        self->warned_no_gpu = TRUE;
-      }
-      break;
-    case GST_VMAFHIP_BACKEND_CPU:
-    default:
-      break;
-  }
-  GST_OBJECT_LOCK (self);
-  g_free (self->active_backend);
-  self->active_backend = g_strdup ("cpu");
-  GST_OBJECT_UNLOCK (self);
+  if (!choose_backend (self))
+    return FALSE;
 
   if (!load_models (self, &error)) {
     if (g_error_matches (error, VH_ERROR, VH_ERROR_IO))
@@ -968,6 +1021,14 @@ configure_engine (GstVmafHip * self)
   g_array_set_size (self->metric_kind, 0);
   if (!vh_engine_set_threads (self->engine, self->cfg.threads, &error))
     goto failed;
+  if (self->use_gpu) {
+    /* the backend owns its own handle on the device */
+    VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, self->gpu_device, &error);
+    VhGpuBackend *backend = gpu ? vh_gpu_backend_new (gpu, 0, &error) : NULL;
+    if (!backend || !vh_engine_set_accelerator (self->engine,
+            &vh_gpu_backend_ops, backend, &error))
+      goto failed;
+  }
   for (guint i = 0; i < self->specs->len; i++) {
     ModelSpec *spec = g_ptr_array_index (self->specs, i);
     VhModel *model = spec->model;

@@ -1,0 +1,474 @@
+/* vmafhip — the GPU backend of the engine (see vh-gpu-backend.h). */
+#include <string.h>
+
+#include "adm-gpu.h"
+#include "motion-gpu.h"
+#include "psnr-gpu.h"
+#include "vh-gpu-backend.h"
+#include "vh-kernel-images.h"
+#include "vif-gpu.h"
+
+#include "adm.h"
+#include "motion.h"
+#include "psnr.h"
+#include "vif.h"
+
+#define MAX_PLANES 3
+/* Device rows start on this boundary: wide, aligned loads in the kernels. */
+#define PITCH_ALIGN 256
+
+typedef enum { FEATURE_VIF, FEATURE_ADM, FEATURE_MOTION, FEATURE_PSNR } FeatureKind;
+
+typedef struct Slot Slot;
+
+typedef struct {
+  FeatureKind kind;
+  VhVifOptions vif;
+  VhAdmParams adm;
+  unsigned lag;                 /* motion: 1, or 2 with the five-frame window */
+  void **ctx;                   /* one kernel context per slot */
+  size_t sums_offset;           /* in each slot's pinned result block */
+} Handle;
+
+struct Slot {
+  VhGpuStream *stream;
+  VhGpuEvent *uploaded;         /* the pictures are on the device */
+  VhGpuEvent *done;             /* every kernel and result copy finished */
+  VhGpuPtr ref[MAX_PLANES], dis[MAX_PLANES];
+  guint8 *staging;              /* pinned: packed ref then dis planes */
+  guint8 *sums;                 /* pinned: every handle's accumulators */
+  unsigned index;
+};
+
+struct VhGpuBackend {
+  VhGpu *gpu;
+  VhVideoInfo info;
+  gboolean have_info;
+  unsigned n_slots;
+  Slot *slots;
+  GPtrArray *handles;           /* Handle* */
+  VhGpuModule *modules[4];      /* by FeatureKind, loaded on first use */
+  size_t sums_size;
+  /* device plane geometry, fixed at the first frame */
+  unsigned nplanes, bytes;
+  unsigned width[MAX_PLANES], height[MAX_PLANES];
+  size_t pitch[MAX_PLANES], staged_row[MAX_PLANES];
+  size_t staging_size;
+  gboolean allocated;
+  unsigned max_lag;
+  gboolean want_chroma;         /* a PSNR handle: upload chroma too */
+  unsigned n_submitted, n_delivered;
+};
+
+VhGpuBackend *
+vh_gpu_backend_new (VhGpu *gpu, unsigned slots, GError **error)
+{
+  if (!gpu) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "GPU backend: no GPU given");
+    return NULL;
+  }
+  if (!slots)
+    slots = VH_GPU_BACKEND_DEFAULT_SLOTS;
+  if (slots < 4) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "GPU backend: %u slots, at least 4 needed", slots);
+    return NULL;
+  }
+  VhGpuBackend *b = g_new0 (VhGpuBackend, 1);
+  b->gpu = gpu;
+  b->n_slots = slots;
+  b->slots = g_new0 (Slot, slots);
+  b->handles = g_ptr_array_new ();
+  for (unsigned i = 0; i < slots; i++) {
+    Slot *s = &b->slots[i];
+    if (!(s->stream = vh_gpu_stream_new (gpu, error))
+        || !(s->uploaded = vh_gpu_event_new (gpu, FALSE, error))
+        || !(s->done = vh_gpu_event_new (gpu, FALSE, error))) {
+      vh_gpu_backend_ops.free (b);
+      return NULL;
+    }
+  }
+  return b;
+}
+
+VhGpu *
+vh_gpu_backend_gpu (VhGpuBackend *b)
+{
+  return b->gpu;
+}
+
+static void
+handle_free (VhGpuBackend *b, Handle *h)
+{
+  for (unsigned i = 0; h->ctx && i < b->n_slots; i++) {
+    if (!h->ctx[i])
+      continue;
+    switch (h->kind) {
+      case FEATURE_VIF:
+        vh_vif_gpu_free (h->ctx[i]);
+        break;
+      case FEATURE_ADM:
+        vh_adm_gpu_free (h->ctx[i]);
+        break;
+      case FEATURE_MOTION:
+        vh_motion_gpu_free (h->ctx[i]);
+        break;
+      case FEATURE_PSNR:
+        vh_psnr_gpu_free (h->ctx[i]);
+        break;
+    }
+  }
+  g_free (h->ctx);
+  g_free (h);
+}
+
+static size_t
+sums_size_of (FeatureKind kind)
+{
+  switch (kind) {
+    case FEATURE_VIF:
+      return sizeof (VhVifSums);
+    case FEATURE_ADM:
+      return sizeof (VhAdmSums);
+    case FEATURE_MOTION:
+      return sizeof (uint64_t);
+    case FEATURE_PSNR:
+    default:
+      return sizeof (VhPsnrSums);
+  }
+}
+
+static gboolean
+backend_attach (gpointer backend, const VhFeatureExtractor *fex,
+    const void *opts, const VhVideoInfo *info, gpointer *handle,
+    GError **error)
+{
+  VhGpuBackend *b = backend;
+  Handle *h = g_new0 (Handle, 1);
+
+  *handle = NULL;
+  if (b->n_submitted) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
+        "GPU backend: features must be added before the first frame");
+    g_free (h);
+    return FALSE;
+  }
+  if (b->have_info && (info->width != b->info.width
+          || info->height != b->info.height || info->bpc != b->info.bpc)) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
+        "GPU backend: one backend serves one picture format");
+    g_free (h);
+    return FALSE;
+  }
+  b->info = *info;
+  b->have_info = TRUE;
+
+  if (fex == &vh_fex_vif) {
+    h->kind = FEATURE_VIF;
+    h->vif = *(const VhVifOptions *) opts;
+  } else if (fex == &vh_fex_adm) {
+    h->kind = FEATURE_ADM;
+    if (!vh_adm_params_init (&h->adm, opts, error)) {
+      g_free (h);
+      return FALSE;
+    }
+  } else if (fex == &vh_fex_motion) {
+    const VhMotionOptions *mo = opts;
+    h->kind = FEATURE_MOTION;
+    h->lag = mo->five_frame_window ? 2 : 1;
+    b->max_lag = MAX (b->max_lag, h->lag);
+  } else if (fex == &vh_fex_psnr) {
+    h->kind = FEATURE_PSNR;
+    b->want_chroma = TRUE;
+  } else {
+    g_free (h);
+    return TRUE;
+  }
+
+  /* kernel contexts, one per slot (their scratch is per frame in flight) */
+  static const VhGpuImageSet *const images[] = {
+    [FEATURE_VIF] = &vh_kernel_vif, [FEATURE_ADM] = &vh_kernel_adm,
+    [FEATURE_MOTION] = &vh_kernel_motion, [FEATURE_PSNR] = &vh_kernel_psnr,
+  };
+  VhGpuModule **module = &b->modules[h->kind];
+  if (!*module && !(*module = vh_gpu_module_load_embedded (b->gpu,
+              images[h->kind], error)))
+    goto fail;
+  h->ctx = g_new0 (void *, b->n_slots);
+  for (unsigned i = 0; i < b->n_slots; i++) {
+    switch (h->kind) {
+      case FEATURE_VIF:
+        h->ctx[i] = vh_vif_gpu_new (b->gpu, *module, info->width,
+            info->height, info->bpc, error);
+        break;
+      case FEATURE_ADM:
+        h->ctx[i] = vh_adm_gpu_new (b->gpu, *module, info->width,
+            info->height, info->bpc, error);
+        break;
+      case FEATURE_MOTION:
+        h->ctx[i] = vh_motion_gpu_new (b->gpu, *module, info->width,
+            info->height, info->bpc, error);
+        break;
+      case FEATURE_PSNR:
+        h->ctx[i] = vh_psnr_gpu_new (b->gpu, *module, info->width,
+            info->height, info->bpc, error);
+        break;
+    }
+    if (!h->ctx[i])
+      goto fail;
+  }
+  /* 16-byte aligned place in every slot's result block */
+  h->sums_offset = b->sums_size;
+  b->sums_size += (sums_size_of (h->kind) + 15) & ~(size_t) 15;
+  g_ptr_array_add (b->handles, h);
+  *handle = h;
+  return TRUE;
+
+fail:
+  g_prefix_error (error, "GPU backend (%s): ", fex->name);
+  handle_free (b, h);
+  return FALSE;
+}
+
+/* Device planes and pinned buffers, sized by the first frame's layout. */
+static gboolean
+allocate (VhGpuBackend *b, const VhPicture *ref, GError **error)
+{
+  b->nplanes = b->want_chroma ? ref->nplanes : 1;
+  b->bytes = ref->bpc > 8 ? 2 : 1;
+  b->staging_size = 0;
+  for (unsigned p = 0; p < b->nplanes; p++) {
+    b->width[p] = ref->plane[p].width;
+    b->height[p] = ref->plane[p].height;
+    b->staged_row[p] = (size_t) b->width[p] * b->bytes;
+    b->pitch[p] = (b->staged_row[p] + PITCH_ALIGN - 1) & ~(size_t) (PITCH_ALIGN - 1);
+    b->staging_size += 2 * b->staged_row[p] * b->height[p];
+  }
+  for (unsigned i = 0; i < b->n_slots; i++) {
+    Slot *s = &b->slots[i];
+    for (unsigned p = 0; p < b->nplanes; p++) {
+      const size_t size = b->pitch[p] * b->height[p];
+      if (!(s->ref[p] = vh_gpu_mem_alloc (b->gpu, size, error))
+          || !(s->dis[p] = vh_gpu_mem_alloc (b->gpu, size, error)))
+        return FALSE;
+    }
+    if (!(s->staging = vh_gpu_host_alloc (b->gpu, b->staging_size, error))
+        || !(s->sums = vh_gpu_host_alloc (b->gpu, MAX (b->sums_size, 16),
+                error)))
+      return FALSE;
+  }
+  b->allocated = TRUE;
+  return TRUE;
+}
+
+/* Packs one plane into staging (NV12/P010 chroma: picks every other sample). */
+static void
+stage_plane (const VhPlane *src, unsigned bytes, guint8 *dst, size_t row)
+{
+  for (unsigned y = 0; y < src->height; y++) {
+    const guint8 *line = (const guint8 *) src->data + (ptrdiff_t) y * src->stride;
+    guint8 *out = dst + y * row;
+    if (src->step <= 1) {
+      memcpy (out, line, row);
+    } else if (bytes == 1) {
+      for (unsigned x = 0; x < src->width; x++)
+        out[x] = line[(size_t) x * src->step];
+    } else {
+      const guint16 *in16 = (const guint16 *) line;
+      guint16 *out16 = (guint16 *) out;
+      for (unsigned x = 0; x < src->width; x++)
+        out16[x] = in16[(size_t) x * src->step];
+    }
+  }
+}
+
+static gboolean
+backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
+    unsigned index, GError **error)
+{
+  VhGpuBackend *b = backend;
+  Slot *s = &b->slots[index % b->n_slots];
+
+  if (index != b->n_submitted) {
+    g_set_error (error, VH_ERROR, VH_ERROR_STATE,
+        "GPU backend: frame %u submitted, %u expected", index, b->n_submitted);
+    return FALSE;
+  }
+  if (index - b->n_delivered >= b->n_slots) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
+        "GPU backend: no free slot (collect first)");
+    return FALSE;
+  }
+  if (!b->allocated && !allocate (b, ref, error))
+    return FALSE;
+  if (b->want_chroma && ref->nplanes != b->nplanes) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
+        "GPU backend: the plane layout changed");
+    return FALSE;
+  }
+
+  /* The slot's pictures of frame index − n_slots are read by the motion
+   * kernels of the frames up to max_lag after it: wait for those. */
+  if (index >= b->n_slots && b->max_lag) {
+    const unsigned reader = index - b->n_slots + b->max_lag;
+    if (reader < index && !vh_gpu_stream_wait_event (s->stream,
+            b->slots[reader % b->n_slots].done, error))
+      return FALSE;
+  }
+
+  /* Upload: pack into pinned staging, then one 2-D copy per plane. */
+  guint8 *stage = s->staging;
+  for (unsigned p = 0; p < b->nplanes; p++) {
+    const VhPlane *planes[2] = { &ref->plane[p], &dis->plane[p] };
+    const VhGpuPtr dst[2] = { s->ref[p], s->dis[p] };
+    for (int k = 0; k < 2; k++) {
+      if (planes[k]->width != b->width[p] || planes[k]->height != b->height[p]) {
+        g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
+            "GPU backend: plane %u is %ux%u, the stream's %ux%u", p,
+            planes[k]->width, planes[k]->height, b->width[p], b->height[p]);
+        return FALSE;
+      }
+      stage_plane (planes[k], b->bytes, stage, b->staged_row[p]);
+      if (!vh_gpu_copy2d_h2d_async (s->stream, dst[k], b->pitch[p], stage,
+              b->staged_row[p], b->staged_row[p], b->height[p], error))
+        return FALSE;
+      stage += b->staged_row[p] * b->height[p];
+    }
+  }
+  if (!vh_gpu_event_record (s->uploaded, s->stream, error))
+    return FALSE;
+
+  for (guint k = 0; k < b->handles->len; k++) {
+    Handle *h = g_ptr_array_index (b->handles, k);
+    void *out = s->sums + h->sums_offset;
+    void *ctx = h->ctx[index % b->n_slots];
+    gboolean ok = TRUE;
+    switch (h->kind) {
+      case FEATURE_VIF:
+        ok = vh_vif_gpu_enqueue (ctx, s->stream, s->ref[0], b->pitch[0],
+            s->dis[0], b->pitch[0], h->vif.enhn_gain_limit,
+            h->vif.skip_scale0 ? 1 : 0, out, error);
+        break;
+      case FEATURE_ADM:
+        ok = vh_adm_gpu_enqueue (ctx, s->stream, s->ref[0], b->pitch[0],
+            s->dis[0], b->pitch[0], &h->adm, out, error);
+        break;
+      case FEATURE_MOTION:
+        if (index >= h->lag) {
+          const Slot *prev = &b->slots[(index - h->lag) % b->n_slots];
+          ok = vh_gpu_stream_wait_event (s->stream, prev->uploaded, error)
+              && vh_motion_gpu_enqueue (ctx, s->stream, prev->ref[0],
+              b->pitch[0], s->ref[0], b->pitch[0], out, error);
+        }
+        break;
+      case FEATURE_PSNR:{
+        VhPsnrSums *sums = out;
+        VhPsnrGpuPlane rp[MAX_PLANES], dp[MAX_PLANES];
+        sums->nplanes = b->nplanes;
+        for (unsigned p = 0; p < b->nplanes; p++) {
+          rp[p] = (VhPsnrGpuPlane) { s->ref[p], b->pitch[p], b->width[p],
+            b->height[p], 1 };
+          dp[p] = rp[p];
+          dp[p].data = s->dis[p];
+          sums->width[p] = b->width[p];
+          sums->height[p] = b->height[p];
+        }
+        ok = vh_psnr_gpu_enqueue (ctx, s->stream, rp, dp, b->nplanes,
+            sums->sse, error);
+        break;
+      }
+    }
+    if (!ok)
+      return FALSE;
+  }
+  if (!vh_gpu_event_record (s->done, s->stream, error))
+    return FALSE;
+  s->index = index;
+  b->n_submitted++;
+  return TRUE;
+}
+
+static gboolean
+backend_collect (gpointer backend, unsigned max_pending,
+    VhAccelDeliverFunc deliver, gpointer engine_data, unsigned *delivered,
+    GError **error)
+{
+  VhGpuBackend *b = backend;
+  *delivered = 0;
+  while (b->n_delivered < b->n_submitted) {
+    Slot *s = &b->slots[b->n_delivered % b->n_slots];
+    if (b->n_submitted - b->n_delivered > max_pending) {
+      if (!vh_gpu_event_sync (s->done, error))
+        return FALSE;
+    } else {
+      gboolean done = FALSE;
+      if (!vh_gpu_event_query (s->done, &done, error))
+        return FALSE;
+      if (!done)
+        break;
+    }
+    for (guint k = 0; k < b->handles->len; k++) {
+      Handle *h = g_ptr_array_index (b->handles, k);
+      deliver (engine_data, h, s->index, s->sums + h->sums_offset);
+    }
+    b->n_delivered++;
+    (*delivered)++;
+  }
+  return TRUE;
+}
+
+static unsigned
+backend_max_in_flight (gpointer backend)
+{
+  VhGpuBackend *b = backend;
+  return b->n_slots;
+}
+
+static void
+backend_reset (gpointer backend)
+{
+  VhGpuBackend *b = backend;
+  for (unsigned i = 0; i < b->n_slots; i++)
+    if (b->slots[i].stream)
+      vh_gpu_stream_sync (b->slots[i].stream, NULL);
+  b->n_submitted = b->n_delivered = 0;
+}
+
+static void
+backend_free (gpointer backend)
+{
+  VhGpuBackend *b = backend;
+  if (!b)
+    return;
+  backend_reset (b);
+  for (guint k = 0; k < b->handles->len; k++)
+    handle_free (b, g_ptr_array_index (b->handles, k));
+  g_ptr_array_unref (b->handles);
+  for (unsigned i = 0; i < b->n_slots; i++) {
+    Slot *s = &b->slots[i];
+    for (unsigned p = 0; p < MAX_PLANES; p++) {
+      vh_gpu_mem_free (b->gpu, s->ref[p]);
+      vh_gpu_mem_free (b->gpu, s->dis[p]);
+    }
+    vh_gpu_host_free (b->gpu, s->staging);
+    vh_gpu_host_free (b->gpu, s->sums);
+    if (s->uploaded)
+      vh_gpu_event_free (s->uploaded);
+    if (s->done)
+      vh_gpu_event_free (s->done);
+    if (s->stream)
+      vh_gpu_stream_free (s->stream);
+  }
+  g_free (b->slots);
+  for (unsigned k = 0; k < G_N_ELEMENTS (b->modules); k++)
+    if (b->modules[k])
+      vh_gpu_module_free (b->modules[k]);
+  vh_gpu_close (b->gpu);
+  g_free (b);
+}
+
+const VhAccelOps vh_gpu_backend_ops = {
+  backend_attach, backend_submit, backend_collect, backend_max_in_flight,
+  backend_reset, backend_free,
+};

@@ -1,0 +1,33 @@
+/* vmafhip — the GPU backend of the engine (VhAccelOps over HIP / CUDA).
+ *
+ *   VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, device_id, &error);
+ *   VhGpuBackend *b = vh_gpu_backend_new (gpu, 0, &error);   // takes gpu
+ *   vh_engine_set_accelerator (engine, &vh_gpu_backend_ops, b, &error);
+ *
+ * Each frame pair is copied into pinned staging, uploaded on the stream of
+ * one of several slots, and every attached feature's kernels are queued on
+ * that stream; the accumulators come back into pinned memory. Nothing waits
+ * for the device until the engine needs a slot back or a frame's scores,
+ * so several frames are in flight.
+ */
+#ifndef VH_GPU_BACKEND_H
+#define VH_GPU_BACKEND_H
+
+#include "vh-accel.h"
+#include "vh-gpu.h"
+
+G_BEGIN_DECLS
+
+typedef struct VhGpuBackend VhGpuBackend;
+
+#define VH_GPU_BACKEND_DEFAULT_SLOTS 6
+
+/* Takes ownership of `gpu`. `slots`: frames in flight + motion's reach
+ * (0: VH_GPU_BACKEND_DEFAULT_SLOTS; at least 4). */
+VhGpuBackend *vh_gpu_backend_new (VhGpu *gpu, unsigned slots, GError **error);
+VhGpu *vh_gpu_backend_gpu (VhGpuBackend *backend);
+
+extern const VhAccelOps vh_gpu_backend_ops;
+
+G_END_DECLS
+#endif

@@ -1,0 +1,71 @@
+/* vmafhip — integer VIF on the GPU (kernels/vif.hip), bit-exact with the
+ * CPU core of common/vif.h: for the same planes, bit depth, gain limit and
+ * first scale, the VhVifSums are identical, integer for integer.
+ *
+ * Usage (the module is loaded by the caller, once per VhGpu, and may serve
+ * any number of contexts; vh_kernel_vif comes from the generated
+ * vh-kernel-images.h of kernels/):
+ *
+ *   VhGpuModule *module = vh_gpu_module_load_embedded (gpu, &vh_kernel_vif, &error);
+ *   VhVifGpu *vif = vh_vif_gpu_new (gpu, module, width, height, bpc, &error);
+ *   VhVifSums *sums = vh_gpu_host_alloc (gpu, sizeof *sums, &error);   // pinned
+ *   vh_vif_gpu_enqueue (vif, stream, ref, ref_pitch, dis, dis_pitch,
+ *       100.0, 0, sums, &error);
+ *   ... vh_gpu_stream_sync (stream, &error) or an event ...
+ *   vh_vif_sums_to_scores (sums, NULL, NULL, scores);    // common/vif.h
+ *   vh_vif_gpu_free (vif);  vh_gpu_host_free (gpu, sums);  vh_gpu_module_free (module);
+ *
+ * A context holds the device scratch of one frame in flight (the pyramid
+ * of scales 1-3, the accumulators, the log2 table): give each concurrently
+ * running frame its own context. Successive frames on one stream may share
+ * one, since the stream orders them.
+ */
+#ifndef VH_VIF_GPU_H
+#define VH_VIF_GPU_H
+
+#include <glib.h>
+#include <stddef.h>
+
+#include "vh-gpu.h"
+#include "vif.h"
+
+G_BEGIN_DECLS
+
+typedef struct VhVifGpu VhVifGpu;
+
+/* A context for width x height luma planes of bpc bits (8..16, as the CPU
+ * core; the vif extractor itself accepts 8, 10, 12). `module` is the
+ * loaded vif module (vh_kernel_vif); it must outlive the context. Allocates
+ * all device memory (one block, about 0.7 x the size of one 16-bit luma
+ * plane) and uploads the log2 table (synchronously, on a stream of its
+ * own). NULL and an error: VH_ERROR_INVALID_ARGUMENT (NULL gpu or module),
+ * VH_ERROR_TOO_SMALL (below 16x16, as on the CPU), VH_ERROR_UNSUPPORTED
+ * (bpc, above 2^20 either way, a device with too little shared memory),
+ * VH_ERROR_GPU (a module without the vif kernels, out of memory, ...). */
+VhVifGpu *vh_vif_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
+    unsigned height, unsigned bpc, GError **error);
+
+/* Queues the VIF of one frame on `stream` and returns at once: zeroes the
+ * accumulators, runs the four scale kernels, and copies the result into
+ * `out` (sizeof (VhVifSums) bytes of host memory, pinned for a truly
+ * asynchronous copy: vh_gpu_host_alloc). `out` is valid once the stream
+ * has passed this point (vh_gpu_stream_sync, or an event recorded after
+ * this call). The planes must stay untouched until then.
+ *
+ * ref, dis: device luma planes of the context's size, `*_pitch` bytes
+ * between rows; 8-bit samples as uint8, wider ones as uint16 (little
+ * endian, as VhPlane), 2-byte aligned. enhn_gain_limit: [1, 100] (libvmaf's
+ * vif_enhn_gain_limit, default 100). first_scale: 0, or 1 for libvmaf's
+ * vif_skip_scale0 (the sums of the scales below it are zero), up to 3.
+ * FALSE and an error (nothing queued, or, for a failure of the GPU calls,
+ * possibly part of it) on a bad argument or a GPU error. */
+gboolean vh_vif_gpu_enqueue (VhVifGpu *ctx, VhGpuStream *stream,
+    VhGpuPtr ref, size_t ref_pitch, VhGpuPtr dis, size_t dis_pitch,
+    double enhn_gain_limit, unsigned first_scale, VhVifSums *out,
+    GError **error);
+
+/* Frees the device memory. No work using the context may be pending. */
+void vh_vif_gpu_free (VhVifGpu *ctx);
+
+G_END_DECLS
+#endif /* VH_VIF_GPU_H */

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# GPU tests and benchmarks on a machine with a GPU but no GStreamer or GLib
+# (the lent GPU machine, see ../shared/device/README.md).
+#
+#   scripts/gpu-run.sh pack     here: build, then gather the GPU test and
+#                               benchmark programs, the plugin, a GStreamer
+#                               runtime and the test vectors into .gpurun/
+#   scripts/gpu-run.sh remote   there, in a copy of the tree that carries
+#                               .gpurun/: run the GPU tests and benchmarks,
+#                               logs into $OUT (or .gpurun/out)
+#
+# With the device tool: pack here, then run `scripts/gpu-run.sh remote`
+# there with carry [".gpurun"].
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dest=.gpurun
+
+case "${1:-}" in
+pack)
+  scripts/build.sh
+  rm -rf "$dest"
+  mkdir -p "$dest/bin" "$dest/plugin"
+  bins=(build/tests/check/gpu/test-gpu-runtime build/tests/check/gpu/test-gpu-features
+        build/tools/vmafhip-gpu-bench build/tools/vmafhip-bench
+        build/tools/vmafhip-element-bench)
+  cp "${bins[@]}" "$dest/bin/"
+  cp build/gst/vmafhip/libgstvmafhip.so "$dest/plugin/"
+  ../shared/device/pack-gst-runtime "$dest/gstrt" "$dest"/bin/* "$dest/plugin/libgstvmafhip.so"
+  if [ -d ../shared/testdata ]; then
+    mkdir -p "$dest/testdata"
+    cp -r ../shared/testdata/clips ../shared/testdata/golden "$dest/testdata/"
+  fi
+  grep -qx "/$dest/" .git/info/exclude 2>/dev/null || echo "/$dest/" >> .git/info/exclude
+  du -sh "$dest"
+  ;;
+remote)
+  out=${OUT:-$dest/out}
+  mkdir -p "$out"
+  . "$dest/gstrt/env.sh"
+  export GST_PLUGIN_PATH="$PWD/$dest/plugin"
+  export VMAFHIP_TESTDATA="$PWD/$dest/testdata"
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+  status=0
+  run() { echo "== $*"; "$@" 2>&1 | tee -a "$out/gpu-run.log"; return "${PIPESTATUS[0]}"; }
+  run "$dest/bin/test-gpu-runtime" > /dev/null || status=1
+  run "$dest/bin/test-gpu-features" || status=1
+  run "$dest/bin/vmafhip-gpu-bench" ${BENCH_ARGS:-} || status=1
+  for size in 1920x1080 3840x2160; do
+    run "$dest/bin/vmafhip-element-bench" --size "$size" --frames 600 --backend hip || status=1
+  done
+  run "$dest/bin/vmafhip-element-bench" --size 1920x1080 --frames 48 --backend cpu || status=1
+  run "$dest/bin/vmafhip-bench" -n 24 || status=1
+  exit $status
+  ;;
+*)
+  echo "usage: $0 pack|remote" >&2
+  exit 2
+  ;;
+esac

@@ -1,0 +1,206 @@
+/* vmafhip — the GPU backend against the CPU engine.
+ *
+ * Every clip of ../shared/testdata and synthetic 1080p/2160p content (8-,
+ * 10- and 12-bit, odd sizes) scored twice: on the CPU and with the GPU
+ * backend. The GPU computes the same integer accumulators, so every score
+ * (VIF, ADM, motion, PSNR, models) must be equal as a double, not merely
+ * close. Runs where a GPU is present; exits 77 (skip) with a message
+ * elsewhere. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vh-engine.h"
+#include "vh-gpu-backend.h"
+#include "vh-rawvideo.h"
+#include "vh-synth.h"
+#include "vh-test-util.h"
+
+static unsigned failures, comparisons;
+
+static void
+setup (VhEngine *e, GError **error)
+{
+  const VhModelOpt adm_v1[] = {
+    {"adm_csf_mode", VH_OPTVAL_NUMBER, 2, 0, NULL},
+    {"adm_dlm_weight", VH_OPTVAL_NUMBER, 0.7, 0, NULL},
+    {"adm_enhn_gain_limit", VH_OPTVAL_NUMBER, 1.0, 0, NULL},
+    {"adm_noise_weight", VH_OPTVAL_NUMBER, 0.02, 0, NULL},
+    {"adm_min_val", VH_OPTVAL_NUMBER, 0.5, 0, NULL},
+  };
+  const VhModelOpt hfr[] = {
+    {"motion_max_val", VH_OPTVAL_NUMBER, 18, 0, NULL},
+    {"motion_five_frame_window", VH_OPTVAL_BOOL, 0, true, NULL},
+    {"motion_moving_average", VH_OPTVAL_BOOL, 0, true, NULL},
+  };
+  const VhModelFlags phone = { .enable_transform = true };
+  if (!vh_engine_add_model (e, "vmaf_v0.6.1", "vmaf", NULL, error)
+      || !vh_engine_add_model (e, "vmaf_v0.6.1neg", "vmaf_neg", NULL, error)
+      || !vh_engine_add_model (e, "vmaf_b_v0.6.3", "vmaf_b", NULL, error)
+      || !vh_engine_add_model (e, "vmaf_v0.6.1", "vmaf_phone", &phone, error)
+      || !vh_engine_add_feature (e, "psnr", error)
+      || !vh_engine_add_feature_with_options (e, "adm", adm_v1,
+          G_N_ELEMENTS (adm_v1), error)
+      || !vh_engine_add_feature_with_options (e, "motion", hfr,
+          G_N_ELEMENTS (hfr), error))
+    g_error ("engine setup: %s", (*error)->message);
+}
+
+typedef void (*FrameFunc) (gpointer data, unsigned i, VhPicture *ref,
+    VhPicture *dis);
+
+/* Scores n frames on both paths and compares every value. */
+static void
+compare (const char *what, const VhVideoInfo *info, unsigned n,
+    FrameFunc frame, gpointer data)
+{
+  GError *error = NULL;
+  VhEngine *cpu = vh_engine_new (info, &error);
+  VhEngine *gpu = vh_engine_new (info, &error);
+  VhGpu *dev = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, &error);
+  VhGpuBackend *backend = dev ? vh_gpu_backend_new (dev, 0, &error) : NULL;
+  if (!backend)
+    g_error ("%s: GPU backend: %s", what, error->message);
+  setup (cpu, &error);
+  if (!vh_engine_set_accelerator (gpu, &vh_gpu_backend_ops, backend, &error))
+    g_error ("%s: %s", what, error->message);
+  setup (gpu, &error);
+
+  for (unsigned i = 0; i < n; i++) {
+    VhPicture ref, dis;
+    frame (data, i, &ref, &dis);
+    if (!vh_engine_push (cpu, &ref, &dis, &error)
+        || !vh_engine_push (gpu, &ref, &dis, &error))
+      g_error ("%s frame %u: %s", what, i, error->message);
+  }
+  if (!vh_engine_flush (cpu, &error) || !vh_engine_flush (gpu, &error))
+    g_error ("%s: flush: %s", what, error->message);
+
+  const VhScoreTable *tc = vh_engine_scores (cpu), *tg = vh_engine_scores (gpu);
+  unsigned bad = 0, values = 0;
+  for (unsigned m = 0; m < vh_score_table_n_metrics (tc); m++) {
+    const char *name = vh_score_table_metric_name (tc, m);
+    int mg = vh_score_table_find (tg, name);
+    for (unsigned i = 0; i < n; i++) {
+      double vc, vg;
+      if (!vh_score_table_get (tc, m, i, &vc))
+        continue;
+      values++;
+      if (mg < 0 || !vh_score_table_get (tg, mg, i, &vg) || vc != vg) {
+        if (bad++ < 12)
+          fprintf (stderr, "  MISMATCH %s frame %u %s: cpu %.17g gpu %.17g\n",
+              what, i, name, vc, mg < 0 ? -1.0 : vg);
+      }
+    }
+  }
+  printf ("%-34s %3u frames: %6u values, %s\n", what, n, values,
+      bad ? "MISMATCH" : "all equal to the CPU engine");
+  fflush (stdout);
+  comparisons++;
+  failures += bad ? 1 : 0;
+  vh_engine_free (cpu);
+  vh_engine_free (gpu);
+}
+
+typedef struct {
+  const VhRawFormat *fmt;
+  unsigned w, h;
+  const guint8 *ref, *dis;
+  size_t fsize;
+} RawClip;
+
+static void
+raw_frame (gpointer data, unsigned i, VhPicture *ref, VhPicture *dis)
+{
+  RawClip *c = data;
+  vh_raw_picture (c->fmt, c->ref + i * c->fsize, c->w, c->h, ref);
+  vh_raw_picture (c->fmt, c->dis + i * c->fsize, c->w, c->h, dis);
+}
+
+static void
+synth_frame (gpointer data, unsigned i, VhPicture *ref, VhPicture *dis)
+{
+  vh_synth_render (data, i, 1 + i % 6, ref, dis);
+}
+
+static void
+clip (const char *testdata, const char *name, const char *format, unsigned w,
+    unsigned h, const char *ref_file, const char *dis_file)
+{
+  RawClip c = { vh_raw_format_lookup (format), w, h, NULL, NULL, 0 };
+  char *paths[2];
+  const char *files[2] = { ref_file, dis_file };
+  gchar *bytes[2];
+  gsize len[2];
+  for (int k = 0; k < 2; k++) {
+    char *p = g_build_filename (testdata, "clips", files[k], NULL);
+    GError *error = NULL;
+    paths[k] = g_str_has_suffix (p, ".mp4") ? vh_test_decode_mp4 (p, &error)
+        : g_strdup (p);
+    if (!paths[k] || !g_file_get_contents (paths[k], &bytes[k], &len[k], NULL))
+      g_error ("%s: cannot read %s: %s", name, p, error ? error->message : "");
+    if (g_str_has_suffix (p, ".mp4"))
+      unlink (paths[k]);
+    g_free (p);
+  }
+  c.ref = (const guint8 *) bytes[0];
+  c.dis = (const guint8 *) bytes[1];
+  c.fsize = vh_raw_frame_size (c.fmt, w, h);
+  const VhVideoInfo info = { w, h, c.fmt->bpc };
+  compare (name, &info, len[0] / c.fsize, raw_frame, &c);
+  for (int k = 0; k < 2; k++) {
+    g_free (bytes[k]);
+    g_free (paths[k]);
+  }
+}
+
+static void
+synthetic (unsigned w, unsigned h, unsigned bpc, unsigned n)
+{
+  char what[64];
+  VhSynth *s = vh_synth_new (w, h, bpc, VH_SYNTH_420, w ^ h ^ bpc);
+  const VhVideoInfo info = { w, h, bpc };
+  g_snprintf (what, sizeof what, "synthetic %ux%u %u-bit", w, h, bpc);
+  compare (what, &info, n, synth_frame, s);
+  vh_synth_free (s);
+}
+
+int
+main (int argc, char **argv)
+{
+  GError *error = NULL;
+  gboolean quick = argc > 1 && !strcmp (argv[1], "--quick");
+  VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, &error);
+  if (!gpu) {
+    printf ("SKIP: no usable GPU here (%s)\n", error->message);
+    return VH_TEST_SKIP;
+  }
+  printf ("GPU: %s %s (%s)\n", vh_gpu_vendor_name (gpu),
+      vh_gpu_device_name (gpu), vh_gpu_arch (gpu));
+  vh_gpu_close (gpu);
+
+  const char *testdata = vh_test_testdata_dir ();
+  if (testdata) {
+    clip (testdata, "src01_160x90", "I420", 160, 90, "src01_160x90_ref.yuv",
+        "src01_160x90_dis.yuv");
+    clip (testdata, "src01_576x324_10b", "I420_10LE", 576, 324,
+        "src01_576x324_10b_ref.yuv", "src01_576x324_10b_dis.yuv");
+    clip (testdata, "hall_352x288", "I420", 352, 288, "hall_352x288_ref.yuv",
+        "hall_352x288_dis.yuv");
+    clip (testdata, "dark_1920x1080", "I420", 1920, 1080,
+        "dark_1920x1080_ref.yuv", "dark_1920x1080_dis.yuv");
+    clip (testdata, "bsds_481x321_444", "Y444", 481, 321,
+        "bsds_481x321_444_ref.yuv", "bsds_481x321_444_dis.yuv");
+    if (!quick)
+      clip (testdata, "seeking_720x480", "I420", 720, 480,
+          "seeking_720x480_ref.mp4", "seeking_720x480_dis_crf40.mp4");
+  }
+  synthetic (1920, 1080, 8, quick ? 3 : 8);
+  synthetic (3840, 2160, 8, 3);
+  synthetic (1920, 1080, 10, 4);
+  synthetic (1281, 721, 10, 4);
+  synthetic (1023, 577, 12, 3);
+  synthetic (65, 47, 8, 5);
+  printf ("%u passed, %u failed\n", comparisons - failures, failures);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,138 @@
+/* vmafhip-element-bench — the vmafhip element end to end, from system
+ * memory: two appsrc push the same few pre-rendered I420 frame pairs (input
+ * generation is outside the timing), vmafhip scores them with vmaf_v0.6.1,
+ * fakesink takes the output.
+ *
+ *   GST_PLUGIN_PATH=build/gst/vmafhip vmafhip-element-bench \
+ *       [--frames N] [--size 1920x1080] [--backend hip|cpu]
+ *
+ * A benchmark program, not a test.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gst/gst.h>
+#include <gst/app/gstappsrc.h>
+
+#include "vh-synth.h"
+
+#define DISTINCT 8
+
+int
+main (int argc, char **argv)
+{
+  int n_frames = 600;
+  char *size = NULL, *backend = NULL;
+  GOptionEntry entries[] = {
+    {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames (600)", "N"},
+    {"size", 0, 0, G_OPTION_ARG_STRING, &size, "WxH (1920x1080)", "WxH"},
+    {"backend", 0, 0, G_OPTION_ARG_STRING, &backend, "hip or cpu (hip)", "B"},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}
+  };
+  GOptionContext *ctx = g_option_context_new ("- vmafhip element benchmark");
+  GError *error = NULL;
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
+    fprintf (stderr, "%s\n", error->message);
+    return 2;
+  }
+  g_option_context_free (ctx);
+  unsigned w = 1920, h = 1080;
+  if (size && sscanf (size, "%ux%u", &w, &h) != 2)
+    return 2;
+
+  char *desc = g_strdup_printf ("appsrc name=r format=time block=true "
+      "max-buffers=8 ! v.ref_sink appsrc name=d format=time block=true "
+      "max-buffers=8 ! v.dist_sink vmafhip name=v backend=%s "
+      "frame-message=false model-filename=vmaf_v0.6.1 ! fakesink sync=false",
+      backend ? backend : "hip");
+  GstElement *pipe = gst_parse_launch (desc, &error);
+  if (!pipe) {
+    fprintf (stderr, "pipeline: %s\n", error->message);
+    return 1;
+  }
+  GstElement *src[2] = { gst_bin_get_by_name (GST_BIN (pipe), "r"),
+    gst_bin_get_by_name (GST_BIN (pipe), "d") };
+  GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
+      "I420", "width", G_TYPE_INT, w, "height", G_TYPE_INT, h, "framerate",
+      GST_TYPE_FRACTION, 60, 1, NULL);
+  for (int k = 0; k < 2; k++)
+    g_object_set (src[k], "caps", caps, NULL);
+  gst_caps_unref (caps);
+
+  /* pre-rendered frames, packed I420 */
+  GstBuffer *frames[2][DISTINCT];
+  VhSynth *synth = vh_synth_new (w, h, 8, VH_SYNTH_420, 3);
+  for (unsigned i = 0; i < DISTINCT; i++) {
+    VhPicture pic[2];
+    vh_synth_render (synth, i, 3, &pic[0], &pic[1]);
+    for (int k = 0; k < 2; k++) {
+      gsize total = 0;
+      for (unsigned p = 0; p < 3; p++)
+        total += (gsize) pic[k].plane[p].width * pic[k].plane[p].height;
+      GstBuffer *buf = gst_buffer_new_allocate (NULL, total, NULL);
+      GstMapInfo map;
+      gst_buffer_map (buf, &map, GST_MAP_WRITE);
+      guint8 *o = map.data;
+      for (unsigned p = 0; p < 3; p++) {
+        const gsize n = (gsize) pic[k].plane[p].width * pic[k].plane[p].height;
+        memcpy (o, pic[k].plane[p].data, n);
+        o += n;
+      }
+      gst_buffer_unmap (buf, &map);
+      frames[k][i] = buf;
+    }
+  }
+  vh_synth_free (synth);
+
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  const GstClockTime dur = GST_SECOND / 60;
+  gint64 t0 = g_get_monotonic_time ();
+  for (int f = 0; f < n_frames; f++) {
+    for (int k = 0; k < 2; k++) {
+      GstBuffer *b = gst_buffer_copy (frames[k][f % DISTINCT]);  /* shares memory */
+      GST_BUFFER_PTS (b) = f * dur;
+      GST_BUFFER_DURATION (b) = dur;
+      if (gst_app_src_push_buffer (GST_APP_SRC (src[k]), b) != GST_FLOW_OK) {
+        fprintf (stderr, "push failed at frame %d\n", f);
+        return 1;
+      }
+    }
+  }
+  for (int k = 0; k < 2; k++)
+    gst_app_src_end_of_stream (GST_APP_SRC (src[k]));
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  const double secs = (g_get_monotonic_time () - t0) / 1e6;
+  int rc = 0;
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gst_message_parse_error (msg, &err, NULL);
+    fprintf (stderr, "error: %s\n", err->message);
+    g_clear_error (&err);
+    rc = 1;
+  } else {
+    gchar *active = NULL;
+    GstElement *v = gst_bin_get_by_name (GST_BIN (pipe), "v");
+    g_object_get (v, "active-backend", &active, NULL);
+    printf ("element end to end %ux%u, %d frames, %s: %.0f fps\n", w, h,
+        n_frames, active, n_frames / secs);
+    g_free (active);
+    gst_object_unref (v);
+  }
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  for (int k = 0; k < 2; k++) {
+    gst_object_unref (src[k]);
+    for (unsigned i = 0; i < DISTINCT; i++)
+      gst_buffer_unref (frames[k][i]);
+  }
+  gst_object_unref (pipe);
+  g_free (desc);
+  g_free (size);
+  g_free (backend);
+  return rc;
+}

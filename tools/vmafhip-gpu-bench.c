@@ -1,0 +1,266 @@
+/* vmafhip-gpu-bench — GPU throughput of the vmafhip kernels and backend.
+ *
+ *   vmafhip-gpu-bench [--frames N] [--sizes 1920x1080,3840x2160]
+ *
+ * Per size (8-bit 4:2:0 synthetic content, rendered before timing):
+ *   kernels  VIF + ADM + motion of vmaf_v0.6.1 on frames already on the
+ *            device, several frames in flight on their own streams;
+ *   feature  GPU time per frame of each feature alone (device events);
+ *   engine   the engine with the GPU backend from system memory
+ *            (staging copy, upload, kernels, read-back, scores, model),
+ *            and the same engine on the CPU for the baseline.
+ * A benchmark program, not a test. Exits 77 without a GPU.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adm-gpu.h"
+#include "motion-gpu.h"
+#include "vh-engine.h"
+#include "vh-gpu-backend.h"
+#include "vh-kernel-images.h"
+#include "vh-synth.h"
+#include "vif-gpu.h"
+
+#define DISTINCT 8
+#define SLOTS 4
+
+static void
+die (const char *what, GError *error)
+{
+  fprintf (stderr, "vmafhip-gpu-bench: %s: %s\n", what,
+      error ? error->message : "failed");
+  exit (1);
+}
+
+typedef struct {
+  VhVifGpu *vif;
+  VhAdmGpu *adm;
+  VhMotionGpu *motion;
+  VhGpuStream *stream;
+  VhGpuEvent *done;
+  VhVifSums *vif_sums;
+  VhAdmSums *adm_sums;
+  uint64_t *sad;
+} BenchSlot;
+
+static double
+now_s (void)
+{
+  return g_get_monotonic_time () / 1e6;
+}
+
+int
+main (int argc, char **argv)
+{
+  int n_frames = 600;
+  char *sizes = NULL;
+  GOptionEntry entries[] = {
+    {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames per run (600)", "N"},
+    {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes,
+        "Comma-separated sizes (1920x1080,3840x2160)", "LIST"},
+    {NULL, 0, 0, 0, NULL, NULL, NULL}
+  };
+  GOptionContext *ctx = g_option_context_new ("- vmafhip GPU benchmark");
+  GError *error = NULL;
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    die ("options", error);
+  g_option_context_free (ctx);
+
+  VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, &error);
+  if (!gpu) {
+    printf ("no usable GPU: %s\n", error->message);
+    return 77;
+  }
+  printf ("# %s %s (%s); 8-bit 4:2:0 synthetic content; %d frames per run\n",
+      vh_gpu_vendor_name (gpu), vh_gpu_device_name (gpu), vh_gpu_arch (gpu),
+      n_frames);
+  VhGpuModule *motion_module = vh_gpu_module_load_embedded (gpu,
+      &vh_kernel_motion, &error);
+  VhGpuModule *vif_module = vh_gpu_module_load_embedded (gpu, &vh_kernel_vif,
+      &error);
+  VhGpuModule *adm_module = vh_gpu_module_load_embedded (gpu, &vh_kernel_adm,
+      &error);
+  if (!motion_module || !vif_module || !adm_module)
+    die ("modules", error);
+
+  char **list = g_strsplit (sizes ? sizes : "1920x1080,3840x2160", ",", -1);
+  for (guint si = 0; list[si]; si++) {
+    unsigned w, h;
+    if (sscanf (list[si], "%ux%u", &w, &h) != 2)
+      die ("size", NULL);
+    const size_t pitch = (w + 255) & ~(size_t) 255;
+
+    /* distinct frames on the device, and on the host for the engine */
+    VhSynth *synth = vh_synth_new (w, h, 8, VH_SYNTH_420, 5);
+    VhGpuPtr dref[DISTINCT], ddis[DISTINCT];
+    VhPicture href[DISTINCT], hdis[DISTINCT];
+    guint8 *host_store = g_malloc ((size_t) DISTINCT * 2 * w * h * 3 / 2 + 64);
+    guint8 *hp = host_store;
+    VhGpuStream *upload = vh_gpu_stream_new (gpu, &error);
+    for (unsigned i = 0; i < DISTINCT; i++) {
+      VhPicture r, d;
+      vh_synth_render (synth, i, 3, &r, &d);
+      if (!(dref[i] = vh_gpu_mem_alloc (gpu, pitch * h, &error))
+          || !(ddis[i] = vh_gpu_mem_alloc (gpu, pitch * h, &error))
+          || !vh_gpu_copy2d_h2d_async (upload, dref[i], pitch, r.plane[0].data,
+              r.plane[0].stride, w, h, &error)
+          || !vh_gpu_copy2d_h2d_async (upload, ddis[i], pitch, d.plane[0].data,
+              d.plane[0].stride, w, h, &error)
+          || !vh_gpu_stream_sync (upload, &error))
+        die ("upload", error);
+      /* keep host copies (the synth reuses its buffers) */
+      href[i] = r;
+      hdis[i] = d;
+      for (int k = 0; k < 2; k++) {
+        VhPicture *pic = k ? &hdis[i] : &href[i];
+        for (unsigned p = 0; p < 3; p++) {
+          const size_t n = (size_t) pic->plane[p].width * pic->plane[p].height;
+          memcpy (hp, pic->plane[p].data, n);
+          pic->plane[p].data = hp;
+          hp += n;
+        }
+      }
+    }
+    vh_synth_free (synth);
+
+    BenchSlot slots[SLOTS];
+    VhAdmParams adm_params;
+    VhAdmOptions adm_opts;
+    vh_adm_options_default (&adm_opts);
+    if (!vh_adm_params_init (&adm_params, &adm_opts, &error))
+      die ("adm params", error);
+    for (unsigned i = 0; i < SLOTS; i++) {
+      BenchSlot *s = &slots[i];
+      if (!(s->vif = vh_vif_gpu_new (gpu, vif_module, w, h, 8, &error))
+          || !(s->adm = vh_adm_gpu_new (gpu, adm_module, w, h, 8, &error))
+          || !(s->motion = vh_motion_gpu_new (gpu, motion_module, w, h, 8,
+                  &error))
+          || !(s->stream = vh_gpu_stream_new (gpu, &error))
+          || !(s->done = vh_gpu_event_new (gpu, FALSE, &error))
+          || !(s->vif_sums = vh_gpu_host_alloc (gpu, sizeof (VhVifSums), &error))
+          || !(s->adm_sums = vh_gpu_host_alloc (gpu, sizeof (VhAdmSums), &error))
+          || !(s->sad = vh_gpu_host_alloc (gpu, sizeof (uint64_t), &error)))
+        die ("setup", error);
+    }
+
+    /* (a) kernels only: every feature of vmaf_v0.6.1, frames in flight */
+    double t0 = 0;
+    const int warm = 30;
+    for (int f = -warm; f < n_frames; f++) {
+      if (f == 0) {
+        for (unsigned i = 0; i < SLOTS; i++)
+          if (!vh_gpu_stream_sync (slots[i].stream, &error))
+            die ("sync", error);
+        t0 = now_s ();
+      }
+      const unsigned fi = (unsigned) (f + warm);
+      BenchSlot *s = &slots[fi % SLOTS];
+      const unsigned cur = fi % DISTINCT, prev = (fi + DISTINCT - 1) % DISTINCT;
+      if (fi >= SLOTS && !vh_gpu_event_sync (s->done, &error))
+        die ("event", error);
+      if (!vh_vif_gpu_enqueue (s->vif, s->stream, dref[cur], pitch, ddis[cur],
+              pitch, 100.0, 0, s->vif_sums, &error)
+          || !vh_adm_gpu_enqueue (s->adm, s->stream, dref[cur], pitch,
+              ddis[cur], pitch, &adm_params, s->adm_sums, &error)
+          || !vh_motion_gpu_enqueue (s->motion, s->stream, dref[prev], pitch,
+              dref[cur], pitch, s->sad, &error)
+          || !vh_gpu_event_record (s->done, s->stream, &error))
+        die ("enqueue", error);
+    }
+    for (unsigned i = 0; i < SLOTS; i++)
+      if (!vh_gpu_stream_sync (slots[i].stream, &error))
+        die ("sync", error);
+    const double kernels_fps = n_frames / (now_s () - t0);
+
+    /* per feature, one stream, device events */
+    float ms[3];
+    for (int feat = 0; feat < 3; feat++) {
+      BenchSlot *s = &slots[0];
+      VhGpuEvent *a = vh_gpu_event_new (gpu, TRUE, &error);
+      VhGpuEvent *b = vh_gpu_event_new (gpu, TRUE, &error);
+      const int reps = 200;
+      for (int r = -10; r < reps; r++) {
+        if (r == 0 && !vh_gpu_event_record (a, s->stream, &error))
+          die ("event", error);
+        const unsigned cur = (unsigned) (r + 10) % DISTINCT;
+        const unsigned prev = (cur + DISTINCT - 1) % DISTINCT;
+        gboolean ok = feat == 0 ? vh_vif_gpu_enqueue (s->vif, s->stream,
+            dref[cur], pitch, ddis[cur], pitch, 100.0, 0, s->vif_sums, &error)
+            : feat == 1 ? vh_adm_gpu_enqueue (s->adm, s->stream, dref[cur],
+            pitch, ddis[cur], pitch, &adm_params, s->adm_sums, &error)
+            : vh_motion_gpu_enqueue (s->motion, s->stream, dref[prev], pitch,
+            dref[cur], pitch, s->sad, &error);
+        if (!ok)
+          die ("enqueue", error);
+      }
+      if (!vh_gpu_event_record (b, s->stream, &error)
+          || !vh_gpu_event_sync (b, &error)
+          || !vh_gpu_event_elapsed_ms (a, b, &ms[feat], &error))
+        die ("timing", error);
+      ms[feat] /= reps;
+      vh_gpu_event_free (a);
+      vh_gpu_event_free (b);
+    }
+
+    /* (b) engine from system memory, GPU backend vs CPU */
+    double engine_fps[2];
+    for (int use_gpu = 1; use_gpu >= 0; use_gpu--) {
+      const VhVideoInfo info = { w, h, 8 };
+      VhEngine *e = vh_engine_new (&info, &error);
+      if (use_gpu) {
+        VhGpu *g2 = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, &error);
+        VhGpuBackend *backend = g2 ? vh_gpu_backend_new (g2, 0, &error) : NULL;
+        if (!backend || !vh_engine_set_accelerator (e, &vh_gpu_backend_ops,
+                backend, &error))
+          die ("backend", error);
+      }
+      if (!vh_engine_add_model (e, "vmaf_v0.6.1", "vmaf", NULL, &error))
+        die ("model", error);
+      const int n = use_gpu ? n_frames : MIN (n_frames, 24);
+      const double t = now_s ();
+      for (int f = 0; f < n; f++)
+        if (!vh_engine_push (e, &href[f % DISTINCT], &hdis[f % DISTINCT],
+                &error))
+          die ("push", error);
+      if (!vh_engine_flush (e, &error))
+        die ("flush", error);
+      engine_fps[use_gpu] = n / (now_s () - t);
+      vh_engine_free (e);
+    }
+
+    printf ("%-10s kernels-only %8.0f fps | engine+GPU from host %7.0f fps | "
+        "CPU engine (1 thread) %5.1f fps | GPU ms/frame: VIF %.3f ADM %.3f "
+        "motion %.3f\n", list[si], kernels_fps, engine_fps[1], engine_fps[0],
+        ms[0], ms[1], ms[2]);
+    fflush (stdout);
+
+    for (unsigned i = 0; i < SLOTS; i++) {
+      BenchSlot *s = &slots[i];
+      vh_gpu_stream_sync (s->stream, NULL);
+      vh_vif_gpu_free (s->vif);
+      vh_adm_gpu_free (s->adm);
+      vh_motion_gpu_free (s->motion);
+      vh_gpu_host_free (gpu, s->vif_sums);
+      vh_gpu_host_free (gpu, s->adm_sums);
+      vh_gpu_host_free (gpu, s->sad);
+      vh_gpu_event_free (s->done);
+      vh_gpu_stream_free (s->stream);
+    }
+    for (unsigned i = 0; i < DISTINCT; i++) {
+      vh_gpu_mem_free (gpu, dref[i]);
+      vh_gpu_mem_free (gpu, ddis[i]);
+    }
+    vh_gpu_stream_free (upload);
+    g_free (host_store);
+  }
+  g_strfreev (list);
+  g_free (sizes);
+  vh_gpu_module_free (motion_module);
+  vh_gpu_module_free (vif_module);
+  vh_gpu_module_free (adm_module);
+  vh_gpu_close (gpu);
+  return 0;
+}
