@@ -22,13 +22,21 @@ pack)
   mkdir -p "$dest/bin" "$dest/plugin"
   bins=(build/tests/check/gpu/test-gpu-runtime build/tests/check/gpu/test-gpu-features
         build/tools/vmafhip-gpu-bench build/tools/vmafhip-bench
-        build/tools/vmafhip-element-bench)
+        build/gst/vmafhip/vmafhip-element-bench)
   cp "${bins[@]}" "$dest/bin/"
   cp build/gst/vmafhip/libgstvmafhip.so "$dest/plugin/"
   ../shared/device/pack-gst-runtime "$dest/gstrt" "$dest"/bin/* "$dest/plugin/libgstvmafhip.so"
   if [ -d ../shared/testdata ]; then
     mkdir -p "$dest/testdata"
     cp -r ../shared/testdata/clips ../shared/testdata/golden "$dest/testdata/"
+    # no H.264 decoder travels: decode the first frames of the MP4 pair here
+    for f in "$dest"/testdata/clips/*.mp4; do
+      gst-launch-1.0 -q filesrc location="$f" ! qtdemux ! h264parse ! avdec_h264 ! \
+        video/x-raw,format=I420 ! filesink location="${f%.mp4}.yuv"
+      head -c $((720 * 480 * 3 / 2 * 12)) "${f%.mp4}.yuv" > "${f%.mp4}.yuv.part"
+      mv "${f%.mp4}.yuv.part" "${f%.mp4}.yuv"
+      rm "$f"
+    done
   fi
   grep -qx "/$dest/" .git/info/exclude 2>/dev/null || echo "/$dest/" >> .git/info/exclude
   du -sh "$dest"

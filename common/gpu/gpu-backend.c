@@ -58,7 +58,25 @@ struct VhGpuBackend {
   unsigned max_lag;
   gboolean want_chroma;         /* a PSNR handle: upload chroma too */
   unsigned n_submitted, n_delivered;
+
+  /* Staging copies run on a few threads: one core's memcpy is slower than
+   * the upload itself at 4K. */
+  GThreadPool *stagers;
+  unsigned n_stagers;
+  GMutex stage_lock;
+  GCond stage_done;
+  unsigned stage_left;
 };
+
+typedef struct {
+  VhGpuBackend *b;
+  const VhPlane *src;
+  guint8 *dst;
+  size_t row;
+  unsigned y0, y1;
+} StageJob;
+
+static void run_stage_job (gpointer data, gpointer user_data);
 
 VhGpuBackend *
 vh_gpu_backend_new (VhGpu *gpu, unsigned slots, GError **error)
@@ -80,6 +98,12 @@ vh_gpu_backend_new (VhGpu *gpu, unsigned slots, GError **error)
   b->n_slots = slots;
   b->slots = g_new0 (Slot, slots);
   b->handles = g_ptr_array_new ();
+  g_mutex_init (&b->stage_lock);
+  g_cond_init (&b->stage_done);
+  b->n_stagers = MIN (4, g_get_num_processors ());
+  if (b->n_stagers > 1)
+    b->stagers = g_thread_pool_new (run_stage_job, b, (gint) b->n_stagers,
+        FALSE, NULL);
   for (unsigned i = 0; i < slots; i++) {
     Slot *s = &b->slots[i];
     if (!(s->stream = vh_gpu_stream_new (gpu, error))
@@ -264,9 +288,10 @@ allocate (VhGpuBackend *b, const VhPicture *ref, GError **error)
 
 /* Packs one plane into staging (NV12/P010 chroma: picks every other sample). */
 static void
-stage_plane (const VhPlane *src, unsigned bytes, guint8 *dst, size_t row)
+stage_rows (const VhPlane *src, unsigned bytes, guint8 *dst, size_t row,
+    unsigned y0, unsigned y1)
 {
-  for (unsigned y = 0; y < src->height; y++) {
+  for (unsigned y = y0; y < y1; y++) {
     const guint8 *line = (const guint8 *) src->data + (ptrdiff_t) y * src->stride;
     guint8 *out = dst + y * row;
     if (src->step <= 1) {
@@ -281,6 +306,49 @@ stage_plane (const VhPlane *src, unsigned bytes, guint8 *dst, size_t row)
         out16[x] = in16[(size_t) x * src->step];
     }
   }
+}
+
+static void
+run_stage_job (gpointer data, gpointer user_data)
+{
+  StageJob *job = data;
+  VhGpuBackend *b = user_data;
+  stage_rows (job->src, b->bytes, job->dst, job->row, job->y0, job->y1);
+  g_mutex_lock (&b->stage_lock);
+  if (--b->stage_left == 0)
+    g_cond_signal (&b->stage_done);
+  g_mutex_unlock (&b->stage_lock);
+}
+
+/* Packs the planes into the slot's pinned staging, rows split among the
+ * staging threads. */
+static void
+stage_picture (VhGpuBackend *b, const VhPlane *const *planes,
+    guint8 *const *dst, unsigned n_planes)
+{
+  const unsigned parts = b->stagers ? b->n_stagers : 1;
+  StageJob *jobs = g_newa (StageJob, n_planes * parts);
+  unsigned n = 0;
+  for (unsigned i = 0; i < n_planes; i++) {
+    const unsigned hgt = planes[i]->height;
+    const size_t row = (size_t) planes[i]->width * b->bytes;
+    for (unsigned k = 0; k < parts; k++)
+      jobs[n++] = (StageJob) { b, planes[i], dst[i], row, hgt * k / parts,
+        hgt * (k + 1) / parts };
+  }
+  if (!b->stagers) {
+    for (unsigned j = 0; j < n; j++)
+      stage_rows (jobs[j].src, b->bytes, jobs[j].dst, jobs[j].row, jobs[j].y0,
+          jobs[j].y1);
+    return;
+  }
+  b->stage_left = n;
+  for (unsigned j = 0; j < n; j++)
+    g_thread_pool_push (b->stagers, &jobs[j], NULL);
+  g_mutex_lock (&b->stage_lock);
+  while (b->stage_left)
+    g_cond_wait (&b->stage_done, &b->stage_lock);
+  g_mutex_unlock (&b->stage_lock);
 }
 
 static gboolean
@@ -318,23 +386,33 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
   }
 
   /* Upload: pack into pinned staging, then one 2-D copy per plane. */
+  const VhPlane *planes[2 * MAX_PLANES] = { NULL };
+  guint8 *staged[2 * MAX_PLANES] = { NULL };
+  VhGpuPtr device[2 * MAX_PLANES];
   guint8 *stage = s->staging;
+  unsigned n = 0;
   for (unsigned p = 0; p < b->nplanes; p++) {
-    const VhPlane *planes[2] = { &ref->plane[p], &dis->plane[p] };
-    const VhGpuPtr dst[2] = { s->ref[p], s->dis[p] };
-    for (int k = 0; k < 2; k++) {
-      if (planes[k]->width != b->width[p] || planes[k]->height != b->height[p]) {
+    for (int k = 0; k < 2; k++, n++) {
+      planes[n] = k ? &dis->plane[p] : &ref->plane[p];
+      device[n] = k ? s->dis[p] : s->ref[p];
+      staged[n] = stage;
+      stage += b->staged_row[p] * b->height[p];
+      if (planes[n]->width != b->width[p]
+          || planes[n]->height != b->height[p]) {
         g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
             "GPU backend: plane %u is %ux%u, the stream's %ux%u", p,
-            planes[k]->width, planes[k]->height, b->width[p], b->height[p]);
+            planes[n]->width, planes[n]->height, b->width[p], b->height[p]);
         return FALSE;
       }
-      stage_plane (planes[k], b->bytes, stage, b->staged_row[p]);
-      if (!vh_gpu_copy2d_h2d_async (s->stream, dst[k], b->pitch[p], stage,
-              b->staged_row[p], b->staged_row[p], b->height[p], error))
-        return FALSE;
-      stage += b->staged_row[p] * b->height[p];
     }
+  }
+  stage_picture (b, planes, staged, n);
+  for (unsigned i = 0; i < n; i++) {
+    const unsigned p = i / 2;
+    if (!vh_gpu_copy2d_h2d_async (s->stream, device[i], b->pitch[p],
+            staged[i], b->staged_row[p], b->staged_row[p], b->height[p],
+            error))
+      return FALSE;
   }
   if (!vh_gpu_event_record (s->uploaded, s->stream, error))
     return FALSE;
@@ -461,6 +539,10 @@ backend_free (gpointer backend)
       vh_gpu_stream_free (s->stream);
   }
   g_free (b->slots);
+  if (b->stagers)
+    g_thread_pool_free (b->stagers, FALSE, TRUE);
+  g_mutex_clear (&b->stage_lock);
+  g_cond_clear (&b->stage_done);
   for (unsigned k = 0; k < G_N_ELEMENTS (b->modules); k++)
     if (b->modules[k])
       vh_gpu_module_free (b->modules[k]);

@@ -135,6 +135,13 @@ clip (const char *testdata, const char *name, const char *format, unsigned w,
   for (int k = 0; k < 2; k++) {
     char *p = g_build_filename (testdata, "clips", files[k], NULL);
     GError *error = NULL;
+    /* a machine without an H.264 decoder may carry decoded frames instead */
+    if (g_str_has_suffix (p, ".mp4") && !g_file_test (p, G_FILE_TEST_EXISTS)) {
+      char *raw = g_strdup (p);
+      strcpy (raw + strlen (raw) - 3, "yuv");
+      g_free (p);
+      p = raw;
+    }
     paths[k] = g_str_has_suffix (p, ".mp4") ? vh_test_decode_mp4 (p, &error)
         : g_strdup (p);
     if (!paths[k] || !g_file_get_contents (paths[k], &bytes[k], &len[k], NULL))
