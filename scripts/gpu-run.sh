@@ -6,7 +6,8 @@
 #                               benchmark programs, the plugin, a GStreamer
 #                               runtime and the test vectors into .gpurun/
 #   scripts/gpu-run.sh remote   there, in a copy of the tree that carries
-#                               .gpurun/: run the GPU tests and benchmarks,
+#                               .gpurun/: run the GPU tests (accumulators and
+#                               scores against the CPU) and the benchmarks,
 #                               logs into $OUT (or .gpurun/out)
 #
 # With the device tool: pack here, then run `scripts/gpu-run.sh remote`
@@ -21,6 +22,7 @@ pack)
   rm -rf "$dest"
   mkdir -p "$dest/bin" "$dest/plugin"
   bins=(build/tests/check/gpu/test-gpu-runtime build/tests/check/gpu/test-gpu-features
+        build/tests/check/gpu/test-gpu-sums
         build/tools/vmafhip-gpu-bench build/tools/vmafhip-bench
         build/gst/vmafhip/vmafhip-element-bench)
   cp "${bins[@]}" "$dest/bin/"
@@ -51,6 +53,7 @@ remote)
   status=0
   run() { echo "== $*"; "$@" 2>&1 | tee -a "$out/gpu-run.log"; return "${PIPESTATUS[0]}"; }
   run "$dest/bin/test-gpu-runtime" > /dev/null || status=1
+  run "$dest/bin/test-gpu-sums" || status=1
   run "$dest/bin/test-gpu-features" || status=1
   run "$dest/bin/vmafhip-gpu-bench" ${BENCH_ARGS:-} || status=1
   for size in 1920x1080 3840x2160; do
