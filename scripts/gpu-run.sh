@@ -18,15 +18,16 @@ dest=.gpurun
 
 case "${1:-}" in
 pack)
-  scripts/build.sh
+  build=${BUILD:-build}          # another build folder: BUILD=path
+  [ "$build" != build ] || scripts/build.sh
   rm -rf "$dest"
   mkdir -p "$dest/bin" "$dest/plugin"
-  bins=(build/tests/check/gpu/test-gpu-runtime build/tests/check/gpu/test-gpu-features
-        build/tests/check/gpu/test-gpu-sums
-        build/tools/vmafhip-gpu-bench build/tools/vmafhip-bench
-        build/gst/vmafhip/vmafhip-element-bench)
+  bins=("$build"/tests/check/gpu/test-gpu-runtime "$build"/tests/check/gpu/test-gpu-features
+        "$build"/tests/check/gpu/test-gpu-sums
+        "$build"/tools/vmafhip-gpu-bench "$build"/tools/vmafhip-bench
+        "$build"/gst/vmafhip/vmafhip-element-bench)
   cp "${bins[@]}" "$dest/bin/"
-  cp build/gst/vmafhip/libgstvmafhip.so "$dest/plugin/"
+  cp "$build"/gst/vmafhip/libgstvmafhip.so "$dest/plugin/"
   ../shared/device/pack-gst-runtime "$dest/gstrt" "$dest"/bin/* "$dest/plugin/libgstvmafhip.so"
   if [ -d ../shared/testdata ]; then
     mkdir -p "$dest/testdata"
@@ -60,6 +61,19 @@ remote)
     run "$dest/bin/vmafhip-element-bench" --size "$size" --frames 600 --backend hip || status=1
   done
   run "$dest/bin/vmafhip-element-bench" --size 1920x1080 --frames 48 --backend cpu || status=1
+  # upstream writing into the element's pinned pool: two videotestsrc, timed
+  # with and without vmafhip (the difference is vmafhip's share)
+  for size in 1920x1080 3840x2160; do
+    w=${size%x*} h=${size#*x} n=600
+    src="videotestsrc num-buffers=$n pattern=ball ! video/x-raw,format=I420,width=$w,height=$h,framerate=60/1"
+    t0=$(date +%s.%N)
+    gst-launch-1.0 -q $src ! fakesink $src ! fakesink || status=1
+    t1=$(date +%s.%N)
+    gst-launch-1.0 -q $src ! v.ref_sink $src ! v.dist_sink \
+      vmafhip name=v backend=hip frame-message=false ! fakesink || status=1
+    t2=$(date +%s.%N)
+    awk -v n=$n -v a=$t0 -v b=$t1 -v c=$t2 -v s=$size 'BEGIN { printf "videotestsrc pair %s: sources alone %.0f fps, with vmafhip %.0f fps\n", s, n / (b - a), n / (c - b) }' | tee -a "$out/gpu-run.log"
+  done
   run "$dest/bin/vmafhip-bench" -n 24 || status=1
   exit $status
   ;;

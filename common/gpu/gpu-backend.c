@@ -1,4 +1,16 @@
-/* vmafhip — the GPU backend of the engine (see vh-gpu-backend.h). */
+/* vmafhip — the GPU backend of the engine (see vh-gpu-backend.h).
+ *
+ * Uploads take one of two paths, chosen per frame pair:
+ *   - staging: the planes are packed into the slot's pinned staging (a few
+ *     threads), then copied to the device asynchronously; submit returns
+ *     while the copies run, since they read only our own staging.
+ *   - zero-copy: when every plane to upload already lies in pinned memory
+ *     (vh_gpu_host_contains: e.g. a GStreamer buffer from the element's
+ *     pinned pool) and is planar, the 2-D copies read the caller's planes
+ *     directly.  The caller may reuse or free its pictures as soon as submit
+ *     returns (VhAccelOps), so submit then waits for the slot's `uploaded`
+ *     event before returning; the kernels queued after it run on.
+ * Both paths put the same bytes on the device: the scores are identical. */
 #include <string.h>
 
 #include "adm-gpu.h"
@@ -58,6 +70,7 @@ struct VhGpuBackend {
   unsigned max_lag;
   gboolean want_chroma;         /* a PSNR handle: upload chroma too */
   unsigned n_submitted, n_delivered;
+  unsigned n_zero_copy;         /* frames uploaded straight from the caller */
 
   /* Staging copies run on a few threads: one core's memcpy is slower than
    * the upload itself at 4K. */
@@ -351,72 +364,23 @@ stage_picture (VhGpuBackend *b, const VhPlane *const *planes,
   g_mutex_unlock (&b->stage_lock);
 }
 
+/* Whether the plane can be copied to the device straight from where it
+ * is: planar (NV12/P010 chroma needs staging to pick every other sample),
+ * rows that go forward, and every byte read inside one pinned block. */
 static gboolean
-backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
-    unsigned index, GError **error)
+plane_is_pinned (const VhPlane *pl, size_t row)
 {
-  VhGpuBackend *b = backend;
-  Slot *s = &b->slots[index % b->n_slots];
+  if (pl->step > 1 || pl->stride <= 0 || (size_t) pl->stride < row
+      || pl->height == 0)
+    return FALSE;
+  const size_t span = (size_t) pl->stride * (pl->height - 1) + row;
+  return vh_gpu_host_contains (pl->data, span);
+}
 
-  if (index != b->n_submitted) {
-    g_set_error (error, VH_ERROR, VH_ERROR_STATE,
-        "GPU backend: frame %u submitted, %u expected", index, b->n_submitted);
-    return FALSE;
-  }
-  if (index - b->n_delivered >= b->n_slots) {
-    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
-        "GPU backend: no free slot (collect first)");
-    return FALSE;
-  }
-  if (!b->allocated && !allocate (b, ref, error))
-    return FALSE;
-  if (b->want_chroma && ref->nplanes != b->nplanes) {
-    g_set_error_literal (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
-        "GPU backend: the plane layout changed");
-    return FALSE;
-  }
-
-  /* The slot's pictures of frame index − n_slots are read by the motion
-   * kernels of the frames up to max_lag after it: wait for those. */
-  if (index >= b->n_slots && b->max_lag) {
-    const unsigned reader = index - b->n_slots + b->max_lag;
-    if (reader < index && !vh_gpu_stream_wait_event (s->stream,
-            b->slots[reader % b->n_slots].done, error))
-      return FALSE;
-  }
-
-  /* Upload: pack into pinned staging, then one 2-D copy per plane. */
-  const VhPlane *planes[2 * MAX_PLANES] = { NULL };
-  guint8 *staged[2 * MAX_PLANES] = { NULL };
-  VhGpuPtr device[2 * MAX_PLANES];
-  guint8 *stage = s->staging;
-  unsigned n = 0;
-  for (unsigned p = 0; p < b->nplanes; p++) {
-    for (int k = 0; k < 2; k++, n++) {
-      planes[n] = k ? &dis->plane[p] : &ref->plane[p];
-      device[n] = k ? s->dis[p] : s->ref[p];
-      staged[n] = stage;
-      stage += b->staged_row[p] * b->height[p];
-      if (planes[n]->width != b->width[p]
-          || planes[n]->height != b->height[p]) {
-        g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
-            "GPU backend: plane %u is %ux%u, the stream's %ux%u", p,
-            planes[n]->width, planes[n]->height, b->width[p], b->height[p]);
-        return FALSE;
-      }
-    }
-  }
-  stage_picture (b, planes, staged, n);
-  for (unsigned i = 0; i < n; i++) {
-    const unsigned p = i / 2;
-    if (!vh_gpu_copy2d_h2d_async (s->stream, device[i], b->pitch[p],
-            staged[i], b->staged_row[p], b->staged_row[p], b->height[p],
-            error))
-      return FALSE;
-  }
-  if (!vh_gpu_event_record (s->uploaded, s->stream, error))
-    return FALSE;
-
+/* Queues every attached feature's kernels for frame `index` on slot s. */
+static gboolean
+enqueue_features (VhGpuBackend *b, Slot *s, unsigned index, GError **error)
+{
   for (guint k = 0; k < b->handles->len; k++) {
     Handle *h = g_ptr_array_index (b->handles, k);
     void *out = s->sums + h->sums_offset;
@@ -460,8 +424,98 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
     if (!ok)
       return FALSE;
   }
-  if (!vh_gpu_event_record (s->done, s->stream, error))
+  return TRUE;
+}
+
+static gboolean
+backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
+    unsigned index, GError **error)
+{
+  VhGpuBackend *b = backend;
+  Slot *s = &b->slots[index % b->n_slots];
+
+  if (index != b->n_submitted) {
+    g_set_error (error, VH_ERROR, VH_ERROR_STATE,
+        "GPU backend: frame %u submitted, %u expected", index, b->n_submitted);
     return FALSE;
+  }
+  if (index - b->n_delivered >= b->n_slots) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
+        "GPU backend: no free slot (collect first)");
+    return FALSE;
+  }
+  if (!b->allocated && !allocate (b, ref, error))
+    return FALSE;
+  if (b->want_chroma && ref->nplanes != b->nplanes) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
+        "GPU backend: the plane layout changed");
+    return FALSE;
+  }
+
+  /* The slot's pictures of frame index − n_slots are read by the motion
+   * kernels of the frames up to max_lag after it: wait for those. */
+  if (index >= b->n_slots && b->max_lag) {
+    const unsigned reader = index - b->n_slots + b->max_lag;
+    if (reader < index && !vh_gpu_stream_wait_event (s->stream,
+            b->slots[reader % b->n_slots].done, error))
+      return FALSE;
+  }
+
+  const VhPlane *planes[2 * MAX_PLANES] = { NULL };
+  guint8 *staged[2 * MAX_PLANES] = { NULL };
+  VhGpuPtr device[2 * MAX_PLANES];
+  guint8 *stage = s->staging;
+  gboolean zero_copy = TRUE;
+  unsigned n = 0;
+  for (unsigned p = 0; p < b->nplanes; p++) {
+    for (int k = 0; k < 2; k++, n++) {
+      planes[n] = k ? &dis->plane[p] : &ref->plane[p];
+      device[n] = k ? s->dis[p] : s->ref[p];
+      staged[n] = stage;
+      stage += b->staged_row[p] * b->height[p];
+      if (planes[n]->width != b->width[p]
+          || planes[n]->height != b->height[p]) {
+        g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
+            "GPU backend: plane %u is %ux%u, the stream's %ux%u", p,
+            planes[n]->width, planes[n]->height, b->width[p], b->height[p]);
+        return FALSE;
+      }
+      zero_copy = zero_copy && plane_is_pinned (planes[n], b->staged_row[p]);
+    }
+  }
+
+  /* Upload: one 2-D copy per plane, from the caller's pinned planes or
+   * from staging packed first. */
+  if (!zero_copy)
+    stage_picture (b, planes, staged, n);
+  gboolean ok = TRUE;
+  for (unsigned i = 0; ok && i < n; i++) {
+    const unsigned p = i / 2;
+    const void *src = zero_copy ? planes[i]->data : staged[i];
+    const size_t src_pitch = zero_copy ? (size_t) planes[i]->stride
+        : b->staged_row[p];
+    ok = vh_gpu_copy2d_h2d_async (s->stream, device[i], b->pitch[p], src,
+        src_pitch, b->staged_row[p], b->height[p], error);
+  }
+  ok = ok && vh_gpu_event_record (s->uploaded, s->stream, error);
+  if (!ok) {
+    /* copies already queued may still read the caller's planes */
+    if (zero_copy)
+      vh_gpu_stream_sync (s->stream, NULL);
+    return FALSE;
+  }
+
+  ok = enqueue_features (b, s, index, error)
+      && vh_gpu_event_record (s->done, s->stream, error);
+  /* Zero-copy: the caller's planes must stay untouched until the copies
+   * have read them, and the caller owns them again once we return: wait
+   * for the upload (not for the kernels queued after it).  On error too. */
+  if (zero_copy && !vh_gpu_event_sync (s->uploaded, ok ? error : NULL))
+    ok = FALSE;
+  if (!ok)
+    return FALSE;
+  if (zero_copy && b->n_zero_copy++ == 0)
+    g_debug ("GPU backend: uploading straight from pinned memory (zero-copy)");
   s->index = index;
   b->n_submitted++;
   return TRUE;

@@ -425,6 +425,78 @@ vh_gpu_mem_free (VhGpu *gpu, VhGpuPtr ptr)
   warn_if_failed (gpu->f, gpu->f->mem_free (ptr), VH_GPU_CALL_MEM_FREE);
 }
 
+/* ---- pinned-memory registry --------------------------------------------
+ * Every live block of vh_gpu_host_alloc, sorted by address (blocks never
+ * overlap), so vh_gpu_host_contains is a binary search.  A handful of
+ * blocks per pipeline (staging, buffer pools): the O(n) insert is nothing
+ * next to the vendor's pinning call it follows. */
+
+typedef struct {
+  guintptr start;
+  size_t size;
+} PinnedBlock;
+
+static GMutex pinned_lock;
+static GArray *pinned_blocks;   /* PinnedBlock; NULL while empty */
+
+/* Index of the first block that starts above addr (lock held). */
+static guint
+pinned_upper_bound (guintptr addr)
+{
+  guint lo = 0, hi = pinned_blocks ? pinned_blocks->len : 0;
+  while (lo < hi) {
+    const guint mid = lo + (hi - lo) / 2;
+    if (g_array_index (pinned_blocks, PinnedBlock, mid).start <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static void
+pinned_register (void *ptr, size_t size)
+{
+  const PinnedBlock block = { (guintptr) ptr, size };
+  g_mutex_lock (&pinned_lock);
+  if (!pinned_blocks)
+    pinned_blocks = g_array_new (FALSE, FALSE, sizeof (PinnedBlock));
+  g_array_insert_val (pinned_blocks, pinned_upper_bound (block.start), block);
+  g_mutex_unlock (&pinned_lock);
+}
+
+static void
+pinned_unregister (void *ptr)
+{
+  const guintptr addr = (guintptr) ptr;
+  g_mutex_lock (&pinned_lock);
+  const guint i = pinned_upper_bound (addr);
+  if (i > 0 && g_array_index (pinned_blocks, PinnedBlock, i - 1).start == addr)
+    g_array_remove_index (pinned_blocks, i - 1);
+  /* freed when empty: nothing outlives the last block (leak checkers) */
+  if (pinned_blocks && pinned_blocks->len == 0)
+    g_clear_pointer (&pinned_blocks, g_array_unref);
+  g_mutex_unlock (&pinned_lock);
+}
+
+gboolean
+vh_gpu_host_contains (const void *ptr, size_t size)
+{
+  const guintptr addr = (guintptr) ptr;
+  gboolean inside = FALSE;
+  if (!ptr || addr + size < addr)
+    return FALSE;
+  g_mutex_lock (&pinned_lock);
+  const guint i = pinned_upper_bound (addr);
+  if (i > 0) {
+    const PinnedBlock *b = &g_array_index (pinned_blocks, PinnedBlock, i - 1);
+    /* addr >= b->start here; the block's end cannot wrap (it was mapped) */
+    inside = addr - b->start < b->size && size <= b->size - (addr - b->start);
+  }
+  g_mutex_unlock (&pinned_lock);
+  return inside;
+}
+
 void *
 vh_gpu_host_alloc (VhGpu *gpu, size_t size, GError **error)
 {
@@ -443,13 +515,19 @@ vh_gpu_host_alloc (VhGpu *gpu, size_t size, GError **error)
   }
   if (!call_ok (gpu->f, status, VH_GPU_CALL_HOST_ALLOC, error))
     return NULL;
+  pinned_register (ptr, size);
   return ptr;
 }
 
 void
 vh_gpu_host_free (VhGpu *gpu, void *ptr)
 {
-  if (!gpu || !ptr || !make_current_or_warn (gpu))
+  if (!gpu || !ptr)
+    return;
+  /* out of the registry first: once freed, the address may be handed out
+   * again (by malloc too) and must not look pinned */
+  pinned_unregister (ptr);
+  if (!make_current_or_warn (gpu))
     return;
   warn_if_failed (gpu->f, gpu->f->host_free (ptr), VH_GPU_CALL_HOST_FREE);
 }

@@ -4,11 +4,14 @@
  *   VhGpuBackend *b = vh_gpu_backend_new (gpu, 0, &error);   // takes gpu
  *   vh_engine_set_accelerator (engine, &vh_gpu_backend_ops, b, &error);
  *
- * Each frame pair is copied into pinned staging, uploaded on the stream of
- * one of several slots, and every attached feature's kernels are queued on
- * that stream; the accumulators come back into pinned memory. Nothing waits
- * for the device until the engine needs a slot back or a frame's scores,
- * so several frames are in flight.
+ * Each frame pair is uploaded on the stream of one of several slots —
+ * straight from the caller's planes when they lie in pinned memory from
+ * vh_gpu_host_alloc (the element's buffer pool), else through the slot's
+ * pinned staging — and every attached feature's kernels are queued on that
+ * stream; the accumulators come back into pinned memory. Nothing waits for
+ * the device until the engine needs a slot back or a frame's scores (or,
+ * on the zero-copy path, until the upload has read the caller's planes), so
+ * several frames are in flight.
  */
 #ifndef VH_GPU_BACKEND_H
 #define VH_GPU_BACKEND_H

@@ -108,6 +108,13 @@ void vh_gpu_mem_free (VhGpu *gpu, VhGpuPtr ptr);          /* 0 is ignored */
 void *vh_gpu_host_alloc (VhGpu *gpu, size_t size, GError **error);
 void vh_gpu_host_free (VhGpu *gpu, void *ptr);            /* NULL is ignored */
 
+/* Whether [ptr, ptr + size) lies inside one block of vh_gpu_host_alloc that
+ * is not freed yet (any VhGpu, any thread: the registry is process-wide).
+ * Lets a caller that holds mere pointers (a mapped GstBuffer) copy straight
+ * from them without a staging copy.  FALSE for NULL, for a range that
+ * wraps around, or one that spans two blocks; size 0 asks about ptr. */
+gboolean vh_gpu_host_contains (const void *ptr, size_t size);
+
 /* ---- streams and events ------------------------------------------------- */
 
 /* A stream that does not synchronise with the legacy default stream.

@@ -41,8 +41,9 @@
  *   json, csv; none = json): write libvmaf's log at EOS.
  * - `threads` (uint, 0): engine worker threads, 0 = one per CPU.
  * - `backend` (enum auto, cpu, hip; auto), `device-id` (int, -1): where to
- *   score. This build has the CPU backend only: hip fails, auto warns once
- *   and uses the CPU. `active-backend` (read-only) says which one runs.
+ *   score. hip requires a working GPU; auto takes one if it works, else
+ *   warns once and uses the CPU. `active-backend` (read-only) and an INFO
+ *   message at start say which backend and device run.
  * - `force-live` (bool, construct-only): behave as with a live source.
  * - `unpaired-ref-frames`, `unpaired-dist-frames` (read-only): frames that
  *   had no partner on the other pad (live mode) and were not scored.
@@ -77,6 +78,7 @@
 
 #include "gstvmafhip.h"
 #include "gstvmafhipmeta.h"
+#include "gstvmafhippool.h"
 #include "vh-gpu-backend.h"
 #include "vh-kernel-images.h"
 #include "vh-engine.h"
@@ -1239,15 +1241,55 @@ gst_vmafhip_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
   }
 }
 
+/* With the GPU backend, upstream is offered a pool (and an allocator) of
+ * pinned host memory: frames written there are uploaded by DMA straight
+ * from the buffer, without the backend's staging copy. Upstream may ignore
+ * the offer; any other memory is uploaded through that copy. On the CPU
+ * there is nothing to gain: no pool, as before. */
 static gboolean
 gst_vmafhip_propose_allocation (GstAggregator * agg, GstAggregatorPad * pad,
     GstQuery * decide_query, GstQuery * query)
 {
-  (void) agg;
-  (void) pad;
+  GstVmafHip *self = GST_VMAFHIP (agg);
+  GstCaps *caps = NULL;
+  gboolean need_pool = FALSE;
+  GstVideoInfo info;
+
   (void) decide_query;
   /* we read any stride and offset through gst_video_frame_map */
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+
+  /* use_gpu and gpu_device are set at start(), before any pad is active */
+  if (!self->use_gpu)
+    return TRUE;
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return TRUE;
+
+  GError *error = NULL;
+  GstAllocator *allocator = gst_vmafhip_pinned_allocator_new (self->gpu_device,
+      &error);
+  if (!allocator) {
+    GST_WARNING_OBJECT (pad, "no pinned pool offered: %s", error->message);
+    g_clear_error (&error);
+    return TRUE;
+  }
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  gst_query_add_allocation_param (query, allocator, &params);
+  if (need_pool) {
+    /* no minimum: the pool grows to what the queues hold, and stays */
+    GstBufferPool *pool = gst_vmafhip_pinned_pool_new (allocator, caps,
+        (guint) GST_VIDEO_INFO_SIZE (&info), 0, 0);
+    if (pool) {
+      gst_query_add_allocation_pool (query, pool,
+          (guint) GST_VIDEO_INFO_SIZE (&info), 0, 0);
+      gst_object_unref (pool);
+    }
+  }
+  GST_DEBUG_OBJECT (pad, "offered pinned host memory%s for %" GST_PTR_FORMAT,
+      need_pool ? " and a pool" : "", caps);
+  gst_object_unref (allocator);
   return TRUE;
 }
 

@@ -1,0 +1,42 @@
+/* vmafhip — pinned (page-locked) host memory for the frames upstream writes.
+ *
+ * With the GPU backend, the element offers upstream a buffer pool whose
+ * memory comes from vh_gpu_host_alloc: frames decoded or rendered straight
+ * into it are copied to the device by DMA without the backend's staging
+ * copy (see common/gpu/gpu-backend.c, "zero-copy").  To everything else
+ * the memory is ordinary system memory: mappable, readable and writable,
+ * shareable.
+ */
+#ifndef __GST_VMAFHIP_POOL_H__
+#define __GST_VMAFHIP_POOL_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+/* The memory type of the allocator's memory (GstAllocator.mem_type):
+ * gst_memory_is_type (mem, GST_VMAFHIP_PINNED_MEMORY_TYPE). */
+#define GST_VMAFHIP_PINNED_MEMORY_TYPE "VmafHipPinned"
+
+#define GST_TYPE_VMAFHIP_PINNED_ALLOCATOR \
+    (gst_vmafhip_pinned_allocator_get_type ())
+G_DECLARE_FINAL_TYPE (GstVmafHipPinnedAllocator,
+    gst_vmafhip_pinned_allocator, GST, VMAFHIP_PINNED_ALLOCATOR, GstAllocator)
+
+/* An allocator of pinned memory on GPU device_id (-1: the first); it keeps
+ * its own handle on the device until the last memory is gone.  NULL and an
+ * error when no GPU opens. */
+GstAllocator *gst_vmafhip_pinned_allocator_new (gint device_id,
+    GError ** error);
+
+/* A GstVideoBufferPool for caps whose buffers come from `allocator`, with
+ * GstVideoMeta (the GST_BUFFER_POOL_OPTION_VIDEO_META option set) and
+ * honouring GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT when upstream asks for
+ * it.  min / max: buffer counts as gst_buffer_pool_config_set_params. */
+GstBufferPool *gst_vmafhip_pinned_pool_new (GstAllocator * allocator,
+    GstCaps * caps, guint size, guint min_buffers, guint max_buffers);
+
+G_END_DECLS
+
+#endif /* __GST_VMAFHIP_POOL_H__ */
