@@ -25,7 +25,8 @@ pack)
   bins=("$build"/tests/check/gpu/test-gpu-runtime "$build"/tests/check/gpu/test-gpu-features
         "$build"/tests/check/gpu/test-gpu-sums
         "$build"/tools/vmafhip-gpu-bench "$build"/tools/vmafhip-bench
-        "$build"/gst/vmafhip/vmafhip-element-bench)
+        "$build"/gst/vmafhip/vmafhip-element-bench
+        "$build"/tests/check/elements/test-element-vmafhip)
   cp "${bins[@]}" "$dest/bin/"
   cp "$build"/gst/vmafhip/libgstvmafhip.so "$dest/plugin/"
   ../shared/device/pack-gst-runtime "$dest/gstrt" "$dest"/bin/* "$dest/plugin/libgstvmafhip.so"
@@ -56,6 +57,10 @@ remote)
   run "$dest/bin/test-gpu-runtime" > /dev/null || status=1
   run "$dest/bin/test-gpu-sums" || status=1
   run "$dest/bin/test-gpu-features" || status=1
+  # the element's harness tests on the GPU (backend=auto picks it); the
+  # H.264 round trip needs avdec_h264, which does not travel
+  GST_STATE_IGNORE_ELEMENTS= GST_CHECKS_IGNORE=test_pipeline_encode_decode \
+    run "$dest/bin/test-element-vmafhip" || status=1
   run "$dest/bin/vmafhip-gpu-bench" ${BENCH_ARGS:-} || status=1
   for size in 1920x1080 3840x2160; do
     run "$dest/bin/vmafhip-element-bench" --size "$size" --frames 600 --backend hip || status=1
