@@ -44,6 +44,7 @@ struct VhEngine {
   const VhAccelOps *accel;
   gpointer accel_backend;
   unsigned n_delivered;
+  unsigned n_accelerated;       /* instances the accelerator took */
   GError *deliver_error;
 
   /* Parallel extraction: one job per instance and frame. */
@@ -252,8 +253,12 @@ instance_attach (VhEngine *e, Instance *inst, GError **error)
   inst->accel_handle = NULL;
   if (!e->accel || !inst->fex->extract_sums)
     return TRUE;
-  return e->accel->attach (e->accel_backend, inst->fex, inst->opts, &e->info,
-      &inst->accel_handle, error);
+  if (!e->accel->attach (e->accel_backend, inst->fex, inst->opts, &e->info,
+          &inst->accel_handle, error))
+    return FALSE;
+  if (inst->accel_handle)
+    e->n_accelerated++;
+  return TRUE;
 }
 
 gboolean
@@ -269,6 +274,7 @@ vh_engine_set_accelerator (VhEngine *e, const VhAccelOps *ops,
     e->accel->free (e->accel_backend);
   e->accel = ops;
   e->accel_backend = backend;
+  e->n_accelerated = 0;
   for (guint i = 0; i < e->instances->len; i++)
     if (!instance_attach (e, g_ptr_array_index (e->instances, i), error))
       return FALSE;
@@ -278,10 +284,7 @@ vh_engine_set_accelerator (VhEngine *e, const VhAccelOps *ops,
 gboolean
 vh_engine_is_accelerated (const VhEngine *e)
 {
-  for (guint i = 0; i < e->instances->len; i++)
-    if (((Instance *) g_ptr_array_index (e->instances, i))->accel_handle)
-      return TRUE;
-  return FALSE;
+  return e->n_accelerated > 0;
 }
 
 /* Finds the instance of `fex` with exactly these options, or makes one. */
