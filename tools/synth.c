@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib.h>
+
 #include "vh-synth.h"
 
 struct VhSynth {
@@ -154,4 +156,30 @@ vh_synth_render (VhSynth *s, unsigned index, unsigned strength,
   }
   ref->nplanes = dis->nplanes = 3;
   ref->bpc = dis->bpc = s->bpc;
+}
+
+void *
+vh_synth_keep (VhPicture *ref, VhPicture *dis)
+{
+  VhPicture *pics[2] = { ref, dis };
+  const size_t bytes = ref->bpc > 8 ? 2 : 1;
+  size_t total = 0;
+  for (int k = 0; k < 2; k++)
+    for (unsigned p = 0; p < pics[k]->nplanes; p++)
+      total += (size_t) pics[k]->plane[p].width * pics[k]->plane[p].height
+          * bytes;
+  uint8_t *store = g_malloc (total), *dst = store;
+  for (int k = 0; k < 2; k++) {
+    for (unsigned p = 0; p < pics[k]->nplanes; p++) {
+      VhPlane *pl = &pics[k]->plane[p];
+      const size_t row = (size_t) pl->width * bytes;
+      for (unsigned y = 0; y < pl->height; y++)
+        memcpy (dst + y * row, (const uint8_t *) pl->data + y * pl->stride,
+            row);
+      pl->data = dst;
+      pl->stride = (ptrdiff_t) row;
+      dst += row * pl->height;
+    }
+  }
+  return store;
 }

@@ -29,4 +29,8 @@ void vh_synth_free (VhSynth *synth);
 void vh_synth_render (VhSynth *synth, unsigned index, unsigned strength,
     VhPicture *ref, VhPicture *dis);
 
+/* The synth reuses its buffers: copies the views' planes (packed) into one
+ * new allocation, points the views at it and returns it (g_free it). */
+void *vh_synth_keep (VhPicture *ref, VhPicture *dis);
+
 #endif

@@ -17,31 +17,8 @@
 
 typedef struct {
   VhPicture ref, dis;
-  guint8 *store;
+  void *store;
 } Frame;
-
-/* Copies the synth's current views so several frames can be cycled. */
-static void
-frame_keep (Frame *f, const VhPicture *ref, const VhPicture *dis)
-{
-  size_t total = 0;
-  const size_t bytes = ref->bpc > 8 ? 2 : 1;
-  for (unsigned p = 0; p < ref->nplanes; p++)
-    total += 2 * (size_t) ref->plane[p].width * ref->plane[p].height * bytes;
-  f->store = g_malloc (total);
-  guint8 *dst = f->store;
-  f->ref = *ref;
-  f->dis = *dis;
-  for (unsigned p = 0; p < ref->nplanes; p++) {
-    const size_t n = (size_t) ref->plane[p].width * ref->plane[p].height * bytes;
-    memcpy (dst, ref->plane[p].data, n);
-    f->ref.plane[p].data = dst;
-    dst += n;
-    memcpy (dst, dis->plane[p].data, n);
-    f->dis.plane[p].data = dst;
-    dst += n;
-  }
-}
 
 static double
 run_once (const VhVideoInfo *info, Frame *frames, unsigned n_frames,
@@ -106,7 +83,9 @@ main (int argc, char **argv)
     for (unsigned i = 0; i < DISTINCT_FRAMES; i++) {
       VhPicture ref, dis;
       vh_synth_render (synth, i, 3, &ref, &dis);
-      frame_keep (&frames[i], &ref, &dis);
+      frames[i].ref = ref;
+      frames[i].dis = dis;
+      frames[i].store = vh_synth_keep (&frames[i].ref, &frames[i].dis);
     }
     vh_synth_free (synth);
     const double fps_model = run_once (&info, frames, n_frames, "vmaf_v0.6.1",

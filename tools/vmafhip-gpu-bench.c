@@ -97,8 +97,7 @@ main (int argc, char **argv)
     VhSynth *synth = vh_synth_new (w, h, 8, VH_SYNTH_420, 5);
     VhGpuPtr dref[DISTINCT], ddis[DISTINCT];
     VhPicture href[DISTINCT], hdis[DISTINCT];
-    guint8 *host_store = g_malloc ((size_t) DISTINCT * 2 * w * h * 3 / 2 + 64);
-    guint8 *hp = host_store;
+    void *host_store[DISTINCT];
     VhGpuStream *upload = vh_gpu_stream_new (gpu, &error);
     for (unsigned i = 0; i < DISTINCT; i++) {
       VhPicture r, d;
@@ -114,15 +113,7 @@ main (int argc, char **argv)
       /* keep host copies (the synth reuses its buffers) */
       href[i] = r;
       hdis[i] = d;
-      for (int k = 0; k < 2; k++) {
-        VhPicture *pic = k ? &hdis[i] : &href[i];
-        for (unsigned p = 0; p < 3; p++) {
-          const size_t n = (size_t) pic->plane[p].width * pic->plane[p].height;
-          memcpy (hp, pic->plane[p].data, n);
-          pic->plane[p].data = hp;
-          hp += n;
-        }
-      }
+      host_store[i] = vh_synth_keep (&href[i], &hdis[i]);
     }
     vh_synth_free (synth);
 
@@ -254,7 +245,8 @@ main (int argc, char **argv)
       vh_gpu_mem_free (gpu, ddis[i]);
     }
     vh_gpu_stream_free (upload);
-    g_free (host_store);
+    for (unsigned i = 0; i < DISTINCT; i++)
+      g_free (host_store[i]);
   }
   g_strfreev (list);
   g_free (sizes);
