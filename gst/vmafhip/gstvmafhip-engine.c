@@ -1,0 +1,337 @@
+/* vmafhip — the element's backend choice, caps checks and engine set-up. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "vh-gpu-backend.h"
+#include "vh-kernel-images.h"
+
+#include "gstvmafhip-private.h"
+
+#define GST_CAT_DEFAULT gst_vmafhip_debug
+
+void
+gst_vmafhip_side_clear (Side * side)
+{
+  for (int c = 0; c < 3; c++)
+    g_clear_pointer (&side->staging[c], g_free);
+  side->have_info = side->refused = FALSE;
+}
+
+/* ------------------------------------------------------ start and stop */
+
+/* Opens the GPU and loads a kernel module once to prove the device works
+ * with the kernels this build carries. */
+static VhGpu *
+open_working_gpu (gint device_id, GError ** error)
+{
+  VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, MAX (device_id, 0), error);
+  if (!gpu)
+    return NULL;
+  VhGpuModule *module = vh_gpu_module_load_embedded (gpu, &vh_kernel_motion,
+      error);
+  if (!module) {
+    vh_gpu_close (gpu);
+    return NULL;
+  }
+  vh_gpu_module_free (module);
+  return gpu;
+}
+
+static void
+set_active_backend (GstVmafHip * self, const gchar * description)
+{
+  GST_OBJECT_LOCK (self);
+  g_free (self->active_backend);
+  self->active_backend = g_strdup (description);
+  GST_OBJECT_UNLOCK (self);
+  g_object_notify (G_OBJECT (self), "active-backend");
+}
+
+/* backend=hip needs a working GPU; auto takes one if it works, else the CPU
+ * with a warning. The choice is posted as an INFO message and kept in the
+ * read-only active-backend property. */
+gboolean
+gst_vmafhip_choose_backend (GstVmafHip * self)
+{
+  GError *error = NULL;
+  VhGpu *gpu = NULL;
+
+  self->use_gpu = FALSE;
+  if (self->cfg.backend != GST_VMAFHIP_BACKEND_CPU)
+    gpu = open_working_gpu (self->cfg.device_id, &error);
+  if (gpu) {
+    gchar *desc = g_strdup_printf ("hip: %s %s (%s), device %d",
+        vh_gpu_vendor_name (gpu), vh_gpu_device_name (gpu), vh_gpu_arch (gpu),
+        vh_gpu_device_id (gpu));
+    self->use_gpu = TRUE;
+    self->gpu_device = vh_gpu_device_id (gpu);
+    vh_gpu_close (gpu);
+    set_active_backend (self, desc);
+    GST_ELEMENT_INFO (self, RESOURCE, SETTINGS,
+        ("Scoring on the GPU: %s", desc), (NULL));
+    g_free (desc);
+    return TRUE;
+  }
+  if (self->cfg.backend == GST_VMAFHIP_BACKEND_HIP) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No usable HIP GPU for backend=hip: %s. Use backend=cpu or backend=auto.",
+            error->message), ("device-id=%d requested", self->cfg.device_id));
+    g_clear_error (&error);
+    return FALSE;
+  }
+  if (self->cfg.backend == GST_VMAFHIP_BACKEND_AUTO && !self->warned_no_gpu) {
+    GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+        ("No usable GPU (%s): scoring on the CPU.", error->message),
+        ("backend=auto; set backend=cpu to silence this warning"));
+    self->warned_no_gpu = TRUE;
+  }
+  g_clear_error (&error);
+  set_active_backend (self, "cpu");
+  GST_ELEMENT_INFO (self, RESOURCE, SETTINGS, ("Scoring on the CPU"), (NULL));
+  return TRUE;
+}
+
+
+/* ---------------------------------------------------------------- caps */
+
+static guint
+video_depth (const GstVideoInfo * info)
+{
+  return GST_VIDEO_INFO_COMP_DEPTH (info, 0);
+}
+
+void
+gst_vmafhip_update_latency (GstVmafHip * self, GstClockTime frame_duration)
+{
+  GstClockTime latency;
+
+  if (!GST_CLOCK_TIME_IS_VALID (frame_duration) || frame_duration == 0)
+    return;
+  /* Frame i is final once frame i+lookahead arrives: that is our latency. */
+  latency = frame_duration * self->lookahead;
+  if (latency == self->reported_latency)
+    return;
+  self->reported_latency = latency;
+  GST_INFO_OBJECT (self, "latency %" GST_TIME_FORMAT " (%u frame(s))",
+      GST_TIME_ARGS (latency), self->lookahead);
+  gst_aggregator_set_latency (GST_AGGREGATOR (self), latency, latency);
+}
+
+static gchar *
+describe_video (const GstVideoInfo * info)
+{
+  return g_strdup_printf ("%dx%d, %u-bit %s", GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), video_depth (info),
+      GST_VIDEO_INFO_NAME (info));
+}
+
+/* Both sides must have the same size and bit depth. */
+static gboolean
+check_compatible (GstVmafHip * self)
+{
+  const GstVideoInfo *r = &self->side[REF].info;
+  const GstVideoInfo *d = &self->side[DIST].info;
+  const gboolean size_differs = GST_VIDEO_INFO_WIDTH (r)
+      != GST_VIDEO_INFO_WIDTH (d)
+      || GST_VIDEO_INFO_HEIGHT (r) != GST_VIDEO_INFO_HEIGHT (d);
+  const gboolean depth_differs = video_depth (r) != video_depth (d);
+  gboolean r_gray, d_gray, chroma_differs;
+
+  if (size_differs || depth_differs) {
+    gchar *rs = describe_video (r), *ds = describe_video (d);
+    GString *hint = g_string_new (NULL);
+
+    if (size_differs)
+      g_string_append_printf (hint, "videoscale ! video/x-raw,width=%d,"
+          "height=%d", GST_VIDEO_INFO_WIDTH (r), GST_VIDEO_INFO_HEIGHT (r));
+    if (depth_differs)
+      g_string_append_printf (hint, "%svideoconvert ! video/x-raw,"
+          "format=%s", hint->len ? " ! " : "", GST_VIDEO_INFO_NAME (r));
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("The reference (ref_sink: %s) and distorted (dist_sink: %s) videos "
+            "differ in %s: VMAF compares frames of the same size and bit "
+            "depth. Convert the distorted video first, e.g. insert '%s' "
+            "before dist_sink.", rs, ds, size_differs && depth_differs
+            ? "size and bit depth" : size_differs ? "size" : "bit depth",
+            hint->str), (NULL));
+    g_string_free (hint, TRUE);
+    g_free (rs);
+    g_free (ds);
+    return FALSE;
+  }
+
+  /* Chroma is read by PSNR only; if the two layouts differ (I420 against
+   * Y444, or a GRAY side) score the luma alone. */
+  r_gray = GST_VIDEO_INFO_IS_GRAY (r);
+  d_gray = GST_VIDEO_INFO_IS_GRAY (d);
+  chroma_differs = r_gray != d_gray
+      || (!r_gray && (GST_VIDEO_INFO_COMP_WIDTH (r, 1)
+              != GST_VIDEO_INFO_COMP_WIDTH (d, 1)
+              || GST_VIDEO_INFO_COMP_HEIGHT (r, 1)
+              != GST_VIDEO_INFO_COMP_HEIGHT (d, 1)));
+  if (chroma_differs && self->cfg.psnr && !self->luma_only)
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("Chroma PSNR is not computed: ref_sink is %s and dist_sink is %s, "
+            "which have different chroma layouts; only psnr_y is reported.",
+            GST_VIDEO_INFO_NAME (r), GST_VIDEO_INFO_NAME (d)), (NULL));
+  self->luma_only = r_gray || d_gray || chroma_differs;
+  return TRUE;
+}
+
+/* Creates the engine for the negotiated size (or keeps the one there). */
+static gboolean
+configure_engine (GstVmafHip * self)
+{
+  const GstVideoInfo *r = &self->side[REF].info;
+  const VhVideoInfo vi = {
+    (unsigned) GST_VIDEO_INFO_WIDTH (r), (unsigned) GST_VIDEO_INFO_HEIGHT (r),
+    video_depth (r)
+  };
+  GError *error = NULL;
+
+  if (self->engine) {
+    if (!memcmp (&vi, &self->engine_info, sizeof vi))
+      return TRUE;
+    if (vh_engine_n_pushed (self->engine) > 0) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("The video changed from %ux%u %u-bit to %ux%u %u-bit in the "
+              "middle of the stream: vmafhip scores one size per stream.",
+              self->engine_info.width, self->engine_info.height,
+              self->engine_info.bpc, vi.width, vi.height, vi.bpc), (NULL));
+      return FALSE;
+    }
+    g_clear_pointer (&self->engine, vh_engine_free);
+  }
+
+  self->engine = vh_engine_new (&vi, &error);
+  if (!self->engine)
+    goto failed;
+  self->engine_info = vi;
+  g_array_set_size (self->metric_kind, 0);
+  if (!vh_engine_set_threads (self->engine, self->cfg.threads, &error))
+    goto failed;
+  if (self->use_gpu) {
+    /* the backend owns its own handle on the device */
+    VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, self->gpu_device, &error);
+    VhGpuBackend *backend = gpu ? vh_gpu_backend_new (gpu, 0, &error) : NULL;
+    if (!backend || !vh_engine_set_accelerator (self->engine,
+            &vh_gpu_backend_ops, backend, &error))
+      goto failed;
+  }
+  for (guint i = 0; i < self->specs->len; i++) {
+    ModelSpec *spec = g_ptr_array_index (self->specs, i);
+    VhModel *model = spec->model;
+
+    spec->model = NULL;
+    if (!model && !(model = vh_model_load (spec->source, &error)))
+      goto failed;
+    /* the engine owns the model from here, even on failure */
+    if (!vh_engine_add_loaded_model (self->engine, model, spec->report_name,
+            &spec->flags, &error))
+      goto failed;
+  }
+  if (self->cfg.psnr && !vh_engine_add_feature (self->engine, "psnr", &error))
+    goto failed;
+  GST_INFO_OBJECT (self, "engine ready for %ux%u %u-bit, %u model(s)",
+      vi.width, vi.height, vi.bpc, self->specs->len);
+  return TRUE;
+
+failed:
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("Cannot score %ux%u %u-bit video: %s", vi.width, vi.height, vi.bpc,
+          error ? error->message : "unknown error"), (NULL));
+  g_clear_error (&error);
+  g_clear_pointer (&self->engine, vh_engine_free);
+  return FALSE;
+}
+
+/* Validates the pair of caps and sets the engine up, once both are known.
+ * Called at negotiation and again before scoring after a caps change. */
+gboolean
+gst_vmafhip_ensure_caps_checked (GstVmafHip * self)
+{
+  if (self->caps_checked)
+    return TRUE;
+  /* refused already, with a message: do not post it again per frame */
+  if (self->pair_failed || self->side[REF].refused
+      || self->side[DIST].refused)
+    return FALSE;
+  if (!self->side[REF].have_info || !self->side[DIST].have_info) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("%s received a frame before its caps.",
+            self->side[REF].have_info ? "dist_sink" : "ref_sink"), (NULL));
+    self->pair_failed = TRUE;
+    return FALSE;
+  }
+  if (!check_compatible (self) || !configure_engine (self)) {
+    self->pair_failed = TRUE;
+    return FALSE;
+  }
+  self->caps_checked = TRUE;
+  return TRUE;
+}
+
+gboolean
+gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps)
+{
+  Side *side = &self->side[which];
+  GstVideoInfo info;
+
+  GST_DEBUG_OBJECT (self, "%s caps %" GST_PTR_FORMAT, side_name (which),
+      caps);
+  self->caps_checked = self->pair_failed = FALSE;
+  /* a refused format leaves the side without caps: its frames are not
+   * scored, and the error is not repeated */
+  gst_vmafhip_side_clear (side);
+  side->refused = TRUE;
+  if (!gst_video_info_from_caps (&info, caps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("%s: cannot parse the video caps.", side_name (which)),
+        ("%" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  if (video_depth (&info) != 8 && video_depth (&info) != 10
+      && video_depth (&info) != 12) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("%s: %s is %u-bit video, which VMAF does not support (8, 10 or 12 "
+            "bits). Convert it first, e.g. 'videoconvert ! "
+            "video/x-raw,format=%s'.", side_name (which),
+            GST_VIDEO_INFO_NAME (&info), video_depth (&info),
+            GST_VIDEO_INFO_IS_GRAY (&info) ? "GRAY8" : "I420_12LE"), (NULL));
+    return FALSE;
+  }
+
+  side->refused = FALSE;
+  side->info = info;
+  side->have_info = TRUE;
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info) && c < 3; c++) {
+    if (GST_VIDEO_FORMAT_INFO_SHIFT (info.finfo, c))
+      side->staging[c] = g_new (guint16,
+          (gsize) GST_VIDEO_INFO_COMP_WIDTH (&info, c) *
+          GST_VIDEO_INFO_COMP_HEIGHT (&info, c));
+  }
+
+  if (which == REF) {
+    GST_OBJECT_LOCK (self);
+    gst_caps_replace (&self->ref_caps, caps);
+    GST_OBJECT_UNLOCK (self);
+    if (GST_VIDEO_INFO_FPS_N (&info) > 0) {
+      self->frame_duration = gst_util_uint64_scale_int (GST_SECOND,
+          GST_VIDEO_INFO_FPS_D (&info), GST_VIDEO_INFO_FPS_N (&info));
+      gst_vmafhip_update_latency (self, self->frame_duration);
+    }
+    gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
+  }
+
+  /* At the start, check the pair right away so a mismatch fails at
+   * negotiation; after frames were scored, wait until the next pair (the
+   * other side's new caps may still be on its way). */
+  if (self->side[REF].have_info && self->side[DIST].have_info
+      && (!self->engine || vh_engine_n_pushed (self->engine) == 0))
+    return gst_vmafhip_ensure_caps_checked (self);
+  return TRUE;
+}
+

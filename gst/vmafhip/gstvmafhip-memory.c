@@ -1,0 +1,124 @@
+/* vmafhip — the element's memory paths: allocation offered upstream and
+ * plane access for the engine. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstvmafhippool.h"
+
+#include "gstvmafhip-private.h"
+
+#define GST_CAT_DEFAULT gst_vmafhip_debug
+
+
+/* With the GPU backend, upstream is offered a pool (and an allocator) of
+ * pinned host memory: frames written there are uploaded by DMA straight
+ * from the buffer, without the backend's staging copy. Upstream may ignore
+ * the offer; any other memory is uploaded through that copy. On the CPU
+ * there is nothing to gain: no pool, as before. */
+gboolean
+gst_vmafhip_propose_allocation (GstAggregator * agg, GstAggregatorPad * pad,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstVmafHip *self = GST_VMAFHIP (agg);
+  GstCaps *caps = NULL;
+  gboolean need_pool = FALSE;
+  GstVideoInfo info;
+
+  (void) decide_query;
+  /* we read any stride and offset through gst_video_frame_map */
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+
+  /* use_gpu and gpu_device are set at start(), before any pad is active */
+  if (!self->use_gpu)
+    return TRUE;
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return TRUE;
+
+  GError *error = NULL;
+  GstAllocator *allocator = gst_vmafhip_pinned_allocator_new (self->gpu_device,
+      &error);
+  if (!allocator) {
+    GST_WARNING_OBJECT (pad, "no pinned pool offered: %s", error->message);
+    g_clear_error (&error);
+    return TRUE;
+  }
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  gst_query_add_allocation_param (query, allocator, &params);
+  if (need_pool) {
+    /* no minimum: the pool grows to what the queues hold, and stays */
+    GstBufferPool *pool = gst_vmafhip_pinned_pool_new (allocator, caps,
+        (guint) GST_VIDEO_INFO_SIZE (&info), 0, 0);
+    if (pool) {
+      gst_query_add_allocation_pool (query, pool,
+          (guint) GST_VIDEO_INFO_SIZE (&info), 0, 0);
+      gst_object_unref (pool);
+    }
+  }
+  GST_DEBUG_OBJECT (pad, "offered pinned host memory%s for %" GST_PTR_FORMAT,
+      need_pool ? " and a pool" : "", caps);
+  gst_object_unref (allocator);
+  return TRUE;
+}
+
+
+
+/* First sample of component c. GStreamer 1.22 gives P010's V a byte offset
+ * of 1 within the shared UV plane, but its samples are 16-bit words and V
+ * starts at byte 2 (as videoconvert writes it): round up to a whole sample
+ * (a no-op where the offset is already right). */
+static const guint8 *
+comp_data (const GstVideoFrame * frame, guint c, guint bytes)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  const guint offset = GST_ROUND_UP_N (GST_VIDEO_FORMAT_INFO_POFFSET (finfo,
+          c), bytes);
+
+  return (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame,
+      GST_VIDEO_FORMAT_INFO_PLANE (finfo, c)) + offset;
+}
+
+/* Describes one mapped frame to the engine: plane views, no copies (except
+ * the shift of MSB-aligned formats such as P010). */
+void
+gst_vmafhip_fill_picture (GstVmafHip * self, int which, GstVideoFrame * frame,
+    VhPicture * pic)
+{
+  Side *side = &self->side[which];
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  const unsigned bpc = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
+  const unsigned bytes = bpc > 8 ? 2 : 1;
+
+  memset (pic, 0, sizeof *pic);
+  pic->bpc = bpc;
+  pic->nplanes = self->luma_only ? 1 : 3;
+  for (unsigned c = 0; c < pic->nplanes; c++) {
+    VhPlane *pl = &pic->plane[c];
+    const unsigned shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c);
+
+    pl->data = comp_data (frame, c, bytes);
+    pl->stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c);
+    pl->width = GST_VIDEO_FRAME_COMP_WIDTH (frame, c);
+    pl->height = GST_VIDEO_FRAME_COMP_HEIGHT (frame, c);
+    pl->step = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c) / bytes;
+    if (shift && side->staging[c]) {
+      guint16 *dst = side->staging[c];
+      for (unsigned y = 0; y < pl->height; y++) {
+        const guint16 *src = (const guint16 *) ((const guint8 *) pl->data
+            + (gsize) y * pl->stride);
+        for (unsigned x = 0; x < pl->width; x++)
+          dst[(gsize) y * pl->width + x] =
+              GUINT16_FROM_LE (src[(gsize) x * pl->step]) >> shift;
+      }
+      pl->data = dst;
+      pl->stride = (ptrdiff_t) pl->width * 2;
+      pl->step = 1;
+    }
+    GST_LOG_OBJECT (self, "%s plane %u: %ux%u stride %td step %u",
+        which == REF ? "ref" : "dist", c, pl->width, pl->height, pl->stride,
+        pl->step);
+  }
+}
+

@@ -1,0 +1,304 @@
+/* vmafhip — the element's pairing: which reference and distorted frames
+ * are scored together. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstvmafhip-private.h"
+
+#define GST_CAT_DEFAULT gst_vmafhip_debug
+
+/* ------------------------------------------------------------- scoring */
+
+static GstClockTime
+buffer_running_time (GstAggregatorPad * pad, GstBuffer * buf)
+{
+  GstClockTime rt = GST_CLOCK_TIME_NONE;
+
+  if (!GST_BUFFER_PTS_IS_VALID (buf))
+    return rt;
+  GST_OBJECT_LOCK (pad);
+  if (pad->segment.format == GST_FORMAT_TIME)
+    rt = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
+        GST_BUFFER_PTS (buf));
+  GST_OBJECT_UNLOCK (pad);
+  return rt;
+}
+
+/* Frames outside the segment are not part of the stream: an accurate seek
+ * makes parsers such as rawvideoparse push from the previous keyframe or
+ * the file start and leave the clipping downstream. Both inputs are
+ * clipped alike, so the pairing stays aligned. */
+GstBuffer *
+gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
+    GstBuffer * buf)
+{
+  GstClockTime start = GST_BUFFER_PTS (buf), stop;
+  gboolean inside = TRUE;
+
+  if (!GST_CLOCK_TIME_IS_VALID (start))
+    return buf;
+  stop = GST_BUFFER_DURATION_IS_VALID (buf)
+      ? start + GST_BUFFER_DURATION (buf) : GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK (pad);
+  if (pad->segment.format == GST_FORMAT_TIME)
+    inside = gst_segment_clip (&pad->segment, GST_FORMAT_TIME, start, stop,
+        NULL, NULL);
+  GST_OBJECT_UNLOCK (pad);
+  if (inside)
+    return buf;
+  GST_LOG_OBJECT (agg, "%s: dropping %" GST_TIME_FORMAT ", outside the "
+      "segment", GST_PAD_NAME (pad), GST_TIME_ARGS (start));
+  gst_buffer_unref (buf);
+  return NULL;
+}
+
+/* Live mode: the aggregator waits until the earliest queued frame's
+ * running time plus the latency, then calls aggregate with timeout. */
+GstClockTime
+gst_vmafhip_get_next_time (GstAggregator * agg)
+{
+  GstVmafHip *self = GST_VMAFHIP (agg);
+  GstClockTime next = GST_CLOCK_TIME_NONE;
+
+  for (int i = 0; i < 2; i++) {
+    GstBuffer *buf = gst_aggregator_pad_peek_buffer (self->side[i].pad);
+    if (buf) {
+      GstClockTime rt = buffer_running_time (self->side[i].pad, buf);
+      if (GST_CLOCK_TIME_IS_VALID (rt)
+          && (!GST_CLOCK_TIME_IS_VALID (next) || rt < next))
+        next = rt;
+      gst_buffer_unref (buf);
+    }
+  }
+  return next;
+}
+
+/* Counts a frame that has no partner; the first one also warns. */
+static void
+count_unpaired (GstVmafHip * self, int which, GstBuffer * buf,
+    const char *why)
+{
+  GST_OBJECT_LOCK (self);
+  if (which == REF)
+    self->unpaired_ref++;
+  else
+    self->unpaired_dist++;
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "%s frame %" GST_TIME_FORMAT " has no partner: %s",
+      which == REF ? "reference" : "distorted",
+      GST_TIME_ARGS (GST_BUFFER_PTS (buf)), why);
+  if (!self->warned_unpaired) {
+    self->warned_unpaired = TRUE;
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("Some frames have no partner on the other pad and are not scored "
+            "(see the unpaired-ref-frames and unpaired-dist-frames "
+            "properties and the pooled message)."), ("first: %s", why));
+  }
+}
+
+/* A reference frame without a partner is pushed without scores. */
+static GstFlowReturn
+pass_unpaired_ref (GstVmafHip * self, GstBuffer * ref, const char *why)
+{
+  count_unpaired (self, REF, ref, why);
+  gst_vmafhip_queue_frame (self, ref, -1);
+  return gst_vmafhip_emit_ready (self);
+}
+
+/* A distorted frame without a partner is dropped. */
+static void
+drop_unpaired_dist (GstVmafHip * self, GstBuffer * dist, const char *why)
+{
+  count_unpaired (self, DIST, dist, why);
+  gst_buffer_unref (dist);
+}
+
+/* Scores one pair; takes both buffers. */
+static GstFlowReturn
+score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
+{
+  GstVideoFrame rf, df;
+  VhPicture rp, dp;
+  GError *error = NULL;
+  unsigned index;
+  gboolean ok;
+
+  if (GST_BUFFER_FLAG_IS_SET (ref, GST_BUFFER_FLAG_GAP)
+      || GST_BUFFER_FLAG_IS_SET (dist, GST_BUFFER_FLAG_GAP)) {
+    /* a gap has no picture: this slot cannot be scored */
+    if (!GST_BUFFER_FLAG_IS_SET (dist, GST_BUFFER_FLAG_GAP))
+      drop_unpaired_dist (self, dist, "the reference is a gap");
+    else
+      gst_buffer_unref (dist);
+    return pass_unpaired_ref (self, ref, "gap in one of the streams");
+  }
+
+  if (!gst_vmafhip_ensure_caps_checked (self)) {
+    gst_buffer_unref (ref);
+    gst_buffer_unref (dist);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+
+  if (!gst_video_frame_map (&rf, &self->side[REF].info, ref, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Cannot read a reference frame: the buffer does not match its "
+            "caps."), ("%" GST_PTR_FORMAT, ref));
+    gst_buffer_unref (ref);
+    gst_buffer_unref (dist);
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_video_frame_map (&df, &self->side[DIST].info, dist, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Cannot read a distorted frame: the buffer does not match its "
+            "caps."), ("%" GST_PTR_FORMAT, dist));
+    gst_video_frame_unmap (&rf);
+    gst_buffer_unref (ref);
+    gst_buffer_unref (dist);
+    return GST_FLOW_ERROR;
+  }
+
+  gst_vmafhip_fill_picture (self, REF, &rf, &rp);
+  gst_vmafhip_fill_picture (self, DIST, &df, &dp);
+  index = vh_engine_n_pushed (self->engine);
+  if (index == 0)
+    self->first_push_us = g_get_monotonic_time ();
+  ok = vh_engine_push (self->engine, &rp, &dp, &error);
+  gst_video_frame_unmap (&rf);
+  gst_video_frame_unmap (&df);
+  gst_buffer_unref (dist);
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Cannot score frame %u: %s", index, error->message), (NULL));
+    g_clear_error (&error);
+    gst_buffer_unref (ref);
+    return GST_FLOW_ERROR;
+  }
+  GST_LOG_OBJECT (self, "scored frame %u (%" GST_TIME_FORMAT ")", index,
+      GST_TIME_ARGS (GST_BUFFER_PTS (ref)));
+  if (!GST_CLOCK_TIME_IS_VALID (self->reported_latency)
+      && GST_BUFFER_DURATION_IS_VALID (ref))
+    gst_vmafhip_update_latency (self, GST_BUFFER_DURATION (ref));
+  gst_vmafhip_queue_frame (self, ref, (gint) index);
+  return gst_vmafhip_emit_ready (self);
+}
+
+
+/* ----------------------------------------------------------- aggregate */
+
+GstFlowReturn
+gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  GstVmafHip *self = GST_VMAFHIP (agg);
+  GstAggregatorPad *rpad = self->side[REF].pad;
+  GstAggregatorPad *dpad = self->side[DIST].pad;
+  GstBuffer *ref, *dist;
+  gboolean live;
+  GstClockTime rt_ref, rt_dist, tolerance;
+
+  if (self->finished)
+    return GST_FLOW_EOS;
+
+  ref = gst_aggregator_pad_peek_buffer (rpad);
+  dist = gst_aggregator_pad_peek_buffer (dpad);
+  if ((!ref && gst_aggregator_pad_is_eos (rpad))
+      || (!dist && gst_aggregator_pad_is_eos (dpad))) {
+    GST_INFO_OBJECT (self, "%s ended: end of the measurement",
+        !ref && gst_aggregator_pad_is_eos (rpad) ? "ref_sink" : "dist_sink");
+    gst_clear_buffer (&ref);
+    gst_clear_buffer (&dist);
+    return gst_vmafhip_finish (self);
+  }
+
+  live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency (agg));
+
+  if (!live) {
+    /* Non-live: pair in arrival order, so that every reference frame is
+     * scored with exactly one distorted frame. */
+    if (!ref || !dist) {
+      gst_clear_buffer (&ref);
+      gst_clear_buffer (&dist);
+      return GST_AGGREGATOR_FLOW_NEED_DATA;
+    }
+    rt_ref = buffer_running_time (rpad, ref);
+    rt_dist = buffer_running_time (dpad, dist);
+    tolerance = GST_BUFFER_DURATION_IS_VALID (ref)
+        ? GST_BUFFER_DURATION (ref) / 2 : GST_MSECOND;
+    if (!self->warned_time && GST_CLOCK_TIME_IS_VALID (rt_ref)
+        && GST_CLOCK_TIME_IS_VALID (rt_dist)
+        && (guint64) ABS (GST_CLOCK_DIFF (rt_ref, rt_dist)) > tolerance) {
+      self->warned_time = TRUE;
+      GST_ELEMENT_WARNING (self, STREAM, FAILED,
+          ("The reference and distorted streams are not aligned in time: "
+              "reference frame at %" GST_TIME_FORMAT " is paired with "
+              "distorted frame at %" GST_TIME_FORMAT ". Frames are paired in "
+              "order; check that both have the same frame rate and start.",
+              GST_TIME_ARGS (rt_ref), GST_TIME_ARGS (rt_dist)), (NULL));
+    }
+    gst_aggregator_pad_drop_buffer (rpad);
+    gst_aggregator_pad_drop_buffer (dpad);
+    gst_aggregator_selected_samples (agg, GST_BUFFER_PTS (ref),
+        GST_BUFFER_DTS (ref), GST_BUFFER_DURATION (ref), NULL);
+    return score_pair (self, ref, dist);
+  }
+
+  /* Live: pair by running time; a frame whose partner missed it is counted,
+   * never paired with a stale one. */
+  rt_ref = ref ? buffer_running_time (rpad, ref) : GST_CLOCK_TIME_NONE;
+  rt_dist = dist ? buffer_running_time (dpad, dist) : GST_CLOCK_TIME_NONE;
+  if (ref && !GST_CLOCK_TIME_IS_VALID (rt_ref)) {
+    gst_aggregator_pad_drop_buffer (rpad);
+    gst_clear_buffer (&dist);
+    return pass_unpaired_ref (self, ref, "no timestamp in the segment");
+  }
+  if (dist && !GST_CLOCK_TIME_IS_VALID (rt_dist)) {
+    gst_aggregator_pad_drop_buffer (dpad);
+    gst_clear_buffer (&ref);
+    drop_unpaired_dist (self, dist, "no timestamp in the segment");
+    return GST_FLOW_OK;
+  }
+  tolerance = ref && GST_BUFFER_DURATION_IS_VALID (ref)
+      ? GST_BUFFER_DURATION (ref) / 2
+      : GST_CLOCK_TIME_IS_VALID (self->frame_duration)
+      ? self->frame_duration / 2 : GST_MSECOND;
+
+  if (ref && dist) {
+    const GstClockTimeDiff diff = GST_CLOCK_DIFF (rt_ref, rt_dist);
+
+    if ((guint64) ABS (diff) <= tolerance) {
+      gst_aggregator_pad_drop_buffer (rpad);
+      gst_aggregator_pad_drop_buffer (dpad);
+      gst_aggregator_selected_samples (agg, GST_BUFFER_PTS (ref),
+          GST_BUFFER_DTS (ref), GST_BUFFER_DURATION (ref), NULL);
+      return score_pair (self, ref, dist);
+    }
+    if (diff < 0) {
+      /* the distorted frame's reference is already gone */
+      gst_aggregator_pad_drop_buffer (dpad);
+      gst_buffer_unref (ref);
+      drop_unpaired_dist (self, dist, "its reference frame was gone "
+          "(distorted frame late)");
+      return GST_FLOW_OK;
+    }
+    /* the distorted stream has moved past this reference frame */
+    gst_aggregator_pad_drop_buffer (rpad);
+    gst_buffer_unref (dist);
+    return pass_unpaired_ref (self, ref, "the distorted stream has no frame "
+        "at this time");
+  }
+  /* One side only: either the deadline passed (timeout) or the other pad
+   * is inactive (ignore-inactive-pads). */
+  if (ref) {
+    gst_aggregator_pad_drop_buffer (rpad);
+    return pass_unpaired_ref (self, ref, timeout ? "the distorted frame "
+        "missed the deadline" : "the distorted pad is inactive");
+  }
+  if (dist) {
+    gst_aggregator_pad_drop_buffer (dpad);
+    drop_unpaired_dist (self, dist, timeout ? "the reference frame missed "
+        "the deadline" : "the reference pad is inactive");
+    return GST_FLOW_OK;
+  }
+  return GST_AGGREGATOR_FLOW_NEED_DATA;
+}
+

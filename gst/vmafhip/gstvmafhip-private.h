@@ -1,0 +1,160 @@
+/* vmafhip — the element's private state and the functions its parts share.
+ *
+ * The element is split along its seams: gstvmafhip.c (object, properties,
+ * pads, start/stop), gstvmafhip-settings.c (enums, settings, models),
+ * gstvmafhip-engine.c (backend choice, caps, engine set-up),
+ * gstvmafhip-pairing.c (which frames are scored together),
+ * gstvmafhip-report.c (messages, meta, pooled scores, results file) and
+ * gstvmafhip-memory.c (allocation and plane access).
+ */
+#ifndef __GST_VMAFHIP_PRIVATE_H__
+#define __GST_VMAFHIP_PRIVATE_H__
+
+#include <gst/video/video.h>
+
+#include "gstvmafhip.h"
+#include "vh-engine.h"
+
+G_BEGIN_DECLS
+
+GST_DEBUG_CATEGORY_EXTERN (gst_vmafhip_debug);
+
+/* User settings; copied at start() so streaming never sees a half-changed
+ * configuration. */
+typedef struct
+{
+  gchar *model_filename;
+  gchar *models;
+  gchar *results_filename;
+  gboolean disable_clip, enable_transform, phone_model;
+  gboolean psnr, ssim, ms_ssim;
+  gboolean conf_interval, frame_message;
+  GstVmafHipPoolMethod pool_method;
+  GstVmafHipResultsFormat results_format;
+  GstVmafHipBackend backend;
+  guint threads, subsample;
+  gint device_id;
+} Settings;
+
+/* One model to score with, resolved from model-filename or models. */
+typedef struct
+{
+  gchar *source;              /* built-in name or path */
+  gchar *report_name;         /* name in messages, meta and log */
+  VhModelFlags flags;
+  gboolean bootstrap;
+  VhModel *model;             /* loaded at start(), handed to the engine */
+} ModelSpec;
+
+enum
+{ REF, DIST };
+
+typedef struct
+{
+  GstAggregatorPad *pad;
+  GstVideoInfo info;
+  gboolean have_info;
+  gboolean refused;           /* its caps were refused (error posted) */
+  /* Formats whose samples are not LSB-aligned (P010: 10 bits in the high
+   * bits of each word) are shifted down into these planar copies, one per
+   * component, allocated once per caps. */
+  guint16 *staging[3];
+} Side;
+
+/* A reference buffer waiting until its frame's scores are final. */
+typedef struct
+{
+  GstBuffer *buffer;
+  gint index;                 /* engine frame; -1: not scored */
+  GstClockTime pts, duration, running_time, stream_time;
+} PendingFrame;
+
+typedef enum
+{
+  METRIC_FEATURE,
+  METRIC_MODEL,
+  METRIC_BOOTSTRAP,           /* reported with conf-interval only */
+} MetricKind;
+
+struct _GstVmafHip
+{
+  GstAggregator parent;
+
+  Side side[2];
+
+  /* Object lock */
+  Settings props;
+  gchar *active_backend;
+  guint64 unpaired_ref, unpaired_dist;
+  gboolean force_live;
+
+  /* From start() to stop(): streaming thread only */
+  Settings cfg;
+  GPtrArray *specs;           /* ModelSpec* */
+  VhLogFormat log_format;
+  gboolean write_log;
+  guint lookahead;            /* frames a score waits for */
+  gboolean warned_no_gpu;
+  gboolean use_gpu;           /* the HIP backend was chosen at start */
+  gint gpu_device;            /* and its device */
+
+  GstCaps *ref_caps;          /* output caps (the reference's) */
+  gboolean caps_checked;      /* both sides known and compatible */
+  gboolean pair_failed;       /* the current pair of caps was refused */
+  gboolean luma_only;
+  VhEngine *engine;
+  VhVideoInfo engine_info;
+  GArray *metric_kind;        /* guint8 MetricKind per table metric */
+
+  GQueue pending;             /* PendingFrame*, in output order */
+  GstClockTime frame_duration;
+  GstClockTime reported_latency;
+  gboolean finished;
+  gboolean warned_time, warned_unpaired;
+  gint64 first_push_us;
+  GstClockTime first_pts, first_running_time, first_stream_time, end_pts;
+};
+
+static inline const char *
+side_name (int which)
+{
+  return which == REF ? "ref_sink" : "dist_sink";
+}
+
+/* gstvmafhip.c */
+void gst_vmafhip_reset_measurement (GstVmafHip * self);
+
+/* gstvmafhip-settings.c */
+void gst_vmafhip_settings_clear (Settings * s);
+void gst_vmafhip_settings_copy (Settings * dst, const Settings * src);
+void gst_vmafhip_model_spec_free (gpointer spec);
+gboolean gst_vmafhip_load_models (GstVmafHip * self, GError ** error);
+gboolean gst_vmafhip_check_results_file (const gchar * path, GError ** error);
+
+/* gstvmafhip-engine.c */
+gboolean gst_vmafhip_choose_backend (GstVmafHip * self);
+gboolean gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps);
+gboolean gst_vmafhip_ensure_caps_checked (GstVmafHip * self);
+void gst_vmafhip_update_latency (GstVmafHip * self, GstClockTime frame_duration);
+void gst_vmafhip_side_clear (Side * side);
+
+/* gstvmafhip-memory.c */
+gboolean gst_vmafhip_propose_allocation (GstAggregator * agg,
+    GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query);
+void gst_vmafhip_fill_picture (GstVmafHip * self, int which,
+    GstVideoFrame * frame, VhPicture * pic);
+
+/* gstvmafhip-pairing.c */
+GstFlowReturn gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout);
+GstBuffer *gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
+    GstBuffer * buf);
+GstClockTime gst_vmafhip_get_next_time (GstAggregator * agg);
+
+/* gstvmafhip-report.c */
+void gst_vmafhip_pending_frame_free (gpointer pf);
+void gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index);
+GstFlowReturn gst_vmafhip_emit_ready (GstVmafHip * self);
+GstFlowReturn gst_vmafhip_finish (GstVmafHip * self);
+
+G_END_DECLS
+#endif /* __GST_VMAFHIP_PRIVATE_H__ */

@@ -1,0 +1,350 @@
+/* vmafhip — the element's reports: frame messages, buffer meta, pooled
+ * scores and the results file. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "gstvmafhipmeta.h"
+
+#include "gstvmafhip-private.h"
+
+#define GST_CAT_DEFAULT gst_vmafhip_debug
+
+void
+gst_vmafhip_pending_frame_free (gpointer p)
+{
+  PendingFrame *pf = p;
+
+  gst_buffer_unref (pf->buffer);
+  g_free (pf);
+}
+
+
+/* Decides, once per engine, which table metrics are reported. */
+static MetricKind
+metric_kind (GstVmafHip * self, unsigned metric)
+{
+  static const char *const ci_suffixes[] =
+      { "_bagging", "_stddev", "_ci_p95_lo", "_ci_p95_hi" };
+  const VhScoreTable *t = vh_engine_scores (self->engine);
+
+  while (self->metric_kind->len <= metric) {
+    const unsigned m = self->metric_kind->len;
+    const char *name = vh_score_table_metric_name (t, m);
+    guint8 kind = METRIC_FEATURE;
+
+    for (guint i = 0; i < self->specs->len && kind == METRIC_FEATURE; i++) {
+      const ModelSpec *spec = g_ptr_array_index (self->specs, i);
+      const size_t len = strlen (spec->report_name);
+
+      if (!strcmp (name, spec->report_name)) {
+        kind = METRIC_MODEL;
+      } else if (spec->bootstrap && !strncmp (name, spec->report_name, len)) {
+        const char *sfx = name + len;
+        for (gsize k = 0; k < G_N_ELEMENTS (ci_suffixes); k++)
+          if (!strcmp (sfx, ci_suffixes[k]))
+            kind = METRIC_BOOTSTRAP;
+        /* bootstrap members: _0001 ... */
+        if (sfx[0] == '_' && strlen (sfx) == 5 && g_ascii_isdigit (sfx[1])
+            && g_ascii_isdigit (sfx[2]) && g_ascii_isdigit (sfx[3])
+            && g_ascii_isdigit (sfx[4]))
+          kind = METRIC_BOOTSTRAP;
+      }
+    }
+    g_array_append_val (self->metric_kind, kind);
+  }
+  return g_array_index (self->metric_kind, guint8, metric);
+}
+
+static gboolean
+metric_reported (GstVmafHip * self, unsigned metric)
+{
+  return metric_kind (self, metric) != METRIC_BOOTSTRAP
+      || self->cfg.conf_interval;
+}
+
+static const char *
+first_model_name (GstVmafHip * self)
+{
+  return ((ModelSpec *) g_ptr_array_index (self->specs, 0))->report_name;
+}
+
+/* Sets "score", every reported metric, and upstream's "psnr-y". */
+static void
+add_frame_scores (GstVmafHip * self, GstStructure * s, unsigned frame)
+{
+  const VhScoreTable *t = vh_engine_scores (self->engine);
+  const unsigned n = vh_score_table_n_metrics (t);
+  int first = vh_score_table_find (t, first_model_name (self));
+  double v;
+
+  if (first >= 0 && vh_score_table_get (t, (unsigned) first, frame, &v))
+    gst_structure_set (s, "score", G_TYPE_DOUBLE, v, NULL);
+  for (unsigned m = 0; m < n; m++) {
+    if (metric_reported (self, m) && vh_score_table_get (t, m, frame, &v))
+      gst_structure_set (s, vh_score_table_metric_name (t, m), G_TYPE_DOUBLE,
+          v, NULL);
+  }
+  if (self->cfg.psnr && gst_structure_get_double (s, "psnr_y", &v))
+    gst_structure_set (s, "psnr-y", G_TYPE_DOUBLE, v, NULL);
+}
+
+static gboolean
+copy_field (GQuark field, const GValue * value, gpointer user_data)
+{
+  gst_structure_id_set_value (user_data, field, value);
+  return TRUE;
+}
+
+/* Pushes one reference buffer with its meta (and posts its message). */
+static GstFlowReturn
+output_frame (GstVmafHip * self, PendingFrame * pf)
+{
+  GstBuffer *buf = gst_buffer_make_writable (pf->buffer);
+  GstStructure *scores = NULL;
+  const gint index = pf->index;
+
+  pf->buffer = NULL;
+  if (index >= 0) {
+    scores = gst_structure_new_empty (GST_VMAFHIP_META_SCORES_NAME);
+    add_frame_scores (self, scores, (unsigned) index);
+    if (!GST_CLOCK_TIME_IS_VALID (self->first_pts)) {
+      self->first_pts = pf->pts;
+      self->first_running_time = pf->running_time;
+      self->first_stream_time = pf->stream_time;
+    }
+    if (GST_CLOCK_TIME_IS_VALID (pf->pts))
+      self->end_pts = pf->pts + (GST_CLOCK_TIME_IS_VALID (pf->duration)
+          ? pf->duration : 0);
+
+    if (self->cfg.frame_message && index % self->cfg.subsample == 0) {
+      GstStructure *s = gst_structure_new ("VMAF",
+          "timestamp", G_TYPE_UINT64, pf->pts,
+          "stream-time", G_TYPE_UINT64, pf->stream_time,
+          "running-time", G_TYPE_UINT64, pf->running_time,
+          "duration", G_TYPE_UINT64, pf->duration,
+          "index", G_TYPE_INT, index,
+          "type", G_TYPE_STRING, "frame", NULL);
+      gst_structure_foreach (scores, copy_field, s);
+      gst_element_post_message (GST_ELEMENT (self),
+          gst_message_new_element (GST_OBJECT (self), s));
+    }
+  }
+  gst_buffer_add_vmafhip_meta (buf, index, scores);
+  g_free (pf);
+  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), buf);
+}
+
+/* Pushes, in order, every held frame whose scores are final. */
+GstFlowReturn
+gst_vmafhip_emit_ready (GstVmafHip * self)
+{
+  const unsigned n_final = self->engine ? vh_engine_n_final (self->engine) : 0;
+  PendingFrame *pf;
+
+  while ((pf = g_queue_peek_head (&self->pending))) {
+    GstFlowReturn ret;
+
+    if (pf->index >= 0 && (unsigned) pf->index >= n_final)
+      break;
+    g_queue_pop_head (&self->pending);
+    ret = output_frame (self, pf);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
+  return GST_FLOW_OK;
+}
+
+void
+gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index)
+{
+  GstAggregatorPad *pad = self->side[REF].pad;
+  PendingFrame *pf = g_new0 (PendingFrame, 1);
+
+  pf->buffer = ref;
+  pf->index = index;
+  pf->pts = GST_BUFFER_PTS (ref);
+  pf->duration = GST_BUFFER_DURATION (ref);
+  if (!GST_CLOCK_TIME_IS_VALID (pf->duration))
+    pf->duration = self->frame_duration;
+  pf->running_time = pf->stream_time = GST_CLOCK_TIME_NONE;
+  if (GST_CLOCK_TIME_IS_VALID (pf->pts)) {
+    GST_OBJECT_LOCK (pad);
+    if (pad->segment.format == GST_FORMAT_TIME) {
+      pf->running_time = gst_segment_to_running_time (&pad->segment,
+          GST_FORMAT_TIME, pf->pts);
+      pf->stream_time = gst_segment_to_stream_time (&pad->segment,
+          GST_FORMAT_TIME, pf->pts);
+    }
+    GST_OBJECT_UNLOCK (pad);
+  }
+  g_queue_push_tail (&self->pending, pf);
+}
+
+
+/* ----------------------------------------------------------------- EOS */
+
+static VhPoolMethod
+engine_pool_method (GstVmafHipPoolMethod method)
+{
+  switch (method) {
+    case GST_VMAFHIP_POOL_MIN:
+      return VH_POOL_MIN;
+    case GST_VMAFHIP_POOL_MAX:
+      return VH_POOL_MAX;
+    case GST_VMAFHIP_POOL_HARMONIC_MEAN:
+      return VH_POOL_HARMONIC_MEAN;
+    case GST_VMAFHIP_POOL_MEAN:
+    default:
+      return VH_POOL_MEAN;
+  }
+}
+
+static void
+set_pooled (GstStructure * s, const char *name, const VhPooled * p,
+    GstVmafHipPoolMethod method)
+{
+  char *field;
+
+  gst_structure_set (s, name, G_TYPE_DOUBLE,
+      vh_pooled_get (p, engine_pool_method (method)), NULL);
+  field = g_strconcat (name, "-mean", NULL);
+  gst_structure_set (s, field, G_TYPE_DOUBLE, p->mean, NULL);
+  g_free (field);
+  field = g_strconcat (name, "-harmonic-mean", NULL);
+  gst_structure_set (s, field, G_TYPE_DOUBLE, p->harmonic_mean, NULL);
+  g_free (field);
+  field = g_strconcat (name, "-min", NULL);
+  gst_structure_set (s, field, G_TYPE_DOUBLE, p->min, NULL);
+  g_free (field);
+  field = g_strconcat (name, "-max", NULL);
+  gst_structure_set (s, field, G_TYPE_DOUBLE, p->max, NULL);
+  g_free (field);
+}
+
+static void
+post_pooled (GstVmafHip * self, unsigned n_frames)
+{
+  const VhScoreTable *t = vh_engine_scores (self->engine);
+  const unsigned n = vh_score_table_n_metrics (t);
+  const unsigned sub = self->cfg.subsample;
+  const GstVmafHipPoolMethod method = self->cfg.pool_method;
+  GstClockTime duration = GST_CLOCK_TIME_NONE;
+  GstStructure *s;
+  VhPooled p;
+  int first;
+
+  if (GST_CLOCK_TIME_IS_VALID (self->first_pts)
+      && GST_CLOCK_TIME_IS_VALID (self->end_pts)
+      && self->end_pts >= self->first_pts)
+    duration = self->end_pts - self->first_pts;
+
+  GST_OBJECT_LOCK (self);
+  s = gst_structure_new ("VMAF",
+      "timestamp", G_TYPE_UINT64, self->first_pts,
+      "stream-time", G_TYPE_UINT64, self->first_stream_time,
+      "running-time", G_TYPE_UINT64, self->first_running_time,
+      "duration", G_TYPE_UINT64, duration,
+      "type", G_TYPE_STRING, "pooled",
+      "n-frames", G_TYPE_UINT, n_frames,
+      "unpaired-ref", G_TYPE_UINT64, self->unpaired_ref,
+      "unpaired-dist", G_TYPE_UINT64, self->unpaired_dist, NULL);
+  GST_OBJECT_UNLOCK (self);
+
+  first = vh_score_table_find (t, first_model_name (self));
+  if (first >= 0 && vh_score_table_pool (t, (unsigned) first, 0, n_frames - 1,
+          sub, &p))
+    gst_structure_set (s, "score", G_TYPE_DOUBLE,
+        vh_pooled_get (&p, engine_pool_method (method)), NULL);
+  for (unsigned m = 0; m < n; m++) {
+    const char *name = vh_score_table_metric_name (t, m);
+    if (!metric_reported (self, m)
+        || !vh_score_table_pool (t, m, 0, n_frames - 1, sub, &p))
+      continue;
+    set_pooled (s, name, &p, method);
+    if (self->cfg.psnr && !strcmp (name, "psnr_y"))
+      set_pooled (s, "psnr-y", &p, method);
+  }
+  GST_INFO_OBJECT (self, "pooled: %" GST_PTR_FORMAT, s);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+/* libvmaf's log of the reported metrics. */
+static gboolean
+write_results (GstVmafHip * self, unsigned n_frames, GError ** error)
+{
+  const VhScoreTable *t = vh_engine_scores (self->engine);
+  const unsigned n = vh_score_table_n_metrics (t);
+  VhScoreTable *out = vh_score_table_new ();
+  const double secs = self->first_push_us
+      ? (g_get_monotonic_time () - self->first_push_us) / 1e6 : 0.0;
+  const VhLogInfo li = {
+    self->engine_info.width, self->engine_info.height,
+    secs > 0 ? n_frames / secs : NAN, self->cfg.subsample
+  };
+  gboolean ok;
+
+  for (unsigned m = 0; m < n; m++) {
+    unsigned om;
+    if (!metric_reported (self, m))
+      continue;
+    om = vh_score_table_metric (out, vh_score_table_metric_name (t, m));
+    for (unsigned f = 0; f < n_frames; f++) {
+      double v;
+      if (vh_score_table_get (t, m, f, &v))
+        vh_score_table_set (out, om, f, v);
+    }
+  }
+  ok = vh_log_write_file (out, self->log_format, &li,
+      self->cfg.results_filename, error);
+  vh_score_table_free (out);
+  return ok;
+}
+
+/* The end of the measurement: whichever input ended first. */
+GstFlowReturn
+gst_vmafhip_finish (GstVmafHip * self)
+{
+  GError *error = NULL;
+  GstFlowReturn ret;
+  unsigned n_frames = 0;
+
+  self->finished = TRUE;
+  if (self->engine && vh_engine_n_pushed (self->engine) > 0
+      && !vh_engine_flush (self->engine, &error)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Cannot finish the measurement: %s", error->message), (NULL));
+    g_clear_error (&error);
+    return GST_FLOW_ERROR;
+  }
+  ret = gst_vmafhip_emit_ready (self);
+  if (ret != GST_FLOW_OK)
+    GST_INFO_OBJECT (self, "pushing the last frames: %s",
+        gst_flow_get_name (ret));
+  g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
+
+  if (self->engine)
+    n_frames = vh_engine_n_final (self->engine);
+  if (n_frames == 0) {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("No frame pair was scored: one of the inputs ended before sending "
+            "a frame, so there is no pooled score%s.",
+            self->write_log ? " and no results file" : ""), (NULL));
+    return GST_FLOW_EOS;
+  }
+  GST_INFO_OBJECT (self, "end of measurement: %u frames", n_frames);
+  post_pooled (self, n_frames);
+  if (self->write_log && !write_results (self, n_frames, &error)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+        ("Cannot write the results file: %s", error->message),
+        ("property results-filename"));
+    g_clear_error (&error);
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_EOS;
+}
+

@@ -1,0 +1,285 @@
+/* vmafhip — the element's enums, settings and models. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gstvmafhip-private.h"
+
+#define GST_CAT_DEFAULT gst_vmafhip_debug
+
+/* ---------------------------------------------------------------- enums */
+
+GType
+gst_vmafhip_pool_method_get_type (void)
+{
+  static const GEnumValue values[] = {
+    {GST_VMAFHIP_POOL_MIN, "Minimum value", "min"},
+    {GST_VMAFHIP_POOL_MAX, "Maximum value", "max"},
+    {GST_VMAFHIP_POOL_MEAN, "Arithmetic mean", "mean"},
+    {GST_VMAFHIP_POOL_HARMONIC_MEAN, "Harmonic mean", "harmonic_mean"},
+    {0, NULL, NULL},
+  };
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstVmafHipPoolMethod", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_vmafhip_results_format_get_type (void)
+{
+  static const GEnumValue values[] = {
+    {GST_VMAFHIP_RESULTS_NONE, "None (JSON if results-filename is set)",
+        "none"},
+    {GST_VMAFHIP_RESULTS_XML, "XML", "xml"},
+    {GST_VMAFHIP_RESULTS_JSON, "JSON", "json"},
+    {GST_VMAFHIP_RESULTS_CSV, "Comma-separated values (CSV)", "csv"},
+    {0, NULL, NULL},
+  };
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstVmafHipResultsFormat", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_vmafhip_backend_get_type (void)
+{
+  static const GEnumValue values[] = {
+    {GST_VMAFHIP_BACKEND_AUTO, "A working GPU if any, else the CPU", "auto"},
+    {GST_VMAFHIP_BACKEND_CPU, "CPU", "cpu"},
+    {GST_VMAFHIP_BACKEND_HIP, "HIP GPU", "hip"},
+    {0, NULL, NULL},
+  };
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstVmafHipBackend", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+
+/* ------------------------------------------------------------- settings */
+
+void
+gst_vmafhip_settings_clear (Settings * s)
+{
+  g_clear_pointer (&s->model_filename, g_free);
+  g_clear_pointer (&s->models, g_free);
+  g_clear_pointer (&s->results_filename, g_free);
+}
+
+void
+gst_vmafhip_settings_copy (Settings * dst, const Settings * src)
+{
+  gst_vmafhip_settings_clear (dst);
+  *dst = *src;
+  dst->model_filename = g_strdup (src->model_filename);
+  dst->models = g_strdup (src->models);
+  dst->results_filename = g_strdup (src->results_filename);
+}
+
+void
+gst_vmafhip_model_spec_free (gpointer p)
+{
+  ModelSpec *spec = p;
+
+  g_free (spec->source);
+  g_free (spec->report_name);
+  vh_model_free (spec->model);
+  g_free (spec);
+}
+
+
+/* --------------------------------------------------------- model setup */
+
+/* Checks that vmafhip computes every feature the model needs, so a model
+ * that cannot run fails at READY→PAUSED rather than at the first frame. */
+static gboolean
+check_model_features (const VhModel * model, const char *source,
+    guint * lookahead, GError ** error)
+{
+  for (unsigned i = 0; i < vh_model_n_features (model); i++) {
+    const char *fname = vh_model_feature_name (model, i);
+    const VhFeatureName *fn = vh_feature_name_lookup (fname);
+    unsigned n_opts = 0;
+    const VhModelOpt *opts;
+
+    if (!fn || !fn->fex) {
+      g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+          "model '%s' needs feature '%s', which vmafhip does not implement "
+          "yet", source, fn ? fn->alias : fname);
+      return FALSE;
+    }
+    opts = vh_model_feature_opts (model, i, &n_opts);
+    for (unsigned k = 0; k < n_opts; k++) {
+      /* the five-frame motion window finalises a frame two frames later */
+      if (!strcmp (opts[k].key, "motion_five_frame_window")
+          && opts[k].kind == VH_OPTVAL_BOOL && opts[k].boolean)
+        *lookahead = MAX (*lookahead, 2);
+    }
+  }
+  return TRUE;
+}
+
+/* Parses one `models` entry: NAME_OR_PATH[:name=REPORT][:enable_transform]
+ * [:disable_clip]. */
+static ModelSpec *
+parse_model_entry (const gchar * entry, const VhModelFlags * global,
+    GError ** error)
+{
+  gchar **parts = g_strsplit (entry, ":", -1);
+  ModelSpec *spec = g_new0 (ModelSpec, 1);
+
+  spec->source = g_strdup (g_strstrip (parts[0]));
+  spec->flags = *global;
+  for (guint i = 1; parts[i]; i++) {
+    const gchar *opt = g_strstrip (parts[i]);
+    if (g_str_has_prefix (opt, "name=") && opt[5]) {
+      g_free (spec->report_name);
+      spec->report_name = g_strdup (opt + 5);
+    } else if (!strcmp (opt, "enable_transform")) {
+      spec->flags.enable_transform = true;
+    } else if (!strcmp (opt, "disable_clip")) {
+      spec->flags.disable_clip = true;
+    } else {
+      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+          "models: unknown option '%s' in '%s' (known: name=NAME, "
+          "enable_transform, disable_clip)", opt, entry);
+      gst_vmafhip_model_spec_free (spec);
+      spec = NULL;
+      break;
+    }
+  }
+  if (spec && !*spec->source) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "models: entry '%s' has no model name or path", entry);
+    gst_vmafhip_model_spec_free (spec);
+    spec = NULL;
+  }
+  g_strfreev (parts);
+  return spec;
+}
+
+/* Resolves model-filename / models into loaded, checked models. */
+gboolean
+gst_vmafhip_load_models (GstVmafHip * self, GError ** error)
+{
+  const Settings *cfg = &self->cfg;
+  const VhModelFlags global = {
+    .disable_clip = cfg->disable_clip,
+    .enable_transform = cfg->enable_transform || cfg->phone_model,
+  };
+  const gboolean use_list = cfg->models && *g_strstrip (cfg->models);
+  const char *what = use_list ? "models" : "model-filename";
+
+  g_ptr_array_set_size (self->specs, 0);
+  self->lookahead = 1;
+
+  if (use_list) {
+    gchar **entries = g_strsplit (cfg->models, ",", -1);
+    for (guint i = 0; entries[i]; i++) {
+      ModelSpec *spec;
+      if (!*g_strstrip (entries[i]))
+        continue;
+      spec = parse_model_entry (entries[i], &global, error);
+      if (!spec) {
+        g_strfreev (entries);
+        return FALSE;
+      }
+      g_ptr_array_add (self->specs, spec);
+    }
+    g_strfreev (entries);
+    if (self->specs->len == 0) {
+      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+          "models is set but lists no model");
+      return FALSE;
+    }
+  } else {
+    ModelSpec *spec;
+    if (!cfg->model_filename || !*cfg->model_filename) {
+      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+          "model-filename is empty: give a built-in model name "
+          "(vmaf_v0.6.1 ...) or the path of a model file");
+      return FALSE;
+    }
+    spec = g_new0 (ModelSpec, 1);
+    spec->source = g_strdup (cfg->model_filename);
+    spec->flags = global;
+    g_ptr_array_add (self->specs, spec);
+  }
+
+  for (guint i = 0; i < self->specs->len; i++) {
+    ModelSpec *spec = g_ptr_array_index (self->specs, i);
+
+    spec->model = vh_model_load (spec->source, error);
+    if (!spec->model) {
+      g_prefix_error (error, "%s '%s': ", what, spec->source);
+      return FALSE;
+    }
+    if (!check_model_features (spec->model, spec->source, &self->lookahead,
+            error)) {
+      g_prefix_error (error, "%s: ", what);
+      return FALSE;
+    }
+    if (!spec->report_name)
+      spec->report_name = g_strdup (vh_model_name (spec->model));
+    spec->bootstrap = vh_model_is_bootstrap (spec->model);
+    for (guint k = 0; k < i; k++) {
+      ModelSpec *other = g_ptr_array_index (self->specs, k);
+      if (!strcmp (other->report_name, spec->report_name)) {
+        g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+            "models: two models are reported as '%s'; give one another "
+            "name with ':name=NEW_NAME'", spec->report_name);
+        return FALSE;
+      }
+    }
+    if (!strcmp (spec->report_name, "score")) {
+      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+          "models: 'score' is reserved for the first model's score; choose "
+          "another name");
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Early check, so a bad path fails at READY→PAUSED, not after the whole
+ * stream has been scored. */
+gboolean
+gst_vmafhip_check_results_file (const gchar * path, GError ** error)
+{
+  gchar *dir = g_path_get_dirname (path);
+  gboolean ok = FALSE;
+
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR)) {
+    g_set_error (error, VH_ERROR, VH_ERROR_IO,
+        "cannot write results file '%s': folder '%s' does not exist", path,
+        dir);
+  } else if (g_file_test (path, G_FILE_TEST_IS_DIR)) {
+    g_set_error (error, VH_ERROR, VH_ERROR_IO,
+        "cannot write results file '%s': it is a folder", path);
+  } else if (access (g_file_test (path, G_FILE_TEST_EXISTS) ? path : dir,
+          W_OK) != 0) {
+    int e = errno;
+    g_set_error (error, VH_ERROR, VH_ERROR_IO,
+        "cannot write results file '%s': %s", path, g_strerror (e));
+  } else {
+    ok = TRUE;
+  }
+  g_free (dir);
+  return ok;
+}
+
