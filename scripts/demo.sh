@@ -14,7 +14,7 @@ gst-launch-1.0 -m \
   video/x-raw,format=I420,width=640,height=360,framerate=30/1 ! tee name=t \
   t. ! queue ! v.ref_sink \
   t. ! queue ! x264enc tune=zerolatency bitrate=300 ! avdec_h264 ! v.dist_sink \
-  vmafhip name=v models=vmaf_v0.6.1,vmaf_v0.6.1neg psnr=true \
+  vmafhip name=v models=vmaf_v0.6.1,vmaf_v0.6.1neg psnr=true frame-message=true \
     results-filename=demo-vmaf.json results-format=json ! fakesink 2>&1 |
   sed -n -E \
     -e 's/.*VMAF, .*index=\(int\)([0-9]+), type=\(string\)frame, score=\(double\)([0-9.]+).*vmaf_v0\.6\.1neg=\(double\)([0-9.]+).*/frame \1: vmaf_v0.6.1 \2  vmaf_v0.6.1neg \3/p' \

@@ -163,6 +163,27 @@ check_compatible (GstVmafHip * self)
     return FALSE;
   }
 
+  /* Frames are paired by time; with different rates most frames would
+   * have no partner, so that needs the user's say (rate-mismatch). 0/1 is
+   * a variable rate: nothing to compare. */
+  if (GST_VIDEO_INFO_FPS_N (r) > 0 && GST_VIDEO_INFO_FPS_N (d) > 0
+      && gst_util_fraction_compare (GST_VIDEO_INFO_FPS_N (r),
+          GST_VIDEO_INFO_FPS_D (r), GST_VIDEO_INFO_FPS_N (d),
+          GST_VIDEO_INFO_FPS_D (d)) != 0
+      && self->cfg.rate_mismatch == GST_VMAFHIP_RATE_MISMATCH_ERROR) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("The reference (ref_sink: %d/%d fps) and distorted (dist_sink: "
+            "%d/%d fps) videos have different frame rates. Convert the "
+            "distorted video with 'videorate ! video/x-raw,framerate=%d/%d' "
+            "before dist_sink, or set rate-mismatch=follow-reference to "
+            "score each reference frame against the distorted frame on "
+            "screen at its time.", GST_VIDEO_INFO_FPS_N (r),
+            GST_VIDEO_INFO_FPS_D (r), GST_VIDEO_INFO_FPS_N (d),
+            GST_VIDEO_INFO_FPS_D (d), GST_VIDEO_INFO_FPS_N (r),
+            GST_VIDEO_INFO_FPS_D (r)), (NULL));
+    return FALSE;
+  }
+
   /* Chroma is read by PSNR only; if the two layouts differ (I420 against
    * Y444, or a GRAY side) score the luma alone. */
   r_gray = GST_VIDEO_INFO_IS_GRAY (r);
@@ -324,6 +345,10 @@ gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps)
       gst_vmafhip_update_latency (self, self->frame_duration);
     }
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
+  } else {
+    self->dist_frame_duration = GST_VIDEO_INFO_FPS_N (&info) > 0
+        ? gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&info),
+        GST_VIDEO_INFO_FPS_N (&info)) : GST_CLOCK_TIME_NONE;
   }
 
   /* At the start, check the pair right away so a mismatch fails at

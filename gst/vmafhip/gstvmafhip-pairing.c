@@ -186,14 +186,127 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
 
 /* ----------------------------------------------------------- aggregate */
 
+/* Half a frame: two frames closer than this are the same instant. */
+static GstClockTime
+pairing_tolerance (GstVmafHip * self, GstBuffer * ref)
+{
+  if (ref && GST_BUFFER_DURATION_IS_VALID (ref)
+      && GST_BUFFER_DURATION (ref) > 0)
+    return GST_BUFFER_DURATION (ref) / 2;
+  if (GST_CLOCK_TIME_IS_VALID (self->frame_duration))
+    return self->frame_duration / 2;
+  return GST_MSECOND;
+}
+
+static void
+pop_pair (GstVmafHip * self, GstBuffer * ref, gboolean pop_dist)
+{
+  gst_aggregator_pad_drop_buffer (self->side[REF].pad);
+  if (pop_dist)
+    gst_aggregator_pad_drop_buffer (self->side[DIST].pad);
+  gst_aggregator_selected_samples (GST_AGGREGATOR (self), GST_BUFFER_PTS (ref),
+      GST_BUFFER_DTS (ref), GST_BUFFER_DURATION (ref), NULL);
+}
+
+/* rate-mismatch=follow-reference: whether the held distorted frame is still
+ * on screen at the reference frame's time. */
+static gboolean
+held_covers (GstVmafHip * self, GstClockTime rt_ref, GstClockTime tolerance)
+{
+  GstClockTime shown = self->held_dist_duration;
+
+  if (!self->held_dist || !GST_CLOCK_TIME_IS_VALID (rt_ref))
+    return FALSE;
+  if (!GST_CLOCK_TIME_IS_VALID (shown))
+    shown = 2 * tolerance;
+  return rt_ref + tolerance >= self->held_dist_rt
+      && rt_ref < self->held_dist_rt + shown + tolerance;
+}
+
+/* Non-live streams without timestamps cannot be paired by time: they are
+ * paired in arrival order, with one warning naming the pad. */
+static GstFlowReturn
+pair_without_timestamps (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist,
+    GstClockTime rt_ref)
+{
+  if (!self->warned_no_timestamps) {
+    self->warned_no_timestamps = TRUE;
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("%s has frames without timestamps: frames are paired in arrival "
+            "order, which is only right if neither stream drops or repeats "
+            "a frame.", GST_CLOCK_TIME_IS_VALID (rt_ref) ? "dist_sink" :
+            "ref_sink"), (NULL));
+  }
+  pop_pair (self, ref, TRUE);
+  return score_pair (self, ref, dist);
+}
+
+/* rate-mismatch=follow-reference: each reference frame is scored against
+ * the distorted frame on screen at its time; distorted frames are repeated
+ * (slower distorted stream) or skipped (faster one). */
+static GstFlowReturn
+aggregate_following_reference (GstVmafHip * self, GstBuffer * ref,
+    GstBuffer * dist, GstClockTime rt_ref, GstClockTime rt_dist,
+    gboolean timeout)
+{
+  const GstClockTime tolerance = pairing_tolerance (self, ref);
+  GstAggregatorPad *dpad = self->side[DIST].pad;
+
+  if (dist && GST_CLOCK_TIME_IS_VALID (rt_dist)
+      && (!ref || rt_dist <= rt_ref + tolerance)) {
+    /* this distorted frame is shown at or before the reference frame: it
+     * becomes the one on screen (the one it replaces was shown already, or
+     * skipped) */
+    gst_aggregator_pad_drop_buffer (dpad);
+    if (self->held_dist && !self->held_dist_used)
+      count_unpaired (self, DIST, self->held_dist,
+          "skipped: the distorted stream is faster than the reference");
+    gst_clear_buffer (&self->held_dist);
+    self->held_dist = dist;
+    self->held_dist_rt = rt_dist;
+    self->held_dist_duration = GST_BUFFER_DURATION (dist);
+    if (!GST_CLOCK_TIME_IS_VALID (self->held_dist_duration))
+      self->held_dist_duration = self->dist_frame_duration;
+    self->held_dist_used = FALSE;
+    gst_clear_buffer (&ref);
+    return GST_FLOW_OK;
+  }
+  if (dist && !GST_CLOCK_TIME_IS_VALID (rt_dist)) {
+    gst_aggregator_pad_drop_buffer (dpad);
+    gst_clear_buffer (&ref);
+    count_unpaired (self, DIST, dist, "no timestamp in the "
+        "segment");
+    gst_buffer_unref (dist);
+    return GST_FLOW_OK;
+  }
+  gst_clear_buffer (&dist);
+  if (!ref)
+    return GST_AGGREGATOR_FLOW_NEED_DATA;
+  if (held_covers (self, rt_ref, tolerance)) {
+    self->held_dist_used = TRUE;
+    pop_pair (self, ref, FALSE);
+    return score_pair (self, ref, gst_buffer_ref (self->held_dist));
+  }
+  gst_aggregator_pad_drop_buffer (self->side[REF].pad);
+  return pass_unpaired_ref (self, ref, timeout
+      ? "no distorted frame on screen at this time (deadline passed)"
+      : "no distorted frame on screen at this time");
+}
+
+/* Pairs the two streams by running time, in every mode: a frame whose
+ * partner is not within half a frame is counted and never scored against a
+ * neighbour. Non-live, aggregate runs when both pads have a frame (or
+ * ended); live, also when the deadline passes with one side missing. */
 GstFlowReturn
 gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
 {
   GstVmafHip *self = GST_VMAFHIP (agg);
   GstAggregatorPad *rpad = self->side[REF].pad;
   GstAggregatorPad *dpad = self->side[DIST].pad;
+  const gboolean follow =
+      self->cfg.rate_mismatch == GST_VMAFHIP_RATE_MISMATCH_FOLLOW_REFERENCE;
   GstBuffer *ref, *dist;
-  gboolean live;
+  gboolean live, ref_ended, dist_ended;
   GstClockTime rt_ref, rt_dist, tolerance;
 
   if (self->finished)
@@ -201,104 +314,91 @@ gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
 
   ref = gst_aggregator_pad_peek_buffer (rpad);
   dist = gst_aggregator_pad_peek_buffer (dpad);
-  if ((!ref && gst_aggregator_pad_is_eos (rpad))
-      || (!dist && gst_aggregator_pad_is_eos (dpad))) {
+  rt_ref = ref ? buffer_running_time (rpad, ref)
+      : GST_CLOCK_TIME_NONE;
+  rt_dist = dist ? buffer_running_time (dpad, dist)
+      : GST_CLOCK_TIME_NONE;
+  tolerance = pairing_tolerance (self, ref);
+  ref_ended = !ref && gst_aggregator_pad_is_eos (rpad);
+  dist_ended = !dist && gst_aggregator_pad_is_eos (dpad);
+  /* the measurement ends with whichever input ends first (following the
+   * reference, once the last distorted frame is no longer on screen) */
+  if (ref_ended || (dist_ended && !(follow && ref
+              && held_covers (self, rt_ref, tolerance)))) {
     GST_INFO_OBJECT (self, "%s ended: end of the measurement",
-        !ref && gst_aggregator_pad_is_eos (rpad) ? "ref_sink" : "dist_sink");
+        ref_ended ? "ref_sink" : "dist_sink");
     gst_clear_buffer (&ref);
     gst_clear_buffer (&dist);
     return gst_vmafhip_finish (self);
   }
 
   live = GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency (agg));
-
-  if (!live) {
-    /* Non-live: pair in arrival order, so that every reference frame is
-     * scored with exactly one distorted frame. */
-    if (!ref || !dist) {
-      gst_clear_buffer (&ref);
-      gst_clear_buffer (&dist);
-      return GST_AGGREGATOR_FLOW_NEED_DATA;
-    }
-    rt_ref = buffer_running_time (rpad, ref);
-    rt_dist = buffer_running_time (dpad, dist);
-    tolerance = GST_BUFFER_DURATION_IS_VALID (ref)
-        ? GST_BUFFER_DURATION (ref) / 2 : GST_MSECOND;
-    if (!self->warned_time && GST_CLOCK_TIME_IS_VALID (rt_ref)
-        && GST_CLOCK_TIME_IS_VALID (rt_dist)
-        && (guint64) ABS (GST_CLOCK_DIFF (rt_ref, rt_dist)) > tolerance) {
-      self->warned_time = TRUE;
-      GST_ELEMENT_WARNING (self, STREAM, FAILED,
-          ("The reference and distorted streams are not aligned in time: "
-              "reference frame at %" GST_TIME_FORMAT " is paired with "
-              "distorted frame at %" GST_TIME_FORMAT ". Frames are paired in "
-              "order; check that both have the same frame rate and start.",
-              GST_TIME_ARGS (rt_ref), GST_TIME_ARGS (rt_dist)), (NULL));
-    }
-    gst_aggregator_pad_drop_buffer (rpad);
-    gst_aggregator_pad_drop_buffer (dpad);
-    gst_aggregator_selected_samples (agg, GST_BUFFER_PTS (ref),
-        GST_BUFFER_DTS (ref), GST_BUFFER_DURATION (ref), NULL);
-    return score_pair (self, ref, dist);
+  if (!live && ((!ref || !dist) && !(follow && ref && dist_ended))) {
+    gst_clear_buffer (&ref);
+    gst_clear_buffer (&dist);
+    return GST_AGGREGATOR_FLOW_NEED_DATA;
   }
 
-  /* Live: pair by running time; a frame whose partner missed it is counted,
-   * never paired with a stale one. */
-  rt_ref = ref ? buffer_running_time (rpad, ref) : GST_CLOCK_TIME_NONE;
-  rt_dist = dist ? buffer_running_time (dpad, dist) : GST_CLOCK_TIME_NONE;
+  if (!live && ref && dist && (!GST_CLOCK_TIME_IS_VALID (rt_ref)
+          || !GST_CLOCK_TIME_IS_VALID (rt_dist)))
+    return pair_without_timestamps (self, ref, dist, rt_ref);
+
+  if (follow)
+    return aggregate_following_reference (self, ref, dist, rt_ref, rt_dist,
+        timeout);
+
   if (ref && !GST_CLOCK_TIME_IS_VALID (rt_ref)) {
     gst_aggregator_pad_drop_buffer (rpad);
     gst_clear_buffer (&dist);
-    return pass_unpaired_ref (self, ref, "no timestamp in the segment");
+    return pass_unpaired_ref (self, ref, "no timestamp in the "
+        "segment");
   }
   if (dist && !GST_CLOCK_TIME_IS_VALID (rt_dist)) {
     gst_aggregator_pad_drop_buffer (dpad);
     gst_clear_buffer (&ref);
-    drop_unpaired_dist (self, dist, "no timestamp in the segment");
+    count_unpaired (self, DIST, dist, "no timestamp in the "
+        "segment");
+    gst_buffer_unref (dist);
     return GST_FLOW_OK;
   }
-  tolerance = ref && GST_BUFFER_DURATION_IS_VALID (ref)
-      ? GST_BUFFER_DURATION (ref) / 2
-      : GST_CLOCK_TIME_IS_VALID (self->frame_duration)
-      ? self->frame_duration / 2 : GST_MSECOND;
 
   if (ref && dist) {
     const GstClockTimeDiff diff = GST_CLOCK_DIFF (rt_ref, rt_dist);
 
     if ((guint64) ABS (diff) <= tolerance) {
-      gst_aggregator_pad_drop_buffer (rpad);
-      gst_aggregator_pad_drop_buffer (dpad);
-      gst_aggregator_selected_samples (agg, GST_BUFFER_PTS (ref),
-          GST_BUFFER_DTS (ref), GST_BUFFER_DURATION (ref), NULL);
+      pop_pair (self, ref, TRUE);
       return score_pair (self, ref, dist);
     }
     if (diff < 0) {
-      /* the distorted frame's reference is already gone */
+      /* the distorted frame's reference frame is already gone (or never
+       * came: a repeated or extra distorted frame) */
       gst_aggregator_pad_drop_buffer (dpad);
       gst_buffer_unref (ref);
-      drop_unpaired_dist (self, dist, "its reference frame was gone "
-          "(distorted frame late)");
+      count_unpaired (self, DIST, dist, "no reference frame at "
+          "its time (a repeated, extra or late distorted frame)");
+      gst_buffer_unref (dist);
       return GST_FLOW_OK;
     }
-    /* the distorted stream has moved past this reference frame */
+    /* the distorted stream has no frame at this reference frame's time */
     gst_aggregator_pad_drop_buffer (rpad);
     gst_buffer_unref (dist);
-    return pass_unpaired_ref (self, ref, "the distorted stream has no frame "
-        "at this time");
+    return pass_unpaired_ref (self, ref, "no distorted frame at "
+        "its time (a dropped or late distorted frame)");
   }
-  /* One side only: either the deadline passed (timeout) or the other pad
-   * is inactive (ignore-inactive-pads). */
+  /* Live, one side only: either the deadline passed (timeout) or the other
+   * pad is inactive (ignore-inactive-pads). */
   if (ref) {
     gst_aggregator_pad_drop_buffer (rpad);
-    return pass_unpaired_ref (self, ref, timeout ? "the distorted frame "
-        "missed the deadline" : "the distorted pad is inactive");
+    return pass_unpaired_ref (self, ref, timeout ? "the "
+        "distorted frame missed the deadline" : "the distorted pad is "
+        "inactive");
   }
   if (dist) {
     gst_aggregator_pad_drop_buffer (dpad);
-    drop_unpaired_dist (self, dist, timeout ? "the reference frame missed "
-        "the deadline" : "the reference pad is inactive");
+    count_unpaired (self, DIST, dist, timeout ? "the reference "
+        "frame missed the deadline" : "the reference pad is inactive");
+    gst_buffer_unref (dist);
     return GST_FLOW_OK;
   }
   return GST_AGGREGATOR_FLOW_NEED_DATA;
 }
-

@@ -32,6 +32,8 @@ typedef struct
   GstVmafHipPoolMethod pool_method;
   GstVmafHipResultsFormat results_format;
   GstVmafHipBackend backend;
+  GstVmafHipRateMismatch rate_mismatch;
+  GstVmafHipLogLevel log_level;
   guint threads, subsample;
   gint device_id;
 } Settings;
@@ -110,7 +112,12 @@ struct _GstVmafHip
   GstClockTime frame_duration;
   GstClockTime reported_latency;
   gboolean finished;
-  gboolean warned_time, warned_unpaired;
+  gboolean warned_no_timestamps, warned_unpaired;
+  GstClockTime dist_frame_duration;   /* from dist_sink's caps */
+  /* rate-mismatch=follow-reference: the distorted frame on screen */
+  GstBuffer *held_dist;
+  GstClockTime held_dist_rt, held_dist_duration;
+  gboolean held_dist_used;
   gint64 first_push_us;
   GstClockTime first_pts, first_running_time, first_stream_time, end_pts;
 };

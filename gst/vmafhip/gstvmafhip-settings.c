@@ -71,6 +71,46 @@ gst_vmafhip_backend_get_type (void)
 }
 
 
+GType
+gst_vmafhip_rate_mismatch_get_type (void)
+{
+  static const GEnumValue values[] = {
+    {GST_VMAFHIP_RATE_MISMATCH_ERROR,
+        "Refuse inputs with different frame rates", "error"},
+    {GST_VMAFHIP_RATE_MISMATCH_FOLLOW_REFERENCE,
+          "Score each reference frame against the distorted frame on screen "
+          "at its time", "follow-reference"},
+    {0, NULL, NULL},
+  };
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstVmafHipRateMismatch", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_vmafhip_log_level_get_type (void)
+{
+  static const GEnumValue values[] = {
+    {GST_VMAFHIP_LOG_NONE, "No logging", "none"},
+    {GST_VMAFHIP_LOG_ERROR, "Error", "error"},
+    {GST_VMAFHIP_LOG_WARNING, "Warning", "warning"},
+    {GST_VMAFHIP_LOG_INFO, "Info", "info"},
+    {GST_VMAFHIP_LOG_DEBUG, "Debug", "debug"},
+    {0, NULL, NULL},
+  };
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstVmafHipLogLevel", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
 /* ------------------------------------------------------------- settings */
 
 void

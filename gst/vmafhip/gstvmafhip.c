@@ -94,10 +94,12 @@ GST_STATIC_PAD_TEMPLATE ("dist_sink", GST_PAD_SINK, GST_PAD_ALWAYS,
 #define DEFAULT_POOL_METHOD GST_VMAFHIP_POOL_MEAN
 #define DEFAULT_THREADS 0
 #define DEFAULT_SUBSAMPLE 1
-#define DEFAULT_FRAME_MESSAGE TRUE
+#define DEFAULT_FRAME_MESSAGE FALSE
 #define DEFAULT_RESULTS_FORMAT GST_VMAFHIP_RESULTS_NONE
 #define DEFAULT_BACKEND GST_VMAFHIP_BACKEND_AUTO
 #define DEFAULT_DEVICE_ID -1
+#define DEFAULT_RATE_MISMATCH GST_VMAFHIP_RATE_MISMATCH_ERROR
+#define DEFAULT_LOG_LEVEL GST_VMAFHIP_LOG_NONE
 
 enum
 {
@@ -123,6 +125,8 @@ enum
   PROP_FORCE_LIVE,
   PROP_UNPAIRED_REF,
   PROP_UNPAIRED_DIST,
+  PROP_RATE_MISMATCH,
+  PROP_LOG_LEVEL,
 };
 
 #define gst_vmafhip_parent_class parent_class
@@ -142,9 +146,64 @@ gst_vmafhip_reset_measurement (GstVmafHip * self)
   self->first_push_us = 0;
   self->first_pts = self->first_running_time = GST_CLOCK_TIME_NONE;
   self->first_stream_time = self->end_pts = GST_CLOCK_TIME_NONE;
+  gst_clear_buffer (&self->held_dist);
+  self->held_dist_used = FALSE;
   GST_OBJECT_LOCK (self);
   self->unpaired_ref = self->unpaired_dist = 0;
   GST_OBJECT_UNLOCK (self);
+}
+
+/* log-level: the messages this element posts are also printed to stderr,
+ * as libvmaf prints its own, for users of the upstream element's property.
+ * Every message passes through here, so nothing is left out. */
+static gboolean
+gst_vmafhip_post_message (GstElement * element, GstMessage * message)
+{
+  GstVmafHip *self = GST_VMAFHIP (element);
+  GstVmafHipLogLevel level, wanted;
+  const char *name = NULL;
+  gchar *text = NULL;
+
+  GST_OBJECT_LOCK (self);
+  wanted = self->props.log_level;
+  GST_OBJECT_UNLOCK (self);
+
+  switch (GST_MESSAGE_TYPE (message)) {
+    case GST_MESSAGE_ERROR:
+    case GST_MESSAGE_WARNING:
+    case GST_MESSAGE_INFO:{
+      GError *err = NULL;
+      if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) {
+        level = GST_VMAFHIP_LOG_ERROR;
+        gst_message_parse_error (message, &err, NULL);
+      } else if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_WARNING) {
+        level = GST_VMAFHIP_LOG_WARNING;
+        gst_message_parse_warning (message, &err, NULL);
+      } else {
+        level = GST_VMAFHIP_LOG_INFO;
+        gst_message_parse_info (message, &err, NULL);
+      }
+      if (level <= wanted)
+        text = g_strdup (err->message);
+      g_error_free (err);
+      break;
+    }
+    case GST_MESSAGE_ELEMENT:
+      level = GST_VMAFHIP_LOG_DEBUG;
+      if (level <= wanted && gst_message_get_structure (message))
+        text = gst_structure_to_string (gst_message_get_structure (message));
+      break;
+    default:
+      level = GST_VMAFHIP_LOG_NONE;
+      break;
+  }
+  if (text) {
+    name = g_enum_get_value (g_type_class_peek (GST_TYPE_VMAFHIP_LOG_LEVEL),
+        level)->value_nick;
+    g_printerr ("vmafhip %s: %s: %s\n", GST_OBJECT_NAME (self), name, text);
+    g_free (text);
+  }
+  return GST_ELEMENT_CLASS (parent_class)->post_message (element, message);
 }
 
 /* ------------------------------------------------------------- GObject */
@@ -211,6 +270,12 @@ gst_vmafhip_set_property (GObject * object, guint prop_id,
       break;
     case PROP_DEVICE_ID:
       p->device_id = g_value_get_int (value);
+      break;
+    case PROP_RATE_MISMATCH:
+      p->rate_mismatch = g_value_get_enum (value);
+      break;
+    case PROP_LOG_LEVEL:
+      p->log_level = g_value_get_enum (value);
       break;
     case PROP_FORCE_LIVE:
       self->force_live = g_value_get_boolean (value);
@@ -287,6 +352,12 @@ gst_vmafhip_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_DEVICE_ID:
       g_value_set_int (value, p->device_id);
+      break;
+    case PROP_RATE_MISMATCH:
+      g_value_set_enum (value, p->rate_mismatch);
+      break;
+    case PROP_LOG_LEVEL:
+      g_value_set_enum (value, p->log_level);
       break;
     case PROP_ACTIVE_BACKEND:
       g_value_set_string (value, self->active_backend);
@@ -397,7 +468,8 @@ gst_vmafhip_start (GstAggregator * agg)
   self->caps_checked = self->pair_failed = FALSE;
   self->frame_duration = GST_CLOCK_TIME_NONE;
   self->reported_latency = GST_CLOCK_TIME_NONE;
-  self->warned_time = self->warned_unpaired = FALSE;
+  self->warned_no_timestamps = self->warned_unpaired = FALSE;
+  self->dist_frame_duration = GST_CLOCK_TIME_NONE;
   return TRUE;
 }
 
@@ -615,6 +687,8 @@ gst_vmafhip_init (GstVmafHip * self)
   self->props.results_format = DEFAULT_RESULTS_FORMAT;
   self->props.backend = DEFAULT_BACKEND;
   self->props.device_id = DEFAULT_DEVICE_ID;
+  self->props.rate_mismatch = DEFAULT_RATE_MISMATCH;
+  self->props.log_level = DEFAULT_LOG_LEVEL;
 
   self->specs = g_ptr_array_new_with_free_func (gst_vmafhip_model_spec_free);
   self->metric_kind = g_array_new (FALSE, FALSE, sizeof (guint8));
@@ -754,6 +828,37 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
           "Distorted frames dropped because their reference frame was gone "
           "(live mode)", 0, G_MAXUINT64, 0, ro));
 
+  /**
+   * GstVmafHip:rate-mismatch:
+   *
+   * What to do when ref_sink and dist_sink announce different frame rates:
+   * fail (error, the default), or score each reference frame against the
+   * distorted frame on screen at its time (follow-reference), repeating or
+   * skipping distorted frames.
+   */
+  g_object_class_install_property (gobject_class, PROP_RATE_MISMATCH,
+      g_param_spec_enum ("rate-mismatch", "Rate mismatch",
+          "When the inputs' frame rates differ: 'error' fails at "
+          "negotiation; 'follow-reference' scores each reference frame "
+          "against the distorted frame on screen at its time (distorted "
+          "frames repeated or skipped, skipped ones counted as unpaired)",
+          GST_TYPE_VMAFHIP_RATE_MISMATCH, DEFAULT_RATE_MISMATCH, rw));
+  /**
+   * GstVmafHip:log-level:
+   *
+   * Accepted for compatibility with the upstream vmaf element, whose
+   * libvmaf prints to stderr at this level. vmafhip prints its own
+   * messages at or above this level to stderr ("vmafhip: LEVEL: ..."); the
+   * same messages always go to the GStreamer debug log (GST_DEBUG=vmafhip:N)
+   * and errors and warnings to the bus.
+   */
+  g_object_class_install_property (gobject_class, PROP_LOG_LEVEL,
+      g_param_spec_enum ("log-level", "Log level",
+          "Print vmafhip's messages at or above this level to stderr, as "
+          "libvmaf does (errors and warnings also go to the bus, everything "
+          "to the GStreamer debug log)", GST_TYPE_VMAFHIP_LOG_LEVEL,
+          DEFAULT_LOG_LEVEL, rw));
+
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &src_template, GST_TYPE_AGGREGATOR_PAD);
   gst_element_class_add_static_pad_template_with_gtype (element_class,
@@ -766,6 +871,8 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
       "VMAF video quality of a distorted video against its reference, "
       "bit-exact with libvmaf 3.2.0 (frame scores as messages and meta)",
       "vmafhip developers");
+
+  element_class->post_message = GST_DEBUG_FUNCPTR (gst_vmafhip_post_message);
 
   agg_class->start = GST_DEBUG_FUNCPTR (gst_vmafhip_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_vmafhip_stop);
@@ -784,5 +891,7 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_VMAFHIP_POOL_METHOD, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_VMAFHIP_RESULTS_FORMAT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_VMAFHIP_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_VMAFHIP_RATE_MISMATCH, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_VMAFHIP_LOG_LEVEL, 0);
 }
 

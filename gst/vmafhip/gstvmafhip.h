@@ -30,12 +30,31 @@ typedef enum {
   GST_VMAFHIP_BACKEND_HIP = 2,
 } GstVmafHipBackend;
 
+/* What to do when the two inputs have different frame rates. */
+typedef enum {
+  GST_VMAFHIP_RATE_MISMATCH_ERROR = 0,
+  GST_VMAFHIP_RATE_MISMATCH_FOLLOW_REFERENCE = 1,
+} GstVmafHipRateMismatch;
+
+/* Values as libvmaf's enum VmafLogLevel, like the upstream element. */
+typedef enum {
+  GST_VMAFHIP_LOG_NONE = 0,
+  GST_VMAFHIP_LOG_ERROR = 1,
+  GST_VMAFHIP_LOG_WARNING = 2,
+  GST_VMAFHIP_LOG_INFO = 3,
+  GST_VMAFHIP_LOG_DEBUG = 4,
+} GstVmafHipLogLevel;
+
 GType gst_vmafhip_pool_method_get_type (void);
 #define GST_TYPE_VMAFHIP_POOL_METHOD (gst_vmafhip_pool_method_get_type ())
 GType gst_vmafhip_results_format_get_type (void);
 #define GST_TYPE_VMAFHIP_RESULTS_FORMAT (gst_vmafhip_results_format_get_type ())
 GType gst_vmafhip_backend_get_type (void);
 #define GST_TYPE_VMAFHIP_BACKEND (gst_vmafhip_backend_get_type ())
+GType gst_vmafhip_rate_mismatch_get_type (void);
+#define GST_TYPE_VMAFHIP_RATE_MISMATCH (gst_vmafhip_rate_mismatch_get_type ())
+GType gst_vmafhip_log_level_get_type (void);
+#define GST_TYPE_VMAFHIP_LOG_LEVEL (gst_vmafhip_log_level_get_type ())
 
 #define GST_TYPE_VMAFHIP (gst_vmafhip_get_type ())
 G_DECLARE_FINAL_TYPE (GstVmafHip, gst_vmafhip, GST, VMAFHIP, GstAggregator)

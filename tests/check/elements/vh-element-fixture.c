@@ -115,7 +115,9 @@ make_element (const char *props)
 {
   GstElement *e = gst_element_factory_make ("vmafhip", NULL);
   fail_unless (e != NULL, "the vmafhip plugin was not found");
-  g_object_set (e, "backend", 1 /* cpu: no warning */ , "threads", 1, NULL);
+  /* frame messages are off by default (as upstream); most tests read them */
+  g_object_set (e, "backend", 1 /* cpu: no warning */ , "threads", 1,
+      "frame-message", TRUE, NULL);
   apply_props (e, props);
   return e;
 }

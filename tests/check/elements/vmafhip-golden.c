@@ -85,7 +85,7 @@ run_pipeline (const Clip * clip, const char *props, Run * run)
 {
   gchar *ref = source_desc (clip, clip->ref, "ref_sink");
   gchar *dis = source_desc (clip, clip->dis, "dist_sink");
-  gchar *desc = g_strdup_printf ("%s %s vmafhip name=v backend=cpu %s ! "
+  gchar *desc = g_strdup_printf ("%s %s vmafhip name=v backend=cpu frame-message=true %s ! "
       "fakesink", ref, dis, props);
   GError *error = NULL;
   GstElement *pipe = gst_parse_launch (desc, &error);
@@ -470,7 +470,7 @@ GST_START_TEST (test_golden_seek)
       (json_parser_get_root (golden)), "frames");
   gchar *ref = source_desc (clip, clip->ref, "ref_sink");
   gchar *dis = source_desc (clip, clip->dis, "dist_sink");
-  gchar *desc = g_strdup_printf ("%s %s vmafhip name=v backend=cpu threads=1 "
+  gchar *desc = g_strdup_printf ("%s %s vmafhip name=v backend=cpu frame-message=true threads=1 "
       "models=vmaf_v0.6.1 psnr=true ! fakesink", ref, dis);
   GstElement *pipe = gst_parse_launch (desc, NULL);
   GstBus *bus = gst_element_get_bus (pipe);
