@@ -198,6 +198,19 @@ pairing_tolerance (GstVmafHip * self, GstBuffer * ref)
   return GST_MSECOND;
 }
 
+/* Following the reference, a distorted frame becomes the one on screen
+ * only once its own time has (nearly) come: half of the shorter frame. */
+static GstClockTime
+follow_tolerance (GstVmafHip * self, GstBuffer * ref)
+{
+  GstClockTime tolerance = pairing_tolerance (self, ref);
+
+  if (GST_CLOCK_TIME_IS_VALID (self->dist_frame_duration)
+      && self->dist_frame_duration > 0)
+    tolerance = MIN (tolerance, self->dist_frame_duration / 2);
+  return tolerance;
+}
+
 static void
 pop_pair (GstVmafHip * self, GstBuffer * ref, gboolean pop_dist)
 {
@@ -249,7 +262,7 @@ aggregate_following_reference (GstVmafHip * self, GstBuffer * ref,
     GstBuffer * dist, GstClockTime rt_ref, GstClockTime rt_dist,
     gboolean timeout)
 {
-  const GstClockTime tolerance = pairing_tolerance (self, ref);
+  const GstClockTime tolerance = follow_tolerance (self, ref);
   GstAggregatorPad *dpad = self->side[DIST].pad;
 
   if (dist && GST_CLOCK_TIME_IS_VALID (rt_dist)
@@ -323,8 +336,8 @@ gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
   dist_ended = !dist && gst_aggregator_pad_is_eos (dpad);
   /* the measurement ends with whichever input ends first (following the
    * reference, once the last distorted frame is no longer on screen) */
-  if (ref_ended || (dist_ended && !(follow && ref
-              && held_covers (self, rt_ref, tolerance)))) {
+  if (ref_ended || (dist_ended && !(follow && ref && held_covers (self,
+                  rt_ref, follow_tolerance (self, ref))))) {
     GST_INFO_OBJECT (self, "%s ended: end of the measurement",
         ref_ended ? "ref_sink" : "dist_sink");
     gst_clear_buffer (&ref);

@@ -1,0 +1,384 @@
+/* vmafhip — which frames the element scores together.
+ *
+ * Frames are paired by running time: dropping, repeating or delaying a
+ * frame on either pad must leave every reported score equal to the score
+ * of the right (aligned) pair, computed by the engine directly, and count
+ * the frames that had no partner. Each stream is pushed from a thread of
+ * its own, as two branches deliver them: a non-live aggregator pad holds
+ * one frame at a time.
+ */
+#include <string.h>
+
+#include "gstvmafhipmeta.h"
+#include "vh-element-fixture.h"
+
+/* One frame on a pad: the synthetic content it shows (its index) and its
+ * timestamp. */
+typedef struct {
+  guint content;
+  GstClockTime pts;
+} Frame;
+
+/* Which content the reference and distorted frames of a scored pair show. */
+typedef struct {
+  guint ref, dist;
+} Pair;
+
+static GstBuffer *
+frame_buffer (Fixture * f, gboolean is_ref, const Frame * fr,
+    GstClockTime duration)
+{
+  VhPicture r, d;
+  GstBuffer *buf;
+
+  render (f, fr->content, &r, &d);
+  buf = make_buffer (is_ref ? &f->ref_info : &f->dist_info, is_ref ? &r : &d,
+      0, 0);
+  GST_BUFFER_PTS (buf) = fr->pts;
+  GST_BUFFER_DURATION (buf) = duration;
+  return buf;
+}
+
+typedef struct {
+  GstHarness *harness;
+  GstBuffer **buffers;
+  guint n;
+  GstFlowReturn ret;
+} PushJob;
+
+static gpointer
+push_job (gpointer data)
+{
+  PushJob *job = data;
+
+  job->ret = GST_FLOW_OK;
+  for (guint i = 0; i < job->n; i++) {
+    GstFlowReturn ret = gst_harness_push (job->harness, job->buffers[i]);
+    if (ret != GST_FLOW_OK && job->ret == GST_FLOW_OK)
+      job->ret = ret;
+  }
+  gst_harness_push_event (job->harness, gst_event_new_eos ());
+  return NULL;
+}
+
+/* Pushes each stream from a thread of its own, as two branches would,
+ * then EOS on both, and waits for EOS on the output. */
+static void
+push_streams (Fixture * f, const Frame * ref, guint n_ref,
+    GstClockTime ref_dur, const Frame * dist, guint n_dist,
+    GstClockTime dist_dur)
+{
+  PushJob jobs[2] = {
+    {f->ref, g_new (GstBuffer *, n_ref), n_ref, GST_FLOW_OK},
+    {f->dist, g_new (GstBuffer *, n_dist), n_dist, GST_FLOW_OK},
+  };
+  GThread *threads[2];
+
+  /* rendered here: the synth is not shared between threads */
+  for (guint i = 0; i < n_ref; i++)
+    jobs[0].buffers[i] = frame_buffer (f, TRUE, &ref[i], ref_dur);
+  for (guint i = 0; i < n_dist; i++)
+    jobs[1].buffers[i] = frame_buffer (f, FALSE, &dist[i], dist_dur);
+  for (guint k = 0; k < 2; k++)
+    threads[k] = g_thread_new ("push", push_job, &jobs[k]);
+  for (guint k = 0; k < 2; k++) {
+    g_thread_join (threads[k]);
+    g_free (jobs[k].buffers);
+  }
+  wait_eos (f);
+  /* a pad that ended the measurement refuses the rest with EOS */
+  for (guint k = 0; k < 2; k++)
+    fail_unless (jobs[k].ret == GST_FLOW_OK || jobs[k].ret == GST_FLOW_EOS,
+        "push: %s", gst_flow_get_name (jobs[k].ret));
+}
+
+/* The engine on exactly these pairs, in order. */
+static void
+expected_pairs (Expected * x, const Content * c, const Pair * pairs, guint n)
+{
+  const VhVideoInfo vi = { W, H, c->bpc };
+  VhSynth *synth = vh_synth_new (W, H, c->bpc, c->chroma, c->seed);
+  GError *error = NULL;
+
+  x->engine = vh_engine_new (&vi, &error);
+  fail_unless (x->engine != NULL);
+  x->first_model = "vmaf_v0.6.1";
+  x->psnr = TRUE;
+  fail_unless (vh_engine_add_model (x->engine, "vmaf_v0.6.1", NULL, NULL,
+          &error));
+  fail_unless (vh_engine_add_feature (x->engine, "psnr", &error));
+  for (guint i = 0; i < n; i++) {
+    VhPicture r, d, r2, d2;
+    void *kept;
+    vh_synth_render (synth, pairs[i].ref, 3, &r, &d);
+    kept = vh_synth_keep (&r, &d);
+    vh_synth_render (synth, pairs[i].dist, 3, &r2, &d2);
+    fail_unless (vh_engine_push (x->engine, &r, &d2, &error), "%s",
+        error ? error->message : "");
+    g_free (kept);
+  }
+  fail_unless (vh_engine_flush (x->engine, &error));
+  vh_synth_free (synth);
+}
+
+/* Every output buffer (all reference frames, in order) carries the scores
+ * of its pair or none; the frame messages and the pooled message agree
+ * with the engine on `pairs`. */
+static void
+check_outputs (Fixture * f, const Frame * ref, guint n_ref,
+    const gint * pair_of_ref, const Pair * pairs, guint n_pairs,
+    guint64 want_unpaired_ref, guint64 want_unpaired_dist)
+{
+  Expected x = { 0 };
+  GList *msgs;
+  GPtrArray *frames;
+  const GstStructure *pooled;
+  guint n_pooled;
+  guint64 u;
+
+  expected_pairs (&x, &f->content, pairs, n_pairs);
+  msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT);
+  frames = frame_messages (msgs, &pooled, &n_pooled);
+  fail_unless_equals_int (frames->len, n_pairs);
+  fail_unless_equals_int (n_pooled, 1);
+
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f->ref), n_ref);
+  for (guint i = 0; i < n_ref; i++) {
+    GstBuffer *b = gst_harness_pull (f->ref);
+    GstVmafHipMeta *meta = gst_buffer_get_vmafhip_meta (b);
+    const gint p = pair_of_ref[i];
+
+    fail_unless (meta != NULL, "reference frame %u has no meta", i);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (b), ref[i].pts);
+    fail_unless_equals_int (gst_vmafhip_meta_get_index (meta), p);
+    if (p < 0) {
+      fail_unless (gst_vmafhip_meta_get_scores (meta) == NULL
+          || !gst_structure_has_field (gst_vmafhip_meta_get_scores (meta),
+              "vmaf_v0.6.1"), "reference frame %u was scored", i);
+    } else {
+      check_frame_scores (gst_vmafhip_meta_get_scores (meta), &x, p);
+      check_frame_scores (g_ptr_array_index (frames, p), &x, p);
+      fail_unless (gst_structure_get_uint64 (g_ptr_array_index (frames, p),
+              "timestamp", &u));
+      fail_unless_equals_uint64 (u, ref[i].pts);
+    }
+    gst_buffer_unref (b);
+  }
+  check_pooled (pooled, &x, n_pairs, 1, "mean");
+  fail_unless (gst_structure_get_uint64 (pooled, "unpaired-ref", &u));
+  fail_unless_equals_uint64 (u, want_unpaired_ref);
+  fail_unless (gst_structure_get_uint64 (pooled, "unpaired-dist", &u));
+  fail_unless_equals_uint64 (u, want_unpaired_dist);
+  g_object_get (f->element, "unpaired-ref-frames", &u, NULL);
+  fail_unless_equals_uint64 (u, want_unpaired_ref);
+  g_object_get (f->element, "unpaired-dist-frames", &u, NULL);
+  fail_unless_equals_uint64 (u, want_unpaired_dist);
+  g_ptr_array_unref (frames);
+  free_messages (msgs);
+  vh_engine_free (x.engine);
+}
+
+/* Non-live: the distorted stream loses its first frame and frame 4, shows
+ * frame 6 twice and frame 8 a third of a frame late; the reference stream
+ * loses frame 10 and shows frame 12 twice. */
+GST_START_TEST (test_drop_repeat_delay)
+{
+  Fixture *f = fixture_new ("psnr=true", FALSE);
+  const gchar *needles[] = { "no partner", NULL };
+  Frame ref[16], dist[16];
+  gint pair_of_ref[16];
+  Pair pairs[16];
+  guint n_ref = 0, n_dist = 0, n_pairs = 0;
+
+  fixture_set_caps (f, "I420", "I420", 31);
+  for (guint i = 0; i < 14; i++) {
+    if (i != 10)
+      ref[n_ref++] = (Frame) { i, i * FRAME_DUR };
+    if (i == 12)
+      ref[n_ref++] = (Frame) { i, i * FRAME_DUR };
+    if (i != 0 && i != 4)
+      dist[n_dist++] = (Frame) { i, i * FRAME_DUR + (i == 8 ? FRAME_DUR / 3 :
+                0) };
+    if (i == 6)
+      dist[n_dist++] = (Frame) { i, i * FRAME_DUR };
+  }
+  /* what must be scored: each reference frame with the distorted frame of
+   * the same time, once */
+  for (guint i = 0; i < n_ref; i++) {
+    const guint c = ref[i].content;
+    const gboolean repeated = i > 0 && ref[i - 1].content == c;
+    if (c == 0 || c == 4 || repeated) {
+      pair_of_ref[i] = -1;
+    } else {
+      pair_of_ref[i] = (gint) n_pairs;
+      pairs[n_pairs++] = (Pair) { c, c };
+    }
+  }
+  push_streams (f, ref, n_ref, FRAME_DUR, dist, n_dist, FRAME_DUR);
+  expect_message (f->bus, &f->seen, GST_MESSAGE_WARNING, needles);
+  /* unpaired: reference 0, 4 and the second 12; distorted the second 6
+   * and 10 */
+  check_outputs (f, ref, n_ref, pair_of_ref, pairs, n_pairs, 3, 2);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
+/* A constant offset larger than half a frame pairs nothing: every frame is
+ * counted, no score is made up from neighbours. */
+GST_START_TEST (test_offset_pairs_nothing)
+{
+  Fixture *f = fixture_new (NULL, FALSE);
+  const gchar *unpaired[] = { "no partner", NULL };
+  const gchar *needles[] = { "No frame pair was scored", NULL };
+  Frame ref[4], dist[4];
+  guint64 u;
+
+  fixture_set_caps (f, "I420", "I420", 32);
+  for (guint i = 0; i < 4; i++) {
+    ref[i] = (Frame) { i, i * FRAME_DUR };
+    dist[i] = (Frame) { i, (i + 10) * FRAME_DUR };
+  }
+  push_streams (f, ref, 4, FRAME_DUR, dist, 4, FRAME_DUR);
+  expect_message (f->bus, &f->seen, GST_MESSAGE_WARNING, unpaired);
+  expect_message (f->bus, &f->seen, GST_MESSAGE_WARNING, needles);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (f->ref), 4);
+  g_object_get (f->element, "unpaired-ref-frames", &u, NULL);
+  fail_unless_equals_uint64 (u, 4);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
+static void
+set_caps_with_rates (Fixture * f, gint ref_fps, gint dist_fps, uint32_t seed)
+{
+  video_info_init (&f->ref_info, "I420", W, H);
+  video_info_init (&f->dist_info, "I420", W, H);
+  GST_VIDEO_INFO_FPS_N (&f->ref_info) = ref_fps;
+  GST_VIDEO_INFO_FPS_N (&f->dist_info) = dist_fps;
+  gst_harness_set_src_caps (f->ref, gst_video_info_to_caps (&f->ref_info));
+  gst_harness_set_src_caps (f->dist, gst_video_info_to_caps (&f->dist_info));
+  content_init (&f->content, &f->ref_info, seed);
+}
+
+GST_START_TEST (test_rate_mismatch_error)
+{
+  Fixture *f = fixture_new (NULL, FALSE);
+  const gchar *needles[] = { "different frame rates", "25/1", "50/1",
+    "rate-mismatch=follow-reference", NULL
+  };
+
+  set_caps_with_rates (f, 25, 50, 33);
+  expect_message (f->bus, &f->seen, GST_MESSAGE_ERROR, needles);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
+/* follow-reference, distorted at twice the reference's rate: each
+ * reference frame is scored against the distorted frame of its own time;
+ * the ones in between are skipped and counted. */
+GST_START_TEST (test_follow_reference_faster_dist)
+{
+  Fixture *f = fixture_new ("psnr=true rate-mismatch=follow-reference",
+      FALSE);
+  const GstClockTime half = FRAME_DUR / 2;
+  Frame ref[6], dist[12];
+  gint pair_of_ref[6];
+  Pair pairs[6];
+
+  set_caps_with_rates (f, FPS, 2 * FPS, 34);
+  for (guint i = 0; i < 6; i++) {
+    ref[i] = (Frame) { i, i * FRAME_DUR };
+    pair_of_ref[i] = (gint) i;
+    pairs[i] = (Pair) { i, i };
+  }
+  /* distorted frame 2k shows content k; 2k+1 content k+20 (never scored) */
+  for (guint k = 0; k < 12; k++)
+    dist[k] = (Frame) { k % 2 ? k / 2 + 20 : k / 2, k * half };
+  push_streams (f, ref, 6, FRAME_DUR, dist, 12, half);
+  /* the last distorted frame is still waiting for a later reference frame
+   * when the reference ends: 5 skipped, not 6 */
+  check_outputs (f, ref, 6, pair_of_ref, pairs, 6, 0, 5);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
+/* follow-reference, distorted at half the reference's rate: each distorted
+ * frame is scored against both reference frames it is on screen for. */
+GST_START_TEST (test_follow_reference_slower_dist)
+{
+  Fixture *f = fixture_new ("psnr=true rate-mismatch=follow-reference",
+      FALSE);
+  const GstClockTime half = FRAME_DUR / 2;
+  Frame ref[8], dist[4];
+  gint pair_of_ref[8];
+  Pair pairs[8];
+
+  set_caps_with_rates (f, 2 * FPS, FPS, 35);
+  for (guint i = 0; i < 8; i++) {
+    ref[i] = (Frame) { i, i * half };
+    pair_of_ref[i] = (gint) i;
+    pairs[i] = (Pair) { i, i / 2 };
+  }
+  for (guint k = 0; k < 4; k++)
+    dist[k] = (Frame) { k, k * FRAME_DUR };
+  push_streams (f, ref, 8, half, dist, 4, FRAME_DUR);
+  check_outputs (f, ref, 8, pair_of_ref, pairs, 8, 0, 0);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
+/* Without timestamps nothing can be matched in time: pairs in arrival
+ * order, with a warning naming the pad. */
+GST_START_TEST (test_no_timestamps)
+{
+  Fixture *f = fixture_new ("psnr=true", FALSE);
+  const gchar *needles[] = { "dist_sink", "without timestamps", NULL };
+  Frame ref[4], dist[4];
+  gint pair_of_ref[4];
+  Pair pairs[4];
+
+  fixture_set_caps (f, "I420", "I420", 36);
+  for (guint i = 0; i < 4; i++) {
+    ref[i] = (Frame) { i, i * FRAME_DUR };
+    dist[i] = (Frame) { i, GST_CLOCK_TIME_NONE };
+    pair_of_ref[i] = (gint) i;
+    pairs[i] = (Pair) { i, i };
+  }
+  /* one pair at a time: without timestamps there is no merge order */
+  for (guint i = 0; i < 4; i++) {
+    fail_unless_equals_int (gst_harness_push (f->ref, frame_buffer (f, TRUE,
+                &ref[i], FRAME_DUR)), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (f->dist, frame_buffer (f,
+                FALSE, &dist[i], GST_CLOCK_TIME_NONE)), GST_FLOW_OK);
+  }
+  push_eos_both (f);
+  wait_eos (f);
+  expect_message (f->bus, &f->seen, GST_MESSAGE_WARNING, needles);
+  check_outputs (f, ref, 4, pair_of_ref, pairs, 4, 0, 0);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
+static Suite *
+vmafhip_pairing_suite (void)
+{
+  Suite *s = suite_create ("vmafhip-pairing");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_drop_repeat_delay);
+  tcase_add_test (tc, test_offset_pairs_nothing);
+  tcase_add_test (tc, test_rate_mismatch_error);
+  tcase_add_test (tc, test_follow_reference_faster_dist);
+  tcase_add_test (tc, test_follow_reference_slower_dist);
+  tcase_add_test (tc, test_no_timestamps);
+  return s;
+}
+
+GST_CHECK_MAIN (vmafhip_pairing);
