@@ -109,7 +109,7 @@ output_frame (GstVmafHip * self, PendingFrame * pf)
 
   pf->buffer = NULL;
   if (index >= 0) {
-    scores = gst_structure_new_empty (GST_VMAFHIP_META_SCORES_NAME);
+    scores = gst_structure_new_empty (GST_VMAFHIP_META_NAME);
     add_frame_scores (self, scores, (unsigned) index);
     if (!GST_CLOCK_TIME_IS_VALID (self->first_pts)) {
       self->first_pts = pf->pts;

@@ -1,90 +1,45 @@
-/* vmafhip — GstVmafHipMeta registration. */
+/* vmafhip — the GstVmafHipMeta custom meta: registration and attaching. */
 #include "gstvmafhipmeta.h"
 
-GType
-gst_vmafhip_meta_api_get_type (void)
+void
+gst_vmafhip_meta_register (void)
 {
-  static GType type = 0;
   /* No tags: the scores describe the frame's content, so filters that keep
-   * the picture (GstBaseTransform's default) keep the meta too. */
+   * the picture (GstBaseTransform's default) keep the meta too. Copies of
+   * the buffer copy the structure (GstCustomMeta's default transform). */
   static const gchar *tags[] = { NULL };
+  static gsize registered = 0;
 
-  if (g_once_init_enter (&type)) {
-    GType t = gst_meta_api_type_register (GST_VMAFHIP_META_API_NAME, tags);
-    g_once_init_leave (&type, t);
+  if (g_once_init_enter (&registered)) {
+    gst_meta_register_custom (GST_VMAFHIP_META_NAME, tags, NULL, NULL, NULL);
+    g_once_init_leave (&registered, 1);
   }
-  return type;
 }
 
 static gboolean
-vmafhip_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
+copy_field (GQuark field, const GValue * value, gpointer user_data)
 {
-  GstVmafHipMeta *m = (GstVmafHipMeta *) meta;
-
-  (void) params;
-  (void) buffer;
-  m->index = -1;
-  m->scores = NULL;
+  gst_structure_id_set_value (user_data, field, value);
   return TRUE;
-}
-
-static void
-vmafhip_meta_free (GstMeta * meta, GstBuffer * buffer)
-{
-  GstVmafHipMeta *m = (GstVmafHipMeta *) meta;
-
-  (void) buffer;
-  if (m->scores)
-    gst_structure_free (m->scores);
-  m->scores = NULL;
-}
-
-/* Copied along with the buffer (gst_buffer_copy, make_writable, and
- * transforms that keep the whole frame); dropped on any other transform,
- * whose output is no longer the scored picture. */
-static gboolean
-vmafhip_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
-    GQuark type, gpointer data)
-{
-  GstVmafHipMeta *m = (GstVmafHipMeta *) meta;
-
-  (void) buffer;
-  (void) data;
-  if (!GST_META_TRANSFORM_IS_COPY (type))
-    return FALSE;
-  return gst_buffer_add_vmafhip_meta (dest, m->index,
-      m->scores ? gst_structure_copy (m->scores) : NULL) != NULL;
-}
-
-const GstMetaInfo *
-gst_vmafhip_meta_get_info (void)
-{
-  static const GstMetaInfo *info = NULL;
-
-  if (g_once_init_enter ((GstMetaInfo **) & info)) {
-    const GstMetaInfo *mi = gst_meta_register (GST_VMAFHIP_META_API_TYPE,
-        GST_VMAFHIP_META_IMPL_NAME, sizeof (GstVmafHipMeta),
-        vmafhip_meta_init, vmafhip_meta_free, vmafhip_meta_transform);
-    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
-  }
-  return info;
 }
 
 GstVmafHipMeta *
 gst_buffer_add_vmafhip_meta (GstBuffer * buffer, gint index,
     GstStructure * scores)
 {
-  GstVmafHipMeta *m;
+  GstCustomMeta *meta;
+  GstStructure *s;
 
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
-  m = (GstVmafHipMeta *) gst_buffer_add_meta (buffer,
-      GST_VMAFHIP_META_INFO, NULL);
-  if (!m) {
+  gst_vmafhip_meta_register ();
+  meta = gst_buffer_add_custom_meta (buffer, GST_VMAFHIP_META_NAME);
+  if (meta) {
+    s = gst_custom_meta_get_structure (meta);
+    gst_structure_set (s, "index", G_TYPE_INT, index, NULL);
     if (scores)
-      gst_structure_free (scores);
-    return NULL;
+      gst_structure_foreach (scores, copy_field, s);
   }
-  m->index = index;
-  m->scores = scores;
-  return m;
+  if (scores)
+    gst_structure_free (scores);
+  return meta;
 }

@@ -7,7 +7,7 @@ plugin_init (GstPlugin * plugin)
 {
   /* Register the meta up front so applications find its API type by name
    * as soon as the plugin is loaded. */
-  gst_vmafhip_meta_get_info ();
+  gst_vmafhip_meta_register ();
   return GST_ELEMENT_REGISTER (vmafhip, plugin);
 }
 
