@@ -14,7 +14,8 @@
  *
  * vmafhip scores every frame of the video on `dist_sink` against the frame
  * of the video on `ref_sink` with the same running time, and pushes the
- * reference frames on `src` with their scores attached. Property names and
+ * reference frames on `src` with their scores attached (a GstCustomMeta
+ * named "GstVmafHipMeta", see gstvmafhipmeta.h). Property names and
  * meanings follow GStreamer's `vmaf` element (gst-plugins-bad 1.28).
  *
  * Properties:
@@ -36,7 +37,8 @@
  * - `subsample` (uint 1..128, 1): report and pool every N-th frame.
  * - `conf-interval` (bool, FALSE): report the bootstrap fields (bagging,
  *   stddev, 95 % CI, members) of bootstrap models (vmaf_b_v0.6.3).
- * - `frame-message` (bool, TRUE): post a "VMAF" message per frame.
+ * - `frame-message` (bool, FALSE, as upstream): post a "VMAF" message per
+ *   frame.
  * - `results-filename` (string, NULL), `results-format` (enum none, xml,
  *   json, csv; none = json): write libvmaf's log at EOS.
  * - `threads` (uint, 0): engine worker threads, 0 = one per CPU.
@@ -45,8 +47,17 @@
  *   warns once and uses the CPU. `active-backend` (read-only) and an INFO
  *   message at start say which backend and device run.
  * - `force-live` (bool, construct-only): behave as with a live source.
+ * - `rate-mismatch` (enum error, follow-reference; error): inputs with
+ *   different frame rates fail at negotiation, or each reference frame is
+ *   scored against the distorted frame on screen at its time.
+ * - `log-level` (enum none, error, warning, info, debug; none): also print
+ *   the element's messages at or above this level to stderr, as libvmaf.
  * - `unpaired-ref-frames`, `unpaired-dist-frames` (read-only): frames that
- *   had no partner on the other pad (live mode) and were not scored.
+ *   had no partner on the other pad and were not scored.
+ *
+ * Pairing: frames are paired by running time, live or not: a reference
+ * frame without a distorted frame within half a frame is pushed unscored
+ * and counted (and the reverse), never scored against a neighbour.
  *
  * Messages: element messages with structure name "VMAF". Per frame:
  * `timestamp`, `stream-time`, `running-time`, `duration` (guint64),
@@ -821,12 +832,15 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
   g_object_class_install_property (gobject_class, PROP_UNPAIRED_REF,
       g_param_spec_uint64 ("unpaired-ref-frames", "Unpaired reference frames",
           "Reference frames pushed without a score because no distorted "
-          "frame matched them in time (live mode)", 0, G_MAXUINT64, 0, ro));
+          "frame was within half a frame of their running time", 0,
+          G_MAXUINT64, 0, ro));
   g_object_class_install_property (gobject_class, PROP_UNPAIRED_DIST,
       g_param_spec_uint64 ("unpaired-dist-frames",
           "Unpaired distorted frames",
-          "Distorted frames dropped because their reference frame was gone "
-          "(live mode)", 0, G_MAXUINT64, 0, ro));
+          "Distorted frames dropped unscored: no reference frame at their "
+          "running time (repeated, extra or late frames; with "
+          "rate-mismatch=follow-reference, skipped frames)", 0, G_MAXUINT64,
+          0, ro));
 
   /**
    * GstVmafHip:rate-mismatch:
@@ -870,7 +884,7 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
       "Filter/Analyzer/Video",
       "VMAF video quality of a distorted video against its reference, "
       "bit-exact with libvmaf 3.2.0 (frame scores as messages and meta)",
-      "vmafhip developers");
+      "The vmafhip developers <dev@vmafhip.invalid>");
 
   element_class->post_message = GST_DEBUG_FUNCPTR (gst_vmafhip_post_message);
 

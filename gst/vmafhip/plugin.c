@@ -13,4 +13,4 @@ plugin_init (GstPlugin * plugin)
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, vmafhip,
     "VMAF video quality (libvmaf 3.2.0 bit-exact), vmafhip engine",
-    plugin_init, VERSION, "BSD", "vmafhip", "Unknown package origin")
+    plugin_init, VERSION, "BSD", GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)
