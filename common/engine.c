@@ -671,6 +671,20 @@ vh_engine_reset (VhEngine *e)
   e->flushed = FALSE;
 }
 
+gboolean
+vh_engine_release_frames (VhEngine *e, unsigned upto, unsigned subsample,
+    GError **error)
+{
+  if (upto > e->n_final) {
+    g_set_error (error, VH_ERROR, VH_ERROR_STATE,
+        "cannot release frames below %u: only %u are final", upto,
+        e->n_final);
+    return FALSE;
+  }
+  vh_score_table_retire (e->table, upto, subsample);
+  return TRUE;
+}
+
 unsigned
 vh_engine_n_pushed (const VhEngine *e)
 {

@@ -5,7 +5,9 @@
  * when a value has more than six leading zeros after the decimal point;
  * NaN/Inf print as JSON null. Numbers always use '.' (C locale).
  */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "vh-scores.h"
@@ -38,6 +40,16 @@ vh_log_format_from_string (const char *s, VhLogFormat *format)
   return true;
 }
 
+/* Width reserved for the fps a stream's log learns only at its end. */
+#define VH_LOG_FPS_WIDTH 24
+
+static bool
+metric_included (const VhLogFilter *filter, unsigned metric)
+{
+  return !filter || !filter->include || filter->include (metric,
+      filter->data);
+}
+
 static int
 leading_fraction_zeros (double x)
 {
@@ -65,66 +77,87 @@ append_number (GString *out, double v)
 }
 
 static bool
-frame_has_values (const VhScoreTable *t, unsigned frame)
+frame_has_values (const VhScoreTable *t, const VhLogFilter *filter,
+    unsigned frame)
 {
   for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++)
-    if (vh_score_table_get (t, m, frame, NULL))
+    if (metric_included (filter, m) && vh_score_table_get (t, m, frame, NULL))
       return true;
   return false;
 }
 
 static bool
-frame_selected (const VhScoreTable *t, const VhLogInfo *info, unsigned i)
+frame_selected (const VhScoreTable *t, const VhLogFilter *filter,
+    const VhLogInfo *info, unsigned i)
 {
   if (info->subsample > 1 && i % info->subsample)
     return false;
-  return frame_has_values (t, i);
+  return frame_has_values (t, filter, i);
+}
+
+/* The pieces of each format, shared by the whole-table writer and the
+ * streaming one: head, one frame, pooled section and tail. The head's fps
+ * is either known (whole table) or a fixed-width field patched at the end
+ * (stream). */
+
+static void
+append_fps (GString *out, double fps, bool null_if_unknown)
+{
+  char buf[64];
+  if (!isfinite (fps) && null_if_unknown) {
+    g_string_append (out, "null");
+    return;
+  }
+  g_ascii_formatd (buf, sizeof buf, "%.2f", isfinite (fps) ? fps : 0.0);
+  g_string_append (out, buf);
 }
 
 static void
-write_json (const VhScoreTable *t, const VhLogInfo *info, GString *out)
+json_head (GString *out, double fps, gsize *fps_at)
 {
-  const unsigned n_metrics = vh_score_table_n_metrics (t);
-  const unsigned n_frames = vh_score_table_n_frames (t);
-  bool first_frame = true;
-
   g_string_append (out, "{\n  \"version\": \"" VH_LIBVMAF_VERSION "\",\n");
   g_string_append (out, "  \"fps\": ");
-  if (isfinite (info->fps)) {
-    char buf[64];
-    g_ascii_formatd (buf, sizeof buf, "%.2f", info->fps);
-    g_string_append (out, buf);
-  } else {
-    g_string_append (out, "null");
-  }
+  if (fps_at)
+    *fps_at = out->len;
+  append_fps (out, fps, true);
+  if (fps_at)
+    while (out->len < *fps_at + VH_LOG_FPS_WIDTH)
+      g_string_append_c (out, ' ');
   g_string_append (out, ",\n  \"frames\": [");
-  for (unsigned i = 0; i < n_frames; i++) {
-    if (!frame_selected (t, info, i))
+}
+
+static void
+json_frame (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
+    unsigned i, bool first_frame)
+{
+  g_string_append (out, first_frame ? "\n" : ",\n");
+  g_string_append_printf (out,
+      "    {\n      \"frameNum\": %u,\n      \"metrics\": {\n", i);
+  bool first = true;
+  for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
+    double v;
+    if (!metric_included (filter, m) || !vh_score_table_get (t, m, i, &v))
       continue;
-    g_string_append (out, first_frame ? "\n" : ",\n");
-    first_frame = false;
-    g_string_append_printf (out,
-        "    {\n      \"frameNum\": %u,\n      \"metrics\": {\n", i);
-    bool first = true;
-    for (unsigned m = 0; m < n_metrics; m++) {
-      double v;
-      if (!vh_score_table_get (t, m, i, &v))
-        continue;
-      if (!first)
-        g_string_append (out, ",\n");
-      first = false;
-      g_string_append_printf (out, "        \"%s\": ",
-          vh_score_table_metric_name (t, m));
-      append_number (out, v);
-    }
-    g_string_append (out, "\n      }\n    }");
+    if (!first)
+      g_string_append (out, ",\n");
+    first = false;
+    g_string_append_printf (out, "        \"%s\": ",
+        vh_score_table_metric_name (t, m));
+    append_number (out, v);
   }
+  g_string_append (out, "\n      }\n    }");
+}
+
+static void
+json_tail (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
+    const VhLogInfo *info)
+{
   g_string_append (out, "\n  ],\n  \"pooled_metrics\": {");
   bool first_metric = true;
-  for (unsigned m = 0; m < n_metrics; m++) {
+  for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
     VhPooled p;
-    if (!n_frames
-        || !vh_score_table_pool (t, m, 0, n_frames - 1, info->subsample, &p))
+    if (!metric_included (filter, m)
+        || !vh_score_table_pool_all (t, m, info->subsample, &p))
       continue;
     g_string_append (out, first_metric ? "\n" : ",\n");
     first_metric = false;
@@ -141,39 +174,50 @@ write_json (const VhScoreTable *t, const VhLogInfo *info, GString *out)
 }
 
 static void
-write_xml (const VhScoreTable *t, const VhLogInfo *info, GString *out)
+xml_head (GString *out, const VhLogInfo *info, double fps, gsize *fps_at)
 {
-  const unsigned n_metrics = vh_score_table_n_metrics (t);
-  const unsigned n_frames = vh_score_table_n_frames (t);
-  char fps[64];
-
-  g_ascii_formatd (fps, sizeof fps, "%.2f", isfinite (info->fps) ?
-      info->fps : 0.0);
   g_string_append_printf (out,
       "<VMAF version=\"" VH_LIBVMAF_VERSION "\">\n"
       "  <params qualityWidth=\"%u\" qualityHeight=\"%u\" />\n"
-      "  <fyi fps=\"%s\" />\n  <frames>\n", info->width, info->height, fps);
-  for (unsigned i = 0; i < n_frames; i++) {
-    if (!frame_selected (t, info, i))
+      "  <fyi fps=\"", info->width, info->height);
+  if (fps_at)
+    *fps_at = out->len;
+  append_fps (out, fps, false);
+  g_string_append_c (out, '"');
+  if (fps_at)
+    while (out->len < *fps_at + VH_LOG_FPS_WIDTH)
+      g_string_append_c (out, ' ');
+  g_string_append (out, " />\n  <frames>\n");
+}
+
+static void
+xml_frame (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
+    unsigned i)
+{
+  g_string_append_printf (out, "    <frame frameNum=\"%u\" ", i);
+  for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
+    double v;
+    if (!metric_included (filter, m) || !vh_score_table_get (t, m, i, &v))
       continue;
-    g_string_append_printf (out, "    <frame frameNum=\"%u\" ", i);
-    for (unsigned m = 0; m < n_metrics; m++) {
-      double v;
-      if (!vh_score_table_get (t, m, i, &v))
-        continue;
-      g_string_append_printf (out, "%s=\"", vh_score_table_metric_name (t, m));
-      append_number (out, v);
-      g_string_append (out, "\" ");
-    }
-    g_string_append (out, "/>\n");
+    g_string_append_printf (out, "%s=\"", vh_score_table_metric_name (t, m));
+    append_number (out, v);
+    g_string_append (out, "\" ");
   }
+  g_string_append (out, "/>\n");
+}
+
+static void
+xml_tail (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
+    const VhLogInfo *info)
+{
   g_string_append (out, "  </frames>\n  <pooled_metrics>\n");
-  for (unsigned m = 0; m < n_metrics; m++) {
+  for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
     VhPooled p;
+    if (!metric_included (filter, m))
+      continue;
     g_string_append_printf (out, "    <metric name=\"%s\" ",
         vh_score_table_metric_name (t, m));
-    if (n_frames
-        && vh_score_table_pool (t, m, 0, n_frames - 1, info->subsample, &p)) {
+    if (vh_score_table_pool_all (t, m, info->subsample, &p)) {
       for (gsize k = 0; k < G_N_ELEMENTS (pool_names); k++) {
         g_string_append_printf (out, "%s=\"", pool_names[k].name);
         append_number (out, vh_pooled_get (&p, pool_names[k].method));
@@ -187,46 +231,86 @@ write_xml (const VhScoreTable *t, const VhLogInfo *info, GString *out)
 }
 
 static void
-write_csv (const VhScoreTable *t, const VhLogInfo *info, GString *out)
+csv_head (GString *out, const VhScoreTable *t, const VhLogFilter *filter)
 {
-  const unsigned n_metrics = vh_score_table_n_metrics (t);
-  const unsigned n_frames = vh_score_table_n_frames (t);
-
   g_string_append (out, "Frame,");
-  for (unsigned m = 0; m < n_metrics; m++)
-    g_string_append_printf (out, "%s,", vh_score_table_metric_name (t, m));
+  for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++)
+    if (metric_included (filter, m))
+      g_string_append_printf (out, "%s,", vh_score_table_metric_name (t, m));
   g_string_append_c (out, '\n');
-  for (unsigned i = 0; i < n_frames; i++) {
-    if (!frame_selected (t, info, i))
+}
+
+static void
+csv_frame (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
+    unsigned i)
+{
+  g_string_append_printf (out, "%u,", i);
+  for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
+    double v;
+    if (!metric_included (filter, m) || !vh_score_table_get (t, m, i, &v))
       continue;
-    g_string_append_printf (out, "%u,", i);
-    for (unsigned m = 0; m < n_metrics; m++) {
-      double v;
-      if (!vh_score_table_get (t, m, i, &v))
-        continue;
-      append_number (out, v);
-      g_string_append_c (out, ',');
-    }
-    g_string_append_c (out, '\n');
+    append_number (out, v);
+    g_string_append_c (out, ',');
   }
+  g_string_append_c (out, '\n');
+}
+
+/* One selected frame in `format` (the head written before it). */
+static void
+append_frame (GString *out, VhLogFormat format, const VhScoreTable *t,
+    const VhLogFilter *filter, unsigned i, bool first_frame)
+{
+  switch (format) {
+    case VH_LOG_XML:
+      xml_frame (out, t, filter, i);
+      break;
+    case VH_LOG_CSV:
+      csv_frame (out, t, filter, i);
+      break;
+    case VH_LOG_JSON:
+    default:
+      json_frame (out, t, filter, i, first_frame);
+      break;
+  }
+}
+
+static void
+append_tail (GString *out, VhLogFormat format, const VhScoreTable *t,
+    const VhLogFilter *filter, const VhLogInfo *info)
+{
+  if (format == VH_LOG_XML)
+    xml_tail (out, t, filter, info);
+  else if (format == VH_LOG_JSON)
+    json_tail (out, t, filter, info);
+}
+
+void
+vh_log_write_filtered (const VhScoreTable *t, VhLogFormat format,
+    const VhLogInfo *info, const VhLogFilter *filter, GString *out)
+{
+  const unsigned n_frames = vh_score_table_n_frames (t);
+  bool first_frame = true;
+
+  if (format == VH_LOG_XML)
+    xml_head (out, info, info->fps, NULL);
+  else if (format == VH_LOG_CSV)
+    csv_head (out, t, filter);
+  else
+    json_head (out, info->fps, NULL);
+  for (unsigned i = vh_score_table_first_frame (t); i < n_frames; i++) {
+    if (!frame_selected (t, filter, info, i))
+      continue;
+    append_frame (out, format, t, filter, i, first_frame);
+    first_frame = false;
+  }
+  append_tail (out, format, t, filter, info);
 }
 
 void
 vh_log_write (const VhScoreTable *t, VhLogFormat format,
     const VhLogInfo *info, GString *out)
 {
-  switch (format) {
-    case VH_LOG_XML:
-      write_xml (t, info, out);
-      break;
-    case VH_LOG_CSV:
-      write_csv (t, info, out);
-      break;
-    case VH_LOG_JSON:
-    default:
-      write_json (t, info, out);
-      break;
-  }
+  vh_log_write_filtered (t, format, info, NULL, out);
 }
 
 gboolean
@@ -246,4 +330,142 @@ vh_log_write_file (const VhScoreTable *t, VhLogFormat format,
   }
   g_string_free (out, TRUE);
   return ok;
+}
+
+/* ------------------------------------------------------ streaming writer */
+
+struct VhLogWriter {
+  FILE *file;
+  char *path;
+  VhLogFormat format;
+  VhLogInfo info;
+  VhLogFilter filter;
+  gsize fps_at;                 /* file offset of the fps field; 0: none */
+  bool head_written, any_frame, failed;
+  GString *buf;
+};
+
+static gboolean
+writer_fail (VhLogWriter *w, int err, GError **error)
+{
+  w->failed = true;
+  g_set_error (error, VH_ERROR, VH_ERROR_IO,
+      "cannot write results file '%s': %s", w->path, g_strerror (err));
+  return FALSE;
+}
+
+/* Writes the buffer out and flushes, so a full disk shows at once. */
+static gboolean
+writer_flush (VhLogWriter *w, GError **error)
+{
+  if (w->failed) {
+    g_set_error (error, VH_ERROR, VH_ERROR_IO,
+        "results file '%s' failed earlier", w->path);
+    return FALSE;
+  }
+  errno = 0;
+  if ((w->buf->len && fwrite (w->buf->str, 1, w->buf->len, w->file)
+          != w->buf->len) || fflush (w->file) != 0)
+    return writer_fail (w, errno ? errno : EIO, error);
+  g_string_truncate (w->buf, 0);
+  return TRUE;
+}
+
+VhLogWriter *
+vh_log_writer_open (const char *path, VhLogFormat format,
+    const VhLogInfo *info, const VhLogFilter *filter, GError **error)
+{
+  FILE *file = fopen (path, "w");
+  if (!file) {
+    int e = errno;
+    g_set_error (error, VH_ERROR, VH_ERROR_IO,
+        "cannot write results file '%s': %s", path, g_strerror (e));
+    return NULL;
+  }
+  VhLogWriter *w = g_new0 (VhLogWriter, 1);
+  w->file = file;
+  w->path = g_strdup (path);
+  w->format = format;
+  w->info = *info;
+  if (filter)
+    w->filter = *filter;
+  w->buf = g_string_new (NULL);
+  return w;
+}
+
+const char *
+vh_log_writer_path (const VhLogWriter *w)
+{
+  return w->path;
+}
+
+static void
+writer_head (VhLogWriter *w, const VhScoreTable *t)
+{
+  gsize at = 0;
+  if (w->format == VH_LOG_XML)
+    xml_head (w->buf, &w->info, NAN, &at);
+  else if (w->format == VH_LOG_CSV)
+    csv_head (w->buf, t, &w->filter);
+  else
+    json_head (w->buf, NAN, &at);
+  w->fps_at = at;
+  w->head_written = true;
+}
+
+gboolean
+vh_log_writer_add_frame (VhLogWriter *w, const VhScoreTable *t,
+    unsigned frame, GError **error)
+{
+  /* CSV's header names the metrics: written with the first frame, when
+   * every metric exists */
+  if (!w->head_written)
+    writer_head (w, t);
+  if (frame_selected (t, &w->filter, &w->info, frame)) {
+    append_frame (w->buf, w->format, t, &w->filter, frame, !w->any_frame);
+    w->any_frame = true;
+  }
+  return writer_flush (w, error);
+}
+
+gboolean
+vh_log_writer_finish (VhLogWriter *w, const VhScoreTable *t, double fps,
+    GError **error)
+{
+  if (!w->head_written)
+    writer_head (w, t);
+  append_tail (w->buf, w->format, t, &w->filter, &w->info);
+  if (!writer_flush (w, error))
+    return FALSE;
+  /* the fps is known now: over the placeholder, if the file can seek */
+  if (w->fps_at && isfinite (fps) && fseek (w->file, (long) w->fps_at,
+          SEEK_SET) == 0) {
+    append_fps (w->buf, fps, w->format != VH_LOG_XML);
+    if (w->format == VH_LOG_XML)
+      g_string_append_c (w->buf, '"');
+    /* a rate too long for the field (never at %.2f) stays unpatched */
+    if (w->buf->len > VH_LOG_FPS_WIDTH)
+      g_string_truncate (w->buf, 0);
+    if (!writer_flush (w, error))
+      return FALSE;
+  }
+  errno = 0;
+  if (fclose (w->file) != 0) {
+    w->file = NULL;
+    return writer_fail (w, errno ? errno : EIO, error);
+  }
+  w->file = NULL;
+  return TRUE;
+}
+
+void
+vh_log_writer_free (VhLogWriter *w)
+{
+  if (!w)
+    return;
+  if (w->file)
+    fclose (w->file);
+  g_free (w->path);
+  g_string_free (w->buf, TRUE);
+  g_free (w);
 }

@@ -6,15 +6,51 @@
 
 typedef struct {
   char *name;
-  GArray *values;    /* double */
-  GArray *written;   /* gboolean-ish uint8 */
+  GArray *values;    /* double, frames first_frame.. */
+  GArray *written;   /* gboolean-ish uint8, same frames */
+  VhPoolAccum retired;     /* pooled frames below first_frame */
 } Metric;
 
 struct VhScoreTable {
   GPtrArray *metrics;      /* Metric* */
   GHashTable *index;       /* name -> index+1 */
   unsigned n_frames;
+  unsigned first_frame;    /* frames below were retired */
 };
+
+void
+vh_pool_accum_init (VhPoolAccum *a)
+{
+  a->sum = a->inv_sum = 0.0;
+  a->min = INFINITY;
+  a->max = -INFINITY;
+  a->n = 0;
+}
+
+/* Same operations in the same order as pooling a whole range, so a running
+ * pool gives the same doubles. */
+void
+vh_pool_accum_add (VhPoolAccum *a, double v)
+{
+  a->sum += v;
+  a->inv_sum += 1.0 / (v + 1.0);
+  a->min = MIN (a->min, v);
+  a->max = MAX (a->max, v);
+  a->n++;
+}
+
+bool
+vh_pool_accum_get (const VhPoolAccum *a, VhPooled *p)
+{
+  if (!a->n)
+    return false;
+  p->n_frames = a->n;
+  p->min = a->min;
+  p->max = a->max;
+  p->mean = a->sum / a->n;
+  p->harmonic_mean = a->n / a->inv_sum - 1.0;
+  return true;
+}
 
 static void
 metric_free (gpointer p)
@@ -51,6 +87,7 @@ vh_score_table_clear (VhScoreTable *t)
   g_hash_table_remove_all (t->index);
   g_ptr_array_set_size (t->metrics, 0);
   t->n_frames = 0;
+  t->first_frame = 0;
 }
 
 unsigned
@@ -63,6 +100,7 @@ vh_score_table_metric (VhScoreTable *t, const char *name)
   m->name = g_strdup (name);
   m->values = g_array_new (FALSE, TRUE, sizeof (double));
   m->written = g_array_new (FALSE, TRUE, sizeof (guint8));
+  vh_pool_accum_init (&m->retired);
   g_ptr_array_add (t->metrics, m);
   g_hash_table_insert (t->index, m->name, GUINT_TO_POINTER (t->metrics->len));
   return t->metrics->len - 1;
@@ -99,13 +137,15 @@ vh_score_table_set (VhScoreTable *t, unsigned metric, unsigned frame,
     double value)
 {
   g_return_if_fail (metric < t->metrics->len);
+  g_return_if_fail (frame >= t->first_frame);
   Metric *m = g_ptr_array_index (t->metrics, metric);
-  if (frame >= m->values->len) {
-    g_array_set_size (m->values, frame + 1);
-    g_array_set_size (m->written, frame + 1);
+  const unsigned slot = frame - t->first_frame;
+  if (slot >= m->values->len) {
+    g_array_set_size (m->values, slot + 1);
+    g_array_set_size (m->written, slot + 1);
   }
-  g_array_index (m->values, double, frame) = value;
-  g_array_index (m->written, guint8, frame) = 1;
+  g_array_index (m->values, double, slot) = value;
+  g_array_index (m->written, guint8, slot) = 1;
   if (frame + 1 > t->n_frames)
     t->n_frames = frame + 1;
 }
@@ -114,45 +154,79 @@ bool
 vh_score_table_get (const VhScoreTable *t, unsigned metric, unsigned frame,
     double *value)
 {
-  if (metric >= t->metrics->len)
+  if (metric >= t->metrics->len || frame < t->first_frame)
     return false;
   Metric *m = g_ptr_array_index (t->metrics, metric);
-  if (frame >= m->written->len || !g_array_index (m->written, guint8, frame))
+  const unsigned slot = frame - t->first_frame;
+  if (slot >= m->written->len || !g_array_index (m->written, guint8, slot))
     return false;
   if (value)
-    *value = g_array_index (m->values, double, frame);
+    *value = g_array_index (m->values, double, slot);
   return true;
 }
 
-bool
-vh_score_table_pool (const VhScoreTable *t, unsigned metric, unsigned first,
-    unsigned last, unsigned subsample, VhPooled *p)
+/* Adds the stored frames [first, last] that `subsample` selects. */
+static void
+accumulate (const VhScoreTable *t, unsigned metric, unsigned first,
+    unsigned last, unsigned subsample, VhPoolAccum *a)
 {
-  double sum = 0.0, inv_sum = 0.0, lo = INFINITY, hi = -INFINITY;
-  unsigned n = 0;
-
   if (subsample < 1)
     subsample = 1;
   for (unsigned i = first; i <= last; i++) {
     double v;
     if (subsample > 1 && i % subsample)
       continue;
-    if (!vh_score_table_get (t, metric, i, &v))
-      continue;
-    sum += v;
-    inv_sum += 1.0 / (v + 1.0);
-    lo = MIN (lo, v);
-    hi = MAX (hi, v);
-    n++;
+    if (vh_score_table_get (t, metric, i, &v))
+      vh_pool_accum_add (a, v);
   }
-  if (!n)
+}
+
+bool
+vh_score_table_pool (const VhScoreTable *t, unsigned metric, unsigned first,
+    unsigned last, unsigned subsample, VhPooled *p)
+{
+  VhPoolAccum a;
+
+  vh_pool_accum_init (&a);
+  accumulate (t, metric, first, last, subsample, &a);
+  return vh_pool_accum_get (&a, p);
+}
+
+void
+vh_score_table_retire (VhScoreTable *t, unsigned upto, unsigned subsample)
+{
+  if (upto <= t->first_frame)
+    return;
+  for (unsigned m = 0; m < t->metrics->len; m++) {
+    Metric *metric = g_ptr_array_index (t->metrics, m);
+    const unsigned drop = MIN (upto - t->first_frame, metric->values->len);
+    accumulate (t, m, t->first_frame, upto - 1, subsample, &metric->retired);
+    g_array_remove_range (metric->values, 0, drop);
+    g_array_remove_range (metric->written, 0, drop);
+  }
+  t->first_frame = upto;
+  if (t->n_frames < upto)
+    t->n_frames = upto;
+}
+
+unsigned
+vh_score_table_first_frame (const VhScoreTable *t)
+{
+  return t->first_frame;
+}
+
+bool
+vh_score_table_pool_all (const VhScoreTable *t, unsigned metric,
+    unsigned subsample, VhPooled *p)
+{
+  VhPoolAccum a;
+
+  if (metric >= t->metrics->len)
     return false;
-  p->n_frames = n;
-  p->min = lo;
-  p->max = hi;
-  p->mean = sum / n;
-  p->harmonic_mean = n / inv_sum - 1.0;
-  return true;
+  a = ((Metric *) g_ptr_array_index (t->metrics, metric))->retired;
+  if (t->n_frames > t->first_frame)
+    accumulate (t, metric, t->first_frame, t->n_frames - 1, subsample, &a);
+  return vh_pool_accum_get (&a, p);
 }
 
 double

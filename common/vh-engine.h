@@ -70,6 +70,13 @@ gboolean vh_engine_flush (VhEngine *engine, GError **error);
 /* Forgets every frame and score (a flushing seek); models stay. */
 void vh_engine_reset (VhEngine *engine);
 
+/* For runs of any length: the caller is done with frames below `upto`
+ * (all final). Their values leave the score table and are kept only as
+ * running pooled statistics per metric (frames `subsample` selects; see
+ * vh_score_table_retire), read with vh_score_table_pool_all(). */
+gboolean vh_engine_release_frames (VhEngine *engine, unsigned upto,
+    unsigned subsample, GError **error);
+
 unsigned vh_engine_n_pushed (const VhEngine *engine);
 unsigned vh_engine_n_final (const VhEngine *engine);
 gboolean vh_engine_is_flushed (const VhEngine *engine);

@@ -45,6 +45,34 @@ typedef struct VhPooled {
   unsigned n_frames;
 } VhPooled;
 
+/* Running pooled statistics: the same arithmetic, in the same order, as
+ * pooling a whole range, so the results are the same doubles. */
+typedef struct VhPoolAccum {
+  double sum, inv_sum, min, max;
+  unsigned n;
+} VhPoolAccum;
+
+void vh_pool_accum_init (VhPoolAccum *accum);
+void vh_pool_accum_add (VhPoolAccum *accum, double value);
+/* FALSE if nothing was added. */
+bool vh_pool_accum_get (const VhPoolAccum *accum, VhPooled *pooled);
+
+/* Memory independent of stream length: moves frames below `upto` out of
+ * the table. Each metric's values on those frames that `subsample` selects
+ * are added to the metric's running pool, then the frames are freed;
+ * vh_score_table_get() returns FALSE for them, vh_score_table_set() must not
+ * write them again. Use the same `subsample` every time and for
+ * vh_score_table_pool_all(). */
+void vh_score_table_retire (VhScoreTable *table, unsigned upto,
+    unsigned subsample);
+/* First frame still stored (0 until something is retired). */
+unsigned vh_score_table_first_frame (const VhScoreTable *table);
+/* Pools `metric` over every frame: the retired ones plus those stored.
+ * Without retirement, the same as vh_score_table_pool (t, m, 0,
+ * n_frames - 1, subsample). */
+bool vh_score_table_pool_all (const VhScoreTable *table, unsigned metric,
+    unsigned subsample, VhPooled *pooled);
+
 /* Pools `metric` over frames [first, last], taking every `subsample`-th
  * frame (1: all), as libvmaf does: harmonic mean = n / Σ 1/(x+1) − 1.
  * FALSE if the metric has no value in the range. */
@@ -67,10 +95,40 @@ typedef struct VhLogInfo {
   unsigned subsample;       /* 1: every frame */
 } VhLogInfo;
 
+/* Which metrics a log holds (NULL filter or include: all). */
+typedef struct VhLogFilter {
+  gboolean (*include) (unsigned metric, gpointer data);
+  gpointer data;
+} VhLogFilter;
+
 /* Writes a libvmaf-compatible log (same structure, keys and number
  * formatting as libvmaf 3.2.0's output.c). */
 void vh_log_write (const VhScoreTable *table, VhLogFormat format,
     const VhLogInfo *info, GString *out);
+/* Same, with only the metrics `filter` includes. */
+void vh_log_write_filtered (const VhScoreTable *table, VhLogFormat format,
+    const VhLogInfo *info, const VhLogFilter *filter, GString *out);
+
+/* A log written as the frames come, so memory does not grow with the
+ * stream: open, add each frame (in order, while it is still in the table;
+ * info->subsample frames are selected as vh_log_write does), finish. The
+ * result parses to the same content as vh_log_write's, but for whitespace
+ * after the fps, which is only known at the end and written over a
+ * fixed-width field (left null / 0.00 if the file cannot seek). Pooled
+ * values come from vh_score_table_pool_all (info->subsample). Errors name
+ * the file and the OS error. */
+typedef struct VhLogWriter VhLogWriter;
+VhLogWriter *vh_log_writer_open (const char *path, VhLogFormat format,
+    const VhLogInfo *info, const VhLogFilter *filter, GError **error);
+gboolean vh_log_writer_add_frame (VhLogWriter *writer,
+    const VhScoreTable *table, unsigned frame, GError **error);
+/* Pooled section and end; closes the file. */
+gboolean vh_log_writer_finish (VhLogWriter *writer, const VhScoreTable *table,
+    double fps, GError **error);
+const char *vh_log_writer_path (const VhLogWriter *writer);
+/* Closes an unfinished log as it is (NULL-safe). */
+void vh_log_writer_free (VhLogWriter *writer);
+
 gboolean vh_log_write_file (const VhScoreTable *table, VhLogFormat format,
     const VhLogInfo *info, const char *path, GError **error);
 
