@@ -113,6 +113,10 @@ struct _GstVmafHip
   GstClockTime reported_latency;
   gboolean finished;
   gboolean warned_no_timestamps, warned_unpaired;
+  /* results file, written as frames become final */
+  VhLogWriter *log_writer;
+  gboolean log_failed;
+  guint n_recorded;             /* frames written and released */
   GstClockTime dist_frame_duration;   /* from dist_sink's caps */
   /* rate-mismatch=follow-reference: the distorted frame on screen */
   GstBuffer *held_dist;

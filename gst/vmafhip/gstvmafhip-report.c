@@ -92,6 +92,8 @@ add_frame_scores (GstVmafHip * self, GstStructure * s, unsigned frame)
     gst_structure_set (s, "psnr-y", G_TYPE_DOUBLE, v, NULL);
 }
 
+static void record_frame (GstVmafHip * self, unsigned index);
+
 static gboolean
 copy_field (GQuark field, const GValue * value, gpointer user_data)
 {
@@ -132,6 +134,7 @@ output_frame (GstVmafHip * self, PendingFrame * pf)
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_element (GST_OBJECT (self), s));
     }
+    record_frame (self, (unsigned) index);
   }
   gst_buffer_add_vmafhip_meta (buf, index, scores);
   g_free (pf);
@@ -255,14 +258,12 @@ post_pooled (GstVmafHip * self, unsigned n_frames)
   GST_OBJECT_UNLOCK (self);
 
   first = vh_score_table_find (t, first_model_name (self));
-  if (first >= 0 && vh_score_table_pool (t, (unsigned) first, 0, n_frames - 1,
-          sub, &p))
+  if (first >= 0 && vh_score_table_pool_all (t, (unsigned) first, sub, &p))
     gst_structure_set (s, "score", G_TYPE_DOUBLE,
         vh_pooled_get (&p, engine_pool_method (method)), NULL);
   for (unsigned m = 0; m < n; m++) {
     const char *name = vh_score_table_metric_name (t, m);
-    if (!metric_reported (self, m)
-        || !vh_score_table_pool (t, m, 0, n_frames - 1, sub, &p))
+    if (!metric_reported (self, m) || !vh_score_table_pool_all (t, m, sub, &p))
       continue;
     set_pooled (s, name, &p, method);
     if (self->cfg.psnr && !strcmp (name, "psnr_y"))
@@ -273,35 +274,75 @@ post_pooled (GstVmafHip * self, unsigned n_frames)
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
-/* libvmaf's log of the reported metrics. */
 static gboolean
-write_results (GstVmafHip * self, unsigned n_frames, GError ** error)
+log_includes_metric (unsigned metric, gpointer self)
+{
+  return metric_reported (self, metric);
+}
+
+static void
+log_info (GstVmafHip * self, VhLogInfo * li)
+{
+  *li = (VhLogInfo) {
+  self->engine_info.width, self->engine_info.height, NAN,
+        self->cfg.subsample};
+}
+
+/* The results file stopped taking data: say so once, keep scoring (the
+ * messages and the meta still carry every score). */
+static void
+results_file_failed (GstVmafHip * self, GError * error)
+{
+  GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+      ("The results file stopped working: %s. Scoring goes on; the scores "
+          "are still posted and attached, but the file is incomplete.",
+          error->message), ("property results-filename"));
+  g_clear_pointer (&self->log_writer, vh_log_writer_free);
+  self->log_failed = TRUE;
+}
+
+/* Frame `index` is final and reported: into the results file (opened with
+ * the first frame), then out of the engine's memory. */
+static void
+record_frame (GstVmafHip * self, unsigned index)
 {
   const VhScoreTable *t = vh_engine_scores (self->engine);
-  const unsigned n = vh_score_table_n_metrics (t);
-  VhScoreTable *out = vh_score_table_new ();
+  GError *error = NULL;
+
+  if (self->write_log && !self->log_failed) {
+    if (!self->log_writer) {
+      const VhLogFilter filter = { log_includes_metric, self };
+      VhLogInfo li;
+      log_info (self, &li);
+      self->log_writer = vh_log_writer_open (self->cfg.results_filename,
+          self->log_format, &li, &filter, &error);
+    }
+    if (!self->log_writer
+        || !vh_log_writer_add_frame (self->log_writer, t, index, &error))
+      results_file_failed (self, error);
+    g_clear_error (&error);
+  }
+  if (!vh_engine_release_frames (self->engine, index + 1, self->cfg.subsample,
+          &error)) {
+    GST_WARNING_OBJECT (self, "%s", error->message);
+    g_clear_error (&error);
+  }
+  self->n_recorded = index + 1;
+}
+
+/* Ends the results file with the pooled section and the measured rate. */
+static gboolean
+finish_results (GstVmafHip * self, unsigned n_frames, GError ** error)
+{
   const double secs = self->first_push_us
       ? (g_get_monotonic_time () - self->first_push_us) / 1e6 : 0.0;
-  const VhLogInfo li = {
-    self->engine_info.width, self->engine_info.height,
-    secs > 0 ? n_frames / secs : NAN, self->cfg.subsample
-  };
   gboolean ok;
 
-  for (unsigned m = 0; m < n; m++) {
-    unsigned om;
-    if (!metric_reported (self, m))
-      continue;
-    om = vh_score_table_metric (out, vh_score_table_metric_name (t, m));
-    for (unsigned f = 0; f < n_frames; f++) {
-      double v;
-      if (vh_score_table_get (t, m, f, &v))
-        vh_score_table_set (out, om, f, v);
-    }
-  }
-  ok = vh_log_write_file (out, self->log_format, &li,
-      self->cfg.results_filename, error);
-  vh_score_table_free (out);
+  if (!self->log_writer)
+    return TRUE;
+  ok = vh_log_writer_finish (self->log_writer, vh_engine_scores
+      (self->engine), secs > 0 ? n_frames / secs : NAN, error);
+  g_clear_pointer (&self->log_writer, vh_log_writer_free);
   return ok;
 }
 
@@ -329,6 +370,10 @@ gst_vmafhip_finish (GstVmafHip * self)
 
   if (self->engine)
     n_frames = vh_engine_n_final (self->engine);
+  /* frames whose buffers were not pushed (downstream stopped) still go to
+   * the results file */
+  while (self->n_recorded < n_frames)
+    record_frame (self, self->n_recorded);
   if (n_frames == 0) {
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
         ("No frame pair was scored: one of the inputs ended before sending "
@@ -338,7 +383,7 @@ gst_vmafhip_finish (GstVmafHip * self)
   }
   GST_INFO_OBJECT (self, "end of measurement: %u frames", n_frames);
   post_pooled (self, n_frames);
-  if (self->write_log && !write_results (self, n_frames, &error)) {
+  if (!finish_results (self, n_frames, &error)) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
         ("Cannot write the results file: %s", error->message),
         ("property results-filename"));

@@ -159,6 +159,10 @@ gst_vmafhip_reset_measurement (GstVmafHip * self)
   self->first_stream_time = self->end_pts = GST_CLOCK_TIME_NONE;
   gst_clear_buffer (&self->held_dist);
   self->held_dist_used = FALSE;
+  /* a new measurement starts a new results file */
+  g_clear_pointer (&self->log_writer, vh_log_writer_free);
+  self->log_failed = FALSE;
+  self->n_recorded = 0;
   GST_OBJECT_LOCK (self);
   self->unpaired_ref = self->unpaired_dist = 0;
   GST_OBJECT_UNLOCK (self);
@@ -805,8 +809,8 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
           "message at EOS is always posted)", DEFAULT_FRAME_MESSAGE, rw));
   g_object_class_install_property (gobject_class, PROP_RESULTS_FILENAME,
       g_param_spec_string ("results-filename", "Results filename",
-          "Write libvmaf's results log (per-frame and pooled scores) to "
-          "this file at EOS", NULL, rw));
+          "Write libvmaf's results log to this file: per-frame scores as "
+          "they become final, pooled scores at EOS", NULL, rw));
   g_object_class_install_property (gobject_class, PROP_RESULTS_FORMAT,
       g_param_spec_enum ("results-format", "Results format",
           "Format of the results file (none = json)",
