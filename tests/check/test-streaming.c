@@ -1,0 +1,275 @@
+/* vmafhip — runs of any length: retired frames, running pools and logs
+ * written frame by frame give exactly what the whole table gives. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "vh-engine.h"
+#include "vh-synth.h"
+
+#define W 96
+#define H 64
+#define N_FRAMES 13
+
+/* Scores N_FRAMES synthetic pairs with vmaf_v0.6.1 and PSNR; releases each
+ * final frame (and streams it to `writer`) if asked. */
+static VhEngine *
+run_engine (gboolean release, unsigned subsample, VhLogWriter * writer,
+    unsigned *max_stored)
+{
+  const VhVideoInfo vi = { W, H, 8 };
+  VhSynth *synth = vh_synth_new (W, H, 8, VH_SYNTH_420, 7);
+  GError *error = NULL;
+  VhEngine *e = vh_engine_new (&vi, &error);
+  unsigned done = 0;
+
+  ck_assert (e != NULL);
+  ck_assert (vh_engine_add_model (e, "vmaf_v0.6.1", NULL, NULL, &error));
+  ck_assert (vh_engine_add_feature (e, "psnr", &error));
+  *max_stored = 0;
+  for (unsigned i = 0; i <= N_FRAMES; i++) {
+    const VhScoreTable *t = vh_engine_scores (e);
+    if (i < N_FRAMES) {
+      VhPicture r, d;
+      vh_synth_render (synth, i, 3, &r, &d);
+      ck_assert_msg (vh_engine_push (e, &r, &d, &error), "%s",
+          error ? error->message : "");
+    } else {
+      ck_assert (vh_engine_flush (e, &error));
+    }
+    for (; release && done < vh_engine_n_final (e); done++) {
+      if (writer)
+        ck_assert_msg (vh_log_writer_add_frame (writer, t, done, &error),
+            "%s", error ? error->message : "");
+      ck_assert (vh_engine_release_frames (e, done + 1, subsample, &error));
+    }
+    *max_stored = MAX (*max_stored, vh_score_table_n_frames (t)
+        - vh_score_table_first_frame (t));
+  }
+  vh_synth_free (synth);
+  return e;
+}
+
+START_TEST (test_pool_all_equals_pool)
+{
+  const unsigned subsamples[] = { 1, 3 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (subsamples); k++) {
+    const unsigned sub = subsamples[k];
+    unsigned stored;
+    VhEngine *whole = run_engine (FALSE, sub, NULL, &stored);
+    VhEngine *released = run_engine (TRUE, sub, NULL, &stored);
+    const VhScoreTable *tw = vh_engine_scores (whole);
+    const VhScoreTable *tr = vh_engine_scores (released);
+
+    ck_assert_uint_eq (vh_score_table_n_metrics (tw),
+        vh_score_table_n_metrics (tr));
+    ck_assert_uint_eq (vh_score_table_first_frame (tr), N_FRAMES);
+    ck_assert (!vh_score_table_get (tr, 0, 0, NULL));
+    for (unsigned m = 0; m < vh_score_table_n_metrics (tw); m++) {
+      VhPooled a, b;
+      ck_assert_str_eq (vh_score_table_metric_name (tw, m),
+          vh_score_table_metric_name (tr, m));
+      ck_assert (vh_score_table_pool (tw, m, 0, N_FRAMES - 1, sub, &a));
+      ck_assert (vh_score_table_pool_all (tr, m, sub, &b));
+      /* the same doubles, not just close ones */
+      ck_assert (a.mean == b.mean && a.harmonic_mean == b.harmonic_mean);
+      ck_assert (a.min == b.min && a.max == b.max);
+      ck_assert_uint_eq (a.n_frames, b.n_frames);
+      ck_assert (vh_score_table_pool_all (tw, m, sub, &b));
+      ck_assert (a.mean == b.mean && a.harmonic_mean == b.harmonic_mean);
+    }
+    vh_engine_free (whole);
+    vh_engine_free (released);
+  }
+}
+
+END_TEST;
+
+START_TEST (test_release_bounds_memory)
+{
+  unsigned stored;
+  GError *error = NULL;
+  VhEngine *e = run_engine (TRUE, 1, NULL, &stored);
+
+  /* a frame waits for the next one (motion); never more than that plus
+   * the one being pushed */
+  ck_assert_uint_le (stored, 3);
+  vh_engine_free (e);
+
+  e = run_engine (FALSE, 1, NULL, &stored);
+  ck_assert_uint_eq (stored, N_FRAMES);
+  vh_engine_reset (e);
+  ck_assert (!vh_engine_release_frames (e, 1, 1, &error));
+  ck_assert (strstr (error->message, "final") != NULL);
+  g_error_free (error);
+  vh_engine_free (e);
+}
+
+END_TEST;
+
+static gchar *
+read_file (const char *path)
+{
+  gchar *text = NULL;
+  ck_assert (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+/* JSON: same members and values; the streamed fps field may be padded. */
+static void
+check_json_equal (const gchar * a, const gchar * b)
+{
+  JsonParser *pa = json_parser_new (), *pb = json_parser_new ();
+  gchar *sa, *sb;
+  JsonObject *oa, *ob;
+
+  ck_assert (json_parser_load_from_data (pa, a, -1, NULL));
+  ck_assert (json_parser_load_from_data (pb, b, -1, NULL));
+  oa = json_node_get_object (json_parser_get_root (pa));
+  ob = json_node_get_object (json_parser_get_root (pb));
+  /* the fps is measured, so it differs: compare everything else */
+  json_object_remove_member (oa, "fps");
+  json_object_remove_member (ob, "fps");
+  sa = json_to_string (json_parser_get_root (pa), TRUE);
+  sb = json_to_string (json_parser_get_root (pb), TRUE);
+  ck_assert_str_eq (sa, sb);
+  g_free (sa);
+  g_free (sb);
+  g_object_unref (pa);
+  g_object_unref (pb);
+}
+
+/* XML: the same text once the fps attribute's padding is taken out. */
+static gchar *
+xml_without_fps (const gchar * text)
+{
+  GRegex *re = g_regex_new ("<fyi fps=\"[0-9.]*\" *", 0, 0, NULL);
+  gchar *out = g_regex_replace_literal (re, text, -1, 0, "<fyi ", 0, NULL);
+  g_regex_unref (re);
+  return out;
+}
+
+START_TEST (test_streamed_log_equals_whole)
+{
+  const VhLogFormat formats[] = { VH_LOG_JSON, VH_LOG_XML, VH_LOG_CSV };
+  const unsigned subsamples[] = { 1, 2 };
+  gchar *dir = g_dir_make_tmp ("vmafhip-stream-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "log", NULL);
+
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    for (guint k = 0; k < G_N_ELEMENTS (subsamples); k++) {
+      const VhLogInfo li = { W, H, 25.0, subsamples[k] };
+      GError *error = NULL;
+      unsigned stored;
+      VhLogWriter *w = vh_log_writer_open (path, formats[f], &li, NULL,
+          &error);
+      VhEngine *released, *whole;
+      GString *expected = g_string_new (NULL);
+      gchar *streamed;
+
+      ck_assert (w != NULL);
+      released = run_engine (TRUE, subsamples[k], w, &stored);
+      /* every frame was on disk before the end */
+      streamed = read_file (path);
+      ck_assert (strstr (streamed, formats[f] == VH_LOG_CSV ? "\n12," :
+              formats[f] == VH_LOG_XML ? "frameNum=\"12\"" :
+              "\"frameNum\": 12") != NULL || subsamples[k] != 1);
+      g_free (streamed);
+      ck_assert (vh_log_writer_finish (w, vh_engine_scores (released), 25.0,
+              &error));
+      vh_log_writer_free (w);
+      streamed = read_file (path);
+
+      whole = run_engine (FALSE, subsamples[k], NULL, &stored);
+      vh_log_write (vh_engine_scores (whole), formats[f], &li, expected);
+      if (formats[f] == VH_LOG_JSON) {
+        check_json_equal (streamed, expected->str);
+        ck_assert (strstr (streamed, "\"fps\": 25.00") != NULL);
+      } else if (formats[f] == VH_LOG_XML) {
+        gchar *a = xml_without_fps (streamed);
+        gchar *b = xml_without_fps (expected->str);
+        ck_assert_str_eq (a, b);
+        ck_assert (strstr (streamed, "fps=\"25.00\"") != NULL);
+        g_free (a);
+        g_free (b);
+      } else {
+        ck_assert_str_eq (streamed, expected->str);
+      }
+      g_free (streamed);
+      g_string_free (expected, TRUE);
+      vh_engine_free (released);
+      vh_engine_free (whole);
+    }
+  }
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+}
+
+END_TEST;
+
+/* A full disk (here /dev/full) is an error naming the file and the cause. */
+START_TEST (test_writer_disk_full)
+{
+  const VhLogInfo li = { W, H, NAN, 1 };
+  GError *error = NULL;
+  VhLogWriter *w;
+  unsigned stored;
+  VhEngine *e;
+
+  if (access ("/dev/full", W_OK) != 0) {
+    fprintf (stderr, "SKIP test_writer_disk_full: no /dev/full\n");
+    return;
+  }
+  e = run_engine (FALSE, 1, NULL, &stored);
+  w = vh_log_writer_open ("/dev/full", VH_LOG_JSON, &li, NULL, &error);
+  ck_assert (w != NULL);
+  ck_assert (!vh_log_writer_add_frame (w, vh_engine_scores (e), 0, &error));
+  ck_assert_msg (strstr (error->message, "/dev/full")
+      && strstr (error->message, g_strerror (ENOSPC)), "%s", error->message);
+  g_clear_error (&error);
+  vh_log_writer_free (w);
+  vh_engine_free (e);
+
+  w = vh_log_writer_open ("/nonexistent-dir/log.json", VH_LOG_JSON, &li,
+      NULL, &error);
+  ck_assert (w == NULL);
+  ck_assert (strstr (error->message, "/nonexistent-dir/log.json") != NULL);
+  g_error_free (error);
+}
+
+END_TEST;
+
+static Suite *
+streaming_suite (void)
+{
+  Suite *s = suite_create ("streaming");
+  TCase *tc = tcase_create ("streaming");
+
+  tcase_add_test (tc, test_pool_all_equals_pool);
+  tcase_add_test (tc, test_release_bounds_memory);
+  tcase_add_test (tc, test_streamed_log_equals_whole);
+  tcase_add_test (tc, test_writer_disk_full);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (streaming_suite ());
+  int failed;
+
+  srunner_run_all (sr, CK_NORMAL);
+  failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed ? 1 : 0;
+}
