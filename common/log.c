@@ -1,4 +1,5 @@
-/* vmafhip — libvmaf-compatible log writers (JSON, XML, CSV).
+/* vmafhip — libvmaf-compatible log writers (JSON, XML, CSV, MicroDVD
+ * subtitles).
  *
  * Same structure, keys and number formatting as libvmaf 3.2.0's output.c, so
  * tools that read libvmaf logs read ours: values print with %.6f, or %.16f
@@ -35,6 +36,8 @@ vh_log_format_from_string (const char *s, VhLogFormat *format)
     *format = VH_LOG_XML;
   else if (!g_ascii_strcasecmp (s, "csv"))
     *format = VH_LOG_CSV;
+  else if (!g_ascii_strcasecmp (s, "sub"))
+    *format = VH_LOG_SUB;
   else
     return false;
   return true;
@@ -255,6 +258,52 @@ csv_frame (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
   g_string_append_c (out, '\n');
 }
 
+/* libvmaf's "sub" log: one MicroDVD subtitle per frame, shown from that
+ * frame to the next ("{start}{end}text", '|' breaks lines), so a player
+ * overlays the scores on the video; no head, no pooled section. */
+static void
+sub_frame (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
+    unsigned i)
+{
+  g_string_append_printf (out, "{%u}{%u}frame: %u|", i, i + 1, i);
+  for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
+    double v;
+    if (!metric_included (filter, m) || !vh_score_table_get (t, m, i, &v))
+      continue;
+    g_string_append_printf (out, "%s: ", vh_score_table_metric_name (t, m));
+    append_number (out, v);
+    g_string_append_c (out, '|');
+  }
+  g_string_append_c (out, '\n');
+}
+
+/* Everything before the first frame. `fps_at`: NULL when the fps is known
+ * (whole table); otherwise the fps is left unknown in a fixed-width field
+ * whose offset in `out` is stored there (0 for formats without one). */
+static void
+append_head (GString *out, VhLogFormat format, const VhScoreTable *t,
+    const VhLogFilter *filter, const VhLogInfo *info, gsize *fps_at)
+{
+  const double fps = fps_at ? NAN : info->fps;
+
+  if (fps_at)
+    *fps_at = 0;
+  switch (format) {
+    case VH_LOG_XML:
+      xml_head (out, info, fps, fps_at);
+      break;
+    case VH_LOG_CSV:
+      csv_head (out, t, filter);
+      break;
+    case VH_LOG_SUB:
+      break;
+    case VH_LOG_JSON:
+    default:
+      json_head (out, fps, fps_at);
+      break;
+  }
+}
+
 /* One selected frame in `format` (the head written before it). */
 static void
 append_frame (GString *out, VhLogFormat format, const VhScoreTable *t,
@@ -267,6 +316,9 @@ append_frame (GString *out, VhLogFormat format, const VhScoreTable *t,
     case VH_LOG_CSV:
       csv_frame (out, t, filter, i);
       break;
+    case VH_LOG_SUB:
+      sub_frame (out, t, filter, i);
+      break;
     case VH_LOG_JSON:
     default:
       json_frame (out, t, filter, i, first_frame);
@@ -274,6 +326,7 @@ append_frame (GString *out, VhLogFormat format, const VhScoreTable *t,
   }
 }
 
+/* Everything after the last frame (CSV and sub have nothing there). */
 static void
 append_tail (GString *out, VhLogFormat format, const VhScoreTable *t,
     const VhLogFilter *filter, const VhLogInfo *info)
@@ -291,12 +344,7 @@ vh_log_write_filtered (const VhScoreTable *t, VhLogFormat format,
   const unsigned n_frames = vh_score_table_n_frames (t);
   bool first_frame = true;
 
-  if (format == VH_LOG_XML)
-    xml_head (out, info, info->fps, NULL);
-  else if (format == VH_LOG_CSV)
-    csv_head (out, t, filter);
-  else
-    json_head (out, info->fps, NULL);
+  append_head (out, format, t, filter, info, NULL);
   for (unsigned i = vh_score_table_first_frame (t); i < n_frames; i++) {
     if (!frame_selected (t, filter, info, i))
       continue;
@@ -402,14 +450,7 @@ vh_log_writer_path (const VhLogWriter *w)
 static void
 writer_head (VhLogWriter *w, const VhScoreTable *t)
 {
-  gsize at = 0;
-  if (w->format == VH_LOG_XML)
-    xml_head (w->buf, &w->info, NAN, &at);
-  else if (w->format == VH_LOG_CSV)
-    csv_head (w->buf, t, &w->filter);
-  else
-    json_head (w->buf, NAN, &at);
-  w->fps_at = at;
+  append_head (w->buf, w->format, t, &w->filter, &w->info, &w->fps_at);
   w->head_written = true;
 }
 

@@ -84,9 +84,10 @@ typedef enum {
   VH_LOG_JSON,
   VH_LOG_XML,
   VH_LOG_CSV,
+  VH_LOG_SUB,   /* MicroDVD subtitles, one line per frame, as libvmaf's */
 } VhLogFormat;
 
-/* Parses "json", "xml", "csv" (case-insensitive). */
+/* Parses "json", "xml", "csv", "sub" (case-insensitive). */
 bool vh_log_format_from_string (const char *s, VhLogFormat *format);
 
 typedef struct VhLogInfo {

@@ -682,7 +682,8 @@ START_TEST (test_log_xml_csv)
 
   VhLogFormat f;
   ck_assert (vh_log_format_from_string ("XML", &f) && f == VH_LOG_XML);
-  ck_assert (!vh_log_format_from_string ("sub", &f));
+  ck_assert (vh_log_format_from_string ("sub", &f) && f == VH_LOG_SUB);
+  ck_assert (!vh_log_format_from_string ("srt", &f));
   g_string_free (xml, TRUE);
   g_string_free (csv, TRUE);
   vh_engine_free (e);
