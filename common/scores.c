@@ -81,6 +81,7 @@ vh_score_table_free (VhScoreTable *t)
   g_free (t);
 }
 
+/* Drops every metric, and with them their running pools. */
 void
 vh_score_table_clear (VhScoreTable *t)
 {
@@ -204,9 +205,9 @@ vh_score_table_retire (VhScoreTable *t, unsigned upto, unsigned subsample)
     g_array_remove_range (metric->values, 0, drop);
     g_array_remove_range (metric->written, 0, drop);
   }
+  /* n_frames stays one past the highest frame written, even if `upto`
+   * goes beyond it */
   t->first_frame = upto;
-  if (t->n_frames < upto)
-    t->n_frames = upto;
 }
 
 unsigned

@@ -16,6 +16,7 @@ typedef struct VhScoreTable VhScoreTable;
 
 VhScoreTable *vh_score_table_new (void);
 void vh_score_table_free (VhScoreTable *table);
+/* Forgets every metric and frame, the retired frames' pools included. */
 void vh_score_table_clear (VhScoreTable *table);
 
 /* Index of `name`, created if new. */
@@ -25,7 +26,7 @@ int vh_score_table_find (const VhScoreTable *table, const char *name);
 unsigned vh_score_table_n_metrics (const VhScoreTable *table);
 const char *vh_score_table_metric_name (const VhScoreTable *table,
     unsigned metric);
-/* One past the highest frame any metric wrote. */
+/* One past the highest frame any metric wrote (retired frames count). */
 unsigned vh_score_table_n_frames (const VhScoreTable *table);
 
 void vh_score_table_set (VhScoreTable *table, unsigned metric,
@@ -75,7 +76,8 @@ bool vh_score_table_pool_all (const VhScoreTable *table, unsigned metric,
 
 /* Pools `metric` over frames [first, last], taking every `subsample`-th
  * frame (1: all), as libvmaf does: harmonic mean = n / Σ 1/(x+1) − 1.
- * FALSE if the metric has no value in the range. */
+ * Sees stored frames only (none that were retired). FALSE if the metric has
+ * no value in the range. */
 bool vh_score_table_pool (const VhScoreTable *table, unsigned metric,
     unsigned first, unsigned last, unsigned subsample, VhPooled *pooled);
 double vh_pooled_get (const VhPooled *pooled, VhPoolMethod method);

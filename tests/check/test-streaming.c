@@ -56,6 +56,137 @@ run_engine (gboolean release, unsigned subsample, VhLogWriter * writer,
   return e;
 }
 
+/* Values of every magnitude, so that any change in summation order would
+ * change the low bits of the sums. */
+static double
+test_value (GRand * rand)
+{
+  return g_rand_double_range (rand, 0.0, 100.0) * pow (10.0,
+      g_rand_int_range (rand, -9, 4));
+}
+
+/* Two tables with the same values (some frames missing per metric); one
+ * retired in uneven steps, the other kept whole. */
+START_TEST (test_retire_table)
+{
+  const unsigned subsamples[] = { 1, 3 };
+  const unsigned n_frames = 200, n_metrics = 3;
+  const unsigned steps[] = { 1, 7, 2, 30, 1, 64 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (subsamples); k++) {
+    const unsigned sub = subsamples[k];
+    VhScoreTable *whole = vh_score_table_new ();
+    VhScoreTable *retired = vh_score_table_new ();
+    GRand *rand = g_rand_new_with_seed (11 + k);
+    unsigned upto = 0, step = 0;
+
+    for (unsigned m = 0; m < n_metrics; m++) {
+      gchar *name = g_strdup_printf ("metric%u", m);
+      ck_assert_uint_eq (vh_score_table_metric (whole, name), m);
+      ck_assert_uint_eq (vh_score_table_metric (retired, name), m);
+      g_free (name);
+    }
+    for (unsigned i = 0; i < n_frames; i++) {
+      for (unsigned m = 0; m < n_metrics; m++) {
+        const double v = test_value (rand);
+        if (m == 2 && i % 5 == 1)
+          continue;             /* a metric that skips frames */
+        vh_score_table_set (whole, m, i, v);
+        vh_score_table_set (retired, m, i, v);
+      }
+      /* retire behind the writer, as a stream does */
+      if (i >= upto + steps[step % G_N_ELEMENTS (steps)]) {
+        upto += steps[step++ % G_N_ELEMENTS (steps)];
+        vh_score_table_retire (retired, upto, sub);
+        ck_assert_uint_eq (vh_score_table_first_frame (retired), upto);
+      }
+    }
+    ck_assert_uint_gt (upto, n_frames / 2);
+    ck_assert_uint_lt (upto, n_frames);
+    ck_assert_uint_eq (vh_score_table_n_frames (retired), n_frames);
+    ck_assert_uint_eq (vh_score_table_first_frame (whole), 0);
+
+    for (unsigned m = 0; m < n_metrics; m++) {
+      VhPooled a, b, c;
+      ck_assert (vh_score_table_pool (whole, m, 0, n_frames - 1, sub, &a));
+      ck_assert (vh_score_table_pool_all (retired, m, sub, &b));
+      ck_assert (vh_score_table_pool_all (whole, m, sub, &c));
+      /* exact: the same doubles */
+      ck_assert (a.mean == b.mean && a.harmonic_mean == b.harmonic_mean);
+      ck_assert (a.min == b.min && a.max == b.max);
+      ck_assert_uint_eq (a.n_frames, b.n_frames);
+      ck_assert (a.mean == c.mean && a.harmonic_mean == c.harmonic_mean);
+      ck_assert (a.min == c.min && a.max == c.max);
+      ck_assert_uint_eq (a.n_frames, c.n_frames);
+      /* retired frames are gone, later ones still there */
+      for (unsigned i = 0; i < n_frames; i++) {
+        double w = NAN, r = NAN;
+        const bool in_whole = vh_score_table_get (whole, m, i, &w);
+        const bool in_retired = vh_score_table_get (retired, m, i, &r);
+        ck_assert (in_retired == (in_whole && i >= upto));
+        ck_assert (!in_retired || r == w);
+      }
+    }
+    /* retiring past the last frame written keeps n_frames, and the pools */
+    vh_score_table_retire (retired, n_frames + 5, sub);
+    ck_assert_uint_eq (vh_score_table_first_frame (retired), n_frames + 5);
+    ck_assert_uint_eq (vh_score_table_n_frames (retired), n_frames);
+    for (unsigned m = 0; m < n_metrics; m++) {
+      VhPooled a, b;
+      ck_assert (vh_score_table_pool (whole, m, 0, n_frames - 1, sub, &a));
+      ck_assert (vh_score_table_pool_all (retired, m, sub, &b));
+      ck_assert (a.mean == b.mean && a.harmonic_mean == b.harmonic_mean);
+      ck_assert_uint_eq (a.n_frames, b.n_frames);
+    }
+    /* clear forgets the retired frames' pools too */
+    vh_score_table_clear (retired);
+    ck_assert_uint_eq (vh_score_table_first_frame (retired), 0);
+    ck_assert_uint_eq (vh_score_table_n_frames (retired), 0);
+    {
+      const unsigned m = vh_score_table_metric (retired, "metric0");
+      VhPooled p;
+      ck_assert (!vh_score_table_pool_all (retired, m, sub, &p));
+      vh_score_table_set (retired, m, 0, 4.0);
+      ck_assert (vh_score_table_pool_all (retired, m, sub, &p));
+      ck_assert_uint_eq (p.n_frames, 1);
+      ck_assert (p.mean == 4.0);
+    }
+    g_rand_free (rand);
+    vh_score_table_free (whole);
+    vh_score_table_free (retired);
+  }
+}
+
+END_TEST;
+
+/* The running pool on its own: the same doubles as the table's. */
+START_TEST (test_pool_accum)
+{
+  VhScoreTable *t = vh_score_table_new ();
+  const unsigned m = vh_score_table_metric (t, "x");
+  GRand *rand = g_rand_new_with_seed (5);
+  VhPoolAccum accum;
+  VhPooled a, b;
+
+  vh_pool_accum_init (&accum);
+  ck_assert (!vh_pool_accum_get (&accum, &a));
+  for (unsigned i = 0; i < 1000; i++) {
+    const double v = test_value (rand);
+    vh_score_table_set (t, m, i, v);
+    vh_pool_accum_add (&accum, v);
+  }
+  ck_assert (vh_pool_accum_get (&accum, &a));
+  ck_assert (vh_score_table_pool (t, m, 0, 999, 1, &b));
+  ck_assert (a.mean == b.mean && a.harmonic_mean == b.harmonic_mean);
+  ck_assert (a.min == b.min && a.max == b.max);
+  ck_assert_uint_eq (a.n_frames, 1000);
+  ck_assert_uint_eq (b.n_frames, 1000);
+  g_rand_free (rand);
+  vh_score_table_free (t);
+}
+
+END_TEST;
+
 START_TEST (test_pool_all_equals_pool)
 {
   const unsigned subsamples[] = { 1, 3 };
@@ -283,6 +414,8 @@ streaming_suite (void)
   Suite *s = suite_create ("streaming");
   TCase *tc = tcase_create ("streaming");
 
+  tcase_add_test (tc, test_retire_table);
+  tcase_add_test (tc, test_pool_accum);
   tcase_add_test (tc, test_pool_all_equals_pool);
   tcase_add_test (tc, test_release_bounds_memory);
   tcase_add_test (tc, test_streamed_log_equals_whole);
