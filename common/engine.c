@@ -477,12 +477,19 @@ check_picture (const VhEngine *e, const VhPicture *pic, const char *which,
 static void
 predict_final_frames (VhEngine *e, unsigned new_final)
 {
+  unsigned max_features = 1;
+  for (guint m = 0; m < e->models->len; m++)
+    max_features = MAX (max_features, ((BoundModel *)
+            g_ptr_array_index (e->models, m))->feature_metric->len);
+  /* one buffer for the whole call: stack use must not grow with the number
+   * of frames that become final at once (a flush after many in flight) */
+  double *x = g_newa (double, max_features);
+
   for (; e->n_final < new_final; e->n_final++) {
     const unsigned frame = e->n_final;
     for (guint m = 0; m < e->models->len; m++) {
       BoundModel *bm = g_ptr_array_index (e->models, m);
       const unsigned nf = bm->feature_metric->len;
-      double *x = g_newa (double, MAX (nf, 1));
       VhModelScore s;
       gboolean complete = TRUE;
 

@@ -17,11 +17,11 @@
 #define H 64
 #define N_FRAMES 13
 
-/* Scores N_FRAMES synthetic pairs with vmaf_v0.6.1 and PSNR; releases each
- * final frame (and streams it to `writer`) if asked. */
+/* Scores `n_frames` synthetic pairs with vmaf_v0.6.1 and PSNR; releases
+ * each final frame (and streams it to `writer`) if asked. */
 static VhEngine *
-run_engine (gboolean release, unsigned subsample, VhLogWriter * writer,
-    unsigned *max_stored)
+run_engine_n (unsigned n_frames, gboolean release, unsigned subsample,
+    VhLogWriter * writer, unsigned *max_stored)
 {
   const VhVideoInfo vi = { W, H, 8 };
   VhSynth *synth = vh_synth_new (W, H, 8, VH_SYNTH_420, 7);
@@ -33,9 +33,9 @@ run_engine (gboolean release, unsigned subsample, VhLogWriter * writer,
   ck_assert (vh_engine_add_model (e, "vmaf_v0.6.1", NULL, NULL, &error));
   ck_assert (vh_engine_add_feature (e, "psnr", &error));
   *max_stored = 0;
-  for (unsigned i = 0; i <= N_FRAMES; i++) {
+  for (unsigned i = 0; i <= n_frames; i++) {
     const VhScoreTable *t = vh_engine_scores (e);
-    if (i < N_FRAMES) {
+    if (i < n_frames) {
       VhPicture r, d;
       vh_synth_render (synth, i, 3, &r, &d);
       ck_assert_msg (vh_engine_push (e, &r, &d, &error), "%s",
@@ -48,12 +48,20 @@ run_engine (gboolean release, unsigned subsample, VhLogWriter * writer,
         ck_assert_msg (vh_log_writer_add_frame (writer, t, done, &error),
             "%s", error ? error->message : "");
       ck_assert (vh_engine_release_frames (e, done + 1, subsample, &error));
+      ck_assert_uint_eq (vh_score_table_first_frame (t), done + 1);
     }
     *max_stored = MAX (*max_stored, vh_score_table_n_frames (t)
         - vh_score_table_first_frame (t));
   }
   vh_synth_free (synth);
   return e;
+}
+
+static VhEngine *
+run_engine (gboolean release, unsigned subsample, VhLogWriter * writer,
+    unsigned *max_stored)
+{
+  return run_engine_n (N_FRAMES, release, subsample, writer, max_stored);
 }
 
 /* Values of every magnitude, so that any change in summation order would
@@ -227,11 +235,12 @@ START_TEST (test_release_bounds_memory)
 {
   unsigned stored;
   GError *error = NULL;
-  VhEngine *e = run_engine (TRUE, 1, NULL, &stored);
+  VhEngine *e = run_engine_n (400, TRUE, 1, NULL, &stored);
 
-  /* a frame waits for the next one (motion); never more than that plus
-   * the one being pushed */
-  ck_assert_uint_le (stored, 3);
+  ck_assert_uint_eq (vh_score_table_n_frames (vh_engine_scores (e)), 400);
+  /* vmaf_v0.6.1's lookahead is one frame (motion waits for the next);
+   * never more than lookahead + 2 frames stored */
+  ck_assert_uint_le (stored, 1 + 2);
   vh_engine_free (e);
 
   e = run_engine (FALSE, 1, NULL, &stored);
@@ -241,6 +250,58 @@ START_TEST (test_release_bounds_memory)
   ck_assert (strstr (error->message, "final") != NULL);
   g_error_free (error);
   vh_engine_free (e);
+}
+
+END_TEST;
+
+/* A flushing seek after frames were released starts over cleanly: the
+ * same scores and pools as a fresh engine. */
+START_TEST (test_reset_after_release)
+{
+  VhSynth *synth = vh_synth_new (W, H, 8, VH_SYNTH_420, 7);
+  GError *error = NULL;
+  unsigned stored;
+  VhEngine *e = run_engine (TRUE, 1, NULL, &stored);
+  VhEngine *fresh = run_engine (FALSE, 1, NULL, &stored);
+  const VhScoreTable *t = vh_engine_scores (e);
+  const VhScoreTable *tf = vh_engine_scores (fresh);
+
+  ck_assert_uint_eq (vh_score_table_first_frame (t), N_FRAMES);
+  vh_engine_reset (e);
+  ck_assert_uint_eq (vh_score_table_first_frame (t), 0);
+  ck_assert_uint_eq (vh_score_table_n_frames (t), 0);
+  for (unsigned i = 0; i < N_FRAMES; i++) {
+    VhPicture r, d;
+    vh_synth_render (synth, i, 3, &r, &d);
+    ck_assert (vh_engine_push (e, &r, &d, &error));
+  }
+  ck_assert (vh_engine_flush (e, &error));
+  ck_assert_uint_eq (vh_score_table_n_metrics (t),
+      vh_score_table_n_metrics (tf));
+  for (unsigned m = 0; m < vh_score_table_n_metrics (tf); m++) {
+    VhPooled a, b;
+    for (unsigned i = 0; i < N_FRAMES; i++) {
+      double x, y;
+      ck_assert (vh_score_table_get (t, m, i, &x));
+      ck_assert (vh_score_table_get (tf, m, i, &y));
+      ck_assert (x == y);
+    }
+    /* nothing from before the reset is left in the running pools */
+    ck_assert (vh_score_table_pool_all (t, m, 1, &a));
+    ck_assert (vh_score_table_pool_all (tf, m, 1, &b));
+    ck_assert_uint_eq (a.n_frames, N_FRAMES);
+    ck_assert (a.mean == b.mean && a.min == b.min && a.max == b.max);
+  }
+  /* frames not final yet cannot be released */
+  ck_assert (!vh_engine_release_frames (fresh, N_FRAMES + 1, 1, &error));
+  ck_assert_msg (g_error_matches (error, VH_ERROR, VH_ERROR_STATE)
+      && strstr (error->message, "final"), "%s", error->message);
+  g_clear_error (&error);
+  ck_assert (vh_engine_release_frames (fresh, N_FRAMES, 1, &error));
+  ck_assert_uint_eq (vh_score_table_first_frame (tf), N_FRAMES);
+  vh_synth_free (synth);
+  vh_engine_free (e);
+  vh_engine_free (fresh);
 }
 
 END_TEST;
@@ -418,6 +479,7 @@ streaming_suite (void)
   tcase_add_test (tc, test_pool_accum);
   tcase_add_test (tc, test_pool_all_equals_pool);
   tcase_add_test (tc, test_release_bounds_memory);
+  tcase_add_test (tc, test_reset_after_release);
   tcase_add_test (tc, test_streamed_log_equals_whole);
   tcase_add_test (tc, test_sub_layout);
   tcase_add_test (tc, test_writer_disk_full);
