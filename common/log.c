@@ -389,32 +389,52 @@ struct VhLogWriter {
   VhLogInfo info;
   VhLogFilter filter;
   gsize fps_at;                 /* file offset of the fps field; 0: none */
-  bool head_written, any_frame, failed;
+  bool head_written, any_frame;
+  int failed_with;              /* errno of the first failed write; 0: none */
   GString *buf;
 };
 
 static gboolean
+writer_error (VhLogWriter *w, GError **error)
+{
+  g_set_error (error, VH_ERROR, VH_ERROR_IO,
+      "cannot write results file '%s': %s", w->path,
+      g_strerror (w->failed_with));
+  return FALSE;
+}
+
+static gboolean
 writer_fail (VhLogWriter *w, int err, GError **error)
 {
-  w->failed = true;
-  g_set_error (error, VH_ERROR, VH_ERROR_IO,
-      "cannot write results file '%s': %s", w->path, g_strerror (err));
-  return FALSE;
+  w->failed_with = err ? err : EIO;
+  return writer_error (w, error);
+}
+
+/* Whether the log can take more. Once the file lost data every later call
+ * fails with the first cause. */
+static gboolean
+writer_usable (VhLogWriter *w, GError **error)
+{
+  if (w->failed_with)
+    return writer_error (w, error);
+  if (!w->file) {
+    g_set_error (error, VH_ERROR, VH_ERROR_STATE,
+        "results file '%s' is already finished", w->path);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /* Writes the buffer out and flushes, so a full disk shows at once. */
 static gboolean
 writer_flush (VhLogWriter *w, GError **error)
 {
-  if (w->failed) {
-    g_set_error (error, VH_ERROR, VH_ERROR_IO,
-        "results file '%s' failed earlier", w->path);
+  if (!writer_usable (w, error))
     return FALSE;
-  }
   errno = 0;
   if ((w->buf->len && fwrite (w->buf->str, 1, w->buf->len, w->file)
           != w->buf->len) || fflush (w->file) != 0)
-    return writer_fail (w, errno ? errno : EIO, error);
+    return writer_fail (w, errno, error);
   g_string_truncate (w->buf, 0);
   return TRUE;
 }
@@ -458,6 +478,8 @@ gboolean
 vh_log_writer_add_frame (VhLogWriter *w, const VhScoreTable *t,
     unsigned frame, GError **error)
 {
+  if (!writer_usable (w, error))
+    return FALSE;
   /* CSV's header names the metrics: written with the first frame, when
    * every metric exists */
   if (!w->head_written)
@@ -473,6 +495,8 @@ gboolean
 vh_log_writer_finish (VhLogWriter *w, const VhScoreTable *t, double fps,
     GError **error)
 {
+  if (!writer_usable (w, error))
+    return FALSE;
   if (!w->head_written)
     writer_head (w, t);
   append_tail (w->buf, w->format, t, &w->filter, &w->info);
@@ -493,7 +517,7 @@ vh_log_writer_finish (VhLogWriter *w, const VhScoreTable *t, double fps,
   errno = 0;
   if (fclose (w->file) != 0) {
     w->file = NULL;
-    return writer_fail (w, errno ? errno : EIO, error);
+    return writer_fail (w, errno, error);
   }
   w->file = NULL;
   return TRUE;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <check.h>
@@ -439,6 +440,103 @@ START_TEST (test_sub_layout)
 
 END_TEST;
 
+static gpointer
+read_whole_fifo (gpointer path)
+{
+  gchar *text = NULL;
+  /* blocks until the writer opens, reads until it closes */
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return NULL;
+  return text;
+}
+
+/* A file that cannot seek (a pipe) gets the whole log, the fps left
+ * unknown: null in JSON, 0.00 in XML. */
+START_TEST (test_writer_not_seekable)
+{
+  const VhLogFormat formats[] = { VH_LOG_JSON, VH_LOG_XML };
+  gchar *dir = g_dir_make_tmp ("vmafhip-fifo-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "log", NULL);
+
+  ck_assert_msg (mkfifo (path, 0600) == 0, "mkfifo: %s", g_strerror (errno));
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    const VhLogInfo li = { W, H, NAN, 1 };
+    GThread *reader = g_thread_new ("fifo-reader", read_whole_fifo, path);
+    GError *error = NULL;
+    unsigned stored;
+    VhLogWriter *w = vh_log_writer_open (path, formats[f], &li, NULL, &error);
+    VhEngine *released, *whole;
+    GString *expected = g_string_new (NULL);
+    gchar *streamed;
+
+    ck_assert_msg (w != NULL, "%s", error ? error->message : "");
+    ck_assert_str_eq (vh_log_writer_path (w), path);
+    released = run_engine (TRUE, 1, w, &stored);
+    ck_assert_msg (vh_log_writer_finish (w, vh_engine_scores (released),
+            25.0, &error), "%s", error ? error->message : "");
+    vh_log_writer_free (w);
+    streamed = g_thread_join (reader);
+    ck_assert (streamed != NULL);
+
+    /* what vh_log_write gives for an unknown fps */
+    whole = run_engine (FALSE, 1, NULL, &stored);
+    vh_log_write (vh_engine_scores (whole), formats[f], &li, expected);
+    if (formats[f] == VH_LOG_JSON) {
+      check_json_equal (streamed, expected->str);
+      ck_assert (g_regex_match_simple ("\"fps\": null *,", streamed, 0, 0));
+    } else {
+      gchar *a = xml_without_fps (streamed);
+      gchar *b = xml_without_fps (expected->str);
+      ck_assert_str_eq (a, b);
+      ck_assert (strstr (streamed, "<fyi fps=\"0.00\"") != NULL);
+      g_free (a);
+      g_free (b);
+    }
+    g_free (streamed);
+    g_string_free (expected, TRUE);
+    vh_engine_free (released);
+    vh_engine_free (whole);
+  }
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+}
+
+END_TEST;
+
+/* Finishing twice, or adding after the end, is a state error. */
+START_TEST (test_writer_finished)
+{
+  const VhLogInfo li = { W, H, NAN, 1 };
+  gchar *dir = g_dir_make_tmp ("vmafhip-fin-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "log.csv", NULL);
+  GError *error = NULL;
+  unsigned stored;
+  VhEngine *e = run_engine (FALSE, 1, NULL, &stored);
+  VhLogWriter *w = vh_log_writer_open (path, VH_LOG_CSV, &li, NULL, &error);
+
+  ck_assert (w != NULL);
+  ck_assert (vh_log_writer_add_frame (w, vh_engine_scores (e), 0, &error));
+  ck_assert (vh_log_writer_finish (w, vh_engine_scores (e), 1.0, &error));
+  ck_assert (!vh_log_writer_add_frame (w, vh_engine_scores (e), 1, &error));
+  ck_assert (g_error_matches (error, VH_ERROR, VH_ERROR_STATE));
+  g_clear_error (&error);
+  ck_assert (!vh_log_writer_finish (w, vh_engine_scores (e), 1.0, &error));
+  ck_assert (g_error_matches (error, VH_ERROR, VH_ERROR_STATE));
+  ck_assert (strstr (error->message, path) != NULL);
+  g_clear_error (&error);
+  vh_log_writer_free (w);
+  vh_log_writer_free (NULL);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+  vh_engine_free (e);
+}
+
+END_TEST;
+
 /* A full disk (here /dev/full) is an error naming the file and the cause. */
 START_TEST (test_writer_disk_full)
 {
@@ -457,7 +555,26 @@ START_TEST (test_writer_disk_full)
   ck_assert_msg (strstr (error->message, "/dev/full")
       && strstr (error->message, g_strerror (ENOSPC)), "%s", error->message);
   g_clear_error (&error);
+  /* later calls repeat the first cause */
+  ck_assert (!vh_log_writer_finish (w, vh_engine_scores (e), 25.0, &error));
+  ck_assert_msg (strstr (error->message, "/dev/full")
+      && strstr (error->message, g_strerror (ENOSPC)), "%s", error->message);
+  g_clear_error (&error);
   vh_log_writer_free (w);
+
+  /* a log with no frame fails at finish (sub has nothing to write then) */
+  const VhLogFormat formats[] = { VH_LOG_JSON, VH_LOG_XML, VH_LOG_CSV };
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    w = vh_log_writer_open ("/dev/full", formats[f], &li, NULL, &error);
+    ck_assert (w != NULL);
+    ck_assert (!vh_log_writer_finish (w, vh_engine_scores (e), 25.0, &error));
+    ck_assert_msg (g_error_matches (error, VH_ERROR, VH_ERROR_IO)
+        && strstr (error->message, "'/dev/full'")
+        && strstr (error->message, g_strerror (ENOSPC)), "%s",
+        error->message);
+    g_clear_error (&error);
+    vh_log_writer_free (w);
+  }
   vh_engine_free (e);
 
   w = vh_log_writer_open ("/nonexistent-dir/log.json", VH_LOG_JSON, &li,
@@ -483,6 +600,8 @@ streaming_suite (void)
   tcase_add_test (tc, test_streamed_log_equals_whole);
   tcase_add_test (tc, test_sub_layout);
   tcase_add_test (tc, test_writer_disk_full);
+  tcase_add_test (tc, test_writer_not_seekable);
+  tcase_add_test (tc, test_writer_finished);
   suite_add_tcase (s, tc);
   return s;
 }
