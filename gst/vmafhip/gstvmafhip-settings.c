@@ -41,6 +41,7 @@ gst_vmafhip_results_format_get_type (void)
     {GST_VMAFHIP_RESULTS_XML, "XML", "xml"},
     {GST_VMAFHIP_RESULTS_JSON, "JSON", "json"},
     {GST_VMAFHIP_RESULTS_CSV, "Comma-separated values (CSV)", "csv"},
+    {GST_VMAFHIP_RESULTS_SUB, "MicroDVD subtitles, one line per frame (as libvmaf's)", "sub"},
     {0, NULL, NULL},
   };
   static GType type = 0;

@@ -463,6 +463,9 @@ gst_vmafhip_start (GstAggregator * agg)
     case GST_VMAFHIP_RESULTS_CSV:
       self->log_format = VH_LOG_CSV;
       break;
+    case GST_VMAFHIP_RESULTS_SUB:
+      self->log_format = VH_LOG_SUB;
+      break;
     default:
       self->log_format = VH_LOG_JSON;
       break;

@@ -22,6 +22,7 @@ typedef enum {
   GST_VMAFHIP_RESULTS_XML = 1,
   GST_VMAFHIP_RESULTS_JSON = 2,
   GST_VMAFHIP_RESULTS_CSV = 3,
+  GST_VMAFHIP_RESULTS_SUB = 4,
 } GstVmafHipResultsFormat;
 
 typedef enum {

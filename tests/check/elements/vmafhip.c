@@ -1246,7 +1246,7 @@ GST_END_TEST;
 /* results-filename: libvmaf's JSON, XML and CSV, matching the messages. */
 GST_START_TEST (test_results_file)
 {
-  static const char *const formats[] = { "json", "xml", "csv", "none" };
+  static const char *const formats[] = { "json", "xml", "csv", "sub", "none" };
   gchar *dir = g_dir_make_tmp ("vmafhip-test-XXXXXX", NULL);
 
   for (guint k = 0; k < G_N_ELEMENTS (formats); k++) {
@@ -1294,6 +1294,12 @@ GST_START_TEST (test_results_file)
     } else if (!strcmp (formats[k], "xml")) {
       fail_unless (strstr (text, "<VMAF version=") != NULL);
       fail_unless (strstr (text, "<frame frameNum=\"2\"") != NULL);
+    } else if (!strcmp (formats[k], "sub")) {
+      /* one MicroDVD line per frame: {i}{i+1}frame: i|name: value|... */
+      gchar **lines = g_strsplit (g_strstrip (text), "\n", -1);
+      fail_unless_equals_int (g_strv_length (lines), 3);
+      fail_unless (g_str_has_prefix (lines[2], "{2}{3}frame: 2|"));
+      g_strfreev (lines);
     } else {
       gchar **lines = g_strsplit (g_strstrip (text), "\n", -1);
       fail_unless_equals_int (g_strv_length (lines), 4);
