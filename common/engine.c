@@ -287,6 +287,22 @@ vh_engine_is_accelerated (const VhEngine *e)
   return e->n_accelerated > 0;
 }
 
+unsigned
+vh_engine_n_accelerated (const VhEngine *e)
+{
+  return e->n_accelerated;
+}
+
+unsigned
+vh_engine_n_accelerable (const VhEngine *e)
+{
+  unsigned n = 0;
+  for (guint i = 0; i < e->instances->len; i++)
+    n += ((Instance *) g_ptr_array_index (e->instances, i))->fex->extract_sums
+        != NULL;
+  return n;
+}
+
 /* Finds the instance of `fex` with exactly these options, or makes one. */
 static Instance *
 get_instance (VhEngine *e, const VhFeatureExtractor *fex, const void *opts,

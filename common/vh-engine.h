@@ -60,6 +60,11 @@ gboolean vh_engine_set_accelerator (VhEngine *engine,
     const struct VhAccelOps *ops, gpointer backend, GError **error);
 /* Whether any feature runs on the accelerator. */
 gboolean vh_engine_is_accelerated (const VhEngine *engine);
+/* How many feature instances run on the accelerator, and how many could
+ * (their extractor has an accelerated path): a backend that declines a
+ * feature it should take shows here. */
+unsigned vh_engine_n_accelerated (const VhEngine *engine);
+unsigned vh_engine_n_accelerable (const VhEngine *engine);
 
 /* Scores one frame pair (frames in order). Both pictures must match the
  * engine's size and bit depth. */

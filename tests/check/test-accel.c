@@ -224,6 +224,9 @@ run_pair (unsigned w, unsigned h, unsigned bpc, unsigned n)
   ck_assert (!vh_engine_is_accelerated (cpu));
   /* vif ×2, adm ×3, motion ×2, psnr: instances shared by models once */
   ck_assert_uint_eq (backend->n_handles, 8);
+  ck_assert_uint_eq (vh_engine_n_accelerated (acc), 8);
+  ck_assert_uint_eq (vh_engine_n_accelerable (acc), 8);
+  ck_assert_uint_eq (vh_engine_n_accelerated (cpu), 0);
 
   VhSynth *s = vh_synth_new (w, h, bpc, VH_SYNTH_420, 11);
   for (unsigned i = 0; i < n; i++) {

@@ -19,6 +19,12 @@ existing_dir (const char *env, const char *builtin, const char *what)
   return dir;
 }
 
+void
+vh_test_skip_case (const char *test, const char *why)
+{
+  fprintf (stderr, "\n*** SKIPPED %s: %s ***\n\n", test, why);
+}
+
 const char *
 vh_test_testdata_dir (void)
 {

@@ -10,6 +10,10 @@
 const char *vh_test_testdata_dir (void);
 const char *vh_test_models_dir (void);
 
+/* A test case that is not registered because what it needs is missing:
+ * says so loudly on stderr, so a skip never reads as a pass. */
+void vh_test_skip_case (const char *test, const char *why);
+
 /* Exit status meson counts as "skipped". */
 #define VH_TEST_SKIP 77
 

@@ -65,6 +65,12 @@ compare (const char *what, const VhVideoInfo *info, unsigned n,
   if (!vh_engine_set_accelerator (gpu, &vh_gpu_backend_ops, backend, &error))
     g_error ("%s: %s", what, error->message);
   setup (gpu, &error);
+  /* every feature here has a GPU path: a backend declining one would
+   * otherwise pass by comparing the CPU with itself */
+  if (vh_engine_n_accelerated (gpu) == 0
+      || vh_engine_n_accelerated (gpu) != vh_engine_n_accelerable (gpu))
+    g_error ("%s: the GPU took %u of %u features", what,
+        vh_engine_n_accelerated (gpu), vh_engine_n_accelerable (gpu));
 
   for (unsigned i = 0; i < n; i++) {
     VhPicture ref, dis;
