@@ -26,7 +26,9 @@ pack)
         "$build"/tests/check/gpu/test-gpu-sums
         "$build"/tools/vmafhip-gpu-bench "$build"/tools/vmafhip-bench
         "$build"/gst/vmafhip/vmafhip-element-bench
-        "$build"/tests/check/elements/test-element-vmafhip)
+        "$build"/tests/check/elements/test-element-vmafhip
+        "$build"/tests/check/elements/test-element-vmafhip-pairing
+        "$build"/tests/check/elements/test-element-vmafhip-results)
   cp "${bins[@]}" "$dest/bin/"
   cp "$build"/gst/vmafhip/libgstvmafhip.so "$dest/plugin/"
   ../shared/device/pack-gst-runtime "$dest/gstrt" "$dest"/bin/* "$dest/plugin/libgstvmafhip.so"
@@ -42,6 +44,7 @@ pack)
       rm "$f"
     done
   fi
+  mkdir -p .git/info
   grep -qx "/$dest/" .git/info/exclude 2>/dev/null || echo "/$dest/" >> .git/info/exclude
   du -sh "$dest"
   ;;
@@ -51,6 +54,7 @@ remote)
   . "$dest/gstrt/env.sh"
   export GST_PLUGIN_PATH="$PWD/$dest/plugin"
   export VMAFHIP_TESTDATA="$PWD/$dest/testdata"
+  export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-300}
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
   status=0
   run() { echo "== $*"; "$@" 2>&1 | tee -a "$out/gpu-run.log"; return "${PIPESTATUS[0]}"; }
@@ -61,6 +65,17 @@ remote)
   # H.264 round trip needs avdec_h264, which does not travel
   GST_STATE_IGNORE_ELEMENTS= GST_CHECKS_IGNORE=test_pipeline_encode_decode \
     run "$dest/bin/test-element-vmafhip" || status=1
+  # the same harness tests with every element on the GPU (backend=hip):
+  # scores compared with the CPU engine's, bit for bit. Left out: the
+  # tests about backend choice and CPU allocation, and two that pull a
+  # frame after exactly one more pair (the GPU backend keeps up to its six
+  # slots of frames in flight before they are final)
+  for t in test-element-vmafhip test-element-vmafhip-pairing \
+      test-element-vmafhip-results; do
+    GST_STATE_IGNORE_ELEMENTS= VMAFHIP_TEST_BACKEND=hip \
+      GST_CHECKS_IGNORE=test_pipeline_encode_decode,test_backend_auto,test_error_backend_hip,test_allocation_cpu_no_pinned_pool,test_flushing_seek,test_live_late_frame \
+      run "$dest/bin/$t" || status=1
+  done
   run "$dest/bin/vmafhip-gpu-bench" ${BENCH_ARGS:-} || status=1
   for size in 1920x1080 3840x2160; do
     run "$dest/bin/vmafhip-element-bench" --size "$size" --frames 600 --backend hip || status=1

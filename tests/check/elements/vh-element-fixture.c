@@ -115,9 +115,13 @@ make_element (const char *props)
 {
   GstElement *e = gst_element_factory_make ("vmafhip", NULL);
   fail_unless (e != NULL, "the vmafhip plugin was not found");
-  /* frame messages are off by default (as upstream); most tests read them */
-  g_object_set (e, "backend", 1 /* cpu: no warning */ , "threads", 1,
-      "frame-message", TRUE, NULL);
+  /* frame messages are off by default (as upstream); most tests read them.
+   * The CPU unless VMAFHIP_TEST_BACKEND says otherwise (scripts/gpu-run.sh
+   * runs these tests with hip: every score must still equal the CPU
+   * engine's). */
+  const char *backend = g_getenv ("VMAFHIP_TEST_BACKEND");
+  g_object_set (e, "threads", 1, "frame-message", TRUE, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "backend", backend ? backend : "cpu");
   apply_props (e, props);
   return e;
 }
