@@ -376,17 +376,51 @@ vh_engine_add_model (VhEngine *e, const char *name_or_path,
   return vh_engine_add_loaded_model (e, model, report_name, flags, error);
 }
 
+char *
+vh_model_extractor_names (const VhModel *model)
+{
+  GString *names = g_string_new (NULL);
+  for (unsigned i = 0; i < vh_model_n_features (model); i++) {
+    const VhFeatureName *fn =
+        vh_feature_name_lookup (vh_model_feature_name (model, i));
+    const char *name = fn && fn->fex ? fn->fex->name : NULL;
+    if (!name)
+      continue;
+    /* once each, in first-use order */
+    gboolean seen = FALSE;
+    for (unsigned k = 0; k < i && !seen; k++) {
+      const VhFeatureName *other =
+          vh_feature_name_lookup (vh_model_feature_name (model, k));
+      seen = other && other->fex && !strcmp (other->fex->name, name);
+    }
+    if (!seen)
+      g_string_append_printf (names, "%s%s", names->len ? ", " : "", name);
+  }
+  return g_string_free (names, FALSE);
+}
+
 gboolean
 vh_engine_add_loaded_model (VhEngine *e, VhModel *model,
     const char *report_name, const VhModelFlags *flags, GError **error)
 {
+  return vh_engine_add_loaded_model_with_overrides (e, model, report_name,
+      flags, NULL, 0, error);
+}
+
+gboolean
+vh_engine_add_loaded_model_with_overrides (VhEngine *e, VhModel *model,
+    const char *report_name, const VhModelFlags *flags,
+    const VhFeatureOverride *overrides, unsigned n_overrides, GError **error)
+{
   const char *mname = vh_model_name (model);
   BoundModel *bm = g_new0 (BoundModel, 1);
+  gboolean *override_used = g_newa (gboolean, MAX (n_overrides, 1));
   bm->model = model;
   bm->report_name = g_strdup (report_name ? report_name : mname);
   if (flags)
     bm->flags = *flags;
   bm->feature_metric = g_array_new (FALSE, FALSE, sizeof (unsigned));
+  memset (override_used, 0, sizeof (gboolean) * MAX (n_overrides, 1));
 
   for (unsigned i = 0; i < vh_model_n_features (model); i++) {
     const char *fname = vh_model_feature_name (model, i);
@@ -414,6 +448,18 @@ vh_engine_add_loaded_model (VhEngine *e, VhModel *model,
         goto fail;
       }
     }
+    /* the user's overrides win over the model's options */
+    for (unsigned k = 0; k < n_overrides; k++) {
+      if (strcmp (overrides[k].feature, fn->fex->name))
+        continue;
+      override_used[k] = TRUE;
+      if (!vh_feature_opts_set (fn->fex, opts, &overrides[k].opt, error)) {
+        g_prefix_error (error, "model '%s', override '%s.%s': ", mname,
+            overrides[k].feature, overrides[k].opt.key);
+        g_free (opts);
+        goto fail;
+      }
+    }
     Instance *inst = get_instance (e, fn->fex, opts, error);
     g_free (opts);
     if (!inst) {
@@ -425,12 +471,29 @@ vh_engine_add_loaded_model (VhEngine *e, VhModel *model,
     g_free (metric_name);
     g_array_append_val (bm->feature_metric, metric);
   }
+  for (unsigned k = 0; k < n_overrides; k++) {
+    if (!override_used[k]) {
+      char *used = vh_model_extractor_names (model);
+      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+          "model '%s' has no feature computed by '%s', so '%s.%s' applies "
+          "to nothing (its extractors: %s)", mname, overrides[k].feature,
+          overrides[k].feature, overrides[k].opt.key, used);
+      g_free (used);
+      goto fail;
+    }
+  }
   g_ptr_array_add (e->models, bm);
   return TRUE;
 
 fail:
   bound_model_free (bm);
   return FALSE;
+}
+
+unsigned
+vh_engine_lookahead (const VhEngine *e)
+{
+  return e->lookahead;
 }
 
 static gboolean

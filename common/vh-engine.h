@@ -35,6 +35,28 @@ gboolean vh_engine_add_model (VhEngine *engine, const char *name_or_path,
 /* Same with an already loaded model; the engine takes ownership. */
 gboolean vh_engine_add_loaded_model (VhEngine *engine, VhModel *model,
     const char *report_name, const VhModelFlags *flags, GError **error);
+
+/* An option for the features of a model computed by one extractor, as
+ * libvmaf's vmaf_model_feature_overload: `feature` is the extractor's name
+ * ("vif"), `opt` the option, applied over the model's own options. */
+typedef struct VhFeatureOverride {
+  const char *feature;
+  VhModelOpt opt;
+} VhFeatureOverride;
+
+/* vh_engine_add_loaded_model with overrides; an override naming an
+ * extractor the model does not use, or a bad option, is an error. */
+gboolean vh_engine_add_loaded_model_with_overrides (VhEngine *engine,
+    VhModel *model, const char *report_name, const VhModelFlags *flags,
+    const VhFeatureOverride *overrides, unsigned n_overrides, GError **error);
+
+/* The extractors a model's features need, ", "-joined ("vif, adm,
+ * motion"): the FEATURE part overrides may name. g_free it. */
+char *vh_model_extractor_names (const VhModel *model);
+
+/* Frames a frame's scores wait for (1 with motion, 2 with the five-frame
+ * window), for the element's latency. */
+unsigned vh_engine_lookahead (const VhEngine *engine);
 /* Adds a feature extractor with default options ("psnr", "vif", ...). */
 gboolean vh_engine_add_feature (VhEngine *engine, const char *name,
     GError **error);

@@ -247,15 +247,21 @@ configure_engine (GstVmafHip * self)
     VhModel *model = spec->model;
 
     spec->model = NULL;
-    if (!model && !(model = vh_model_load (spec->source, &error)))
+    if (!model && !(model = vh_model_spec_load (spec->spec, &error)))
       goto failed;
     /* the engine owns the model from here, even on failure */
-    if (!vh_engine_add_loaded_model (self->engine, model, spec->report_name,
-            &spec->flags, &error))
+    if (!vh_engine_add_loaded_model_with_overrides (self->engine, model,
+            spec->report_name, &spec->spec->flags, spec->spec->overrides,
+            spec->spec->n_overrides, &error))
       goto failed;
   }
   if (self->cfg.psnr && !vh_engine_add_feature (self->engine, "psnr", &error))
     goto failed;
+  /* the engine knows how long a frame waits (overrides included) */
+  if (vh_engine_lookahead (self->engine) != self->lookahead) {
+    self->lookahead = vh_engine_lookahead (self->engine);
+    gst_vmafhip_update_latency (self, self->frame_duration);
+  }
   GST_INFO_OBJECT (self, "engine ready for %ux%u %u-bit, %u model(s)",
       vi.width, vi.height, vi.bpc, self->specs->len);
   return TRUE;

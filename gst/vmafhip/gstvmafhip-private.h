@@ -14,6 +14,7 @@
 
 #include "gstvmafhip.h"
 #include "vh-engine.h"
+#include "vh-spec.h"
 
 G_BEGIN_DECLS
 
@@ -41,9 +42,8 @@ typedef struct
 /* One model to score with, resolved from model-filename or models. */
 typedef struct
 {
-  gchar *source;              /* built-in name or path */
+  VhModelSpec *spec;          /* source, flags, overrides (vh-spec.h) */
   gchar *report_name;         /* name in messages, meta and log */
-  VhModelFlags flags;
   gboolean bootstrap;
   VhModel *model;             /* loaded at start(), handed to the engine */
 } ModelSpec;

@@ -137,12 +137,11 @@ gst_vmafhip_model_spec_free (gpointer p)
 {
   ModelSpec *spec = p;
 
-  g_free (spec->source);
+  vh_model_spec_free (spec->spec);
   g_free (spec->report_name);
   vh_model_free (spec->model);
   g_free (spec);
 }
-
 
 /* --------------------------------------------------------- model setup */
 
@@ -150,13 +149,11 @@ gst_vmafhip_model_spec_free (gpointer p)
  * that cannot run fails at READY→PAUSED rather than at the first frame. */
 static gboolean
 check_model_features (const VhModel * model, const char *source,
-    guint * lookahead, GError ** error)
+    GError ** error)
 {
   for (unsigned i = 0; i < vh_model_n_features (model); i++) {
     const char *fname = vh_model_feature_name (model, i);
     const VhFeatureName *fn = vh_feature_name_lookup (fname);
-    unsigned n_opts = 0;
-    const VhModelOpt *opts;
 
     if (!fn || !fn->fex) {
       g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
@@ -164,53 +161,23 @@ check_model_features (const VhModel * model, const char *source,
           "yet", source, fn ? fn->alias : fname);
       return FALSE;
     }
-    opts = vh_model_feature_opts (model, i, &n_opts);
-    for (unsigned k = 0; k < n_opts; k++) {
-      /* the five-frame motion window finalises a frame two frames later */
-      if (!strcmp (opts[k].key, "motion_five_frame_window")
-          && opts[k].kind == VH_OPTVAL_BOOL && opts[k].boolean)
-        *lookahead = MAX (*lookahead, 2);
-    }
   }
   return TRUE;
 }
 
-/* Parses one `models` entry: NAME_OR_PATH[:name=REPORT][:enable_transform]
- * [:disable_clip]. */
+/* One model: libvmaf's --model syntax (common/vh-spec.h), parsed by the
+ * engine's parser as vmafhip-score does. */
 static ModelSpec *
-parse_model_entry (const gchar * entry, const VhModelFlags * global,
+model_spec_new (const gchar * text, const VhModelFlags * global,
     GError ** error)
 {
-  gchar **parts = g_strsplit (entry, ":", -1);
-  ModelSpec *spec = g_new0 (ModelSpec, 1);
+  VhModelSpec *parsed = vh_model_spec_parse (text, global, error);
+  ModelSpec *spec;
 
-  spec->source = g_strdup (g_strstrip (parts[0]));
-  spec->flags = *global;
-  for (guint i = 1; parts[i]; i++) {
-    const gchar *opt = g_strstrip (parts[i]);
-    if (g_str_has_prefix (opt, "name=") && opt[5]) {
-      g_free (spec->report_name);
-      spec->report_name = g_strdup (opt + 5);
-    } else if (!strcmp (opt, "enable_transform")) {
-      spec->flags.enable_transform = true;
-    } else if (!strcmp (opt, "disable_clip")) {
-      spec->flags.disable_clip = true;
-    } else {
-      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-          "models: unknown option '%s' in '%s' (known: name=NAME, "
-          "enable_transform, disable_clip)", opt, entry);
-      gst_vmafhip_model_spec_free (spec);
-      spec = NULL;
-      break;
-    }
-  }
-  if (spec && !*spec->source) {
-    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-        "models: entry '%s' has no model name or path", entry);
-    gst_vmafhip_model_spec_free (spec);
-    spec = NULL;
-  }
-  g_strfreev (parts);
+  if (!parsed)
+    return NULL;
+  spec = g_new0 (ModelSpec, 1);
+  spec->spec = parsed;
   return spec;
 }
 
@@ -235,8 +202,9 @@ gst_vmafhip_load_models (GstVmafHip * self, GError ** error)
       ModelSpec *spec;
       if (!*g_strstrip (entries[i]))
         continue;
-      spec = parse_model_entry (entries[i], &global, error);
+      spec = model_spec_new (entries[i], &global, error);
       if (!spec) {
+        g_prefix_error (error, "models: ");
         g_strfreev (entries);
         return FALSE;
       }
@@ -256,27 +224,26 @@ gst_vmafhip_load_models (GstVmafHip * self, GError ** error)
           "(vmaf_v0.6.1 ...) or the path of a model file");
       return FALSE;
     }
+    /* a name or a path, never options: ':' may be part of a path */
     spec = g_new0 (ModelSpec, 1);
-    spec->source = g_strdup (cfg->model_filename);
-    spec->flags = global;
+    spec->spec = vh_model_spec_new_source (cfg->model_filename, &global);
     g_ptr_array_add (self->specs, spec);
   }
 
   for (guint i = 0; i < self->specs->len; i++) {
     ModelSpec *spec = g_ptr_array_index (self->specs, i);
 
-    spec->model = vh_model_load (spec->source, error);
+    spec->model = vh_model_spec_load (spec->spec, error);
     if (!spec->model) {
-      g_prefix_error (error, "%s '%s': ", what, spec->source);
+      g_prefix_error (error, "%s '%s': ", what, spec->spec->source);
       return FALSE;
     }
-    if (!check_model_features (spec->model, spec->source, &self->lookahead,
-            error)) {
+    if (!check_model_features (spec->model, spec->spec->source, error)) {
       g_prefix_error (error, "%s: ", what);
       return FALSE;
     }
-    if (!spec->report_name)
-      spec->report_name = g_strdup (vh_model_name (spec->model));
+    spec->report_name = g_strdup (spec->spec->report_name
+        ? spec->spec->report_name : vh_model_name (spec->model));
     spec->bootstrap = vh_model_is_bootstrap (spec->model);
     for (guint k = 0; k < i; k++) {
       ModelSpec *other = g_ptr_array_index (self->specs, k);

@@ -3,6 +3,7 @@
 
 #include "gstvmafhipmeta.h"
 #include "vh-element-fixture.h"
+#include "vh-spec.h"
 #include "vh-test-util.h"
 /* ------------------------------------------------------------ content */
 
@@ -365,20 +366,17 @@ expected_run (Expected * x, const Content * c, const char *const *models,
   x->first_model = models[0];
   x->psnr = psnr;
   for (guint i = 0; models[i]; i++) {
-    gchar **parts = g_strsplit (models[i], ":", -1);
-    VhModelFlags flags = { 0 };
-    const char *name = NULL;
-    for (guint k = 1; parts[k]; k++) {
-      if (g_str_has_prefix (parts[k], "name="))
-        name = parts[k] + 5;
-      else if (!strcmp (parts[k], "enable_transform"))
-        flags.enable_transform = true;
-    }
+    VhModelSpec *spec = vh_model_spec_parse (models[i], NULL, &error);
+    VhModel *model;
+    fail_unless (spec != NULL, "%s", error ? error->message : "");
+    model = vh_model_spec_load (spec, &error);
+    fail_unless (model != NULL, "%s", error ? error->message : "");
     if (i == 0)
-      x->first_model = g_intern_string (name ? name : parts[0]);
-    fail_unless (vh_engine_add_model (x->engine, parts[0], name, &flags,
-            &error), "%s", error ? error->message : "");
-    g_strfreev (parts);
+      x->first_model = g_intern_string (spec->report_name
+          ? spec->report_name : vh_model_name (model));
+    fail_unless (vh_engine_add_model_spec (x->engine, spec, model, &error),
+        "%s", error ? error->message : "");
+    vh_model_spec_free (spec);
   }
   if (psnr)
     fail_unless (vh_engine_add_feature (x->engine, "psnr", &error));

@@ -483,12 +483,29 @@ GST_END_TEST;
 
 GST_START_TEST (test_error_models_list)
 {
-  const gchar *n1[] = { "unknown option 'colour=red'", "name=", NULL };
+  const gchar *n1[] = { "unknown option 'colour'", "name=", NULL };
+  const gchar *n4[] = { "cambi.x", "does not use", "adm, motion, vif",
+    NULL
+  };
+  const gchar *n5[] = { "vif.vif_enhn_gain_limit", "wants a number", NULL };
+  const gchar *n6[] = { "has no option 'nope'", NULL };
+  const gchar *n7[] = { "outside its range", NULL };
+  const gchar *n8[] = { "/nonexistent/m.json", NULL };
+  const gchar *n9[] = { "not FEATURE.OPTION=VALUE", NULL };
   const gchar *n2[] = { "reported as 'vmaf_v0.6.1'", ":name=", NULL };
   const gchar *n3[] = { "lists no model", NULL };
   check_start_error ("models=vmaf_v0.6.1:colour=red", n1);
   check_start_error ("models=vmaf_v0.6.1,vmaf_v0.6.1", n2);
   check_start_error ("models=,", n3);
+  /* libvmaf's --model syntax: bad overrides and sources */
+  check_start_error ("models=version=vmaf_v0.6.1:cambi.x=1", n4);
+  check_start_error ("models=version=vmaf_v0.6.1:vif.vif_enhn_gain_limit=lots",
+      n5);
+  check_start_error ("models=version=vmaf_v0.6.1:vif.nope=1", n6);
+  check_start_error ("models=version=vmaf_v0.6.1:vif.vif_enhn_gain_limit=0.5",
+      n7);
+  check_start_error ("models=path=/nonexistent/m.json", n8);
+  check_start_error ("models=version=vmaf_v0.6.1:vif.=1", n9);
 }
 
 GST_END_TEST;
@@ -744,6 +761,53 @@ GST_START_TEST (test_models_names_and_phone)
   free_messages (phone_msgs);
   fixture_free (p);
 
+  g_ptr_array_unref (frames);
+  free_messages (msgs);
+  vh_engine_free (x.engine);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
+/* libvmaf's model syntax: version=, name= and a FEATURE.OPTION override,
+ * whose non-default option shows in the feature's name as libvmaf prints
+ * it; a second model without it keeps the plain names. */
+GST_START_TEST (test_models_libvmaf_syntax)
+{
+  const char *const models[] = {
+    "version=vmaf_v0.6.1:name=vmaf_egl:vif.vif_enhn_gain_limit=1.0:"
+        "adm.adm_enhn_gain_limit=1.0",
+    "version=vmaf_v0.6.1neg:name=neg", NULL
+  };
+  Fixture *f = fixture_new ("models=version=vmaf_v0.6.1:name=vmaf_egl:"
+      "vif.vif_enhn_gain_limit=1.0:adm.adm_enhn_gain_limit=1.0,"
+      "version=vmaf_v0.6.1neg:name=neg", FALSE);
+  Expected x = { 0 };
+  GList *msgs;
+  GPtrArray *frames;
+  const GstStructure *pooled;
+  guint n_pooled;
+
+  fixture_set_caps (f, "I420", "I420", 19);
+  push_pairs (f, 0, 3);
+  push_eos_both (f);
+  wait_eos (f);
+  expected_run (&x, &f->content, models, FALSE, FALSE, 0, 3);
+  msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT);
+  frames = frame_messages (msgs, &pooled, &n_pooled);
+  fail_unless_equals_int (frames->len, 3);
+  for (guint i = 0; i < 3; i++) {
+    const GstStructure *s = g_ptr_array_index (frames, i);
+    check_frame_scores (s, &x, i);
+    /* vmaf_v0.6.1neg itself sets egl 1.0: the override gives the same
+     * names, libvmaf's */
+    fail_unless (gst_structure_has_field (s, "integer_vif_scale0_egl_1"));
+    fail_unless (gst_structure_has_field (s, "integer_adm2_egl_1"));
+    fail_unless (gst_structure_has_field (s, "vmaf_egl"));
+    fail_unless (gst_structure_has_field (s, "neg"));
+    fail_if (gst_structure_has_field (s, "integer_vif_scale0"));
+  }
+  check_pooled (pooled, &x, 3, 1, "mean");
   g_ptr_array_unref (frames);
   free_messages (msgs);
   vh_engine_free (x.engine);
@@ -1716,6 +1780,7 @@ vmafhip_suite (void)
   tcase_add_test (tc, test_messages);
   tcase_add_test (tc, test_messages_single_model);
   tcase_add_test (tc, test_models_names_and_phone);
+  tcase_add_test (tc, test_models_libvmaf_syntax);
   tcase_add_test (tc, test_pool_method);
   tcase_add_test (tc, test_frame_message_off);
   tcase_add_test (tc, test_subsample);
