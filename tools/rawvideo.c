@@ -14,6 +14,8 @@ static const VhRawFormat formats[] = {
   {"Y444_10LE", 10, 0, 0, false, false, false},
   {"P010_10LE", 10, 1, 1, true, false, false},
   {"I420_12LE", 12, 1, 1, false, false, false},
+  {"I422_12LE", 12, 1, 0, false, false, false},
+  {"Y444_12LE", 12, 0, 0, false, false, false},
   {"GRAY8", 8, 0, 0, false, true, false},
 };
 
@@ -30,7 +32,7 @@ const char *
 vh_raw_format_names (void)
 {
   return "I420, YV12, NV12, Y42B, Y444, I420_10LE, I422_10LE, Y444_10LE, "
-      "P010_10LE, I420_12LE, GRAY8";
+      "P010_10LE, I420_12LE, I422_12LE, Y444_12LE, GRAY8";
 }
 
 static void

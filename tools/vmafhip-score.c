@@ -1,68 +1,255 @@
-/* vmafhip-score — scores a video pair with the vmafhip engine (CPU).
+/* vmafhip-score — VMAF of a distorted video against its reference with the
+ * vmafhip engine, taking libvmaf 3.2.0's `vmaf` command-line options for
+ * what vmafhip supports (docs/cli.md):
  *
- * Reads raw YUV files, or renders a seeded synthetic pair (--synthetic), and
- * prints per-frame and pooled scores; optionally writes a libvmaf-format log.
+ *   vmafhip-score -r ref.y4m -d dis.y4m --json -o log.json
+ *   vmafhip-score -r ref.yuv -d dis.yuv -w 1920 -h 1080 -p 420 -b 8 \
+ *       -m version=vmaf_v0.6.1 -m version=vmaf_v0.6.1neg:name=vmaf_neg \
+ *       --feature psnr --threads 4 --backend auto
+ *   vmafhip-score --synthetic 640x360 --frame_cnt 24
  *
- *   vmafhip-score --synthetic 640x360 --frames 24
- *   vmafhip-score -r ref.yuv -d dis.yuv -w 1920 -h 1080 -f I420 \
- *       -m vmaf_v0.6.1 -m vmaf_v0.6.1neg --feature psnr -o log.json
+ * Every option is checked, the inputs' headers read, the models loaded and
+ * the output opened before the first frame is read.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vh-engine.h"
+#include "vh-gpu-backend.h"
+#include "vh-gpu.h"
 #include "vh-rawvideo.h"
+#include "vh-spec.h"
 #include "vh-synth.h"
+#include "vh-y4m.h"
+
+#ifndef VMAFHIP_VERSION
+#define VMAFHIP_VERSION "0.1.0"
+#endif
 
 typedef struct {
-  char *ref_path, *dis_path, *format, *synthetic, *output, *log_format;
-  int width, height, frames, bpc, seed, strength;
+  char *ref_path, *dis_path, *pixel_format, *format, *synthetic;
+  char *output, *log_format, *backend;
+  int width, height, bitdepth, frame_cnt, frame_skip_ref, frame_skip_dist;
+  int subsample, threads, gpu_device, seed, strength;
+  gboolean xml, json, csv, sub, quiet, version;
   char **models, **features;
-  gboolean quiet;
 } Options;
 
-/* "NAME_OR_PATH[:name=REPORT][:enable_transform][:disable_clip]", libvmaf's
- * --model syntax minus the "version=/path=" prefix. */
-static gboolean
-add_model_spec (VhEngine *engine, const char *spec, GError **error)
-{
-  char **parts = g_strsplit (spec, ":", -1);
-  const char *report = NULL;
-  VhModelFlags flags = { 0 };
-  gboolean ok = TRUE;
+/* One input: a y4m file, a raw file, or the synthetic pair's side. */
+typedef struct {
+  const char *path;
+  VhY4m *y4m;
+  FILE *raw;
+  const VhRawFormat *format;
+  unsigned width, height;
+  guint8 *buf;
+} Input;
 
-  for (guint i = 1; ok && parts[i]; i++) {
-    if (g_str_has_prefix (parts[i], "name="))
-      report = parts[i] + 5;
-    else if (!strcmp (parts[i], "enable_transform"))
-      flags.enable_transform = true;
-    else if (!strcmp (parts[i], "disable_clip"))
-      flags.disable_clip = true;
-    else {
-      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-          "unknown model flag '%s' in '%s' (name=, enable_transform, "
-          "disable_clip)", parts[i], spec);
-      ok = FALSE;
+static gboolean G_GNUC_PRINTF (2, 3)
+fail (GError **error, const char *fmt, ...)
+{
+  va_list args;
+  va_start (args, fmt);
+  char *msg = g_strdup_vprintf (fmt, args);
+  va_end (args);
+  g_set_error_literal (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT, msg);
+  g_free (msg);
+  return FALSE;
+}
+
+/* libvmaf's -p/-b pair as a raw layout. */
+static const VhRawFormat *
+raw_format_of (const Options *o, GError **error)
+{
+  static const char *const names[3][3] = {
+    {"I420", "I420_10LE", "I420_12LE"},
+    {"Y42B", "I422_10LE", "I422_12LE"},
+    {"Y444", "Y444_10LE", "Y444_12LE"},
+  };
+  int layout = -1, depth = -1;
+
+  if (o->format) {
+    const VhRawFormat *f = vh_raw_format_lookup (o->format);
+    if (!f)
+      fail (error, "unknown pixel format '%s' for -f/--format (%s)",
+          o->format, vh_raw_format_names ());
+    return f;
+  }
+  if (!o->pixel_format || !o->bitdepth) {
+    fail (error, "a .yuv input needs --width/-w, --height/-h, "
+        "--pixel_format/-p and --bitdepth/-b (or a .y4m file)");
+    return NULL;
+  }
+  if (!strcmp (o->pixel_format, "420"))
+    layout = 0;
+  else if (!strcmp (o->pixel_format, "422"))
+    layout = 1;
+  else if (!strcmp (o->pixel_format, "444"))
+    layout = 2;
+  depth = o->bitdepth == 8 ? 0 : o->bitdepth == 10 ? 1 : o->bitdepth == 12
+      ? 2 : -1;
+  if (layout < 0) {
+    fail (error, "invalid --pixel_format/-p '%s': should be 420, 422 or 444",
+        o->pixel_format);
+    return NULL;
+  }
+  if (depth < 0) {
+    fail (error, "invalid --bitdepth/-b %d: vmafhip scores 8, 10 or 12 bits",
+        o->bitdepth);
+    return NULL;
+  }
+  return vh_raw_format_lookup (names[layout][depth]);
+}
+
+/* Opens an input and reads its header; no frame is read. */
+static gboolean
+input_open (Input *in, const char *path, const Options *o, GError **error)
+{
+  in->path = path;
+  if (vh_y4m_probe (path)) {
+    in->y4m = vh_y4m_open (path, error);
+    if (!in->y4m)
+      return FALSE;
+    in->format = vh_y4m_format (in->y4m);
+    in->width = vh_y4m_width (in->y4m);
+    in->height = vh_y4m_height (in->y4m);
+  } else {
+    if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) && access (path, R_OK))
+      return fail (error, "cannot open '%s': %s", path, g_strerror (errno));
+    if (o->width <= 0 || o->height <= 0)
+      return fail (error, "'%s' is not a .y4m file: give --width/-w and "
+          "--height/-h (and --pixel_format/-p, --bitdepth/-b)", path);
+    in->format = raw_format_of (o, error);
+    if (!in->format)
+      return FALSE;
+    in->width = (unsigned) o->width;
+    in->height = (unsigned) o->height;
+    in->raw = fopen (path, "rb");
+    if (!in->raw)
+      return fail (error, "cannot open '%s': %s", path, g_strerror (errno));
+  }
+  in->buf = g_malloc (vh_raw_frame_size (in->format, in->width, in->height));
+  return TRUE;
+}
+
+/* 1: a frame, 0: the end, -1: error. */
+static int
+input_read (Input *in, VhPicture *pic, GError **error)
+{
+  const size_t size = vh_raw_frame_size (in->format, in->width, in->height);
+  int got;
+
+  if (in->y4m) {
+    got = vh_y4m_read_frame (in->y4m, in->buf, error);
+  } else {
+    size_t n = fread (in->buf, 1, size, in->raw);
+    got = n == size ? 1 : 0;
+    if (n && n != size) {
+      g_set_error (error, VH_ERROR, VH_ERROR_IO, "'%s' ends with a partial "
+          "frame (%zu of %zu bytes): wrong size or format?", in->path, n,
+          size);
+      got = -1;
     }
   }
-  if (ok)
-    ok = vh_engine_add_model (engine, parts[0], report, &flags, error);
-  g_strfreev (parts);
+  if (got == 1)
+    vh_raw_picture (in->format, in->buf, in->width, in->height, pic);
+  return got;
+}
+
+static void
+input_close (Input *in)
+{
+  vh_y4m_close (in->y4m);
+  if (in->raw)
+    fclose (in->raw);
+  g_free (in->buf);
+}
+
+/* The output's format: one of --json/--xml/--csv/--sub (or --log-format),
+ * XML when none is given, as libvmaf's CLI. */
+static gboolean
+output_format (const Options *o, VhLogFormat *format, GError **error)
+{
+  const int n = !!o->xml + !!o->json + !!o->csv + !!o->sub;
+
+  if (n > 1)
+    return fail (error, "give one output format (--json, --xml, --csv or "
+        "--sub), not %d", n);
+  *format = o->json ? VH_LOG_JSON : o->csv ? VH_LOG_CSV : o->sub ? VH_LOG_SUB
+      : VH_LOG_XML;
+  if (o->log_format && (n || !vh_log_format_from_string (o->log_format,
+              format)))
+    return fail (error, n ? "--log-format and --%s both set the format" :
+        "unknown --log-format '%s' (json, xml, csv, sub)", n ? (o->json ?
+            "json" : o->xml ? "xml" : o->csv ? "csv" : "sub") :
+        o->log_format);
+  return TRUE;
+}
+
+/* --backend: the GPU for hip (or auto when one works), else the CPU. */
+static gboolean
+choose_backend (VhEngine *engine, const Options *o, GError **error)
+{
+  const char *backend = o->backend ? o->backend : "auto";
+  GError *gpu_error = NULL;
+  VhGpu *gpu;
+  VhGpuBackend *accel;
+
+  if (!strcmp (backend, "cpu"))
+    return TRUE;
+  if (strcmp (backend, "auto") && strcmp (backend, "hip"))
+    return fail (error, "unknown --backend '%s' (auto, cpu, hip)", backend);
+  gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, MAX (o->gpu_device, 0), &gpu_error);
+  accel = gpu ? vh_gpu_backend_new (gpu, 0, &gpu_error) : NULL;
+  if (accel && vh_engine_set_accelerator (engine, &vh_gpu_backend_ops, accel,
+          &gpu_error)) {
+    if (!o->quiet)
+      fprintf (stderr, "vmafhip-score: scoring on the GPU\n");
+    return TRUE;
+  }
+  if (!strcmp (backend, "hip")) {
+    g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "--backend hip: no usable GPU: %s", gpu_error->message);
+    g_clear_error (&gpu_error);
+    return FALSE;
+  }
+  if (!o->quiet)
+    fprintf (stderr, "vmafhip-score: no usable GPU (%s): scoring on the "
+        "CPU\n", gpu_error->message);
+  g_clear_error (&gpu_error);
+  return TRUE;
+}
+
+static gboolean
+check_output_path (const char *path, GError **error)
+{
+  gchar *dir = g_path_get_dirname (path);
+  gboolean ok = g_file_test (dir, G_FILE_TEST_IS_DIR)
+      && !g_file_test (path, G_FILE_TEST_IS_DIR)
+      && access (g_file_test (path, G_FILE_TEST_EXISTS) ? path : dir, W_OK)
+      == 0;
+
+  if (!ok)
+    fail (error, "cannot write output '%s': %s", path,
+        !g_file_test (dir, G_FILE_TEST_IS_DIR) ? "no such folder" :
+        g_file_test (path, G_FILE_TEST_IS_DIR) ? "it is a folder" :
+        g_strerror (errno));
+  g_free (dir);
   return ok;
 }
 
 static void
-print_frame (const VhScoreTable *t, unsigned frame, const Options *o)
+print_frame (const VhScoreTable *t, unsigned frame)
 {
-  if (o->quiet)
-    return;
   printf ("frame %u:", frame);
   for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
     double v;
     const char *name = vh_score_table_metric_name (t, m);
-    /* keep the line short: models and PSNR only */
+    /* keep the line short: models and PSNR-like metrics only */
     if (g_str_has_prefix (name, "integer_")
         || g_str_has_prefix (name, "VMAF_integer"))
       continue;
@@ -75,184 +262,279 @@ print_frame (const VhScoreTable *t, unsigned frame, const Options *o)
 static int
 run (Options *o, GError **error)
 {
-  const VhRawFormat *fmt = NULL;
+  Input in[2] = { {0}, {0} };
   VhSynth *synth = NULL;
-  FILE *fr = NULL, *fd = NULL;
-  guint8 *buf_r = NULL, *buf_d = NULL;
-  size_t frame_size = 0;
-  VhVideoInfo info;
   VhEngine *engine = NULL;
+  VhLogWriter *log = NULL;
+  VhLogFormat format = VH_LOG_XML;
+  VhVideoInfo info = { 0 };
+  GPtrArray *models = g_ptr_array_new_with_free_func (
+      (GDestroyNotify) vh_model_spec_free);
+  GPtrArray *features = g_ptr_array_new_with_free_func (
+      (GDestroyNotify) vh_feature_spec_free);
+  unsigned done = 0, n_final;
   int rc = 1;
-  unsigned printed = 0;
   gint64 t0;
+
+  /* -------- everything checked before the first frame is read -------- */
+  if (o->subsample < 1)
+    return fail (error, "--subsample must be at least 1, not %d",
+        o->subsample), 1;
+  if (o->threads < 0 || o->frame_cnt < 0 || o->frame_skip_ref < 0
+      || o->frame_skip_dist < 0)
+    return fail (error, "--threads, --frame_cnt and --frame_skip_* take "
+        "numbers of at least 0"), 1;
+  if (!output_format (o, &format, error)
+      || (o->output && !check_output_path (o->output, error)))
+    goto out;
+  for (guint i = 0; o->models && o->models[i]; i++) {
+    VhModelSpec *spec = vh_model_spec_parse (o->models[i], NULL, error);
+    if (!spec)
+      goto out;
+    g_ptr_array_add (models, spec);
+  }
+  if (!models->len) {
+    /* libvmaf's default model */
+    g_ptr_array_add (models, vh_model_spec_parse ("version=vmaf_v0.6.1",
+            NULL, NULL));
+  }
+  /* as libvmaf's CLI: a model without name= is reported as "vmaf", and
+   * names must differ */
+  for (guint i = 0; i < models->len; i++) {
+    VhModelSpec *spec = g_ptr_array_index (models, i);
+    if (!spec->report_name)
+      spec->report_name = (char *) "vmaf";
+    for (guint k = 0; k < i; k++) {
+      if (!strcmp (spec->report_name, ((VhModelSpec *)
+                  g_ptr_array_index (models, k))->report_name)) {
+        fail (error, "two models are reported as '%s': give each its own "
+            "name with :name=NAME", spec->report_name);
+        goto out;
+      }
+    }
+  }
+  for (guint i = 0; o->features && o->features[i]; i++) {
+    VhFeatureSpec *spec = vh_feature_spec_parse (o->features[i], error);
+    if (!spec)
+      goto out;
+    g_ptr_array_add (features, spec);
+  }
 
   if (o->synthetic) {
     if (sscanf (o->synthetic, "%ux%u", &info.width, &info.height) != 2) {
-      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-          "--synthetic wants WIDTHxHEIGHT, not '%s'", o->synthetic);
-      return 1;
+      fail (error, "--synthetic wants WIDTHxHEIGHT, not '%s'", o->synthetic);
+      goto out;
     }
-    info.bpc = o->bpc;
+    info.bpc = o->bitdepth ? (unsigned) o->bitdepth : 8;
     synth = vh_synth_new (info.width, info.height, info.bpc, VH_SYNTH_420,
         (uint32_t) o->seed);
     if (!synth) {
-      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-          "cannot make a %ux%u %u-bit synthetic pair", info.width,
+      fail (error, "cannot make a %ux%u %u-bit synthetic pair", info.width,
           info.height, info.bpc);
-      return 1;
-    }
-  } else {
-    if (!o->ref_path || !o->dis_path || o->width <= 0 || o->height <= 0) {
-      g_set_error_literal (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-          "give --ref, --dis, --width and --height, or --synthetic WxH");
-      return 1;
-    }
-    fmt = vh_raw_format_lookup (o->format);
-    if (!fmt) {
-      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-          "unknown pixel format '%s' (%s)", o->format, vh_raw_format_names ());
-      return 1;
-    }
-    info = (VhVideoInfo) { (unsigned) o->width, (unsigned) o->height, fmt->bpc };
-    fr = fopen (o->ref_path, "rb");
-    fd = fopen (o->dis_path, "rb");
-    if (!fr || !fd) {
-      g_set_error (error, VH_ERROR, VH_ERROR_IO, "cannot open '%s': %s",
-          !fr ? o->ref_path : o->dis_path, g_strerror (errno));
       goto out;
     }
-    frame_size = vh_raw_frame_size (fmt, info.width, info.height);
-    buf_r = g_malloc (frame_size);
-    buf_d = g_malloc (frame_size);
+  } else {
+    if (!o->ref_path || !o->dis_path) {
+      fail (error, "give the reference (-r/--reference) and the distorted "
+          "video (-d/--distorted), .y4m or .yuv, or --synthetic WxH");
+      goto out;
+    }
+    if (!input_open (&in[0], o->ref_path, o, error)
+        || !input_open (&in[1], o->dis_path, o, error))
+      goto out;
+    if (in[0].width != in[1].width || in[0].height != in[1].height
+        || in[0].format->bpc != in[1].format->bpc) {
+      fail (error, "the reference is %ux%u %u-bit, the distorted video "
+          "%ux%u %u-bit: VMAF compares frames of the same size and depth",
+          in[0].width, in[0].height, in[0].format->bpc, in[1].width,
+          in[1].height, in[1].format->bpc);
+      goto out;
+    }
+    info = (VhVideoInfo) { in[0].width, in[0].height, in[0].format->bpc };
   }
 
   engine = vh_engine_new (&info, error);
-  if (!engine)
+  if (!engine || !vh_engine_set_threads (engine, o->threads ? o->threads : 1,
+          error))
     goto out;
-  if (!o->models || !o->models[0]) {
-    if (!vh_engine_add_model (engine, "vmaf_v0.6.1", "vmaf", NULL, error))
+  for (guint i = 0; i < models->len; i++) {
+    VhModelSpec *spec = g_ptr_array_index (models, i);
+    VhModel *model = vh_model_spec_load (spec, error);
+    if (!model || !vh_engine_add_model_spec (engine, spec, model, error))
       goto out;
   }
-  for (guint i = 0; o->models && o->models[i]; i++)
-    if (!add_model_spec (engine, o->models[i], error))
+  for (guint i = 0; i < features->len; i++)
+    if (!vh_engine_add_feature_spec (engine, g_ptr_array_index (features, i),
+            error))
       goto out;
-  for (guint i = 0; o->features && o->features[i]; i++)
-    if (!vh_engine_add_feature (engine, o->features[i], error))
+  if (!choose_backend (engine, o, error))
+    goto out;
+  if (o->output) {
+    const VhLogInfo li = { info.width, info.height, NAN,
+      (unsigned) o->subsample
+    };
+    log = vh_log_writer_open (o->output, format, &li, NULL, error);
+    if (!log)
       goto out;
+  }
 
-  t0 = g_get_monotonic_time ();
-  for (int n = 0; o->frames <= 0 || n < o->frames; n++) {
-    VhPicture ref, dis;
-    if (synth) {
-      vh_synth_render (synth, (unsigned) n, (unsigned) o->strength, &ref, &dis);
-    } else {
-      size_t got_r = fread (buf_r, 1, frame_size, fr);
-      size_t got_d = fread (buf_d, 1, frame_size, fd);
-      if (!got_r || !got_d)
-        break;
-      if (got_r != frame_size || got_d != frame_size) {
-        g_set_error (error, VH_ERROR, VH_ERROR_IO,
-            "'%s' ends with a partial frame (%zu of %zu bytes): wrong size "
-            "or format?", got_r != frame_size ? o->ref_path : o->dis_path,
-            got_r != frame_size ? got_r : got_d, frame_size);
+  /* ------------------------------------------------------- the frames */
+  for (int k = 0; k < 2 && !synth; k++) {
+    const int skip = k ? o->frame_skip_dist : o->frame_skip_ref;
+    for (int n = 0; n < skip; n++) {
+      VhPicture pic;
+      int got = input_read (&in[k], &pic, error);
+      if (got < 0)
+        goto out;
+      if (!got) {
+        fail (error, "'%s' has fewer than %d frames to skip", in[k].path,
+            skip);
         goto out;
       }
-      vh_raw_picture (fmt, buf_r, info.width, info.height, &ref);
-      vh_raw_picture (fmt, buf_d, info.width, info.height, &dis);
+    }
+  }
+  t0 = g_get_monotonic_time ();
+  for (int n = 0; !o->frame_cnt || n < o->frame_cnt; n++) {
+    VhPicture ref, dis;
+    if (synth) {
+      if (n >= (o->frame_cnt ? o->frame_cnt : 24))
+        break;
+      vh_synth_render (synth, (unsigned) n, (unsigned) o->strength, &ref,
+          &dis);
+    } else {
+      int a = input_read (&in[0], &ref, error);
+      int b = a < 0 ? -1 : input_read (&in[1], &dis, error);
+      if (a < 0 || b < 0)
+        goto out;
+      if (!a || !b)
+        break;
     }
     if (!vh_engine_push (engine, &ref, &dis, error))
       goto out;
-    for (; printed < vh_engine_n_final (engine); printed++)
-      print_frame (vh_engine_scores (engine), printed, o);
+    /* final frames: printed, logged, then out of memory */
+    for (n_final = vh_engine_n_final (engine); done < n_final; done++) {
+      const VhScoreTable *t = vh_engine_scores (engine);
+      if (!o->quiet && done % (unsigned) o->subsample == 0)
+        print_frame (t, done);
+      if (log && !vh_log_writer_add_frame (log, t, done, error))
+        goto out;
+      if (!vh_engine_release_frames (engine, done + 1,
+              (unsigned) o->subsample, error))
+        goto out;
+    }
   }
   if (!vh_engine_flush (engine, error))
     goto out;
-  const double secs = (g_get_monotonic_time () - t0) / 1e6;
-  const VhScoreTable *t = vh_engine_scores (engine);
-  for (; printed < vh_engine_n_final (engine); printed++)
-    print_frame (t, printed, o);
-
-  const unsigned n = vh_engine_n_final (engine);
-  if (!n) {
+  for (n_final = vh_engine_n_final (engine); done < n_final; done++) {
+    const VhScoreTable *t = vh_engine_scores (engine);
+    if (!o->quiet && done % (unsigned) o->subsample == 0)
+      print_frame (t, done);
+    if (log && !vh_log_writer_add_frame (log, t, done, error))
+      goto out;
+  }
+  if (!done) {
     g_set_error_literal (error, VH_ERROR, VH_ERROR_IO, "no frame to score");
     goto out;
   }
-  printf ("pooled over %u frames (%.1f fps):\n", n, n / secs);
+
+  const double secs = (g_get_monotonic_time () - t0) / 1e6;
+  const VhScoreTable *t = vh_engine_scores (engine);
+  printf ("pooled over %u frames (%.1f fps):\n", done, done / secs);
   for (unsigned i = 0; i < vh_engine_n_models (engine); i++) {
     const char *name = vh_engine_model_report_name (engine, i);
     VhPooled p;
-    if (vh_score_table_pool (t, vh_score_table_find (t, name), 0, n - 1, 1, &p))
+    if (vh_score_table_pool_all (t, (unsigned) vh_score_table_find (t, name),
+            (unsigned) o->subsample, &p))
       printf ("  %s: mean %.6f harmonic_mean %.6f min %.6f max %.6f\n", name,
           p.mean, p.harmonic_mean, p.min, p.max);
   }
-  if (o->output) {
-    VhLogFormat lf = VH_LOG_JSON;
-    if (o->log_format && !vh_log_format_from_string (o->log_format, &lf)) {
-      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-          "unknown log format '%s' (json, xml, csv)", o->log_format);
-      goto out;
-    }
-    VhLogInfo li = { info.width, info.height, n / secs, 1 };
-    if (!vh_log_write_file (t, lf, &li, o->output, error))
-      goto out;
-  }
+  if (log && !vh_log_writer_finish (log, t, done / secs, error))
+    goto out;
   rc = 0;
 
 out:
+  vh_log_writer_free (log);
   vh_engine_free (engine);
   vh_synth_free (synth);
-  if (fr)
-    fclose (fr);
-  if (fd)
-    fclose (fd);
-  g_free (buf_r);
-  g_free (buf_d);
+  input_close (&in[0]);
+  input_close (&in[1]);
+  g_ptr_array_unref (models);
+  g_ptr_array_unref (features);
   return rc;
 }
 
 int
 main (int argc, char **argv)
 {
-  Options o = { .format = g_strdup ("I420"), .bpc = 8, .seed = 1,
-      .strength = 3 };
+  Options o = { .subsample = 1, .seed = 1, .strength = 3, .gpu_device = -1 };
   GOptionEntry entries[] = {
-    {"ref", 'r', 0, G_OPTION_ARG_FILENAME, &o.ref_path,
-        "Reference raw video file", "FILE"},
-    {"dis", 'd', 0, G_OPTION_ARG_FILENAME, &o.dis_path,
-        "Distorted raw video file", "FILE"},
-    {"width", 'w', 0, G_OPTION_ARG_INT, &o.width, "Width", "W"},
-    {"height", 'h', 0, G_OPTION_ARG_INT, &o.height, "Height", "H"},
+    {"reference", 'r', 0, G_OPTION_ARG_FILENAME, &o.ref_path,
+        "Reference video, .y4m or raw .yuv", "FILE"},
+    {"distorted", 'd', 0, G_OPTION_ARG_FILENAME, &o.dis_path,
+        "Distorted video, .y4m or raw .yuv", "FILE"},
+    {"width", 'w', 0, G_OPTION_ARG_INT, &o.width, "Width (raw input)", "W"},
+    {"height", 'h', 0, G_OPTION_ARG_INT, &o.height, "Height (raw input)",
+        "H"},
+    {"pixel_format", 'p', 0, G_OPTION_ARG_STRING, &o.pixel_format,
+        "Chroma layout of raw input: 420, 422, 444", "FMT"},
+    {"bitdepth", 'b', 0, G_OPTION_ARG_INT, &o.bitdepth,
+        "Bit depth of raw input (or of --synthetic): 8, 10, 12", "N"},
     {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format,
-        "Pixel format of the raw files (default I420)", "FMT"},
+        "Raw layout by name instead of -p/-b (I420, NV12, P010_10LE, ...)",
+        "FMT"},
+    {"model", 'm', 0, G_OPTION_ARG_STRING_ARRAY, &o.models,
+        "Model, libvmaf's syntax: version=NAME or path=FILE, with :name=, "
+        ":enable_transform, :disable_clip, :FEATURE.OPTION=VALUE "
+        "(repeatable; default version=vmaf_v0.6.1; reported as name=, "
+        "else 'vmaf')", "PARAMS"},
+    {"feature", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.features,
+        "Extra feature, NAME[=OPTION=VALUE[:...]] (psnr, vif, adm, motion; "
+        "repeatable)", "FEATURE"},
+    {"threads", 0, 0, G_OPTION_ARG_INT, &o.threads,
+        "Worker threads (default 1)", "N"},
+    {"subsample", 0, 0, G_OPTION_ARG_INT, &o.subsample,
+        "Report and pool every N-th frame", "N"},
+    {"frame_cnt", 0, 0, G_OPTION_ARG_INT, &o.frame_cnt,
+        "Score at most N frames (synthetic: default 24)", "N"},
+    {"frames", 'n', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &o.frame_cnt,
+        "Same as --frame_cnt", "N"},
+    {"frame_skip_ref", 0, 0, G_OPTION_ARG_INT, &o.frame_skip_ref,
+        "Skip the first N reference frames", "N"},
+    {"skip_ref_frame", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT,
+        &o.frame_skip_ref, "Same as --frame_skip_ref", "N"},
+    {"frame_skip_dist", 0, 0, G_OPTION_ARG_INT, &o.frame_skip_dist,
+        "Skip the first N distorted frames", "N"},
+    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
+        "Write libvmaf's log here (XML unless --json, --csv or --sub)",
+        "FILE"},
+    {"xml", 0, 0, G_OPTION_ARG_NONE, &o.xml, "Log as XML (default)", NULL},
+    {"json", 0, 0, G_OPTION_ARG_NONE, &o.json, "Log as JSON", NULL},
+    {"csv", 0, 0, G_OPTION_ARG_NONE, &o.csv, "Log as CSV", NULL},
+    {"sub", 0, 0, G_OPTION_ARG_NONE, &o.sub, "Log as subtitles", NULL},
+    {"log-format", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING,
+        &o.log_format, "json, xml, csv or sub", "FMT"},
+    {"backend", 0, 0, G_OPTION_ARG_STRING, &o.backend,
+        "auto (a working GPU, else the CPU), cpu, hip", "B"},
+    {"gpu_device", 0, 0, G_OPTION_ARG_INT, &o.gpu_device,
+        "GPU to use (default the first)", "N"},
+    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
+        "Print the pooled scores only", NULL},
+    {"version", 'v', 0, G_OPTION_ARG_NONE, &o.version,
+        "Print the version and exit", NULL},
     {"synthetic", 's', 0, G_OPTION_ARG_STRING, &o.synthetic,
-        "Score a seeded synthetic pair of this size instead of files", "WxH"},
-    {"bpc", 'b', 0, G_OPTION_ARG_INT, &o.bpc,
-        "Bit depth of the synthetic pair (8, 10, 12)", "N"},
+        "Score a seeded synthetic pair of this size instead of files",
+        "WxH"},
     {"seed", 0, 0, G_OPTION_ARG_INT, &o.seed, "Synthetic seed", "N"},
     {"strength", 0, 0, G_OPTION_ARG_INT, &o.strength,
         "Synthetic distortion strength 0..8 (default 3)", "N"},
-    {"frames", 'n', 0, G_OPTION_ARG_INT, &o.frames,
-        "Frames to score (default: all; synthetic: 24)", "N"},
-    {"model", 'm', 0, G_OPTION_ARG_STRING_ARRAY, &o.models,
-        "Model: built-in name or JSON path, with optional :name=REPORT, "
-        ":enable_transform, :disable_clip (repeatable; default vmaf_v0.6.1)",
-        "SPEC"},
-    {"feature", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.features,
-        "Extra feature (psnr) (repeatable)", "NAME"},
-    {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
-        "Write a libvmaf-format log here", "FILE"},
-    {"log-format", 0, 0, G_OPTION_ARG_STRING, &o.log_format,
-        "Log format: json (default), xml, csv", "FMT"},
-    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
-        "Print pooled scores only", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}
   };
-  GOptionContext *ctx = g_option_context_new ("- VMAF scores with vmafhip");
+  GOptionContext *ctx = g_option_context_new ("- VMAF scores with vmafhip, "
+      "libvmaf's vmaf options");
   GError *error = NULL;
   int rc;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_set_help_enabled (ctx, TRUE);
   if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
     fprintf (stderr, "vmafhip-score: %s\n", error->message);
     g_clear_error (&error);
@@ -260,8 +542,14 @@ main (int argc, char **argv)
     return 2;
   }
   g_option_context_free (ctx);
-  if (o.synthetic && o.frames <= 0)
-    o.frames = 24;
+  if (o.version) {
+    printf ("vmafhip-score %s (scores of libvmaf 3.2.0)\n", VMAFHIP_VERSION);
+    return 0;
+  }
+  if (argc > 1) {
+    fprintf (stderr, "vmafhip-score: unexpected argument '%s'\n", argv[1]);
+    return 2;
+  }
   rc = run (&o, &error);
   if (error) {
     fprintf (stderr, "vmafhip-score: %s\n", error->message);
@@ -269,10 +557,12 @@ main (int argc, char **argv)
   }
   g_free (o.ref_path);
   g_free (o.dis_path);
+  g_free (o.pixel_format);
   g_free (o.format);
   g_free (o.synthetic);
   g_free (o.output);
   g_free (o.log_format);
+  g_free (o.backend);
   g_strfreev (o.models);
   g_strfreev (o.features);
   return rc;

@@ -1,0 +1,320 @@
+/* vmafhip — vmafhip-score as libvmaf's `vmaf` CLI: y4m and raw input give
+ * the same scores, the frame options select the right frames, and every
+ * bad option fails before any frame is scored, naming the problem.
+ * Content: a synthetic pair the project makes itself (tools/vh-synth.h).
+ *
+ * Run as: test-cli PATH-TO-vmafhip-score
+ */
+#include <string.h>
+
+#include <check.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "vh-engine.h"
+#include "vh-synth.h"
+
+#define W 96
+#define H 64
+#define N 6
+
+static const char *score_bin;
+static gchar *dir;
+
+/* Writes frames first..first+n-1 of one side of the synthetic pair, as raw
+ * I420 or as y4m. */
+static gchar *
+write_video (const char *name, gboolean dist, guint first, guint n,
+    gboolean y4m)
+{
+  gchar *path = g_build_filename (dir, name, NULL);
+  FILE *f = fopen (path, "wb");
+  VhSynth *s = vh_synth_new (W, H, 8, VH_SYNTH_420, 5);
+
+  ck_assert (f != NULL);
+  if (y4m)
+    fprintf (f, "YUV4MPEG2 W%u H%u F25:1 Ip A1:1 C420jpeg\n", W, H);
+  for (guint i = first; i < first + n; i++) {
+    VhPicture r, d;
+    vh_synth_render (s, i, 3, &r, &d);
+    const VhPicture *p = dist ? &d : &r;
+    if (y4m)
+      fputs ("FRAME\n", f);
+    for (unsigned c = 0; c < 3; c++)
+      for (unsigned y = 0; y < p->plane[c].height; y++)
+        fwrite ((const guint8 *) p->plane[c].data + y * p->plane[c].stride, 1,
+            p->plane[c].width, f);
+  }
+  fclose (f);
+  vh_synth_free (s);
+  return path;
+}
+
+/* Runs vmafhip-score with the arguments (NULL-terminated); returns its
+ * exit status, stderr in *err. */
+static int
+run_cli (gchar ** err, ...)
+{
+  GPtrArray *argv = g_ptr_array_new ();
+  va_list ap;
+  const char *a;
+  gchar *out = NULL;
+  int status = 0;
+  GError *error = NULL;
+
+  g_ptr_array_add (argv, (gpointer) score_bin);
+  va_start (ap, err);
+  while ((a = va_arg (ap, const char *)))
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  ck_assert_msg (g_spawn_sync (NULL, (gchar **) argv->pdata, NULL, 0, NULL,
+          NULL, &out, err, &status, &error), "%s", error ? error->message :
+      "");
+  g_free (out);
+  g_ptr_array_free (argv, TRUE);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+static JsonObject *
+load_json (const char *path, JsonParser ** parser)
+{
+  *parser = json_parser_new ();
+  ck_assert_msg (json_parser_load_from_file (*parser, path, NULL), "%s",
+      path);
+  return json_node_get_object (json_parser_get_root (*parser));
+}
+
+static JsonArray *
+frames_of (JsonObject * root)
+{
+  return json_object_get_array_member (root, "frames");
+}
+
+static double
+metric (JsonArray * frames, guint i, const char *name)
+{
+  JsonObject *f = json_array_get_object_element (frames, i);
+  return json_object_get_double_member (json_object_get_object_member (f,
+          "metrics"), name);
+}
+
+START_TEST (test_y4m_equals_raw)
+{
+  gchar *ry = write_video ("r.y4m", FALSE, 0, N, TRUE);
+  gchar *dy = write_video ("d.y4m", TRUE, 0, N, TRUE);
+  gchar *rr = write_video ("r.yuv", FALSE, 0, N, FALSE);
+  gchar *dr = write_video ("d.yuv", TRUE, 0, N, FALSE);
+  gchar *oy = g_build_filename (dir, "y.json", NULL);
+  gchar *orw = g_build_filename (dir, "r.json", NULL);
+  gchar *err = NULL;
+  JsonParser *py, *pr;
+  JsonArray *fy, *fr;
+
+  ck_assert_int_eq (run_cli (&err, "-r", ry, "-d", dy, "--json", "-o", oy,
+          "--feature", "psnr", "-q", NULL), 0);
+  g_free (err);
+  ck_assert_int_eq (run_cli (&err, "-r", rr, "-d", dr, "-w", "96", "-h",
+          "64", "-p", "420", "-b", "8", "--json", "-o", orw, "--feature",
+          "psnr", "-q", NULL), 0);
+  g_free (err);
+  fy = frames_of (load_json (oy, &py));
+  fr = frames_of (load_json (orw, &pr));
+  ck_assert_uint_eq (json_array_get_length (fy), N);
+  ck_assert_uint_eq (json_array_get_length (fr), N);
+  for (guint i = 0; i < N; i++) {
+    /* libvmaf's CLI reports an unnamed model as "vmaf" */
+    ck_assert (metric (fy, i, "vmaf") == metric (fr, i, "vmaf"));
+    ck_assert (metric (fy, i, "psnr_y") == metric (fr, i, "psnr_y"));
+    ck_assert (metric (fy, i, "vmaf") > 0.0);
+  }
+  g_object_unref (py);
+  g_object_unref (pr);
+  g_free (ry);
+  g_free (dy);
+  g_free (rr);
+  g_free (dr);
+  g_free (oy);
+  g_free (orw);
+}
+
+END_TEST;
+
+/* --frame_skip_ref/dist 2 and --frame_cnt 3 score frames 2..4, exactly as
+ * files that start at frame 2; --subsample 2 keeps frames 0, 2, 4. */
+START_TEST (test_frame_options)
+{
+  gchar *r = write_video ("r.y4m", FALSE, 0, N, TRUE);
+  gchar *d = write_video ("d.y4m", TRUE, 0, N, TRUE);
+  gchar *r2 = write_video ("r2.y4m", FALSE, 2, 3, TRUE);
+  gchar *d2 = write_video ("d2.y4m", TRUE, 2, 3, TRUE);
+  gchar *o1 = g_build_filename (dir, "skip.json", NULL);
+  gchar *o2 = g_build_filename (dir, "late.json", NULL);
+  gchar *o3 = g_build_filename (dir, "sub.json", NULL);
+  gchar *err = NULL;
+  JsonParser *p1, *p2, *p3;
+  JsonArray *f1, *f2, *f3;
+
+  ck_assert_int_eq (run_cli (&err, "-r", r, "-d", d, "--frame_skip_ref", "2",
+          "--frame_skip_dist", "2", "--frame_cnt", "3", "--json", "-o", o1,
+          "-q", NULL), 0);
+  g_free (err);
+  ck_assert_int_eq (run_cli (&err, "-r", r2, "-d", d2, "--json", "-o", o2,
+          "-q", NULL), 0);
+  g_free (err);
+  ck_assert_int_eq (run_cli (&err, "-r", r, "-d", d, "--subsample", "2",
+          "--json", "-o", o3, "-q", NULL), 0);
+  g_free (err);
+  f1 = frames_of (load_json (o1, &p1));
+  f2 = frames_of (load_json (o2, &p2));
+  f3 = frames_of (load_json (o3, &p3));
+  ck_assert_uint_eq (json_array_get_length (f1), 3);
+  for (guint i = 0; i < 3; i++)
+    ck_assert (metric (f1, i, "vmaf") == metric (f2, i, "vmaf"));
+  ck_assert_uint_eq (json_array_get_length (f3), 3);
+  for (guint i = 0; i < 3; i++)
+    ck_assert_int_eq (json_object_get_int_member
+        (json_array_get_object_element (f3, i), "frameNum"), 2 * i);
+  g_object_unref (p1);
+  g_object_unref (p2);
+  g_object_unref (p3);
+  g_free (r);
+  g_free (d);
+  g_free (r2);
+  g_free (d2);
+  g_free (o1);
+  g_free (o2);
+  g_free (o3);
+}
+
+END_TEST;
+
+/* Each bad option fails before any work: exit status 1 or 2, a message
+ * naming it, and no output file. */
+START_TEST (test_bad_options_fail_first)
+{
+  gchar *r = write_video ("r.y4m", FALSE, 0, 2, TRUE);
+  gchar *d = write_video ("d.y4m", TRUE, 0, 2, TRUE);
+  gchar *small = g_build_filename (dir, "small.y4m", NULL);
+  gchar *out = g_build_filename (dir, "never.json", NULL);
+  const struct {
+    const char *args[4];
+    const char *needle;
+  } cases[] = {
+    {{"-m", "version=vmaf_v9"}, "vmaf_v9"},
+    {{"-m", "version=vmaf_v0.6.1:vif.vif_enhn_gain_limit=x"},
+        "wants a number"},
+    {{"-m", "version=vmaf_v0.6.1:cambi.window_size=9"}, "does not use"},
+    {{"-m", "version=vmaf_v0.6.1:colour=red"}, "unknown option 'colour'"},
+    {{"-m", "version=vmaf_v0.6.1", "-m", "version=vmaf_v0.6.1neg"},
+        "reported as 'vmaf'"},
+    {{"--feature", "ssimulacra"}, "unknown feature 'ssimulacra'"},
+    {{"--feature", "psnr=enable_chroma"}, "not OPTION=VALUE"},
+    {{"--json", "--csv"}, "one output format"},
+    {{"--log-format", "yaml"}, "yaml"},
+    {{"--subsample", "0"}, "--subsample"},
+    {{"--backend", "opencl"}, "opencl"},
+  };
+
+  g_file_set_contents (small, "YUV4MPEG2 W48 H32 C420jpeg\n", -1, NULL);
+  for (gsize k = 0; k < G_N_ELEMENTS (cases); k++) {
+    gchar *err = NULL;
+    const char *const *a = cases[k].args;
+    int rc = run_cli (&err, "-r", r, "-d", d, "-o", out, a[0], a[1], a[2],
+        a[3], NULL);
+    ck_assert_msg (rc == 1 || rc == 2, "case %zu: exit %d", k, rc);
+    ck_assert_msg (strstr (err, cases[k].needle) != NULL,
+        "case %zu: '%s' not in '%s'", k, cases[k].needle, err);
+    ck_assert_msg (!g_file_test (out, G_FILE_TEST_EXISTS),
+        "case %zu wrote output", k);
+    g_free (err);
+  }
+  {
+    gchar *err = NULL;
+    /* inputs of different sizes, a missing file, a missing folder, raw
+     * input without its geometry */
+    ck_assert_int_eq (run_cli (&err, "-r", r, "-d", small, "-o", out, NULL),
+        1);
+    ck_assert (strstr (err, "96x64") && strstr (err, "48x32"));
+    g_free (err);
+    ck_assert_int_eq (run_cli (&err, "-r", "/nonexistent/r.y4m", "-d", d,
+            NULL), 1);
+    ck_assert (strstr (err, "/nonexistent/r.y4m") != NULL);
+    g_free (err);
+    ck_assert_int_eq (run_cli (&err, "-r", r, "-d", d, "-o",
+            "/nonexistent/out.xml", NULL), 1);
+    ck_assert (strstr (err, "/nonexistent/out.xml") != NULL);
+    g_free (err);
+    ck_assert_int_eq (run_cli (&err, "-r", out, "-d", d, NULL), 1);
+    ck_assert (strstr (err, "never.json") != NULL);
+    g_free (err);
+  }
+  ck_assert (!g_file_test (out, G_FILE_TEST_EXISTS));
+  g_unlink (small);
+  g_free (small);
+  g_free (out);
+  g_free (r);
+  g_free (d);
+}
+
+END_TEST;
+
+/* --backend hip works where a GPU does, and fails cleanly where none is. */
+START_TEST (test_backend_hip)
+{
+  gchar *r = write_video ("r.y4m", FALSE, 0, 2, TRUE);
+  gchar *d = write_video ("d.y4m", TRUE, 0, 2, TRUE);
+  gchar *err = NULL;
+  int rc = run_cli (&err, "-r", r, "-d", d, "--backend", "hip", "-q", NULL);
+
+  if (rc != 0) {
+    ck_assert_int_eq (rc, 1);
+    ck_assert_msg (strstr (err, "--backend hip: no usable GPU") != NULL,
+        "%s", err);
+  }
+  g_free (err);
+  ck_assert_int_eq (run_cli (&err, "-v", NULL), 0);
+  g_free (err);
+  g_free (r);
+  g_free (d);
+}
+
+END_TEST;
+
+int
+main (int argc, char **argv)
+{
+  Suite *s = suite_create ("cli");
+  TCase *tc = tcase_create ("vmafhip-score");
+  SRunner *sr;
+  int failed;
+
+  if (argc < 2) {
+    fprintf (stderr, "usage: test-cli PATH-TO-vmafhip-score\n");
+    return 2;
+  }
+  score_bin = argv[1];
+  dir = g_dir_make_tmp ("vmafhip-cli-XXXXXX", NULL);
+  tcase_set_timeout (tc, 120);
+  tcase_add_test (tc, test_y4m_equals_raw);
+  tcase_add_test (tc, test_frame_options);
+  tcase_add_test (tc, test_bad_options_fail_first);
+  tcase_add_test (tc, test_backend_hip);
+  suite_add_tcase (s, tc);
+  sr = srunner_create (s);
+  srunner_run_all (sr, CK_NORMAL);
+  failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  /* the files are small; remove them */
+  GDir *d = g_dir_open (dir, 0, NULL);
+  for (const char *n; d && (n = g_dir_read_name (d));) {
+    gchar *p = g_build_filename (dir, n, NULL);
+    g_unlink (p);
+    g_free (p);
+  }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (dir);
+  g_free (dir);
+  return failed ? 1 : 0;
+}
