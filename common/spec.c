@@ -201,11 +201,9 @@ vh_model_spec_check (const VhModelSpec *spec, const VhModel *model,
     char *names = vh_model_extractor_names (model);
 
     /* the model uses it: the extractor names it lists */
-    for (char **n = g_strsplit (names, ", ", -1), **it = n; *it; it++) {
-      used |= !strcmp (*it, ov->feature);
-      if (!it[1])
-        g_strfreev (n);
-    }
+    char **listed = g_strsplit (names, ", ", -1);
+    used = g_strv_contains ((const char *const *) listed, ov->feature);
+    g_strfreev (listed);
     if (!fex || !used) {
       g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
           "model '%s': override '%s.%s' names '%s', which this model does "

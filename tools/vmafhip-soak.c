@@ -25,14 +25,14 @@ read_memory (guint64 * rss_kb, guint64 * hwm_kb)
   *rss_kb = *hwm_kb = 0;
   if (!g_file_get_contents ("/proc/self/status", &text, NULL, NULL))
     return;
-  for (gchar ** l = g_strsplit (text, "\n", -1), **line = l; *line; line++) {
+  gchar **lines = g_strsplit (text, "\n", -1);
+  for (gchar ** line = lines; *line; line++) {
     if (g_str_has_prefix (*line, "VmRSS:"))
       *rss_kb = g_ascii_strtoull (*line + 6, NULL, 10);
     else if (g_str_has_prefix (*line, "VmHWM:"))
       *hwm_kb = g_ascii_strtoull (*line + 6, NULL, 10);
-    if (!line[1])
-      g_strfreev (l);
   }
+  g_strfreev (lines);
   g_free (text);
 }
 
