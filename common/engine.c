@@ -35,6 +35,7 @@ struct VhEngine {
   GPtrArray *instances;   /* Instance* */
   GPtrArray *models;      /* BoundModel* */
   VhScoreTable *table;
+  GArray *metric_kind;    /* guint8 VhMetricKind per model output metric */
   unsigned n_pushed;
   unsigned n_final;
   unsigned lookahead;     /* frames a score waits for (max of extractors') */
@@ -130,6 +131,7 @@ vh_engine_new (const VhVideoInfo *info, GError **error)
   e->instances = g_ptr_array_new_with_free_func (instance_free);
   e->models = g_ptr_array_new_with_free_func (bound_model_free);
   e->table = vh_score_table_new ();
+  e->metric_kind = g_array_new (FALSE, TRUE, sizeof (guint8));
   g_mutex_init (&e->lock);
   g_cond_init (&e->jobs_done);
   return e;
@@ -232,6 +234,7 @@ vh_engine_free (VhEngine *e)
   g_ptr_array_unref (e->models);
   g_ptr_array_unref (e->instances);
   vh_score_table_free (e->table);
+  g_array_unref (e->metric_kind);
   g_free (e);
 }
 
@@ -553,6 +556,26 @@ check_picture (const VhEngine *e, const VhPicture *pic, const char *which,
 }
 
 /* Runs the models on frames that just became final. */
+/* A model output's metric, marked with its kind (the engine names them, so
+ * it knows, and callers need not parse names). */
+static unsigned
+model_metric (VhEngine *e, const char *name, VhMetricKind kind)
+{
+  const unsigned metric = vh_score_table_metric (e->table, name);
+  if (e->metric_kind->len <= metric)
+    g_array_set_size (e->metric_kind, metric + 1);
+  g_array_index (e->metric_kind, guint8, metric) = (guint8) kind;
+  return metric;
+}
+
+VhMetricKind
+vh_engine_metric_kind (const VhEngine *e, unsigned metric)
+{
+  return metric < e->metric_kind->len
+      ? (VhMetricKind) g_array_index (e->metric_kind, guint8, metric)
+      : VH_METRIC_FEATURE;
+}
+
 static void
 predict_final_frames (VhEngine *e, unsigned new_final)
 {
@@ -581,7 +604,7 @@ predict_final_frames (VhEngine *e, unsigned new_final)
 
       vh_model_predict (bm->model, x, &bm->flags, &s);
       vh_score_table_set (e->table,
-          vh_score_table_metric (e->table, bm->report_name), frame, s.score);
+          model_metric (e, bm->report_name, VH_METRIC_MODEL), frame, s.score);
       if (!s.n_bootstrap)
         continue;
       static const char *const ci_suffix[] =
@@ -590,13 +613,13 @@ predict_final_frames (VhEngine *e, unsigned new_final)
       char name[256];
       for (unsigned k = 0; k < s.n_bootstrap; k++) {
         g_snprintf (name, sizeof name, "%s_%04u", bm->report_name, k + 1);
-        vh_score_table_set (e->table, vh_score_table_metric (e->table, name),
-            frame, s.bootstrap[k]);
+        vh_score_table_set (e->table, model_metric (e, name,
+                VH_METRIC_MODEL_BOOTSTRAP), frame, s.bootstrap[k]);
       }
       for (unsigned k = 0; k < G_N_ELEMENTS (ci); k++) {
         g_snprintf (name, sizeof name, "%s%s", bm->report_name, ci_suffix[k]);
-        vh_score_table_set (e->table, vh_score_table_metric (e->table, name),
-            frame, ci[k]);
+        vh_score_table_set (e->table, model_metric (e, name,
+                VH_METRIC_MODEL_BOOTSTRAP), frame, ci[k]);
       }
     }
   }

@@ -113,6 +113,16 @@ gboolean vh_engine_is_flushed (const VhEngine *engine);
  * _ci_p95_hi and _0001.. members). */
 const VhScoreTable *vh_engine_scores (const VhEngine *engine);
 
+/* What a score-table metric is: a feature, a model's score, or one of a
+ * bootstrap model's extra outputs (_bagging, _stddev, _ci_p95_lo/hi and
+ * the members _0001..), which libvmaf reports only when asked. */
+typedef enum {
+  VH_METRIC_FEATURE,
+  VH_METRIC_MODEL,
+  VH_METRIC_MODEL_BOOTSTRAP,
+} VhMetricKind;
+VhMetricKind vh_engine_metric_kind (const VhEngine *engine, unsigned metric);
+
 unsigned vh_engine_n_models (const VhEngine *engine);
 const char *vh_engine_model_report_name (const VhEngine *engine, unsigned i);
 gboolean vh_engine_model_is_bootstrap (const VhEngine *engine, unsigned i);

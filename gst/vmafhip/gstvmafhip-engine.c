@@ -231,7 +231,6 @@ configure_engine (GstVmafHip * self)
   if (!self->engine)
     goto failed;
   self->engine_info = vi;
-  g_array_set_size (self->metric_kind, 0);
   if (!vh_engine_set_threads (self->engine, self->cfg.threads, &error))
     goto failed;
   if (self->use_gpu) {

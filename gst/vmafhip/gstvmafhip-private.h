@@ -71,12 +71,6 @@ typedef struct
   GstClockTime pts, duration, running_time, stream_time;
 } PendingFrame;
 
-typedef enum
-{
-  METRIC_FEATURE,
-  METRIC_MODEL,
-  METRIC_BOOTSTRAP,           /* reported with conf-interval only */
-} MetricKind;
 
 struct _GstVmafHip
 {
@@ -106,7 +100,6 @@ struct _GstVmafHip
   gboolean luma_only;
   VhEngine *engine;
   VhVideoInfo engine_info;
-  GArray *metric_kind;        /* guint8 MetricKind per table metric */
 
   GQueue pending;             /* PendingFrame*, in output order */
   GstClockTime frame_duration;

@@ -23,47 +23,12 @@ gst_vmafhip_pending_frame_free (gpointer p)
 }
 
 
-/* Decides, once per engine, which table metrics are reported. */
-static MetricKind
-metric_kind (GstVmafHip * self, unsigned metric)
-{
-  static const char *const ci_suffixes[] =
-      { "_bagging", "_stddev", "_ci_p95_lo", "_ci_p95_hi" };
-  const VhScoreTable *t = vh_engine_scores (self->engine);
-
-  while (self->metric_kind->len <= metric) {
-    const unsigned m = self->metric_kind->len;
-    const char *name = vh_score_table_metric_name (t, m);
-    guint8 kind = METRIC_FEATURE;
-
-    for (guint i = 0; i < self->specs->len && kind == METRIC_FEATURE; i++) {
-      const ModelSpec *spec = g_ptr_array_index (self->specs, i);
-      const size_t len = strlen (spec->report_name);
-
-      if (!strcmp (name, spec->report_name)) {
-        kind = METRIC_MODEL;
-      } else if (spec->bootstrap && !strncmp (name, spec->report_name, len)) {
-        const char *sfx = name + len;
-        for (gsize k = 0; k < G_N_ELEMENTS (ci_suffixes); k++)
-          if (!strcmp (sfx, ci_suffixes[k]))
-            kind = METRIC_BOOTSTRAP;
-        /* bootstrap members: _0001 ... */
-        if (sfx[0] == '_' && strlen (sfx) == 5 && g_ascii_isdigit (sfx[1])
-            && g_ascii_isdigit (sfx[2]) && g_ascii_isdigit (sfx[3])
-            && g_ascii_isdigit (sfx[4]))
-          kind = METRIC_BOOTSTRAP;
-      }
-    }
-    g_array_append_val (self->metric_kind, kind);
-  }
-  return g_array_index (self->metric_kind, guint8, metric);
-}
-
 static gboolean
 metric_reported (GstVmafHip * self, unsigned metric)
 {
-  return metric_kind (self, metric) != METRIC_BOOTSTRAP
-      || self->cfg.conf_interval;
+  /* bootstrap details only with conf-interval; the engine knows which */
+  return vh_engine_metric_kind (self->engine, metric)
+      != VH_METRIC_MODEL_BOOTSTRAP || self->cfg.conf_interval;
 }
 
 static const char *

@@ -402,7 +402,6 @@ gst_vmafhip_finalize (GObject * object)
   gst_vmafhip_settings_clear (&self->cfg);
   g_free (self->active_backend);
   g_ptr_array_unref (self->specs);
-  g_array_unref (self->metric_kind);
   gst_caps_replace (&self->ref_caps, NULL);
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
   vh_engine_free (self->engine);
@@ -499,7 +498,6 @@ gst_vmafhip_stop (GstAggregator * agg)
   gst_vmafhip_reset_measurement (self);
   g_clear_pointer (&self->engine, vh_engine_free);
   g_ptr_array_set_size (self->specs, 0);
-  g_array_set_size (self->metric_kind, 0);
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);
   self->caps_checked = self->pair_failed = FALSE;
@@ -709,7 +707,6 @@ gst_vmafhip_init (GstVmafHip * self)
   self->props.log_level = DEFAULT_LOG_LEVEL;
 
   self->specs = g_ptr_array_new_with_free_func (gst_vmafhip_model_spec_free);
-  self->metric_kind = g_array_new (FALSE, FALSE, sizeof (guint8));
   g_queue_init (&self->pending);
   self->frame_duration = GST_CLOCK_TIME_NONE;
   self->reported_latency = GST_CLOCK_TIME_NONE;

@@ -533,6 +533,56 @@ START_TEST (test_shared_feature_instances)
 }
 END_TEST
 
+/* The engine says which metrics are model outputs and which are a
+ * bootstrap model's details; it also carries them through a reset. */
+START_TEST (test_metric_kinds)
+{
+  const VhVideoInfo vi = { 64, 48, 8 };
+  GError *error = NULL;
+  VhEngine *e = vh_engine_new (&vi, &error);
+  VhSynth *s = vh_synth_new (64, 48, 8, VH_SYNTH_420, 3);
+  unsigned models = 0, details = 0, features = 0;
+
+  ck_assert (vh_engine_add_model (e, "vmaf_b_v0.6.3", "b", NULL, &error));
+  ck_assert (vh_engine_add_model (e, "vmaf_v0.6.1", NULL, NULL, &error));
+  for (int round = 0; round < 2; round++) {
+    for (unsigned i = 0; i < 3; i++) {
+      VhPicture r, d;
+      vh_synth_render (s, i, 3, &r, &d);
+      ck_assert (vh_engine_push (e, &r, &d, &error));
+    }
+    ck_assert (vh_engine_flush (e, &error));
+    const VhScoreTable *t = vh_engine_scores (e);
+    models = details = features = 0;
+    for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
+      const char *name = vh_score_table_metric_name (t, m);
+      switch (vh_engine_metric_kind (e, m)) {
+        case VH_METRIC_MODEL:
+          ck_assert (!strcmp (name, "b") || !strcmp (name, "vmaf_v0.6.1"));
+          models++;
+          break;
+        case VH_METRIC_MODEL_BOOTSTRAP:
+          ck_assert (g_str_has_prefix (name, "b_"));
+          details++;
+          break;
+        default:
+          ck_assert (g_str_has_prefix (name, "integer_")
+              || g_str_has_prefix (name, "VMAF_integer"));
+          features++;
+          break;
+      }
+    }
+    ck_assert_uint_eq (models, 2);
+    /* 4 CI fields and the bootstrap members */
+    ck_assert_uint_gt (details, 4);
+    ck_assert_uint_gt (features, 0);
+    vh_engine_reset (e);
+  }
+  vh_synth_free (s);
+  vh_engine_free (e);
+}
+END_TEST
+
 START_TEST (test_transform_and_clip)
 {
   GError *error = NULL;
@@ -715,6 +765,7 @@ engine_suite (void)
   tcase_add_test (beh, test_layouts);
   tcase_add_test (beh, test_shared_feature_instances);
   tcase_add_test (beh, test_transform_and_clip);
+  tcase_add_test (beh, test_metric_kinds);
   suite_add_tcase (s, beh);
 
   TCase *logs = tcase_create ("pooling-logs");
