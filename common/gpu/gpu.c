@@ -7,6 +7,8 @@
 
 struct VhGpu {
   const VhGpuFuncs *f;
+  int refcount;             /* under shared_lock */
+  gboolean shared;          /* in shared_devices (vh_gpu_acquire) */
   int device_id;
   void *context;            /* CUDA primary context; NULL with HIP */
   gboolean context_open;
@@ -296,6 +298,7 @@ vh_gpu_open (VhGpuVendor vendor, int device_id, GError **error)
 
   VhGpu *gpu = g_new0 (VhGpu, 1);
   gpu->f = f;
+  gpu->refcount = 1;
   gpu->device_id = device_id;
   if (!query_device (gpu, error)) {
     g_prefix_error (error, "%s device %d: ", vendor_name, device_id);
@@ -305,10 +308,75 @@ vh_gpu_open (VhGpuVendor vendor, int device_id, GError **error)
   return gpu;
 }
 
+/* Devices handed out by vh_gpu_acquire, one per (vendor, id), and every
+ * handle's reference count. */
+static GMutex shared_lock;
+static GPtrArray *shared_devices;
+
+VhGpu *
+vh_gpu_acquire (VhGpuVendor vendor, int device_id, GError **error)
+{
+  VhGpu *gpu = NULL;
+
+  g_mutex_lock (&shared_lock);
+  for (guint i = 0; shared_devices && i < shared_devices->len; i++) {
+    VhGpu *g = g_ptr_array_index (shared_devices, i);
+    if (g->device_id == MAX (device_id, 0)
+        && (vendor == VH_GPU_VENDOR_AUTO || vendor == g->f->vendor)) {
+      gpu = g;
+      gpu->refcount++;
+      break;
+    }
+  }
+  if (!gpu) {
+    gpu = vh_gpu_open (vendor, device_id, error);
+    if (gpu) {
+      gpu->shared = TRUE;
+      if (!shared_devices)
+        shared_devices = g_ptr_array_new ();
+      g_ptr_array_add (shared_devices, gpu);
+    }
+  }
+  g_mutex_unlock (&shared_lock);
+  return gpu;
+}
+
+VhGpu *
+vh_gpu_ref (VhGpu *gpu)
+{
+  if (!gpu)
+    return NULL;
+  g_mutex_lock (&shared_lock);
+  gpu->refcount++;
+  g_mutex_unlock (&shared_lock);
+  return gpu;
+}
+
+int
+vh_gpu_refcount (const VhGpu *gpu)
+{
+  int n;
+  if (!gpu)
+    return 0;
+  g_mutex_lock (&shared_lock);
+  n = gpu->refcount;
+  g_mutex_unlock (&shared_lock);
+  return n;
+}
+
 void
 vh_gpu_close (VhGpu *gpu)
 {
+  gboolean last;
+
   if (!gpu)
+    return;
+  g_mutex_lock (&shared_lock);
+  last = --gpu->refcount <= 0;
+  if (last && gpu->shared)
+    g_ptr_array_remove_fast (shared_devices, gpu);
+  g_mutex_unlock (&shared_lock);
+  if (!last)
     return;
   if (gpu->context_open)
     warn_if_failed (gpu->f, gpu->f->context_close (gpu->device_id, gpu->context),

@@ -73,9 +73,17 @@ typedef struct {
  * 0 and an error naming what is missing when there is none. */
 int vh_gpu_device_count (VhGpuVendor vendor, GError **error);
 
-/* Opens GPU device_id of the preferred vendor; device_id -1 means 0. */
+/* Opens GPU device_id of the preferred vendor; device_id -1 means 0. A
+ * handle of its own (reference count 1). */
 VhGpu *vh_gpu_open (VhGpuVendor vendor, int device_id, GError **error);
+/* The process's one handle on that device, opened at the first call and
+ * shared by every caller after (each call adds a reference): every element
+ * and pool of a process on one GPU uses one context. */
+VhGpu *vh_gpu_acquire (VhGpuVendor vendor, int device_id, GError **error);
+VhGpu *vh_gpu_ref (VhGpu *gpu);                    /* NULL-safe */
+/* Drops a reference; the last one closes the device (NULL-safe). */
 void vh_gpu_close (VhGpu *gpu);
+int vh_gpu_refcount (const VhGpu *gpu);            /* 0 for NULL */
 
 VhGpuVendor vh_gpu_vendor (const VhGpu *gpu);
 const char *vh_gpu_vendor_name (const VhGpu *gpu);       /* "AMD", "NVIDIA" */

@@ -22,12 +22,14 @@ gst_vmafhip_side_clear (Side * side)
 
 /* ------------------------------------------------------ start and stop */
 
-/* Opens the GPU and loads a kernel module once to prove the device works
- * with the kernels this build carries. */
+/* Takes the process's shared handle on the GPU (every vmafhip element and
+ * pool on that device uses it) and loads a kernel module once to prove the
+ * device works with the kernels this build carries. */
 static VhGpu *
 open_working_gpu (gint device_id, GError ** error)
 {
-  VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, MAX (device_id, 0), error);
+  VhGpu *gpu = vh_gpu_acquire (VH_GPU_VENDOR_AUTO, MAX (device_id, 0),
+      error);
   if (!gpu)
     return NULL;
   VhGpuModule *module = vh_gpu_module_load_embedded (gpu, &vh_kernel_motion,
@@ -60,6 +62,7 @@ gst_vmafhip_choose_backend (GstVmafHip * self)
   VhGpu *gpu = NULL;
 
   self->use_gpu = FALSE;
+  g_clear_pointer (&self->gpu, vh_gpu_close);
   if (self->cfg.backend != GST_VMAFHIP_BACKEND_CPU)
     gpu = open_working_gpu (self->cfg.device_id, &error);
   if (gpu) {
@@ -67,8 +70,9 @@ gst_vmafhip_choose_backend (GstVmafHip * self)
         vh_gpu_vendor_name (gpu), vh_gpu_device_name (gpu), vh_gpu_arch (gpu),
         vh_gpu_device_id (gpu));
     self->use_gpu = TRUE;
-    self->gpu_device = vh_gpu_device_id (gpu);
-    vh_gpu_close (gpu);
+    /* held until stop(): the engine's backend and the pinned pool take
+     * references on it instead of opening the device again */
+    self->gpu = gpu;
     set_active_backend (self, desc);
     GST_ELEMENT_INFO (self, RESOURCE, SETTINGS,
         ("Scoring on the GPU: %s", desc), (NULL));
@@ -235,7 +239,7 @@ configure_engine (GstVmafHip * self)
     goto failed;
   if (self->use_gpu) {
     /* the backend owns its own handle on the device */
-    VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, self->gpu_device, &error);
+    VhGpu *gpu = vh_gpu_ref (self->gpu);
     VhGpuBackend *backend = gpu ? vh_gpu_backend_new (gpu, 0, &error) : NULL;
     if (!backend || !vh_engine_set_accelerator (self->engine,
             &vh_gpu_backend_ops, backend, &error))

@@ -29,7 +29,7 @@ gst_vmafhip_propose_allocation (GstAggregator * agg, GstAggregatorPad * pad,
   /* we read any stride and offset through gst_video_frame_map */
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 
-  /* use_gpu and gpu_device are set at start(), before any pad is active */
+  /* use_gpu and gpu are set at start(), before any pad is active */
   if (!self->use_gpu)
     return TRUE;
   gst_query_parse_allocation (query, &caps, &need_pool);
@@ -37,7 +37,7 @@ gst_vmafhip_propose_allocation (GstAggregator * agg, GstAggregatorPad * pad,
     return TRUE;
 
   GError *error = NULL;
-  GstAllocator *allocator = gst_vmafhip_pinned_allocator_new (self->gpu_device,
+  GstAllocator *allocator = gst_vmafhip_pinned_allocator_new (self->gpu,
       &error);
   if (!allocator) {
     GST_WARNING_OBJECT (pad, "no pinned pool offered: %s", error->message);

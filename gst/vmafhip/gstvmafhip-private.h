@@ -15,6 +15,7 @@
 #include "gstvmafhip.h"
 #include "vh-engine.h"
 #include "vh-spec.h"
+#include "vh-gpu.h"
 
 G_BEGIN_DECLS
 
@@ -92,7 +93,7 @@ struct _GstVmafHip
   guint lookahead;            /* frames a score waits for */
   gboolean warned_no_gpu;
   gboolean use_gpu;           /* the HIP backend was chosen at start */
-  gint gpu_device;            /* and its device */
+  VhGpu *gpu;                 /* its device (shared), start() to stop() */
 
   GstCaps *ref_caps;          /* output caps (the reference's) */
   gboolean caps_checked;      /* both sides known and compatible */

@@ -408,6 +408,7 @@ gst_vmafhip_finalize (GObject * object)
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);
 
+  g_clear_pointer (&self->gpu, vh_gpu_close);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -505,6 +506,8 @@ gst_vmafhip_stop (GstAggregator * agg)
   gst_caps_replace (&self->ref_caps, NULL);
   g_clear_pointer (&self->active_backend, g_free);
   GST_OBJECT_UNLOCK (self);
+  g_clear_pointer (&self->gpu, vh_gpu_close);
+  self->use_gpu = FALSE;
   return TRUE;
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gstvmafhippool.h"
+#include "vh-error.h"
 #include "vh-gpu.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_vmafhip_pool_debug);
@@ -161,16 +162,17 @@ gst_vmafhip_pinned_allocator_class_init (GstVmafHipPinnedAllocatorClass *
 }
 
 GstAllocator *
-gst_vmafhip_pinned_allocator_new (gint device_id, GError ** error)
+gst_vmafhip_pinned_allocator_new (VhGpu * gpu, GError ** error)
 {
-  VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, MAX (device_id, 0), error);
   GstVmafHipPinnedAllocator *self;
 
-  if (!gpu)
+  if (!gpu) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_GPU, "no GPU device");
     return NULL;
+  }
   self = g_object_new (GST_TYPE_VMAFHIP_PINNED_ALLOCATOR, NULL);
   gst_object_ref_sink (self);
-  self->gpu = gpu;
+  self->gpu = vh_gpu_ref (gpu);
   GST_DEBUG_OBJECT (self, "pinned memory on %s %s, device %d",
       vh_gpu_vendor_name (gpu), vh_gpu_device_name (gpu),
       vh_gpu_device_id (gpu));

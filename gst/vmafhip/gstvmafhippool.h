@@ -13,6 +13,8 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include "vh-gpu.h"
+
 G_BEGIN_DECLS
 
 /* The memory type of the allocator's memory (GstAllocator.mem_type):
@@ -24,10 +26,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstVmafHipPinnedAllocator,
     gst_vmafhip_pinned_allocator, GST, VMAFHIP_PINNED_ALLOCATOR, GstAllocator)
 
-/* An allocator of pinned memory on GPU device_id (-1: the first); it keeps
- * its own handle on the device until the last memory is gone.  NULL and an
- * error when no GPU opens. */
-GstAllocator *gst_vmafhip_pinned_allocator_new (gint device_id,
+/* An allocator of pinned memory on `gpu`; it keeps a reference on the
+ * device until the last memory is gone.  NULL and an error without one. */
+GstAllocator *gst_vmafhip_pinned_allocator_new (VhGpu * gpu,
     GError ** error);
 
 /* A GstVideoBufferPool for caps whose buffers come from `allocator`, with

@@ -117,6 +117,25 @@ START_TEST (host_open_auto)
 }
 END_TEST
 
+/* The shared handle fails like vh_gpu_open where there is no GPU. */
+START_TEST (host_acquire_without_gpu)
+{
+  GError *error = NULL;
+  VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, -1, NULL);
+  VhGpu *shared;
+
+  if (gpu) {
+    /* a machine with a GPU: the device suite checks sharing */
+    vh_gpu_close (gpu);
+    return;
+  }
+  shared = vh_gpu_acquire (VH_GPU_VENDOR_AUTO, -1, &error);
+  ck_assert_ptr_null (shared);
+  check_open_failure (VH_GPU_VENDOR_AUTO, error);
+  g_error_free (error);
+}
+END_TEST
+
 START_TEST (host_open_amd)
 {
   check_open (VH_GPU_VENDOR_AMD);
@@ -184,6 +203,8 @@ START_TEST (host_null_safety)
 
   /* Release functions accept NULL silently. */
   vh_gpu_close (NULL);
+  ck_assert_ptr_null (vh_gpu_ref (NULL));
+  ck_assert_int_eq (vh_gpu_refcount (NULL), 0);
   vh_gpu_mem_free (NULL, 0);
   vh_gpu_host_free (NULL, NULL);
   vh_gpu_stream_free (NULL);
@@ -494,6 +515,7 @@ host_suite (void)
   tcase_add_test (tc, host_bad_arguments);
   tcase_add_test (tc, host_device_id_out_of_range);
   tcase_add_test (tc, host_null_safety);
+  tcase_add_test (tc, host_acquire_without_gpu);
   tcase_add_test (tc, host_missing_runtime);
   tcase_add_test (tc, host_cuda_stub_library);
   tcase_add_test (tc, host_image_parsing);
@@ -543,6 +565,41 @@ START_TEST (device_info)
       || g_str_has_prefix (vh_gpu_arch (gpu), "sm_")
       || strcmp (vh_gpu_arch (gpu), "unknown") == 0);
   ck_assert_msg (vh_gpu_bind (gpu, err ()), "%s", err_text ());
+}
+END_TEST
+
+/* One handle per device and process: acquire twice gives the same one with
+ * two references; vh_gpu_open gives a handle of its own; the last close
+ * ends the shared one, and the next acquire opens it afresh. */
+START_TEST (device_shared_handle)
+{
+  VhGpu *a = vh_gpu_acquire (VH_GPU_VENDOR_AUTO, vh_gpu_device_id (gpu),
+      err ());
+  VhGpu *b = vh_gpu_acquire (VH_GPU_VENDOR_AUTO, vh_gpu_device_id (gpu),
+      err ());
+  VhGpu *own = vh_gpu_open (VH_GPU_VENDOR_AUTO, vh_gpu_device_id (gpu),
+      err ());
+
+  ck_assert_msg (a && b && own, "%s", err_text ());
+  ck_assert_ptr_eq (a, b);
+  ck_assert_ptr_ne (a, own);
+  ck_assert_int_eq (vh_gpu_refcount (a), 2);
+  ck_assert_int_eq (vh_gpu_refcount (own), 1);
+  ck_assert_ptr_eq (vh_gpu_ref (a), a);
+  ck_assert_int_eq (vh_gpu_refcount (a), 3);
+  vh_gpu_close (a);
+  vh_gpu_close (a);
+  ck_assert_int_eq (vh_gpu_refcount (b), 1);
+  /* still usable through the last reference */
+  VhGpuPtr p = vh_gpu_mem_alloc (b, 4096, err ());
+  ck_assert_msg (p != 0, "%s", err_text ());
+  vh_gpu_mem_free (b, p);
+  vh_gpu_close (b);
+  a = vh_gpu_acquire (VH_GPU_VENDOR_AUTO, vh_gpu_device_id (gpu), err ());
+  ck_assert_msg (a != NULL, "%s", err_text ());
+  ck_assert_int_eq (vh_gpu_refcount (a), 1);
+  vh_gpu_close (a);
+  vh_gpu_close (own);
 }
 END_TEST
 
@@ -909,6 +966,7 @@ device_suite (void)
   TCase *tc = tcase_create ("device");
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, device_info);
+  tcase_add_test (tc, device_shared_handle);
   tcase_add_test (tc, device_probe_kernel);
   tcase_add_test (tc, device_copies);
   tcase_add_test (tc, device_streams_events);
