@@ -279,8 +279,10 @@ vh_feature_spec_parse (const char *text, GError **error)
     goto fail;
   }
   spec->name = eq ? g_strndup (text, eq - text) : g_strdup (text);
-  /* NAME=OPTION=VALUE[:OPTION=VALUE...] */
-  p->parts = eq ? g_strsplit (eq + 1, ":", -1) : g_new0 (char *, 1);
+  /* NAME=OPTION=VALUE[:OPTION=VALUE...]; "NAME=" has one empty option,
+   * refused below as libvmaf's CLI refuses it */
+  p->parts = !eq ? g_new0 (char *, 1) : eq[1] ? g_strsplit (eq + 1, ":", -1)
+      : g_strdupv ((char *[]) { (char *) "", NULL });
   for (guint i = 0; p->parts[i]; i++) {
     char *part = p->parts[i];
     char *value = strchr (part, '=');
