@@ -242,6 +242,15 @@ check_output_path (const char *path, GError **error)
   return ok;
 }
 
+/* The chroma layout a raw format stores, as the y4m and -p names go. */
+static const char *
+chroma_layout (const VhRawFormat *f)
+{
+  if (f->gray)
+    return "mono";
+  return f->sub_y ? "4:2:0" : f->sub_x ? "4:2:2" : "4:4:4";
+}
+
 static void
 print_frame (const VhScoreTable *t, unsigned frame)
 {
@@ -350,6 +359,15 @@ run (Options *o, GError **error)
           in[1].height, in[1].format->bpc);
       goto out;
     }
+    /* as libvmaf's "pixel formats do not match": caught here, not by the
+     * engine at the first frame */
+    if (strcmp (chroma_layout (in[0].format), chroma_layout (in[1].format))) {
+      fail (error, "the reference is %s (%s), the distorted video %s (%s): "
+          "VMAF compares frames of the same chroma layout",
+          chroma_layout (in[0].format), in[0].format->name,
+          chroma_layout (in[1].format), in[1].format->name);
+      goto out;
+    }
     info = (VhVideoInfo) { in[0].width, in[0].height, in[0].format->bpc };
   }
 
@@ -406,6 +424,9 @@ run (Options *o, GError **error)
       int b = a < 0 ? -1 : input_read (&in[1], &dis, error);
       if (a < 0 || b < 0)
         goto out;
+      if (a != b)             /* libvmaf's CLI says so too */
+        fprintf (stderr, "vmafhip-score: '%s' ended before '%s'\n",
+            in[a ? 1 : 0].path, in[a ? 0 : 1].path);
       if (!a || !b)
         break;
     }

@@ -175,6 +175,14 @@ START_TEST (test_frame_options)
   for (guint i = 0; i < 3; i++)
     ck_assert_int_eq (json_object_get_int_member
         (json_array_get_object_element (f3, i), "frameNum"), 2 * i);
+  /* the shorter input ends the run, with libvmaf's note on stderr */
+  ck_assert_int_eq (run_cli (&err, "-r", r, "-d", d2, "--json", "-o", o3,
+          "-q", NULL), 0);
+  ck_assert_msg (strstr (err, "ended before") != NULL, "%s", err);
+  g_free (err);
+  g_object_unref (p3);
+  f3 = frames_of (load_json (o3, &p3));
+  ck_assert_uint_eq (json_array_get_length (f3), 3);
   g_object_unref (p1);
   g_object_unref (p2);
   g_object_unref (p3);
@@ -214,6 +222,9 @@ START_TEST (test_bad_options_fail_first)
     {{"--log-format", "yaml"}, "yaml"},
     {{"--subsample", "0"}, "--subsample"},
     {{"--backend", "opencl"}, "opencl"},
+    {{"--feature", "psnr=colour=red"}, "has no option 'colour'"},
+    {{"-m", "version=vmaf_v0.6.1:motion.motion_max_val=-1"},
+        "outside its range"},
   };
 
   g_file_set_contents (small, "YUV4MPEG2 W48 H32 C420jpeg\n", -1, NULL);
@@ -248,6 +259,49 @@ START_TEST (test_bad_options_fail_first)
     ck_assert_int_eq (run_cli (&err, "-r", out, "-d", d, NULL), 1);
     ck_assert (strstr (err, "never.json") != NULL);
     g_free (err);
+  }
+  {
+    /* y4m headers the reader refuses, and a chroma layout that differs
+     * from the reference's: all before the first frame */
+    const struct {
+      const char *header, *needle;
+    } headers[] = {
+      {"YUV4MPEG2 W96 H64 C444\n", "4:4:4 (Y444)"},
+      {"YUV4MPEG2 W96 H64 C411\n", "C411 is not supported"},
+      {"YUV4MPEG2 W96 H64 It C420jpeg\n", "interlaced"},
+      {"YUV4MPEG2 W96 C420jpeg\n", "no picture size"},
+    };
+    for (gsize k = 0; k < G_N_ELEMENTS (headers); k++) {
+      gchar *err = NULL;
+      ck_assert (g_file_set_contents (small, headers[k].header, -1, NULL));
+      ck_assert_int_eq (run_cli (&err, "-r", r, "-d", small, "-o", out,
+              NULL), 1);
+      ck_assert_msg (strstr (err, headers[k].needle) != NULL,
+          "'%s' not in '%s'", headers[k].needle, err);
+      g_free (err);
+    }
+  }
+  {
+    /* raw input: libvmaf's -p and -b values only */
+    const char *const bad[][2] = {
+      {"-p", "411"}, {"-b", "16"}, {"-f", "RGB"},
+    };
+    gchar *raw = write_video ("r.yuv", FALSE, 0, 2, FALSE);
+    for (gsize k = 0; k < G_N_ELEMENTS (bad); k++) {
+      gchar *err = NULL;
+      const char *p = k == 0 ? bad[k][1] : "420";
+      const char *b = k == 1 ? bad[k][1] : "8";
+      int rc = k == 2 ? run_cli (&err, "-r", raw, "-d", raw, "-w", "96",
+          "-h", "64", "-f", bad[k][1], "-o", out, NULL) : run_cli (&err,
+          "-r", raw, "-d", raw, "-w", "96", "-h", "64", "-p", p, "-b", b,
+          "-o", out, NULL);
+      ck_assert_int_eq (rc, 1);
+      ck_assert_msg (strstr (err, bad[k][0]) && strstr (err, bad[k][1]),
+          "'%s %s' not in '%s'", bad[k][0], bad[k][1], err);
+      g_free (err);
+    }
+    g_unlink (raw);
+    g_free (raw);
   }
   ck_assert (!g_file_test (out, G_FILE_TEST_EXISTS));
   g_unlink (small);
