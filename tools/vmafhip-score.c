@@ -35,7 +35,7 @@ typedef struct {
   char *output, *log_format, *backend;
   int width, height, bitdepth, frame_cnt, frame_skip_ref, frame_skip_dist;
   int subsample, threads, gpu_device, seed, strength;
-  gboolean xml, json, csv, sub, quiet, version;
+  gboolean xml, json, csv, sub, quiet, version, no_prediction;
   char **models, **features;
 } Options;
 
@@ -70,7 +70,7 @@ raw_format_of (const Options *o, GError **error)
     {"Y42B", "I422_10LE", "I422_12LE"},
     {"Y444", "Y444_10LE", "Y444_12LE"},
   };
-  int layout = -1, depth = -1;
+  int layout, depth;
 
   if (o->format) {
     const VhRawFormat *f = vh_raw_format_lookup (o->format);
@@ -84,25 +84,54 @@ raw_format_of (const Options *o, GError **error)
         "--pixel_format/-p and --bitdepth/-b (or a .y4m file)");
     return NULL;
   }
-  if (!strcmp (o->pixel_format, "420"))
-    layout = 0;
-  else if (!strcmp (o->pixel_format, "422"))
-    layout = 1;
-  else if (!strcmp (o->pixel_format, "444"))
-    layout = 2;
-  depth = o->bitdepth == 8 ? 0 : o->bitdepth == 10 ? 1 : o->bitdepth == 12
-      ? 2 : -1;
-  if (layout < 0) {
-    fail (error, "invalid --pixel_format/-p '%s': should be 420, 422 or 444",
-        o->pixel_format);
-    return NULL;
-  }
-  if (depth < 0) {
-    fail (error, "invalid --bitdepth/-b %d: vmafhip scores 8, 10 or 12 bits",
-        o->bitdepth);
-    return NULL;
-  }
+  /* -p and -b were checked in run () */
+  layout = !strcmp (o->pixel_format, "420") ? 0 :
+      !strcmp (o->pixel_format, "422") ? 1 : 2;
+  depth = o->bitdepth == 8 ? 0 : o->bitdepth == 10 ? 1 : 2;
   return vh_raw_format_lookup (names[layout][depth]);
+}
+
+/* The chroma layout a raw format stores, as the y4m and -p names go. */
+static const char *
+chroma_layout (const VhRawFormat *f)
+{
+  if (f->gray)
+    return "mono";
+  return f->sub_y ? "4:2:0" : f->sub_x ? "4:2:2" : "4:4:4";
+}
+
+/* libvmaf's -p values as chroma layouts; NULL for any other. */
+static const char *
+pixel_format_layout (const char *pixel_format)
+{
+  if (!strcmp (pixel_format, "420"))
+    return "4:2:0";
+  if (!strcmp (pixel_format, "422"))
+    return "4:2:2";
+  if (!strcmp (pixel_format, "444"))
+    return "4:4:4";
+  return NULL;
+}
+
+/* -w/-h/-p/-b given with a y4m file must agree with its header: libvmaf
+ * would read the file as raw with them, header included. */
+static gboolean
+check_y4m_against_options (const Input *in, const Options *o, GError **error)
+{
+  if ((o->width > 0 && (unsigned) o->width != in->width)
+      || (o->height > 0 && (unsigned) o->height != in->height))
+    return fail (error, "'%s' is %ux%u by its y4m header, not %dx%d as "
+        "-w/-h say", in->path, in->width, in->height,
+        o->width > 0 ? o->width : (int) in->width,
+        o->height > 0 ? o->height : (int) in->height);
+  if (o->bitdepth && (unsigned) o->bitdepth != in->format->bpc)
+    return fail (error, "'%s' is %u-bit by its y4m header, not %d-bit as "
+        "-b says", in->path, in->format->bpc, o->bitdepth);
+  if (o->pixel_format && strcmp (pixel_format_layout (o->pixel_format),
+          chroma_layout (in->format)))
+    return fail (error, "'%s' is %s by its y4m header, not %s as -p says",
+        in->path, chroma_layout (in->format), o->pixel_format);
+  return TRUE;
 }
 
 /* Opens an input and reads its header; no frame is read. */
@@ -117,6 +146,8 @@ input_open (Input *in, const char *path, const Options *o, GError **error)
     in->format = vh_y4m_format (in->y4m);
     in->width = vh_y4m_width (in->y4m);
     in->height = vh_y4m_height (in->y4m);
+    if (!check_y4m_against_options (in, o, error))
+      return FALSE;
   } else {
     if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) && access (path, R_OK))
       return fail (error, "cannot open '%s': %s", path, g_strerror (errno));
@@ -242,13 +273,39 @@ check_output_path (const char *path, GError **error)
   return ok;
 }
 
-/* The chroma layout a raw format stores, as the y4m and -p names go. */
-static const char *
-chroma_layout (const VhRawFormat *f)
+/* --no_prediction: the features a model would use, with its options and
+ * the spec's overrides, but not the model (libvmaf's -n). */
+static gboolean
+add_model_features (VhEngine *engine, const VhModelSpec *spec,
+    const VhModel *model, GError **error)
 {
-  if (f->gray)
-    return "mono";
-  return f->sub_y ? "4:2:0" : f->sub_x ? "4:2:2" : "4:4:4";
+  for (unsigned i = 0; i < vh_model_n_features (model); i++) {
+    const char *internal = vh_model_feature_name (model, i);
+    const VhFeatureName *fn = vh_feature_name_lookup (internal);
+    unsigned n_opts = 0;
+    const VhModelOpt *mopts = vh_model_feature_opts (model, i, &n_opts);
+    GArray *opts;
+    gboolean ok;
+
+    if (!fn || !fn->fex)
+      return fail (error, "model '%s' needs feature '%s', which vmafhip "
+          "does not implement yet", vh_model_name (model), fn ? fn->alias :
+          internal);
+    opts = g_array_new (FALSE, FALSE, sizeof (VhModelOpt));
+    g_array_append_vals (opts, mopts, n_opts);
+    /* after the model's own options, so that they win */
+    for (unsigned k = 0; k < spec->n_overrides; k++)
+      if (!strcmp (spec->overrides[k].feature, fn->fex->name))
+        g_array_append_vals (opts, &spec->overrides[k].opt, 1);
+    ok = vh_engine_add_feature_with_options (engine, fn->fex->name,
+        (const VhModelOpt *) opts->data, opts->len, error);
+    g_array_free (opts, TRUE);
+    if (!ok) {
+      g_prefix_error (error, "model '%s': ", vh_model_name (model));
+      return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 static void
@@ -286,13 +343,28 @@ run (Options *o, GError **error)
   gint64 t0;
 
   /* -------- everything checked before the first frame is read -------- */
-  if (o->subsample < 1)
-    return fail (error, "--subsample must be at least 1, not %d",
-        o->subsample), 1;
+  if (o->subsample < 1) {
+    fail (error, "--subsample must be at least 1, not %d", o->subsample);
+    goto out;
+  }
   if (o->threads < 0 || o->frame_cnt < 0 || o->frame_skip_ref < 0
-      || o->frame_skip_dist < 0)
-    return fail (error, "--threads, --frame_cnt and --frame_skip_* take "
-        "numbers of at least 0"), 1;
+      || o->frame_skip_dist < 0) {
+    fail (error, "--threads, --frame_cnt and --frame_skip_* take numbers "
+        "of at least 0");
+    goto out;
+  }
+  /* -p and -b as libvmaf's parser checks them, whatever the input */
+  if (o->pixel_format && !pixel_format_layout (o->pixel_format)) {
+    fail (error, "invalid --pixel_format/-p '%s': should be 420, 422 or "
+        "444", o->pixel_format);
+    goto out;
+  }
+  if (o->bitdepth && o->bitdepth != 8 && o->bitdepth != 10
+      && o->bitdepth != 12) {
+    fail (error, "invalid --bitdepth/-b %d: vmafhip scores 8, 10 or 12 "
+        "bits", o->bitdepth);
+    goto out;
+  }
   if (!output_format (o, &format, error)
       || (o->output && !check_output_path (o->output, error)))
     goto out;
@@ -302,7 +374,12 @@ run (Options *o, GError **error)
       goto out;
     g_ptr_array_add (models, spec);
   }
-  if (!models->len) {
+  if (!models->len && o->no_prediction && !o->features) {
+    fail (error, "nothing to compute: --no_prediction/-n without --model "
+        "or --feature");
+    goto out;
+  }
+  if (!models->len && !o->no_prediction) {
     /* libvmaf's default model */
     g_ptr_array_add (models, vh_model_spec_parse ("version=vmaf_v0.6.1",
             NULL, NULL));
@@ -378,8 +455,16 @@ run (Options *o, GError **error)
   for (guint i = 0; i < models->len; i++) {
     VhModelSpec *spec = g_ptr_array_index (models, i);
     VhModel *model = vh_model_spec_load (spec, error);
-    if (!model || !vh_engine_add_model_spec (engine, spec, model, error))
+    if (!model)
       goto out;
+    if (o->no_prediction) {
+      gboolean ok = add_model_features (engine, spec, model, error);
+      vh_model_free (model);
+      if (!ok)
+        goto out;
+    } else if (!vh_engine_add_model_spec (engine, spec, model, error)) {
+      goto out;
+    }
   }
   for (guint i = 0; i < features->len; i++)
     if (!vh_engine_add_feature_spec (engine, g_ptr_array_index (features, i),
@@ -517,7 +602,7 @@ main (int argc, char **argv)
         "Report and pool every N-th frame", "N"},
     {"frame_cnt", 0, 0, G_OPTION_ARG_INT, &o.frame_cnt,
         "Score at most N frames (synthetic: default 24)", "N"},
-    {"frames", 'n', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &o.frame_cnt,
+    {"frames", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &o.frame_cnt,
         "Same as --frame_cnt", "N"},
     {"frame_skip_ref", 0, 0, G_OPTION_ARG_INT, &o.frame_skip_ref,
         "Skip the first N reference frames", "N"},
@@ -538,6 +623,9 @@ main (int argc, char **argv)
         "auto (a working GPU, else the CPU), cpu, hip", "B"},
     {"gpu_device", 0, 0, G_OPTION_ARG_INT, &o.gpu_device,
         "GPU to use (default the first)", "N"},
+    {"no_prediction", 'n', 0, G_OPTION_ARG_NONE, &o.no_prediction,
+        "Features only: compute what the models need, predict nothing",
+        NULL},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
         "Print the pooled scores only", NULL},
     {"version", 'v', 0, G_OPTION_ARG_NONE, &o.version,

@@ -225,6 +225,13 @@ START_TEST (test_bad_options_fail_first)
     {{"--feature", "psnr=colour=red"}, "has no option 'colour'"},
     {{"-m", "version=vmaf_v0.6.1:motion.motion_max_val=-1"},
         "outside its range"},
+    /* -w/-h/-p/-b must agree with a y4m header; -p/-b take libvmaf's
+     * values even then */
+    {{"-w", "48"}, "96x64 by its y4m header, not 48x64"},
+    {{"-b", "10"}, "8-bit by its y4m header, not 10-bit"},
+    {{"-p", "422"}, "4:2:0 by its y4m header, not 422"},
+    {{"-p", "411"}, "invalid --pixel_format/-p '411'"},
+    {{"-n"}, "nothing to compute"},
   };
 
   g_file_set_contents (small, "YUV4MPEG2 W48 H32 C420jpeg\n", -1, NULL);
@@ -313,6 +320,50 @@ START_TEST (test_bad_options_fail_first)
 
 END_TEST;
 
+/* -n/--no_prediction: the models' features, overrides included, with the
+ * values of a run that predicts, and no model score. */
+START_TEST (test_no_prediction)
+{
+  gchar *r = write_video ("r.y4m", FALSE, 0, 3, TRUE);
+  gchar *d = write_video ("d.y4m", TRUE, 0, 3, TRUE);
+  gchar *on = g_build_filename (dir, "features.json", NULL);
+  gchar *om = g_build_filename (dir, "model.json", NULL);
+  const char *model = "version=vmaf_v0.6.1:vif.vif_enhn_gain_limit=1.0";
+  gchar *err = NULL;
+  JsonParser *pn, *pm;
+  JsonArray *fn, *fm;
+
+  ck_assert_int_eq (run_cli (&err, "-r", r, "-d", d, "-m", model, "-n",
+          "--json", "-o", on, "-q", NULL), 0);
+  g_free (err);
+  ck_assert_int_eq (run_cli (&err, "-r", r, "-d", d, "-m", model, "--json",
+          "-o", om, "-q", NULL), 0);
+  g_free (err);
+  fn = frames_of (load_json (on, &pn));
+  fm = frames_of (load_json (om, &pm));
+  ck_assert_uint_eq (json_array_get_length (fn), 3);
+  for (guint i = 0; i < 3; i++) {
+    JsonObject *m = json_object_get_object_member
+        (json_array_get_object_element (fn, i), "metrics");
+    ck_assert (!json_object_has_member (m, "vmaf"));
+    ck_assert (!json_object_has_member (m, "integer_vif_scale0"));
+    ck_assert (metric (fn, i, "integer_vif_scale0_egl_1") ==
+        metric (fm, i, "integer_vif_scale0_egl_1"));
+    ck_assert (metric (fn, i, "integer_adm2") == metric (fm, i,
+            "integer_adm2"));
+    ck_assert (metric (fn, i, "integer_motion2") == metric (fm, i,
+            "integer_motion2"));
+  }
+  g_object_unref (pn);
+  g_object_unref (pm);
+  g_free (r);
+  g_free (d);
+  g_free (on);
+  g_free (om);
+}
+
+END_TEST;
+
 /* --backend hip works where a GPU does, and fails cleanly where none is. */
 START_TEST (test_backend_hip)
 {
@@ -353,6 +404,7 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_y4m_equals_raw);
   tcase_add_test (tc, test_frame_options);
   tcase_add_test (tc, test_bad_options_fail_first);
+  tcase_add_test (tc, test_no_prediction);
   tcase_add_test (tc, test_backend_hip);
   suite_add_tcase (s, tc);
   sr = srunner_create (s);
