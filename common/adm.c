@@ -181,28 +181,6 @@ ceil_log2 (unsigned n)
   return n <= 1 ? 0 : 32 - __builtin_clz (n - 1);
 }
 
-typedef struct AdmPlan {
-  int scale;
-  int w, h;                 /* band size */
-  int sl, sr, st, sb;       /* score region [sl, sr) × [st, sb) */
-  int nl, nr, nt, nb;       /* what the 3×3 CM window reads: score ± 1 */
-
-  /* CM: x' = max(|x| − (thr << sub), 0), then x'³ in two rounded steps. */
-  int cm_sub[VH_ADM_BANDS];
-  int cm_sq_shift[VH_ADM_BANDS];
-  int cm_cube_shift[VH_ADM_BANDS];
-  int cm_row_shift;         /* row sums are rounded by this before adding */
-
-  /* Denominator: Σ|o|³ (scale 0) or Σ (((o² + 2^sq) >> sq)·|o| rounded). */
-  int den_sq_shift;
-  int den_cube_shift;
-  int den_row_shift;
-
-  /* AVX-512 flavour (see "AVX-512 flavour" below); all empty for C. */
-  bool dwt_tail;            /* last DWT column read past the row */
-  int vec_l, vec_r;         /* decouple/CSF columns of the 16-wide loops */
-  int cm_vec_r;             /* scale-0 CM columns [sl, cm_vec_r) of the 14-wide loop */
-} AdmPlan;
 
 /* Round-half-up constant of a right shift, (uint32_t) pow(2, s − 1) in
  * libvmaf; its shifts are ≥ 1 for every size we accept. */
@@ -245,8 +223,22 @@ half_of (int shift)
  * 14 (4, rows 1 .. h − 2, only where sl > 0).
  */
 
-static void
-adm_plan (AdmPlan *pl, int scale, int w, int h, bool avx512, unsigned bpc)
+void
+vh_adm_band_sizes (unsigned width, unsigned height, int bw[VH_ADM_SCALES],
+    int bh[VH_ADM_SCALES])
+{
+  int w = (int) width, h = (int) height;
+  for (int s = 0; s < VH_ADM_SCALES; s++) {
+    w = (w + 1) / 2;
+    h = (h + 1) / 2;
+    bw[s] = w;
+    bh[s] = h;
+  }
+}
+
+void
+vh_adm_plan (VhAdmPlan *pl, int scale, int w, int h, bool avx512,
+    unsigned bpc)
 {
   memset (pl, 0, sizeof *pl);
   pl->scale = scale;
@@ -350,13 +342,7 @@ vh_adm_work_new (unsigned width, unsigned height)
   VhAdmWork *wk = g_new0 (VhAdmWork, 1);
   wk->width = width;
   wk->height = height;
-  int w = width, h = height;
-  for (int s = 0; s < VH_ADM_SCALES; s++) {
-    w = (w + 1) / 2;
-    h = (h + 1) / 2;
-    wk->bw[s] = w;
-    wk->bh[s] = h;
-  }
+  vh_adm_band_sizes (width, height, wk->bw, wk->bh);
 
   const size_t row = aligned_count (wk->bw[0] + 2);
   const size_t vrow = aligned_count (width + 3);
@@ -550,7 +536,7 @@ dwt_horizontal (const int32_t *t, int half, int scale, int32_t *lo,
 /* Band row y of ref and dis: the low band into the `low` plane (scales
  * 0-2) and, if `detail`, the h, v and d rows. */
 static void
-dwt_band_row (VhAdmWork *wk, const AdmPlan *pl, const AdmSource src[2],
+dwt_band_row (VhAdmWork *wk, const VhAdmPlan *pl, const AdmSource src[2],
     int y, unsigned bpc, bool low, bool detail, bool tail_quirk)
 {
   const int n = src[0].w, half = pl->w, scale = pl->scale;
@@ -800,7 +786,7 @@ csf_row_s123 (const int32_t *rr, const int32_t *t, int l, int r,
  * AIM masks a with r, so both CSF outputs feed both measures. Each step
  * is a loop of its own so that all but the table lookup can vectorise. */
 VH_MULTIVERSION static void
-decouple_csf_row (const AdmPlan *pl, const VhAdmParams *params,
+decouple_csf_row (const VhAdmPlan *pl, const VhAdmParams *params,
     int32_t *ref[3], int32_t *dis[3], uint8_t *angle,
     int32_t *k_row, int32_t *r_row, int32_t *mask[2][N_MASK_ROWS],
     int32_t *x[2][3])
@@ -928,7 +914,7 @@ cm_row (const int32_t *x, const int32_t *thr, int l, int r, int sub,
 
 /* CM of band row y for DLM and AIM; its ring rows hold rows y − 1 .. y + 1. */
 static void
-cm_band_row (VhAdmWork *wk, const AdmPlan *pl, int y, bool want_aim,
+cm_band_row (VhAdmWork *wk, const VhAdmPlan *pl, int y, bool want_aim,
     VhAdmScaleSums *out)
 {
   const int above = y == 0 ? 1 : y - 1;         /* −1 reads 1 */
@@ -964,8 +950,8 @@ static void
 adm_scale (VhAdmWork *wk, int scale, const AdmSource src[2], unsigned bpc,
     const VhAdmParams *params, VhAdmScaleSums *out)
 {
-  AdmPlan pl;
-  adm_plan (&pl, scale, wk->bw[scale], wk->bh[scale],
+  VhAdmPlan pl;
+  vh_adm_plan (&pl, scale, wk->bw[scale], wk->bh[scale],
       params->reference == VH_ADM_LIBVMAF_AVX512, bpc);
   const bool skip = scale == 0 && params->skip_scale0;
   const bool want_aim = !params->skip_aim;
@@ -1070,8 +1056,8 @@ vh_adm_sums_to_scores (const VhAdmSums *sums, unsigned width, unsigned height,
   for (int s = 0; s < VH_ADM_SCALES; s++) {
     w = (w + 1) / 2;
     h = (h + 1) / 2;
-    AdmPlan pl;
-    adm_plan (&pl, s, w, h, false, 8);
+    VhAdmPlan pl;
+    vh_adm_plan (&pl, s, w, h, false, 8);
     const VhAdmScaleSums *ss = &sums->scale[s];
     float num_s = 0.0f, den_s = 0.0f, aim_s = 0.0f;
 

@@ -119,6 +119,38 @@ typedef struct VhAdmScores {
 
 typedef struct VhAdmWork VhAdmWork;
 
+/* The geometry of one scale: the one source for the CPU code and the GPU
+ * host (common/gpu/adm-gpu.c), so the two cannot drift apart. */
+typedef struct VhAdmPlan {
+  int scale;
+  int w, h;                 /* band size */
+  int sl, sr, st, sb;       /* score region [sl, sr) x [st, sb) */
+  int nl, nr, nt, nb;       /* what the 3x3 CM window reads: score +- 1 */
+
+  /* CM: x' = max(|x| - (thr << sub), 0), then x'^3 in two rounded steps. */
+  int cm_sub[VH_ADM_BANDS];
+  int cm_sq_shift[VH_ADM_BANDS];
+  int cm_cube_shift[VH_ADM_BANDS];
+  int cm_row_shift;         /* row sums are rounded by this before adding */
+
+  /* Denominator: sum |o|^3 (scale 0) or sum (((o^2 + 2^sq) >> sq)|o|). */
+  int den_sq_shift;
+  int den_cube_shift;
+  int den_row_shift;
+
+  /* AVX-512 flavour (adm.c, "AVX-512 flavour"); all empty for C. */
+  bool dwt_tail;            /* last DWT column read past the row */
+  int vec_l, vec_r;         /* decouple/CSF columns of the 16-wide loops */
+  int cm_vec_r;             /* scale-0 CM columns [sl, cm_vec_r) of the 14-wide loop */
+} VhAdmPlan;
+
+/* Band sizes of the four scales of a width x height picture. */
+void vh_adm_band_sizes (unsigned width, unsigned height,
+    int bw[VH_ADM_SCALES], int bh[VH_ADM_SCALES]);
+/* Scale `scale` of bands w x h; `avx512`: libvmaf's AVX-512 columns. */
+void vh_adm_plan (VhAdmPlan *plan, int scale, int w, int h, bool avx512,
+    unsigned bpc);
+
 /* Scratch for one picture size; NULL below VH_ADM_MIN_SIZE or above 65536. */
 VhAdmWork *vh_adm_work_new (unsigned width, unsigned height);
 void vh_adm_work_free (VhAdmWork *work);

@@ -27,15 +27,12 @@
 #include "motion.h"
 #include "vh-feature.h"
 
-/* The VIF scale-2 Gaussian (σ = 1) in Q16; symmetric, sums to 65536. */
-#define TAP_OUTER  3571
-#define TAP_INNER  16004
-#define TAP_CENTRE 26386
-#define BLUR_RADIUS 2
+/* The blur's taps: one source with the GPU kernels. */
+#include "../kernels/motion-params.h"
 
 struct VhMotionWork {
   unsigned width, height;
-  /* One row of the vertical pass, with BLUR_RADIUS mirrored samples on each
+  /* One row of the vertical pass, with VH_MOTION_RADIUS mirrored samples on each
    * side so that the horizontal pass needs no edge cases. */
   int32_t *vrow;
 };
@@ -48,7 +45,7 @@ vh_motion_work_new (unsigned width, unsigned height)
   VhMotionWork *work = g_new0 (VhMotionWork, 1);
   work->width = width;
   work->height = height;
-  work->vrow = g_new (int32_t, (size_t) width + 2 * BLUR_RADIUS);
+  work->vrow = g_new (int32_t, (size_t) width + 2 * VH_MOTION_RADIUS);
   return work;
 }
 
@@ -61,7 +58,7 @@ vh_motion_work_free (VhMotionWork *work)
   g_free (work);
 }
 
-/* Reflect-101 for indices at most BLUR_RADIUS outside [0, n), n >= 3. */
+/* Reflect-101 for indices at most VH_MOTION_RADIUS outside [0, n), n >= 3. */
 static inline int
 reflect101 (int i, int n)
 {
@@ -83,9 +80,9 @@ hblur_row_abs_sum (const int32_t *restrict v, unsigned width)
 {
   uint32_t sum = 0;
   for (unsigned x = 0; x < width; x++) {
-    const int64_t acc = (int64_t) (TAP_OUTER * (v[x] + v[x + 4]))
-        + (int64_t) (TAP_INNER * (v[x + 1] + v[x + 3]))
-        + (int64_t) (TAP_CENTRE * v[x + 2]);
+    const int64_t acc = (int64_t) (VH_MOTION_TAP_OUTER * (v[x] + v[x + 4]))
+        + (int64_t) (VH_MOTION_TAP_INNER * (v[x + 1] + v[x + 3]))
+        + (int64_t) (VH_MOTION_TAP_CENTRE * v[x + 2]);
     const int32_t val = (int32_t) ((acc + (1 << 15)) >> 16);
     sum += (uint32_t) abs (val);
   }
@@ -104,13 +101,13 @@ motion_sad_##suffix (const VhPlane *prev, const VhPlane *cur, unsigned bpc,   \
 {                                                                             \
   const int width = (int) prev->width, height = (int) prev->height;           \
   const int32_t rounding = 1 << (bpc - 1);                                    \
-  int32_t *out = vrow + BLUR_RADIUS;                                          \
+  int32_t *out = vrow + VH_MOTION_RADIUS;                                          \
   uint64_t sad = 0;                                                           \
                                                                               \
   for (int y = 0; y < height; y++) {                                          \
     const pixel_t *p[5], *c[5];                                               \
     for (int k = 0; k < 5; k++) {                                             \
-      const ptrdiff_t r = reflect101 (y - BLUR_RADIUS + k, height);           \
+      const ptrdiff_t r = reflect101 (y - VH_MOTION_RADIUS + k, height);           \
       p[k] = (const pixel_t *) ((const uint8_t *) prev->data                  \
           + r * prev->stride);                                                \
       c[k] = (const pixel_t *) ((const uint8_t *) cur->data                   \
@@ -121,8 +118,9 @@ motion_sad_##suffix (const VhPlane *prev, const VhPlane *cur, unsigned bpc,   \
       const int32_t outer = (p[0][x] - c[0][x]) + (p[4][x] - c[4][x]);        \
       const int32_t inner = (p[1][x] - c[1][x]) + (p[3][x] - c[3][x]);        \
       const int32_t centre = p[2][x] - c[2][x];                               \
-      const int32_t v = (TAP_OUTER * outer + TAP_INNER * inner                \
-          + TAP_CENTRE * centre + rounding) >> bpc;                           \
+      const int32_t v = (VH_MOTION_TAP_OUTER * outer                          \
+          + VH_MOTION_TAP_INNER * inner + VH_MOTION_TAP_CENTRE * centre       \
+          + rounding) >> bpc;                                                 \
       out[x] = v;                                                             \
       any |= v;                                                               \
     }                                                                         \

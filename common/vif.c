@@ -60,9 +60,7 @@ static const unsigned vif_half[VH_VIF_SCALES] = { 8, 4, 2, 1 };
  * twice that for a subsample's row, read two samples per output. */
 #define VIF_MARGIN_LEFT 64
 #define VIF_MARGIN_RIGHT (2 * VIF_ALIGN + 32)
-/* Scale 3 is w/8 x h/8 and its 3-tap filter needs 2 samples: below this
- * libvmaf mirrors into rows it never wrote. */
-#define VIF_MIN_SIZE 16
+#define VIF_MIN_SIZE VH_VIF_MIN_SIZE
 /* Keeps every index and size comfortably within int and size_t. */
 #define VIF_MAX_SIZE (1u << 20)
 

@@ -11,6 +11,9 @@
 #include "vh-picture.h"
 
 #define VH_VIF_SCALES 4
+/* Scale 3 is w/8 x h/8 and its 3-tap filter needs 2 samples: below this
+ * libvmaf mirrors into rows it never wrote (the CPU and GPU limit). */
+#define VH_VIF_MIN_SIZE 16
 
 /* The four int64 accumulators libvmaf keeps per scale. */
 typedef struct VhVifScaleSums {

@@ -35,11 +35,8 @@
 
 /* ---- motion ------------------------------------------------------------ */
 
-/* The 5-tap Q16 blur (VIF scale-2 Gaussian, σ = 1) of common/motion.c. */
-#define VH_MOTION_TAP_OUTER  3571
-#define VH_MOTION_TAP_INNER  16004
-#define VH_MOTION_TAP_CENTRE 26386
-#define VH_MOTION_RADIUS 2
+/* The 5-tap Q16 blur of common/motion.c: its taps and radius. */
+#include "motion-params.h"
 
 /* One block of THREADS threads blurs a tile of TILE_W x TILE_H output
  * samples.  Vertical pass: thread j takes column j of the tile's VTILE_W =

@@ -1,8 +1,8 @@
 /* vmafhip — integer ADM on the GPU, host side (see adm-gpu.h).
  *
  * The geometry of each scale (regions, shifts, the columns of libvmaf's
- * AVX-512 loops) is derived here exactly as common/adm.c derives it, and
- * handed to the kernels as one VhAdmGpuScale per launch
+ * AVX-512 loops) comes from common/adm.c's own vh_adm_plan (one source for
+ * both), and is handed to the kernels as one VhAdmGpuScale per launch
  * (kernels/adm-device.h).
  */
 #include <math.h>
@@ -16,9 +16,6 @@
 #ifndef M_PI
 #define M_PI 3.14159265358979323846264338327
 #endif
-
-/* libvmaf's ADM_BORDER_FACTOR, as in adm.c. */
-#define ADM_BORDER 0.1
 
 /* The kernels write a scale's accumulators as VH_ADM_NQ uint64 in the
  * order dlm[3], aim[3], den[3]. */
@@ -50,13 +47,6 @@ struct VhAdmGpu {
   size_t rows_off[VH_ADM_SCALES];
   size_t counter_off, stale_off, out_off;
 };
-
-/* ⌈log2 n⌉, as adm.c. */
-static int
-ceil_log2 (unsigned n)
-{
-  return n <= 1 ? 0 : 32 - __builtin_clz (n - 1);
-}
 
 static size_t
 align8 (size_t n)
@@ -101,13 +91,7 @@ vh_adm_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
   ctx->width = width;
   ctx->height = height;
   ctx->bpc = bpc;
-  int w = width, h = height;
-  for (int s = 0; s < VH_ADM_SCALES; s++) {
-    w = (w + 1) / 2;
-    h = (h + 1) / 2;
-    ctx->bw[s] = w;
-    ctx->bh[s] = h;
-  }
+  vh_adm_band_sizes (width, height, ctx->bw, ctx->bh);
 
   for (size_t k = 0; k < N_KERNELS; k++) {
     ctx->fn[k] = vh_gpu_function (module, kernel_names[k], error);
@@ -228,52 +212,31 @@ plan_scale (const VhAdmGpu *ctx, int s, VhGpuPtr ref, size_t ref_pitch,
     p->rf_q32[b] = params->rfactor_q32[s][b];
   }
 
-  /* Regions and shifts (adm_plan). */
-  p->sl = (int) (w * ADM_BORDER - 0.5);
-  p->st = (int) (h * ADM_BORDER - 0.5);
-  p->sr = w - p->sl;
-  p->sb = h - p->st;
-  p->nl = MAX (p->sl - 1, 0);
-  p->nt = MAX (p->st - 1, 0);
-  p->nr = MIN (p->sr + 1, w);
-  p->nb = MIN (p->sb + 1, h);
-  const int area = (p->sb - p->st) * (p->sr - p->sl);
-  p->cm_row_shift = ceil_log2 (h);
-  if (s == 0) {
-    static const int sub[3] = { 10, 10, 12 }, sq[3] = { 29, 29, 30 };
-    for (int b = 0; b < VH_ADM_NBANDS; b++) {
-      p->cm_sub[b] = sub[b];
-      p->cm_sq_shift[b] = sq[b];
-    }
-    p->cm_cube_shift[VH_ADM_BAND_H] = ceil_log2 (w) - 4;
-    p->cm_cube_shift[VH_ADM_BAND_V] = ceil_log2 (w) - 4;
-    p->cm_cube_shift[VH_ADM_BAND_D] = ceil_log2 (w) - 3;
-    p->den_row_shift = MAX (ceil_log2 (area) - 20, 0);
-  } else {
-    static const int den_sq[4] = { 0, 31, 30, 31 };
-    for (int b = 0; b < VH_ADM_NBANDS; b++) {
-      p->cm_sub[b] = 0;
-      p->cm_sq_shift[b] = 30;
-      p->cm_cube_shift[b] = ceil_log2 (w);
-    }
-    p->den_sq_shift = den_sq[s];
-    p->den_cube_shift = ceil_log2 (p->sr - p->sl);
-    p->den_row_shift = ceil_log2 (p->sb - p->st);
+  /* Regions, shifts and libvmaf's AVX-512 columns: adm.c's own plan. */
+  VhAdmPlan pl;
+  vh_adm_plan (&pl, s, w, h, params->reference == VH_ADM_LIBVMAF_AVX512,
+      ctx->bpc);
+  p->sl = pl.sl;
+  p->st = pl.st;
+  p->sr = pl.sr;
+  p->sb = pl.sb;
+  p->nl = pl.nl;
+  p->nt = pl.nt;
+  p->nr = pl.nr;
+  p->nb = pl.nb;
+  p->cm_row_shift = pl.cm_row_shift;
+  for (int b = 0; b < VH_ADM_NBANDS; b++) {
+    p->cm_sub[b] = pl.cm_sub[b];
+    p->cm_sq_shift[b] = pl.cm_sq_shift[b];
+    p->cm_cube_shift[b] = pl.cm_cube_shift[b];
   }
-
-  /* The columns of libvmaf's AVX-512 loops (adm.c, "AVX-512 flavour"). */
-  int vec_l = 0, vec_r = 0;
-  if (params->reference == VH_ADM_LIBVMAF_AVX512) {
-    const int step = s > 0 ? 8 : ctx->bpc == 8 ? 32 : 64;
-    /* libvmaf's skipped scale 0 runs a C low-pass-only DWT. */
-    p->dwt_tail = w > 1 && (w - 1) % step == 0 && p->want_detail;
-    const int el = (int) (w * ADM_BORDER - 0.5 - 1);
-    const int er = MIN (w - el + 2, w);
-    vec_l = MAX (el, 0);
-    vec_r = er - (er - vec_l) % 16;
-    if (s == 0 && p->sl > 0)
-      p->cm_vec_r = p->sr - (p->sr - p->sl) % 14;
-  }
+  p->den_row_shift = pl.den_row_shift;
+  p->den_sq_shift = pl.den_sq_shift;
+  p->den_cube_shift = pl.den_cube_shift;
+  /* libvmaf's skipped scale 0 runs a C low-pass-only DWT */
+  p->dwt_tail = pl.dwt_tail && p->want_detail;
+  p->cm_vec_r = pl.cm_vec_r;
+  const int vec_l = pl.vec_l, vec_r = pl.vec_r;
   /* As decouple_csf_row () clamps them to the decouple region. */
   p->vec_l = CLAMP (vec_l, p->nl, p->nr);
   p->vec_r = CLAMP (vec_r, p->vec_l, p->nr);

@@ -1,5 +1,6 @@
 /* vmafhip — integer motion SAD on the GPU: host side of kernels/motion.hip. */
 #include "motion-gpu.h"
+#include "motion.h"
 
 #include "vh-error.h"
 
@@ -8,8 +9,8 @@
 #define MOTION_THREADS 128
 #define MOTION_TILE_W 124
 #define MOTION_TILE_H 16
-/* The blur reflects one sample past each edge (as VH_MOTION_MIN_SIZE). */
-#define MOTION_MIN_SIZE 3
+/* The blur reflects one sample past each edge: common/motion.h's limit. */
+#define MOTION_MIN_SIZE VH_MOTION_MIN_SIZE
 
 struct VhMotionGpu {
   VhGpu *gpu;
