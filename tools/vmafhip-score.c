@@ -235,11 +235,20 @@ choose_backend (VhEngine *engine, const Options *o, GError **error)
   if (strcmp (backend, "auto") && strcmp (backend, "hip"))
     return fail (error, "unknown --backend '%s' (auto, cpu, hip)", backend);
   gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, MAX (o->gpu_device, 0), &gpu_error);
+  /* the backend takes the device, failing or not */
   accel = gpu ? vh_gpu_backend_new (gpu, 0, &gpu_error) : NULL;
-  if (accel && vh_engine_set_accelerator (engine, &vh_gpu_backend_ops, accel,
-          &gpu_error)) {
+  if (accel) {
+    /* the engine owns the backend from here, attached or not: a failure
+     * can leave it half attached, so there is no falling back then */
+    if (!vh_engine_set_accelerator (engine, &vh_gpu_backend_ops, accel,
+            error)) {
+      g_prefix_error (error, "--backend %s: ", backend);
+      return FALSE;
+    }
     if (!o->quiet)
-      fprintf (stderr, "vmafhip-score: scoring on the GPU\n");
+      fprintf (stderr, "vmafhip-score: scoring on the GPU (%u of %u "
+          "features)\n", vh_engine_n_accelerated (engine),
+          vh_engine_n_accelerable (engine));
     return TRUE;
   }
   if (!strcmp (backend, "hip")) {
