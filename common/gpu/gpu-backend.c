@@ -29,12 +29,11 @@
 /* Device rows start on this boundary: wide, aligned loads in the kernels. */
 #define PITCH_ALIGN 256
 
-typedef enum { FEATURE_VIF, FEATURE_ADM, FEATURE_MOTION, FEATURE_PSNR } FeatureKind;
-
 typedef struct Slot Slot;
+typedef struct FeatureOps FeatureOps;
 
 typedef struct {
-  FeatureKind kind;
+  const FeatureOps *ops;
   VhVifOptions vif;
   VhAdmParams adm;
   unsigned lag;                 /* motion: 1, or 2 with the five-frame window */
@@ -59,7 +58,7 @@ struct VhGpuBackend {
   unsigned n_slots;
   Slot *slots;
   GPtrArray *handles;           /* Handle* */
-  VhGpuModule *modules[4];      /* by FeatureKind, loaded on first use */
+  VhGpuModule *modules[4];      /* by feature_ops index, on first use */
   size_t sums_size;
   /* device plane geometry, fixed at the first frame */
   unsigned nplanes, bytes;
@@ -135,45 +134,189 @@ vh_gpu_backend_gpu (VhGpuBackend *b)
   return b->gpu;
 }
 
+/* ---- the features ---------------------------------------------------
+ *
+ * What the backend does differently per feature, as data: one entry per
+ * extractor it accelerates, with its kernel image, the size of its
+ * accumulators and four small functions. Adding a feature adds an entry,
+ * not a case in every switch. */
+struct FeatureOps {
+  const VhFeatureExtractor *fex;
+  const VhGpuImageSet *image;
+  size_t sums_size;
+  /* reads the extractor's options into the handle */
+  gboolean (*configure) (VhGpuBackend *b, Handle *h, const void *opts,
+      GError **error);
+  /* one kernel context per slot */
+  void *(*ctx_new) (VhGpu *gpu, VhGpuModule *module, const VhVideoInfo *info,
+      GError **error);
+  void (*ctx_free) (void *ctx);
+  /* queues frame `index`'s kernels on slot s, results into `out` */
+  gboolean (*enqueue) (VhGpuBackend *b, const Handle *h, Slot *s,
+      unsigned index, void *ctx, void *out, GError **error);
+};
+
+static gboolean
+vif_configure (VhGpuBackend *b, Handle *h, const void *opts, GError **error)
+{
+  (void) b;
+  (void) error;
+  h->vif = *(const VhVifOptions *) opts;
+  return TRUE;
+}
+
+static void *
+vif_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i, GError **e)
+{
+  return vh_vif_gpu_new (gpu, m, i->width, i->height, i->bpc, e);
+}
+
+static void
+vif_ctx_free (void *ctx)
+{
+  vh_vif_gpu_free (ctx);
+}
+
+static gboolean
+vif_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
+    void *ctx, void *out, GError **error)
+{
+  (void) index;
+  return vh_vif_gpu_enqueue (ctx, s->stream, s->ref[0], b->pitch[0],
+      s->dis[0], b->pitch[0], h->vif.enhn_gain_limit,
+      h->vif.skip_scale0 ? 1 : 0, out, error);
+}
+
+static gboolean
+adm_configure (VhGpuBackend *b, Handle *h, const void *opts, GError **error)
+{
+  (void) b;
+  return vh_adm_params_init (&h->adm, opts, error);
+}
+
+static void *
+adm_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i, GError **e)
+{
+  return vh_adm_gpu_new (gpu, m, i->width, i->height, i->bpc, e);
+}
+
+static void
+adm_ctx_free (void *ctx)
+{
+  vh_adm_gpu_free (ctx);
+}
+
+static gboolean
+adm_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
+    void *ctx, void *out, GError **error)
+{
+  (void) index;
+  return vh_adm_gpu_enqueue (ctx, s->stream, s->ref[0], b->pitch[0],
+      s->dis[0], b->pitch[0], &h->adm, out, error);
+}
+
+static gboolean
+motion_configure (VhGpuBackend *b, Handle *h, const void *opts,
+    GError **error)
+{
+  const VhMotionOptions *mo = opts;
+  (void) error;
+  h->lag = mo->five_frame_window ? 2 : 1;
+  b->max_lag = MAX (b->max_lag, h->lag);
+  return TRUE;
+}
+
+static void *
+motion_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i, GError **e)
+{
+  return vh_motion_gpu_new (gpu, m, i->width, i->height, i->bpc, e);
+}
+
+static void
+motion_ctx_free (void *ctx)
+{
+  vh_motion_gpu_free (ctx);
+}
+
+/* The SAD of this frame against the one `lag` frames before, whose slot
+ * still holds it (its upload awaited); nothing for the first frames. */
+static gboolean
+motion_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
+    void *ctx, void *out, GError **error)
+{
+  if (index < h->lag)
+    return TRUE;
+  const Slot *prev = &b->slots[(index - h->lag) % b->n_slots];
+  return vh_gpu_stream_wait_event (s->stream, prev->uploaded, error)
+      && vh_motion_gpu_enqueue (ctx, s->stream, prev->ref[0], b->pitch[0],
+      s->ref[0], b->pitch[0], out, error);
+}
+
+static gboolean
+psnr_configure (VhGpuBackend *b, Handle *h, const void *opts, GError **error)
+{
+  (void) h;
+  (void) opts;
+  (void) error;
+  b->want_chroma = TRUE;
+  return TRUE;
+}
+
+static void *
+psnr_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i, GError **e)
+{
+  return vh_psnr_gpu_new (gpu, m, i->width, i->height, i->bpc, e);
+}
+
+static void
+psnr_ctx_free (void *ctx)
+{
+  vh_psnr_gpu_free (ctx);
+}
+
+static gboolean
+psnr_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
+    void *ctx, void *out, GError **error)
+{
+  VhPsnrSums *sums = out;
+  VhPsnrGpuPlane rp[MAX_PLANES], dp[MAX_PLANES];
+
+  (void) h;
+  (void) index;
+  sums->nplanes = b->nplanes;
+  for (unsigned p = 0; p < b->nplanes; p++) {
+    rp[p] = (VhPsnrGpuPlane) { s->ref[p], b->pitch[p], b->width[p],
+      b->height[p], 1 };
+    dp[p] = rp[p];
+    dp[p].data = s->dis[p];
+    sums->width[p] = b->width[p];
+    sums->height[p] = b->height[p];
+  }
+  return vh_psnr_gpu_enqueue (ctx, s->stream, rp, dp, b->nplanes, sums->sse,
+      error);
+}
+
+static const FeatureOps feature_ops[] = {
+  {&vh_fex_vif, &vh_kernel_vif, sizeof (VhVifSums), vif_configure,
+      vif_ctx_new, vif_ctx_free, vif_enqueue},
+  {&vh_fex_adm, &vh_kernel_adm, sizeof (VhAdmSums), adm_configure,
+      adm_ctx_new, adm_ctx_free, adm_enqueue},
+  {&vh_fex_motion, &vh_kernel_motion, sizeof (uint64_t), motion_configure,
+      motion_ctx_new, motion_ctx_free, motion_enqueue},
+  {&vh_fex_psnr, &vh_kernel_psnr, sizeof (VhPsnrSums), psnr_configure,
+      psnr_ctx_new, psnr_ctx_free, psnr_enqueue},
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (feature_ops)
+    <= G_SIZEOF_MEMBER (VhGpuBackend, modules) / sizeof (VhGpuModule *));
+
 static void
 handle_free (VhGpuBackend *b, Handle *h)
 {
-  for (unsigned i = 0; h->ctx && i < b->n_slots; i++) {
-    if (!h->ctx[i])
-      continue;
-    switch (h->kind) {
-      case FEATURE_VIF:
-        vh_vif_gpu_free (h->ctx[i]);
-        break;
-      case FEATURE_ADM:
-        vh_adm_gpu_free (h->ctx[i]);
-        break;
-      case FEATURE_MOTION:
-        vh_motion_gpu_free (h->ctx[i]);
-        break;
-      case FEATURE_PSNR:
-        vh_psnr_gpu_free (h->ctx[i]);
-        break;
-    }
-  }
+  for (unsigned i = 0; h->ctx && i < b->n_slots; i++)
+    if (h->ctx[i])
+      h->ops->ctx_free (h->ctx[i]);
   g_free (h->ctx);
   g_free (h);
-}
-
-static size_t
-sums_size_of (FeatureKind kind)
-{
-  switch (kind) {
-    case FEATURE_VIF:
-      return sizeof (VhVifSums);
-    case FEATURE_ADM:
-      return sizeof (VhAdmSums);
-    case FEATURE_MOTION:
-      return sizeof (uint64_t);
-    case FEATURE_PSNR:
-    default:
-      return sizeof (VhPsnrSums);
-  }
 }
 
 static gboolean
@@ -201,63 +344,33 @@ backend_attach (gpointer backend, const VhFeatureExtractor *fex,
   b->info = *info;
   b->have_info = TRUE;
 
-  if (fex == &vh_fex_vif) {
-    h->kind = FEATURE_VIF;
-    h->vif = *(const VhVifOptions *) opts;
-  } else if (fex == &vh_fex_adm) {
-    h->kind = FEATURE_ADM;
-    if (!vh_adm_params_init (&h->adm, opts, error)) {
-      g_free (h);
-      return FALSE;
-    }
-  } else if (fex == &vh_fex_motion) {
-    const VhMotionOptions *mo = opts;
-    h->kind = FEATURE_MOTION;
-    h->lag = mo->five_frame_window ? 2 : 1;
-    b->max_lag = MAX (b->max_lag, h->lag);
-  } else if (fex == &vh_fex_psnr) {
-    h->kind = FEATURE_PSNR;
-    b->want_chroma = TRUE;
-  } else {
+  for (gsize k = 0; k < G_N_ELEMENTS (feature_ops) && !h->ops; k++)
+    if (feature_ops[k].fex == fex)
+      h->ops = &feature_ops[k];
+  if (!h->ops) {
+    /* not accelerated: the CPU computes it */
     g_free (h);
     return TRUE;
   }
+  if (!h->ops->configure (b, h, opts, error)) {
+    g_free (h);
+    return FALSE;
+  }
 
   /* kernel contexts, one per slot (their scratch is per frame in flight) */
-  static const VhGpuImageSet *const images[] = {
-    [FEATURE_VIF] = &vh_kernel_vif, [FEATURE_ADM] = &vh_kernel_adm,
-    [FEATURE_MOTION] = &vh_kernel_motion, [FEATURE_PSNR] = &vh_kernel_psnr,
-  };
-  VhGpuModule **module = &b->modules[h->kind];
+  VhGpuModule **module = &b->modules[h->ops - feature_ops];
   if (!*module && !(*module = vh_gpu_module_load_embedded (b->gpu,
-              images[h->kind], error)))
+              h->ops->image, error)))
     goto fail;
   h->ctx = g_new0 (void *, b->n_slots);
   for (unsigned i = 0; i < b->n_slots; i++) {
-    switch (h->kind) {
-      case FEATURE_VIF:
-        h->ctx[i] = vh_vif_gpu_new (b->gpu, *module, info->width,
-            info->height, info->bpc, error);
-        break;
-      case FEATURE_ADM:
-        h->ctx[i] = vh_adm_gpu_new (b->gpu, *module, info->width,
-            info->height, info->bpc, error);
-        break;
-      case FEATURE_MOTION:
-        h->ctx[i] = vh_motion_gpu_new (b->gpu, *module, info->width,
-            info->height, info->bpc, error);
-        break;
-      case FEATURE_PSNR:
-        h->ctx[i] = vh_psnr_gpu_new (b->gpu, *module, info->width,
-            info->height, info->bpc, error);
-        break;
-    }
+    h->ctx[i] = h->ops->ctx_new (b->gpu, *module, info, error);
     if (!h->ctx[i])
       goto fail;
   }
   /* 16-byte aligned place in every slot's result block */
   h->sums_offset = b->sums_size;
-  b->sums_size += (sums_size_of (h->kind) + 15) & ~(size_t) 15;
+  b->sums_size += (h->ops->sums_size + 15) & ~(size_t) 15;
   g_ptr_array_add (b->handles, h);
   *handle = h;
   return TRUE;
@@ -385,43 +498,7 @@ enqueue_features (VhGpuBackend *b, Slot *s, unsigned index, GError **error)
     Handle *h = g_ptr_array_index (b->handles, k);
     void *out = s->sums + h->sums_offset;
     void *ctx = h->ctx[index % b->n_slots];
-    gboolean ok = TRUE;
-    switch (h->kind) {
-      case FEATURE_VIF:
-        ok = vh_vif_gpu_enqueue (ctx, s->stream, s->ref[0], b->pitch[0],
-            s->dis[0], b->pitch[0], h->vif.enhn_gain_limit,
-            h->vif.skip_scale0 ? 1 : 0, out, error);
-        break;
-      case FEATURE_ADM:
-        ok = vh_adm_gpu_enqueue (ctx, s->stream, s->ref[0], b->pitch[0],
-            s->dis[0], b->pitch[0], &h->adm, out, error);
-        break;
-      case FEATURE_MOTION:
-        if (index >= h->lag) {
-          const Slot *prev = &b->slots[(index - h->lag) % b->n_slots];
-          ok = vh_gpu_stream_wait_event (s->stream, prev->uploaded, error)
-              && vh_motion_gpu_enqueue (ctx, s->stream, prev->ref[0],
-              b->pitch[0], s->ref[0], b->pitch[0], out, error);
-        }
-        break;
-      case FEATURE_PSNR:{
-        VhPsnrSums *sums = out;
-        VhPsnrGpuPlane rp[MAX_PLANES], dp[MAX_PLANES];
-        sums->nplanes = b->nplanes;
-        for (unsigned p = 0; p < b->nplanes; p++) {
-          rp[p] = (VhPsnrGpuPlane) { s->ref[p], b->pitch[p], b->width[p],
-            b->height[p], 1 };
-          dp[p] = rp[p];
-          dp[p].data = s->dis[p];
-          sums->width[p] = b->width[p];
-          sums->height[p] = b->height[p];
-        }
-        ok = vh_psnr_gpu_enqueue (ctx, s->stream, rp, dp, b->nplanes,
-            sums->sse, error);
-        break;
-      }
-    }
-    if (!ok)
+    if (!h->ops->enqueue (b, h, s, index, ctx, out, error))
       return FALSE;
   }
   return TRUE;
