@@ -62,87 +62,58 @@ typedef struct {
   size_t Height;
 } CudaMemcpy2D;
 
+/* Every driver function vmafhip calls, once: the type, the field, the
+ * symbol loaded and a fallback symbol for older or newer runtimes. The
+ * function table and the list the loader fills both come from it. */
+#define CU_SYMBOLS(X) \
+  X (CUresult, cuInit, (unsigned int flags), "cuInit", NULL) \
+  X (CUresult, cuGetErrorName, (CUresult status, const char **name), "cuGetErrorName", NULL) \
+  X (CUresult, cuGetErrorString, (CUresult status, const char **text), "cuGetErrorString", NULL) \
+  X (CUresult, cuDeviceGetCount, (int *count), "cuDeviceGetCount", NULL) \
+  X (CUresult, cuDeviceGet, (CUdevice *device, int ordinal), "cuDeviceGet", NULL) \
+  X (CUresult, cuDeviceGetName, (char *name, int len, CUdevice device), "cuDeviceGetName", NULL) \
+  X (CUresult, cuDeviceGetAttribute, (int *value, int attribute, CUdevice device), "cuDeviceGetAttribute", NULL) \
+  X (CUresult, cuDeviceTotalMem, (size_t *bytes, CUdevice device), "cuDeviceTotalMem_v2", NULL) \
+  X (CUresult, cuDevicePrimaryCtxRetain, (CUcontext *context, CUdevice device), "cuDevicePrimaryCtxRetain", NULL) \
+  X (CUresult, cuDevicePrimaryCtxRelease, (CUdevice device), "cuDevicePrimaryCtxRelease_v2", NULL) \
+  X (CUresult, cuCtxSetCurrent, (CUcontext context), "cuCtxSetCurrent", NULL) \
+  X (CUresult, cuMemAlloc, (CUdeviceptr *ptr, size_t size), "cuMemAlloc_v2", NULL) \
+  X (CUresult, cuMemFree, (CUdeviceptr ptr), "cuMemFree_v2", NULL) \
+  X (CUresult, cuMemHostAlloc, (void **ptr, size_t size, unsigned int flags), "cuMemHostAlloc", NULL) \
+  X (CUresult, cuMemFreeHost, (void *ptr), "cuMemFreeHost", NULL) \
+  X (CUresult, cuStreamCreate, (CUstream *stream, unsigned int flags), "cuStreamCreate", NULL) \
+  X (CUresult, cuStreamDestroy, (CUstream stream), "cuStreamDestroy_v2", NULL) \
+  X (CUresult, cuStreamSynchronize, (CUstream stream), "cuStreamSynchronize", NULL) \
+  X (CUresult, cuStreamQuery, (CUstream stream), "cuStreamQuery", NULL) \
+  X (CUresult, cuStreamWaitEvent, (CUstream stream, CUevent event, unsigned int flags), "cuStreamWaitEvent", NULL) \
+  X (CUresult, cuEventCreate, (CUevent *event, unsigned int flags), "cuEventCreate", NULL) \
+  X (CUresult, cuEventDestroy, (CUevent event), "cuEventDestroy_v2", NULL) \
+  X (CUresult, cuEventRecord, (CUevent event, CUstream stream), "cuEventRecord", NULL) \
+  X (CUresult, cuEventSynchronize, (CUevent event), "cuEventSynchronize", NULL) \
+  X (CUresult, cuEventQuery, (CUevent event), "cuEventQuery", NULL) \
+  /* _v2 since CUDA 12.8 (what cuda.h 13 calls); older drivers have only the first version, same signature */ \
+  X (CUresult, cuEventElapsedTime, (float *ms, CUevent start, CUevent end), "cuEventElapsedTime_v2", "cuEventElapsedTime") \
+  X (CUresult, cuMemcpyHtoDAsync, (CUdeviceptr dst, const void *src, size_t size, CUstream stream), "cuMemcpyHtoDAsync_v2", NULL) \
+  X (CUresult, cuMemcpyDtoHAsync, (void *dst, CUdeviceptr src, size_t size, CUstream stream), "cuMemcpyDtoHAsync_v2", NULL) \
+  X (CUresult, cuMemcpyDtoDAsync, (CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream), "cuMemcpyDtoDAsync_v2", NULL) \
+  X (CUresult, cuMemcpy2DAsync, (const CudaMemcpy2D *copy, CUstream stream), "cuMemcpy2DAsync_v2", NULL) \
+  X (CUresult, cuMemsetD8Async, (CUdeviceptr dst, unsigned char value, size_t size, CUstream stream), "cuMemsetD8Async", NULL) \
+  X (CUresult, cuMemsetD32Async, (CUdeviceptr dst, unsigned int value, size_t count, CUstream stream), "cuMemsetD32Async", NULL) \
+  X (CUresult, cuModuleLoadData, (CUmodule *module, const void *image), "cuModuleLoadData", NULL) \
+  X (CUresult, cuModuleUnload, (CUmodule module), "cuModuleUnload", NULL) \
+  X (CUresult, cuModuleGetFunction, (CUfunction *function, CUmodule module, const char *name), "cuModuleGetFunction", NULL) \
+  X (CUresult, cuLaunchKernel, (CUfunction function, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared_bytes, CUstream stream, void **params, void **extra), "cuLaunchKernel", NULL)
+
 static struct {
-  CUresult (*cuInit) (unsigned int flags);
-  CUresult (*cuGetErrorName) (CUresult status, const char **name);
-  CUresult (*cuGetErrorString) (CUresult status, const char **text);
-  CUresult (*cuDeviceGetCount) (int *count);
-  CUresult (*cuDeviceGet) (CUdevice *device, int ordinal);
-  CUresult (*cuDeviceGetName) (char *name, int len, CUdevice device);
-  CUresult (*cuDeviceGetAttribute) (int *value, int attribute, CUdevice device);
-  CUresult (*cuDeviceTotalMem) (size_t *bytes, CUdevice device);
-  CUresult (*cuDevicePrimaryCtxRetain) (CUcontext *context, CUdevice device);
-  CUresult (*cuDevicePrimaryCtxRelease) (CUdevice device);
-  CUresult (*cuCtxSetCurrent) (CUcontext context);
-  CUresult (*cuMemAlloc) (CUdeviceptr *ptr, size_t size);
-  CUresult (*cuMemFree) (CUdeviceptr ptr);
-  CUresult (*cuMemHostAlloc) (void **ptr, size_t size, unsigned int flags);
-  CUresult (*cuMemFreeHost) (void *ptr);
-  CUresult (*cuStreamCreate) (CUstream *stream, unsigned int flags);
-  CUresult (*cuStreamDestroy) (CUstream stream);
-  CUresult (*cuStreamSynchronize) (CUstream stream);
-  CUresult (*cuStreamQuery) (CUstream stream);
-  CUresult (*cuStreamWaitEvent) (CUstream stream, CUevent event, unsigned int flags);
-  CUresult (*cuEventCreate) (CUevent *event, unsigned int flags);
-  CUresult (*cuEventDestroy) (CUevent event);
-  CUresult (*cuEventRecord) (CUevent event, CUstream stream);
-  CUresult (*cuEventSynchronize) (CUevent event);
-  CUresult (*cuEventQuery) (CUevent event);
-  CUresult (*cuEventElapsedTime) (float *ms, CUevent start, CUevent end);
-  CUresult (*cuMemcpyHtoDAsync) (CUdeviceptr dst, const void *src, size_t size, CUstream stream);
-  CUresult (*cuMemcpyDtoHAsync) (void *dst, CUdeviceptr src, size_t size, CUstream stream);
-  CUresult (*cuMemcpyDtoDAsync) (CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream);
-  CUresult (*cuMemcpy2DAsync) (const CudaMemcpy2D *copy, CUstream stream);
-  CUresult (*cuMemsetD8Async) (CUdeviceptr dst, unsigned char value, size_t size, CUstream stream);
-  CUresult (*cuMemsetD32Async) (CUdeviceptr dst, unsigned int value, size_t count, CUstream stream);
-  CUresult (*cuModuleLoadData) (CUmodule *module, const void *image);
-  CUresult (*cuModuleUnload) (CUmodule module);
-  CUresult (*cuModuleGetFunction) (CUfunction *function, CUmodule module, const char *name);
-  CUresult (*cuLaunchKernel) (CUfunction function, unsigned int gx, unsigned int gy,
-      unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
-      unsigned int shared_bytes, CUstream stream, void **params, void **extra);
+#define DECLARE(ret, field, params, symbol, fallback) ret (*field) params;
+  CU_SYMBOLS (DECLARE)
+#undef DECLARE
 } cu;
 
-#define SYM(field, symbol) { symbol, NULL, (void **) &cu.field }
 static const VhGpuSymbol cuda_symbols[] = {
-  SYM (cuInit, "cuInit"),
-  SYM (cuGetErrorName, "cuGetErrorName"),
-  SYM (cuGetErrorString, "cuGetErrorString"),
-  SYM (cuDeviceGetCount, "cuDeviceGetCount"),
-  SYM (cuDeviceGet, "cuDeviceGet"),
-  SYM (cuDeviceGetName, "cuDeviceGetName"),
-  SYM (cuDeviceGetAttribute, "cuDeviceGetAttribute"),
-  SYM (cuDeviceTotalMem, "cuDeviceTotalMem_v2"),
-  SYM (cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
-  SYM (cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
-  SYM (cuCtxSetCurrent, "cuCtxSetCurrent"),
-  SYM (cuMemAlloc, "cuMemAlloc_v2"),
-  SYM (cuMemFree, "cuMemFree_v2"),
-  SYM (cuMemHostAlloc, "cuMemHostAlloc"),
-  SYM (cuMemFreeHost, "cuMemFreeHost"),
-  SYM (cuStreamCreate, "cuStreamCreate"),
-  SYM (cuStreamDestroy, "cuStreamDestroy_v2"),
-  SYM (cuStreamSynchronize, "cuStreamSynchronize"),
-  SYM (cuStreamQuery, "cuStreamQuery"),
-  SYM (cuStreamWaitEvent, "cuStreamWaitEvent"),
-  SYM (cuEventCreate, "cuEventCreate"),
-  SYM (cuEventDestroy, "cuEventDestroy_v2"),
-  SYM (cuEventRecord, "cuEventRecord"),
-  SYM (cuEventSynchronize, "cuEventSynchronize"),
-  SYM (cuEventQuery, "cuEventQuery"),
-  /* _v2 since CUDA 12.8 (what cuda.h 13 calls); older drivers have only
-   * the first version, same signature. */
-  { "cuEventElapsedTime_v2", "cuEventElapsedTime", (void **) &cu.cuEventElapsedTime },
-  SYM (cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"),
-  SYM (cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"),
-  SYM (cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"),
-  SYM (cuMemcpy2DAsync, "cuMemcpy2DAsync_v2"),
-  SYM (cuMemsetD8Async, "cuMemsetD8Async"),
-  SYM (cuMemsetD32Async, "cuMemsetD32Async"),
-  SYM (cuModuleLoadData, "cuModuleLoadData"),
-  SYM (cuModuleUnload, "cuModuleUnload"),
-  SYM (cuModuleGetFunction, "cuModuleGetFunction"),
-  SYM (cuLaunchKernel, "cuLaunchKernel"),
+#define SYM(ret, field, params, symbol, fallback) \
+  { symbol, fallback, (void **) &cu.field },
+  CU_SYMBOLS (SYM)
 };
 #undef SYM
 

@@ -46,87 +46,57 @@ enum {
 #define hipEventDisableTiming 0x2
 #define hipHostMallocPortable 0x1
 
+/* Every driver function vmafhip calls, once: the type, the field, the
+ * symbol loaded and a fallback symbol for older or newer runtimes. The
+ * function table and the list the loader fills both come from it. */
+#define HIP_SYMBOLS(X) \
+  X (hipError_t, hipInit, (unsigned int flags), "hipInit", NULL) \
+  X (const char *, hipGetErrorName, (hipError_t status), "hipGetErrorName", NULL) \
+  X (const char *, hipGetErrorString, (hipError_t status), "hipGetErrorString", NULL) \
+  X (hipError_t, hipGetDeviceCount, (int *count), "hipGetDeviceCount", NULL) \
+  X (hipError_t, hipDeviceGetName, (char *name, int len, int device), "hipDeviceGetName", NULL) \
+  X (hipError_t, hipDeviceGetAttribute, (int *value, int attribute, int device), "hipDeviceGetAttribute", NULL) \
+  /* ROCm 6 changed hipDeviceProp_t and exports the new layout as hipGetDevicePropertiesR0600; hip_device_arch() reads either layout */ \
+  X (hipError_t, hipGetDeviceProperties, (void *properties, int device), "hipGetDevicePropertiesR0600", "hipGetDeviceProperties") \
+  X (hipError_t, hipDeviceTotalMem, (size_t *bytes, int device), "hipDeviceTotalMem", NULL) \
+  X (hipError_t, hipSetDevice, (int device), "hipSetDevice", NULL) \
+  X (hipError_t, hipMalloc, (void **ptr, size_t size), "hipMalloc", NULL) \
+  X (hipError_t, hipFree, (void *ptr), "hipFree", NULL) \
+  /* hipHostMalloc is deprecated for hipHostAlloc in recent ROCm (same call) */ \
+  X (hipError_t, hipHostMalloc, (void **ptr, size_t size, unsigned int flags), "hipHostMalloc", "hipHostAlloc") \
+  X (hipError_t, hipHostFree, (void *ptr), "hipHostFree", NULL) \
+  X (hipError_t, hipStreamCreateWithFlags, (hipStream_t *stream, unsigned int flags), "hipStreamCreateWithFlags", NULL) \
+  X (hipError_t, hipStreamDestroy, (hipStream_t stream), "hipStreamDestroy", NULL) \
+  X (hipError_t, hipStreamSynchronize, (hipStream_t stream), "hipStreamSynchronize", NULL) \
+  X (hipError_t, hipStreamQuery, (hipStream_t stream), "hipStreamQuery", NULL) \
+  X (hipError_t, hipStreamWaitEvent, (hipStream_t stream, hipEvent_t event, unsigned int flags), "hipStreamWaitEvent", NULL) \
+  X (hipError_t, hipEventCreateWithFlags, (hipEvent_t *event, unsigned int flags), "hipEventCreateWithFlags", NULL) \
+  X (hipError_t, hipEventDestroy, (hipEvent_t event), "hipEventDestroy", NULL) \
+  X (hipError_t, hipEventRecord, (hipEvent_t event, hipStream_t stream), "hipEventRecord", NULL) \
+  X (hipError_t, hipEventSynchronize, (hipEvent_t event), "hipEventSynchronize", NULL) \
+  X (hipError_t, hipEventQuery, (hipEvent_t event), "hipEventQuery", NULL) \
+  X (hipError_t, hipEventElapsedTime, (float *ms, hipEvent_t start, hipEvent_t end), "hipEventElapsedTime", NULL) \
+  X (hipError_t, hipMemcpyHtoDAsync, (void *dst, const void *src, size_t size, hipStream_t stream), "hipMemcpyHtoDAsync", NULL) \
+  X (hipError_t, hipMemcpyDtoHAsync, (void *dst, void *src, size_t size, hipStream_t stream), "hipMemcpyDtoHAsync", NULL) \
+  X (hipError_t, hipMemcpyDtoDAsync, (void *dst, void *src, size_t size, hipStream_t stream), "hipMemcpyDtoDAsync", NULL) \
+  X (hipError_t, hipMemcpy2DAsync, (void *dst, size_t dst_pitch, const void *src, size_t src_pitch, size_t width, size_t height, int kind, hipStream_t stream), "hipMemcpy2DAsync", NULL) \
+  X (hipError_t, hipMemsetD8Async, (void *dst, unsigned char value, size_t size, hipStream_t stream), "hipMemsetD8Async", NULL) \
+  X (hipError_t, hipMemsetD32Async, (void *dst, int value, size_t count, hipStream_t stream), "hipMemsetD32Async", NULL) \
+  X (hipError_t, hipModuleLoadData, (hipModule_t *module, const void *image), "hipModuleLoadData", NULL) \
+  X (hipError_t, hipModuleUnload, (hipModule_t module), "hipModuleUnload", NULL) \
+  X (hipError_t, hipModuleGetFunction, (hipFunction_t *function, hipModule_t module, const char *name), "hipModuleGetFunction", NULL) \
+  X (hipError_t, hipModuleLaunchKernel, (hipFunction_t function, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared_bytes, hipStream_t stream, void **params, void **extra), "hipModuleLaunchKernel", NULL)
+
 static struct {
-  hipError_t (*hipInit) (unsigned int flags);
-  const char *(*hipGetErrorName) (hipError_t status);
-  const char *(*hipGetErrorString) (hipError_t status);
-  hipError_t (*hipGetDeviceCount) (int *count);
-  hipError_t (*hipDeviceGetName) (char *name, int len, int device);
-  hipError_t (*hipDeviceGetAttribute) (int *value, int attribute, int device);
-  hipError_t (*hipGetDeviceProperties) (void *properties, int device);
-  hipError_t (*hipDeviceTotalMem) (size_t *bytes, int device);
-  hipError_t (*hipSetDevice) (int device);
-  hipError_t (*hipMalloc) (void **ptr, size_t size);
-  hipError_t (*hipFree) (void *ptr);
-  hipError_t (*hipHostMalloc) (void **ptr, size_t size, unsigned int flags);
-  hipError_t (*hipHostFree) (void *ptr);
-  hipError_t (*hipStreamCreateWithFlags) (hipStream_t *stream, unsigned int flags);
-  hipError_t (*hipStreamDestroy) (hipStream_t stream);
-  hipError_t (*hipStreamSynchronize) (hipStream_t stream);
-  hipError_t (*hipStreamQuery) (hipStream_t stream);
-  hipError_t (*hipStreamWaitEvent) (hipStream_t stream, hipEvent_t event, unsigned int flags);
-  hipError_t (*hipEventCreateWithFlags) (hipEvent_t *event, unsigned int flags);
-  hipError_t (*hipEventDestroy) (hipEvent_t event);
-  hipError_t (*hipEventRecord) (hipEvent_t event, hipStream_t stream);
-  hipError_t (*hipEventSynchronize) (hipEvent_t event);
-  hipError_t (*hipEventQuery) (hipEvent_t event);
-  hipError_t (*hipEventElapsedTime) (float *ms, hipEvent_t start, hipEvent_t end);
-  hipError_t (*hipMemcpyHtoDAsync) (void *dst, const void *src, size_t size, hipStream_t stream);
-  hipError_t (*hipMemcpyDtoHAsync) (void *dst, void *src, size_t size, hipStream_t stream);
-  hipError_t (*hipMemcpyDtoDAsync) (void *dst, void *src, size_t size, hipStream_t stream);
-  hipError_t (*hipMemcpy2DAsync) (void *dst, size_t dst_pitch, const void *src,
-      size_t src_pitch, size_t width, size_t height, int kind, hipStream_t stream);
-  hipError_t (*hipMemsetD8Async) (void *dst, unsigned char value, size_t size, hipStream_t stream);
-  hipError_t (*hipMemsetD32Async) (void *dst, int value, size_t count, hipStream_t stream);
-  hipError_t (*hipModuleLoadData) (hipModule_t *module, const void *image);
-  hipError_t (*hipModuleUnload) (hipModule_t module);
-  hipError_t (*hipModuleGetFunction) (hipFunction_t *function, hipModule_t module, const char *name);
-  hipError_t (*hipModuleLaunchKernel) (hipFunction_t function, unsigned int gx,
-      unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
-      unsigned int bz, unsigned int shared_bytes, hipStream_t stream,
-      void **params, void **extra);
+#define DECLARE(ret, field, params, symbol, fallback) ret (*field) params;
+  HIP_SYMBOLS (DECLARE)
+#undef DECLARE
 } hip;
 
-#define SYM(field) { #field, NULL, (void **) &hip.field }
 static const VhGpuSymbol hip_symbols[] = {
-  SYM (hipInit),
-  SYM (hipGetErrorName),
-  SYM (hipGetErrorString),
-  SYM (hipGetDeviceCount),
-  SYM (hipDeviceGetName),
-  SYM (hipDeviceGetAttribute),
-  /* ROCm 6 changed hipDeviceProp_t and exports the new layout as
-   * hipGetDevicePropertiesR0600; hip_device_arch() reads either layout. */
-  { "hipGetDevicePropertiesR0600", "hipGetDeviceProperties",
-    (void **) &hip.hipGetDeviceProperties },
-  SYM (hipDeviceTotalMem),
-  SYM (hipSetDevice),
-  SYM (hipMalloc),
-  SYM (hipFree),
-  /* hipHostMalloc is deprecated for hipHostAlloc in recent ROCm (same call). */
-  { "hipHostMalloc", "hipHostAlloc", (void **) &hip.hipHostMalloc },
-  SYM (hipHostFree),
-  SYM (hipStreamCreateWithFlags),
-  SYM (hipStreamDestroy),
-  SYM (hipStreamSynchronize),
-  SYM (hipStreamQuery),
-  SYM (hipStreamWaitEvent),
-  SYM (hipEventCreateWithFlags),
-  SYM (hipEventDestroy),
-  SYM (hipEventRecord),
-  SYM (hipEventSynchronize),
-  SYM (hipEventQuery),
-  SYM (hipEventElapsedTime),
-  SYM (hipMemcpyHtoDAsync),
-  SYM (hipMemcpyDtoHAsync),
-  SYM (hipMemcpyDtoDAsync),
-  SYM (hipMemcpy2DAsync),
-  SYM (hipMemsetD8Async),
-  SYM (hipMemsetD32Async),
-  SYM (hipModuleLoadData),
-  SYM (hipModuleUnload),
-  SYM (hipModuleGetFunction),
-  SYM (hipModuleLaunchKernel),
+#define SYM(ret, field, params, symbol, fallback) \
+  { symbol, fallback, (void **) &hip.field },
+  HIP_SYMBOLS (SYM)
 };
 #undef SYM
 
