@@ -194,6 +194,18 @@ gboolean
 vh_model_spec_check (const VhModelSpec *spec, const VhModel *model,
     GError **error)
 {
+  /* every feature the model needs is one vmafhip computes: a v1.0.16
+   * model fails here, at load, not at the first frame */
+  for (unsigned i = 0; i < vh_model_n_features (model); i++) {
+    const char *fname = vh_model_feature_name (model, i);
+    const VhFeatureName *fn = vh_feature_name_lookup (fname);
+    if (!fn || !fn->fex) {
+      g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+          "model '%s' needs feature '%s', which vmafhip does not implement "
+          "yet", vh_model_name (model), fn ? fn->alias : fname);
+      return FALSE;
+    }
+  }
   for (unsigned k = 0; k < spec->n_overrides; k++) {
     const VhFeatureOverride *ov = &spec->overrides[k];
     const VhFeatureExtractor *fex = vh_feature_extractor_lookup (ov->feature);

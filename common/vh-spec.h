@@ -50,8 +50,9 @@ VhModelSpec *vh_model_spec_new_source (const char *name_or_path,
 void vh_model_spec_free (VhModelSpec *spec);
 /* Loads the model the spec names and checks its overrides against it. */
 VhModel *vh_model_spec_load (const VhModelSpec *spec, GError **error);
-/* The overrides fit the model: each names an extractor the model uses and
- * an option of it with a valid value. */
+/* The model can run: vmafhip computes every feature it needs, and each
+ * override names an extractor the model uses and an option of it with a
+ * valid value. */
 gboolean vh_model_spec_check (const VhModelSpec *spec, const VhModel *model,
     GError **error);
 /* Adds a loaded model (the engine takes it) with the spec's name, flags

@@ -145,26 +145,6 @@ gst_vmafhip_model_spec_free (gpointer p)
 
 /* --------------------------------------------------------- model setup */
 
-/* Checks that vmafhip computes every feature the model needs, so a model
- * that cannot run fails at READY→PAUSED rather than at the first frame. */
-static gboolean
-check_model_features (const VhModel * model, const char *source,
-    GError ** error)
-{
-  for (unsigned i = 0; i < vh_model_n_features (model); i++) {
-    const char *fname = vh_model_feature_name (model, i);
-    const VhFeatureName *fn = vh_feature_name_lookup (fname);
-
-    if (!fn || !fn->fex) {
-      g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-          "model '%s' needs feature '%s', which vmafhip does not implement "
-          "yet", source, fn ? fn->alias : fname);
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
-
 /* One model: libvmaf's --model syntax (common/vh-spec.h), parsed by the
  * engine's parser as vmafhip-score does. */
 static ModelSpec *
@@ -236,10 +216,6 @@ gst_vmafhip_load_models (GstVmafHip * self, GError ** error)
     spec->model = vh_model_spec_load (spec->spec, error);
     if (!spec->model) {
       g_prefix_error (error, "%s '%s': ", what, spec->spec->source);
-      return FALSE;
-    }
-    if (!check_model_features (spec->model, spec->spec->source, error)) {
-      g_prefix_error (error, "%s: ", what);
       return FALSE;
     }
     spec->report_name = g_strdup (spec->spec->report_name
