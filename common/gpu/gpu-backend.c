@@ -134,6 +134,12 @@ vh_gpu_backend_gpu (VhGpuBackend *b)
   return b->gpu;
 }
 
+unsigned
+vh_gpu_backend_n_zero_copy (const VhGpuBackend *b)
+{
+  return b->n_zero_copy;
+}
+
 /* ---- the features ---------------------------------------------------
  *
  * What the backend does differently per feature, as data: one entry per

@@ -29,6 +29,9 @@ typedef struct VhGpuBackend VhGpuBackend;
  * (0: VH_GPU_BACKEND_DEFAULT_SLOTS; at least 4). */
 VhGpuBackend *vh_gpu_backend_new (VhGpu *gpu, unsigned slots, GError **error);
 VhGpu *vh_gpu_backend_gpu (VhGpuBackend *backend);
+/* Frames uploaded straight from the caller's pinned planes, without the
+ * staging copy (the zero-copy path). */
+unsigned vh_gpu_backend_n_zero_copy (const VhGpuBackend *backend);
 
 extern const VhAccelOps vh_gpu_backend_ops;
 
