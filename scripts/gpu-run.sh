@@ -28,7 +28,9 @@ pack)
         "$build"/gst/vmafhip/vmafhip-element-bench
         "$build"/tests/check/elements/test-element-vmafhip
         "$build"/tests/check/elements/test-element-vmafhip-pairing
-        "$build"/tests/check/elements/test-element-vmafhip-results)
+        "$build"/tests/check/elements/test-element-vmafhip-results
+        "$build"/tests/check/elements/test-element-vmafhip-errors
+        "$build"/tests/check/elements/test-element-vmafhip-pipelines)
   cp "${bins[@]}" "$dest/bin/"
   cp "$build"/gst/vmafhip/libgstvmafhip.so "$dest/plugin/"
   ../shared/device/pack-gst-runtime "$dest/gstrt" "$dest"/bin/* "$dest/plugin/libgstvmafhip.so"
@@ -63,15 +65,18 @@ remote)
   run "$dest/bin/test-gpu-features" || status=1
   # the element's harness tests on the GPU (backend=auto picks it); the
   # H.264 round trip needs avdec_h264, which does not travel
-  GST_STATE_IGNORE_ELEMENTS= GST_CHECKS_IGNORE=test_pipeline_encode_decode \
-    run "$dest/bin/test-element-vmafhip" || status=1
+  for t in test-element-vmafhip test-element-vmafhip-errors \
+      test-element-vmafhip-pipelines; do
+    GST_STATE_IGNORE_ELEMENTS= GST_CHECKS_IGNORE=test_pipeline_encode_decode \
+      run "$dest/bin/$t" || status=1
+  done
   # the same harness tests with every element on the GPU (backend=hip):
   # scores compared with the CPU engine's, bit for bit. Left out: the
   # tests about backend choice and CPU allocation, and two that pull a
   # frame after exactly one more pair (the GPU backend keeps up to its six
   # slots of frames in flight before they are final)
   for t in test-element-vmafhip test-element-vmafhip-pairing \
-      test-element-vmafhip-results; do
+      test-element-vmafhip-results test-element-vmafhip-errors; do
     GST_STATE_IGNORE_ELEMENTS= VMAFHIP_TEST_BACKEND=hip \
       GST_CHECKS_IGNORE=test_pipeline_encode_decode,test_backend_auto,test_error_backend_hip,test_allocation_cpu_no_pinned_pool,test_flushing_seek,test_live_late_frame \
       run "$dest/bin/$t" || status=1

@@ -505,3 +505,26 @@ check_frame_timing (const GstStructure * s, guint index, GstClockTime pts)
 
 /* ---------------------------------------------------------------- tests */
 
+/* Frames after a refusal: not scored, not negotiated, no second error. */
+void
+push_after_refusal (Fixture * f, gsize ref_size, gsize dist_size)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  GList *more;
+
+  for (guint i = 0; i < 20 && ret == GST_FLOW_OK; i++) {
+    GstBuffer *r = gst_buffer_new_allocate (NULL, ref_size, NULL);
+    GstBuffer *d = gst_buffer_new_allocate (NULL, dist_size, NULL);
+    GST_BUFFER_PTS (r) = GST_BUFFER_PTS (d) = i * FRAME_DUR;
+    GST_BUFFER_DURATION (r) = GST_BUFFER_DURATION (d) = FRAME_DUR;
+    ret = gst_harness_push (f->ref, r);
+    if (ret == GST_FLOW_OK)
+      ret = gst_harness_push (f->dist, d);
+    else
+      gst_buffer_unref (d);
+  }
+  fail_unless_equals_int (ret, GST_FLOW_NOT_NEGOTIATED);
+  fail_unless_equals_int (gst_harness_buffers_received (f->ref), 0);
+  more = take_messages (f->bus, &f->seen, GST_MESSAGE_ERROR);
+  fail_unless (more == NULL, "the error was posted again");
+}

@@ -75,6 +75,9 @@ gboolean is_bootstrap_extra (const char *name);
 void check_frame_scores (const GstStructure * s, const Expected * x, guint index);
 void check_pooled (const GstStructure * s, const Expected * x, guint n_frames,
     guint subsample, const char *method);
+/* Pushes a frame on each pad after a caps refusal: both must be refused
+ * without a crash. */
+void push_after_refusal (Fixture * f, gsize ref_size, gsize dist_size);
 void check_frame_timing (const GstStructure * s, guint index, GstClockTime pts);
 
 #endif /* VH_ELEMENT_FIXTURE_H */

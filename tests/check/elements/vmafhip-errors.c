@@ -1,0 +1,353 @@
+/* vmafhip — the element's refusals: caps that cannot be scored, models,
+ * results files and backends it cannot use, each with a message that names
+ * the problem, at the state change or negotiation where it shows. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <json-glib/json-glib.h>
+
+#include "gstvmafhipmeta.h"
+#include "gstvmafhippool.h"
+#include "vh-gpu.h"
+#include "vh-engine.h"
+#include "vh-synth.h"
+#include "vh-test-util.h"
+#include "vh-element-fixture.h"
+
+/* Whether this machine has a GPU the backend can use (the tests expect
+ * the GPU path there, clean refusals elsewhere). */
+static gboolean
+gpu_present (void)
+{
+  VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, NULL);
+  if (gpu)
+    vh_gpu_close (gpu);
+  return gpu != NULL;
+}
+
+static void
+check_mismatch (const char *ref_caps, const char *dist_caps,
+    const gchar * const *needles)
+{
+  Fixture *f = fixture_new (NULL, FALSE);
+
+  GstVideoInfo ri, di;
+  GstCaps *caps;
+
+  gst_harness_set_src_caps_str (f->ref, ref_caps);
+  gst_harness_set_src_caps_str (f->dist, dist_caps);
+  expect_message (f->bus, &f->seen, GST_MESSAGE_ERROR, needles);
+
+  caps = gst_caps_from_string (ref_caps);
+  fail_unless (gst_video_info_from_caps (&ri, caps));
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string (dist_caps);
+  fail_unless (gst_video_info_from_caps (&di, caps));
+  gst_caps_unref (caps);
+  push_after_refusal (f, ri.size, di.size);
+  fixture_free (f);
+}
+
+GST_START_TEST (test_error_size_mismatch)
+{
+  const gchar *needles[] = { "ref_sink: 160x90", "dist_sink: 80x46", "size",
+    "videoscale", "width=160,height=90", NULL
+  };
+  check_mismatch ("video/x-raw,format=I420,width=160,height=90,"
+      "framerate=25/1", "video/x-raw,format=I420,width=80,height=46,"
+      "framerate=25/1", needles);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_error_depth_mismatch)
+{
+  const gchar *needles[] = { "ref_sink: 160x90, 8-bit I420",
+    "dist_sink: 160x90, 10-bit I420_10LE", "bit depth", "videoconvert",
+    "format=I420", NULL
+  };
+  check_mismatch ("video/x-raw,format=I420,width=160,height=90,"
+      "framerate=25/1", "video/x-raw,format=I420_10LE,width=160,height=90,"
+      "framerate=25/1", needles);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_error_size_and_depth_mismatch)
+{
+  const gchar *needles[] = { "size and bit depth", "videoscale",
+    "videoconvert", NULL
+  };
+  check_mismatch ("video/x-raw,format=I420_10LE,width=160,height=90,"
+      "framerate=25/1", "video/x-raw,format=I420,width=320,height=180,"
+      "framerate=25/1", needles);
+}
+
+GST_END_TEST;
+
+/* Errors at READY→PAUSED: the state change fails with a clear message. */
+static void
+check_start_error (const char *props, const gchar * const *needles)
+{
+  GstElement *e = make_element (props);
+  GstBus *bus = gst_bus_new ();
+  GList *seen = NULL;
+
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  expect_message (bus, &seen, GST_MESSAGE_ERROR, needles);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+  g_list_free_full (seen, (GDestroyNotify) gst_message_unref);
+}
+
+GST_START_TEST (test_error_unknown_model)
+{
+  const gchar *n1[] = { "model-filename", "'vmaf_v9'", "built-in",
+    "vmaf_v0.6.1", NULL
+  };
+  const gchar *n2[] = { "models", "'nosuchmodel'", "built-in", NULL };
+  const gchar *n3[] = { "model-filename is empty", NULL };
+  check_start_error ("model-filename=vmaf_v9", n1);
+  check_start_error ("models=vmaf_v0.6.1,nosuchmodel", n2);
+  {
+    GstElement *e = make_element (NULL);
+    GstBus *bus = gst_bus_new ();
+    GList *seen = NULL;
+    g_object_set (e, "model-filename", "", NULL);
+    gst_element_set_bus (e, bus);
+    fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+        GST_STATE_CHANGE_FAILURE);
+    expect_message (bus, &seen, GST_MESSAGE_ERROR, n3);
+    gst_element_set_state (e, GST_STATE_NULL);
+    gst_element_set_bus (e, NULL);
+    gst_object_unref (bus);
+    gst_object_unref (e);
+    g_list_free_full (seen, (GDestroyNotify) gst_message_unref);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_error_model_file)
+{
+  gchar *dir = g_dir_make_tmp ("vmafhip-test-XXXXXX", NULL);
+  gchar *missing = g_build_filename (dir, "missing.json", NULL);
+  gchar *garbage = g_build_filename (dir, "garbage.json", NULL);
+  gchar *empty = g_build_filename (dir, "notamodel.json", NULL);
+  gchar *props;
+
+  fail_unless (g_file_set_contents (garbage, "{ this is not json", -1, NULL));
+  fail_unless (g_file_set_contents (empty, "{ \"x\": 1 }", -1, NULL));
+  {
+    const gchar *needles[] = { "Cannot read the VMAF model", missing,
+      "No such file", NULL
+    };
+    props = g_strdup_printf ("model-filename=%s", missing);
+    check_start_error (props, needles);
+    g_free (props);
+  }
+  {
+    const gchar *needles[] = { garbage, "invalid JSON", NULL };
+    props = g_strdup_printf ("model-filename=%s", garbage);
+    check_start_error (props, needles);
+    g_free (props);
+  }
+  {
+    const gchar *needles[] = { empty, NULL };
+    props = g_strdup_printf ("models=vmaf_v0.6.1,%s", empty);
+    check_start_error (props, needles);
+    g_free (props);
+  }
+  g_unlink (garbage);
+  g_unlink (empty);
+  g_rmdir (dir);
+  g_free (missing);
+  g_free (garbage);
+  g_free (empty);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* A model needing a feature vmafhip lacks fails at start, not later. */
+GST_START_TEST (test_error_model_unsupported_feature)
+{
+  const char *models = vh_test_models_dir ();
+  gchar *path, *props;
+  const gchar *needles[] = { "vmaf_v1.0.16_3d0h.json", "needs feature",
+    "does not implement", NULL
+  };
+
+  /* registered only where the model file exists */
+  path = g_build_filename (models, "vmaf_v1.0.16", "vmaf_v1.0.16_3d0h.json",
+      NULL);
+  props = g_strdup_printf ("model-filename=%s", path);
+  check_start_error (props, needles);
+  g_free (props);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_error_models_list)
+{
+  const gchar *n1[] = { "unknown option 'colour'", "name=", NULL };
+  const gchar *n4[] = { "cambi.x", "does not use", "adm, motion, vif",
+    NULL
+  };
+  const gchar *n5[] = { "vif.vif_enhn_gain_limit", "wants a number", NULL };
+  const gchar *n6[] = { "has no option 'nope'", NULL };
+  const gchar *n7[] = { "outside its range", NULL };
+  const gchar *n8[] = { "/nonexistent/m.json", NULL };
+  const gchar *n9[] = { "not FEATURE.OPTION=VALUE", NULL };
+  const gchar *n2[] = { "reported as 'vmaf_v0.6.1'", ":name=", NULL };
+  const gchar *n3[] = { "lists no model", NULL };
+  check_start_error ("models=vmaf_v0.6.1:colour=red", n1);
+  check_start_error ("models=vmaf_v0.6.1,vmaf_v0.6.1", n2);
+  check_start_error ("models=,", n3);
+  /* libvmaf's --model syntax: bad overrides and sources */
+  check_start_error ("models=version=vmaf_v0.6.1:cambi.x=1", n4);
+  check_start_error ("models=version=vmaf_v0.6.1:vif.vif_enhn_gain_limit=lots",
+      n5);
+  check_start_error ("models=version=vmaf_v0.6.1:vif.nope=1", n6);
+  check_start_error ("models=version=vmaf_v0.6.1:vif.vif_enhn_gain_limit=0.5",
+      n7);
+  check_start_error ("models=path=/nonexistent/m.json", n8);
+  check_start_error ("models=version=vmaf_v0.6.1:vif.=1", n9);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_error_results_file)
+{
+  const gchar *n1[] = { "/nonexistent-vmafhip-dir/r.json", "does not exist",
+    NULL
+  };
+  gchar *dir = g_dir_make_tmp ("vmafhip-test-XXXXXX", NULL);
+  gchar *props = g_strdup_printf ("results-filename=%s", dir);
+  const gchar *n2[] = { dir, "folder", NULL };
+
+  check_start_error ("results-filename=/nonexistent-vmafhip-dir/r.json", n1);
+  check_start_error (props, n2);
+  g_rmdir (dir);
+  g_free (props);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_error_backend_hip)
+{
+  if (gpu_present ()) {
+    GstElement *e = make_element ("backend=hip");
+    gchar *active;
+    fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+        GST_STATE_CHANGE_SUCCESS);
+    g_object_get (e, "active-backend", &active, NULL);
+    fail_unless (g_str_has_prefix (active, "hip: "), "active: %s", active);
+    g_free (active);
+    gst_element_set_state (e, GST_STATE_NULL);
+    gst_object_unref (e);
+    return;
+  }
+  const gchar *needles[] = { "No usable HIP GPU", "backend=cpu", NULL };
+  check_start_error ("backend=hip", needles);
+  /* a device id that does not exist is refused by name */
+  const gchar *range[] = { "No usable HIP GPU", NULL };
+  check_start_error ("backend=hip device-id=7", range);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_backend_auto)
+{
+  if (gpu_present ())
+    return;                     /* auto takes the GPU there: no warning */
+  GstElement *e = make_element ("backend=auto");
+  GstBus *bus = gst_bus_new ();
+  const gchar *needles[] = { "No usable GPU", "CPU", NULL };
+  gchar *active;
+  GList *seen = NULL;
+
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_SUCCESS);
+  expect_message (bus, &seen, GST_MESSAGE_WARNING, needles);
+  g_object_get (e, "active-backend", &active, NULL);
+  fail_unless_equals_string (active, "cpu");
+  g_free (active);
+  /* once per element: no second warning on the next start */
+  gst_element_set_state (e, GST_STATE_READY);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_SUCCESS);
+  {
+    GList *w = take_messages (bus, &seen, GST_MESSAGE_WARNING);
+    fail_unless (w == NULL, "a second warning");
+  }
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+  g_list_free_full (seen, (GDestroyNotify) gst_message_unref);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_error_ssim_not_implemented)
+{
+  const gchar *n1[] = { "'ssim'", "not implemented", "ssim=false", NULL };
+  const gchar *n2[] = { "'ms-ssim'", "not implemented", NULL };
+  check_start_error ("ssim=true", n1);
+  check_start_error ("ms-ssim=true", n2);
+}
+
+GST_END_TEST;
+
+static gboolean
+has_model_file (const char *relative)
+{
+  const char *models = vh_test_models_dir ();
+  gchar *path = models ? g_build_filename (models, relative, NULL) : NULL;
+  gboolean found = path && g_file_test (path, G_FILE_TEST_EXISTS);
+  g_free (path);
+  return found;
+}
+
+static Suite *
+vmafhip_errors_suite (void)
+{
+  Suite *s = suite_create ("vmafhip-errors");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_error_size_mismatch);
+  tcase_add_test (tc, test_error_depth_mismatch);
+  tcase_add_test (tc, test_error_size_and_depth_mismatch);
+  tcase_add_test (tc, test_error_unknown_model);
+  tcase_add_test (tc, test_error_model_file);
+  tcase_add_test (tc, test_error_models_list);
+  if (has_model_file ("vmaf_v1.0.16/vmaf_v1.0.16_3d0h.json"))
+    tcase_add_test (tc, test_error_model_unsupported_feature);
+  else
+    vh_test_skip_case ("test_error_model_unsupported_feature",
+        "the v1.0.16 model file is not in the shared models");
+  tcase_add_test (tc, test_error_results_file);
+  tcase_add_test (tc, test_error_backend_hip);
+  tcase_add_test (tc, test_backend_auto);
+  tcase_add_test (tc, test_error_ssim_not_implemented);
+  return s;
+}
+
+GST_CHECK_MAIN (vmafhip_errors);
