@@ -32,6 +32,7 @@ pack)
         "$build"/tests/check/elements/test-element-vmafhip-errors
         "$build"/tests/check/elements/test-element-vmafhip-pipelines)
   cp "${bins[@]}" "$dest/bin/"
+  strip "$dest"/bin/* 2>/dev/null || true   # the carry limit is 64 MiB
   cp "$build"/gst/vmafhip/libgstvmafhip.so "$dest/plugin/"
   ../shared/device/pack-gst-runtime "$dest/gstrt" "$dest"/bin/* "$dest/plugin/libgstvmafhip.so"
   if [ -d ../shared/testdata ]; then
