@@ -32,6 +32,7 @@ typedef struct {
 
 struct VhEngine {
   VhVideoInfo info;
+  gboolean have_info;     /* the picture size is known: instances are set up */
   GPtrArray *instances;   /* Instance* */
   GPtrArray *models;      /* BoundModel* */
   VhScoreTable *table;
@@ -108,26 +109,42 @@ bound_model_free (gpointer p)
   g_free (bm);
 }
 
-VhEngine *
-vh_engine_new (const VhVideoInfo *info, GError **error)
+static gboolean
+check_video_info (const VhVideoInfo *info, GError **error)
 {
   if (!info) {
     g_set_error_literal (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "no video info given");
-    return NULL;
+    return FALSE;
   }
   if (!info->width || !info->height) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "picture size %ux%u is empty", info->width, info->height);
-    return NULL;
+    return FALSE;
   }
   if (info->bpc != 8 && info->bpc != 10 && info->bpc != 12) {
     g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
         "bit depth %u is not supported (8, 10 or 12)", info->bpc);
-    return NULL;
+    return FALSE;
   }
-  VhEngine *e = g_new0 (VhEngine, 1);
+  return TRUE;
+}
+
+VhEngine *
+vh_engine_new (const VhVideoInfo *info, GError **error)
+{
+  if (!check_video_info (info, error))
+    return NULL;
+  VhEngine *e = vh_engine_new_unsized ();
   e->info = *info;
+  e->have_info = TRUE;
+  return e;
+}
+
+VhEngine *
+vh_engine_new_unsized (void)
+{
+  VhEngine *e = g_new0 (VhEngine, 1);
   e->instances = g_ptr_array_new_with_free_func (instance_free);
   e->models = g_ptr_array_new_with_free_func (bound_model_free);
   e->table = vh_score_table_new ();
@@ -241,6 +258,8 @@ vh_engine_free (VhEngine *e)
 static gboolean
 instance_init (VhEngine *e, Instance *inst, GError **error)
 {
+  if (!e->have_info)
+    return TRUE;              /* at vh_engine_set_video_info */
   memset (inst->priv, 0, inst->fex->priv_size);
   if (inst->fex->init && !inst->fex->init (inst->priv, inst->opts, &e->info,
           error))
@@ -254,7 +273,7 @@ static gboolean
 instance_attach (VhEngine *e, Instance *inst, GError **error)
 {
   inst->accel_handle = NULL;
-  if (!e->accel || !inst->fex->extract_sums)
+  if (!e->accel || !inst->fex->extract_sums || !e->have_info)
     return TRUE;
   if (!e->accel->attach (e->accel_backend, inst->fex, inst->opts, &e->info,
           &inst->accel_handle, error))
@@ -281,6 +300,38 @@ vh_engine_set_accelerator (VhEngine *e, const VhAccelOps *ops,
   for (guint i = 0; i < e->instances->len; i++)
     if (!instance_attach (e, g_ptr_array_index (e->instances, i), error))
       return FALSE;
+  return TRUE;
+}
+
+gboolean
+vh_engine_set_video_info (VhEngine *e, const VhVideoInfo *info,
+    GError **error)
+{
+  if (!check_video_info (info, error))
+    return FALSE;
+  if (e->n_pushed) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
+        "the picture size must be set before the first frame");
+    return FALSE;
+  }
+  if (e->have_info) {
+    if (!memcmp (info, &e->info, sizeof *info))
+      return TRUE;
+    g_set_error (error, VH_ERROR, VH_ERROR_STATE,
+        "the engine is set up for %ux%u %u-bit already", e->info.width,
+        e->info.height, e->info.bpc);
+    return FALSE;
+  }
+  e->info = *info;
+  e->have_info = TRUE;
+  e->n_accelerated = 0;
+  for (guint i = 0; i < e->instances->len; i++) {
+    Instance *inst = g_ptr_array_index (e->instances, i);
+    if (!instance_init (e, inst, error) || !instance_attach (e, inst, error)) {
+      g_prefix_error (error, "feature '%s': ", inst->fex->name);
+      return FALSE;
+    }
+  }
   return TRUE;
 }
 
@@ -694,6 +745,11 @@ vh_engine_push (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
         "no model or feature to compute: add one first");
     return FALSE;
   }
+  if (!e->have_info) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
+        "the picture size is not set: call vh_engine_set_video_info first");
+    return FALSE;
+  }
   if (!check_picture (e, ref, "reference", error)
       || !check_picture (e, dis, "distorted", error))
     return FALSE;
@@ -762,7 +818,8 @@ vh_engine_reset (VhEngine *e)
     if (inst->initialised && inst->fex->close)
       inst->fex->close (inst->priv);
     inst->initialised = FALSE;
-    /* Same options and size as before: init cannot fail now. */
+    /* Same options and size as before: init cannot fail now (and does
+     * nothing before the size is known). */
     if (!instance_init (e, inst, NULL))
       g_warning ("vmafhip: re-initialising feature '%s' failed",
           inst->fex->name);

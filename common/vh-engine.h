@@ -25,6 +25,16 @@ typedef struct VhEngine VhEngine;
 
 /* Creates an engine for pictures of this luma size and bit depth. */
 VhEngine *vh_engine_new (const VhVideoInfo *info, GError **error);
+/* An engine whose picture size comes later: models and features can be
+ * added (their options checked, vh_engine_lookahead known) before it, as a
+ * GStreamer element knows them at start and the size at negotiation. */
+VhEngine *vh_engine_new_unsized (void);
+/* Sets the size of an unsized engine, before the first frame: sets every
+ * feature up (the size checks they make, e.g. ADM's minimum, fail here) and
+ * offers them to the accelerator. Setting the same size again is a no-op;
+ * another size is an error. */
+gboolean vh_engine_set_video_info (VhEngine *engine, const VhVideoInfo *info,
+    GError **error);
 void vh_engine_free (VhEngine *engine);
 
 /* Adds a model (built-in name or file path) reported under `report_name`

@@ -533,6 +533,75 @@ START_TEST (test_shared_feature_instances)
 }
 END_TEST
 
+/* An engine configured before the picture size (as the element at start):
+ * options checked and lookahead known at once, the size's checks when it
+ * comes, and then the same scores as an engine made for that size. */
+START_TEST (test_unsized_engine)
+{
+  const VhVideoInfo small = { 16, 16, 8 }, vi = { 64, 48, 8 };
+  const VhModelOpt five[] = {
+    {"motion_five_frame_window", VH_OPTVAL_BOOL, 0, true, NULL},
+  };
+  const VhModelOpt bad[] = { {"adm_csf_mode", VH_OPTVAL_NUMBER, 7, 0, NULL} };
+  GError *error = NULL;
+  VhEngine *u = vh_engine_new_unsized ();
+  VhEngine *sized = vh_engine_new (&vi, &error);
+  VhSynth *s = vh_synth_new (64, 48, 8, VH_SYNTH_420, 9);
+  VhPicture r, d;
+
+  ck_assert (vh_engine_add_model (u, "vmaf_v0.6.1", NULL, NULL, &error));
+  ck_assert_uint_eq (vh_engine_lookahead (u), 1);
+  ck_assert (vh_engine_add_feature_with_options (u, "motion", five, 1,
+          &error));
+  ck_assert_uint_eq (vh_engine_lookahead (u), 2);
+  /* a bad option fails now, without a size */
+  ck_assert (!vh_engine_add_feature_with_options (u, "adm", bad, 1, &error));
+  g_clear_error (&error);
+  vh_synth_render (s, 0, 3, &r, &d);
+  ck_assert (!vh_engine_push (u, &r, &d, &error));
+  assert_error (error, VH_ERROR_STATE, "picture size is not set");
+  g_clear_error (&error);
+  /* ADM's minimum size shows when the size comes */
+  ck_assert (!vh_engine_set_video_info (u, &small, &error));
+  ck_assert_msg (strstr (error->message, "adm") != NULL, "%s",
+      error->message);
+  g_clear_error (&error);
+  vh_engine_free (u);
+
+  u = vh_engine_new_unsized ();
+  ck_assert (vh_engine_add_model (u, "vmaf_v0.6.1", NULL, NULL, &error));
+  ck_assert (vh_engine_add_feature_with_options (u, "motion", five, 1,
+          &error));
+  ck_assert (vh_engine_set_video_info (u, &vi, &error));
+  ck_assert (vh_engine_set_video_info (u, &vi, &error));
+  ck_assert (!vh_engine_set_video_info (u, &small, &error));
+  g_clear_error (&error);
+  ck_assert (vh_engine_add_model (sized, "vmaf_v0.6.1", NULL, NULL, &error));
+  ck_assert (vh_engine_add_feature_with_options (sized, "motion", five, 1,
+          &error));
+  for (unsigned i = 0; i < 4; i++) {
+    vh_synth_render (s, i, 3, &r, &d);
+    ck_assert (vh_engine_push (u, &r, &d, &error));
+    ck_assert (vh_engine_push (sized, &r, &d, &error));
+  }
+  ck_assert (vh_engine_flush (u, &error) && vh_engine_flush (sized, &error));
+  const VhScoreTable *tu = vh_engine_scores (u), *ts = vh_engine_scores (sized);
+  ck_assert_uint_eq (vh_score_table_n_metrics (tu),
+      vh_score_table_n_metrics (ts));
+  for (unsigned m = 0; m < vh_score_table_n_metrics (ts); m++)
+    for (unsigned i = 0; i < 4; i++) {
+      double a, b;
+      ck_assert (vh_score_table_get (ts, m, i, &a));
+      ck_assert (vh_score_table_get (tu, (unsigned) vh_score_table_find (tu,
+                  vh_score_table_metric_name (ts, m)), i, &b));
+      ck_assert (a == b);
+    }
+  vh_synth_free (s);
+  vh_engine_free (u);
+  vh_engine_free (sized);
+}
+END_TEST
+
 /* The engine says which metrics are model outputs and which are a
  * bootstrap model's details; it also carries them through a reset. */
 START_TEST (test_metric_kinds)
@@ -766,6 +835,7 @@ engine_suite (void)
   tcase_add_test (beh, test_shared_feature_instances);
   tcase_add_test (beh, test_transform_and_clip);
   tcase_add_test (beh, test_metric_kinds);
+  tcase_add_test (beh, test_unsized_engine);
   suite_add_tcase (s, beh);
 
   TCase *logs = tcase_create ("pooling-logs");
