@@ -206,7 +206,44 @@ check_compatible (GstVmafHip * self)
   return TRUE;
 }
 
-/* Creates the engine for the negotiated size (or keeps the one there). */
+/* The engine with every model and feature, before the picture size: built
+ * at start, so that a model, override or option that cannot run fails at
+ * READY->PAUSED and the latency is known before any caps; built again if
+ * the size changes before the first frame. */
+gboolean
+gst_vmafhip_build_engine (GstVmafHip * self, GError ** error)
+{
+  g_clear_pointer (&self->engine, vh_engine_free);
+  self->engine_sized = FALSE;
+  self->engine = vh_engine_new_unsized ();
+  if (!vh_engine_set_threads (self->engine, self->cfg.threads, error))
+    goto failed;
+  for (guint i = 0; i < self->specs->len; i++) {
+    ModelSpec *spec = g_ptr_array_index (self->specs, i);
+    VhModel *model = spec->model;
+
+    spec->model = NULL;
+    if (!model && !(model = vh_model_spec_load (spec->spec, error)))
+      goto failed;
+    /* the engine owns the model from here, even on failure */
+    if (!vh_engine_add_loaded_model_with_overrides (self->engine, model,
+            spec->report_name, &spec->spec->flags, spec->spec->overrides,
+            spec->spec->n_overrides, error))
+      goto failed;
+  }
+  if (self->cfg.psnr && !vh_engine_add_feature (self->engine, "psnr", error))
+    goto failed;
+  /* the engine knows how long a frame waits (overrides included) */
+  self->lookahead = vh_engine_lookahead (self->engine);
+  return TRUE;
+
+failed:
+  g_clear_pointer (&self->engine, vh_engine_free);
+  return FALSE;
+}
+
+/* Gives the engine the negotiated size (building it again if the size
+ * changed before any frame), with the GPU backend when one was chosen. */
 static gboolean
 configure_engine (GstVmafHip * self)
 {
@@ -217,7 +254,7 @@ configure_engine (GstVmafHip * self)
   };
   GError *error = NULL;
 
-  if (self->engine) {
+  if (self->engine && self->engine_sized) {
     if (!memcmp (&vi, &self->engine_info, sizeof vi))
       return TRUE;
     if (vh_engine_n_pushed (self->engine) > 0) {
@@ -228,43 +265,23 @@ configure_engine (GstVmafHip * self)
               self->engine_info.bpc, vi.width, vi.height, vi.bpc), (NULL));
       return FALSE;
     }
-    g_clear_pointer (&self->engine, vh_engine_free);
   }
-
-  self->engine = vh_engine_new (&vi, &error);
-  if (!self->engine)
-    goto failed;
-  self->engine_info = vi;
-  if (!vh_engine_set_threads (self->engine, self->cfg.threads, &error))
+  if ((!self->engine || self->engine_sized)
+      && !gst_vmafhip_build_engine (self, &error))
     goto failed;
   if (self->use_gpu) {
-    /* the backend owns its own handle on the device */
+    /* the backend holds its own reference on the shared device */
     VhGpu *gpu = vh_gpu_ref (self->gpu);
     VhGpuBackend *backend = gpu ? vh_gpu_backend_new (gpu, 0, &error) : NULL;
     if (!backend || !vh_engine_set_accelerator (self->engine,
             &vh_gpu_backend_ops, backend, &error))
       goto failed;
   }
-  for (guint i = 0; i < self->specs->len; i++) {
-    ModelSpec *spec = g_ptr_array_index (self->specs, i);
-    VhModel *model = spec->model;
-
-    spec->model = NULL;
-    if (!model && !(model = vh_model_spec_load (spec->spec, &error)))
-      goto failed;
-    /* the engine owns the model from here, even on failure */
-    if (!vh_engine_add_loaded_model_with_overrides (self->engine, model,
-            spec->report_name, &spec->spec->flags, spec->spec->overrides,
-            spec->spec->n_overrides, &error))
-      goto failed;
-  }
-  if (self->cfg.psnr && !vh_engine_add_feature (self->engine, "psnr", &error))
+  if (!vh_engine_set_video_info (self->engine, &vi, &error))
     goto failed;
-  /* the engine knows how long a frame waits (overrides included) */
-  if (vh_engine_lookahead (self->engine) != self->lookahead) {
-    self->lookahead = vh_engine_lookahead (self->engine);
-    gst_vmafhip_update_latency (self, self->frame_duration);
-  }
+  self->engine_info = vi;
+  self->engine_sized = TRUE;
+  gst_vmafhip_update_latency (self, self->frame_duration);
   GST_INFO_OBJECT (self, "engine ready for %ux%u %u-bit, %u model(s)",
       vi.width, vi.height, vi.bpc, self->specs->len);
   return TRUE;
@@ -275,6 +292,7 @@ failed:
           error ? error->message : "unknown error"), (NULL));
   g_clear_error (&error);
   g_clear_pointer (&self->engine, vh_engine_free);
+  self->engine_sized = FALSE;
   return FALSE;
 }
 

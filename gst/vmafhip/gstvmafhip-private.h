@@ -100,6 +100,7 @@ struct _GstVmafHip
   gboolean pair_failed;       /* the current pair of caps was refused */
   gboolean luma_only;
   VhEngine *engine;
+  gboolean engine_sized;       /* the engine has the negotiated size */
   VhVideoInfo engine_info;
 
   GQueue pending;             /* PendingFrame*, in output order */
@@ -138,6 +139,7 @@ gboolean gst_vmafhip_check_results_file (const gchar * path, GError ** error);
 
 /* gstvmafhip-engine.c */
 gboolean gst_vmafhip_choose_backend (GstVmafHip * self);
+gboolean gst_vmafhip_build_engine (GstVmafHip * self, GError ** error);
 gboolean gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps);
 gboolean gst_vmafhip_ensure_caps_checked (GstVmafHip * self);
 void gst_vmafhip_update_latency (GstVmafHip * self, GstClockTime frame_duration);

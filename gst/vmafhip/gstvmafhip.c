@@ -433,7 +433,8 @@ gst_vmafhip_start (GstAggregator * agg)
   if (!gst_vmafhip_choose_backend (self))
     return FALSE;
 
-  if (!gst_vmafhip_load_models (self, &error)) {
+  if (!gst_vmafhip_load_models (self, &error)
+      || !gst_vmafhip_build_engine (self, &error)) {
     if (g_error_matches (error, VH_ERROR, VH_ERROR_IO))
       GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
           ("Cannot read the VMAF model: %s", error->message), (NULL));
@@ -498,6 +499,7 @@ gst_vmafhip_stop (GstAggregator * agg)
 
   gst_vmafhip_reset_measurement (self);
   g_clear_pointer (&self->engine, vh_engine_free);
+  self->engine_sized = FALSE;
   g_ptr_array_set_size (self->specs, 0);
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);
