@@ -54,6 +54,25 @@ align8 (size_t n)
   return (n + 7) & ~(size_t) 7;
 }
 
+/* Where each scale's row sums, the block counters, the AVX-512 carry-over
+ * and the result lie in the accumulator block. */
+static void
+layout_accumulators (VhAdmGpu *ctx)
+{
+  size_t off = 0;
+  for (int s = 0; s < VH_ADM_SCALES; s++) {
+    ctx->rows_off[s] = off;
+    off += (size_t) VH_ADM_NQ * ctx->bh[s] * sizeof (uint64_t);
+  }
+  ctx->counter_off = off;
+  off = align8 (off + VH_ADM_SCALES * sizeof (uint32_t));
+  ctx->stale_off = off;
+  off = align8 (off + (VH_ADM_SCALES - 1) * 2 * sizeof (int32_t));
+  ctx->out_off = off;
+  off += sizeof (VhAdmSums);
+  ctx->acc_size = off;
+}
+
 VhAdmGpu *
 vh_adm_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
     unsigned height, unsigned bpc, GError **error)
@@ -99,18 +118,7 @@ vh_adm_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
       goto fail;
   }
 
-  size_t off = 0;
-  for (int s = 0; s < VH_ADM_SCALES; s++) {
-    ctx->rows_off[s] = off;
-    off += (size_t) VH_ADM_NQ * ctx->bh[s] * sizeof (uint64_t);
-  }
-  ctx->counter_off = off;
-  off = align8 (off + VH_ADM_SCALES * sizeof (uint32_t));
-  ctx->stale_off = off;
-  off = align8 (off + (VH_ADM_SCALES - 1) * 2 * sizeof (int32_t));
-  ctx->out_off = off;
-  off += sizeof (VhAdmSums);
-  ctx->acc_size = off;
+  layout_accumulators (ctx);
   ctx->acc = vh_gpu_mem_alloc (gpu, ctx->acc_size, error);
   if (!ctx->acc)
     goto fail;
@@ -318,4 +326,76 @@ vh_adm_gpu_enqueue (VhAdmGpu *ctx, VhGpuStream *stream, VhGpuPtr ref,
   }
   return vh_gpu_copy_d2h_async (stream, out, ctx->acc + ctx->out_off,
       sizeof (VhAdmSums), error);
+}
+
+/* ---- host emulation -------------------------------------------------------
+ *
+ * The kernels' own code (kernels/adm-device.h) run on the host: the same
+ * plans as the launches, host memory where the device's would be, and every
+ * thread of every block of every scale played in turn, phase by phase (the
+ * kernel's __syncthreads () between phases). Tests compare the result with
+ * the CPU engine on machines without a GPU. */
+gboolean
+vh_adm_gpu_emulate (const VhPlane *ref, const VhPlane *dis, unsigned bpc,
+    const VhAdmParams *params, VhAdmSums *out, GError **error)
+{
+  VhAdmGpu ctx = { 0 };
+  gboolean ok = TRUE;
+
+  if (!ref || !dis || ref->width < VH_ADM_MIN_SIZE
+      || ref->height < VH_ADM_MIN_SIZE || (bpc != 8 && bpc != 10
+          && bpc != 12)) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm-gpu emulation: bad pictures or depth");
+    return FALSE;
+  }
+  ctx.width = ref->width;
+  ctx.height = ref->height;
+  ctx.bpc = bpc;
+  vh_adm_band_sizes (ctx.width, ctx.height, ctx.bw, ctx.bh);
+  layout_accumulators (&ctx);
+  guint8 *acc = g_malloc0 (ctx.acc_size);
+  ctx.acc = (VhGpuPtr) (uintptr_t) acc;
+  for (int s = 0; s < VH_ADM_SCALES - 1; s++)
+    for (int i = 0; i < 2; i++)
+      ctx.low[i][s] = (VhGpuPtr) (uintptr_t) g_malloc0 ((size_t) ctx.bw[s]
+          * ctx.bh[s] * sizeof (int32_t));
+  ctx.div = (VhGpuPtr) (uintptr_t) vh_adm_div_table ();
+
+  VhAdmTile *tile = g_new (VhAdmTile, 1);
+  VhAdmThread *threads = g_new (VhAdmThread, VH_ADM_THREADS);
+  for (int s = 0; s < VH_ADM_SCALES; s++) {
+    VhAdmGpuScale plan;
+    VhGpuDim3 grid;
+    plan_scale (&ctx, s, (VhGpuPtr) (uintptr_t) ref->data,
+        (size_t) ref->stride, (VhGpuPtr) (uintptr_t) dis->data,
+        (size_t) dis->stride, params, &plan, &grid);
+    const int kind = s == 0 ? (bpc == 8 ? VH_ADM_SRC_U8 : VH_ADM_SRC_U16)
+        : s == 1 ? VH_ADM_SRC_S1 : VH_ADM_SRC_S23;
+    for (unsigned gy = 0; gy < grid.y; gy++) {
+      for (unsigned gx = 0; gx < grid.x; gx++) {
+        /* shared and per-thread memory start as garbage on a GPU */
+        memset (tile, 0xa5, sizeof *tile);
+        memset (threads, 0x5a, sizeof *threads * VH_ADM_THREADS);
+        for (int phase = 0; phase < VH_ADM_PHASES; phase++) {
+          int go = 0;
+          for (int t = 0; t < VH_ADM_THREADS; t++)
+            go = vh_adm_phase (&plan, kind, phase, plan.tile_x0 + (int) gx,
+                plan.tile_y0 + (int) gy, t, tile, &threads[t]);
+          /* block-uniform: every thread stops at the same phase */
+          if (!go)
+            break;
+        }
+      }
+    }
+  }
+  memcpy (out, acc + ctx.out_off, sizeof *out);
+
+  g_free (tile);
+  g_free (threads);
+  for (int s = 0; s < VH_ADM_SCALES - 1; s++)
+    for (int i = 0; i < 2; i++)
+      g_free ((void *) (uintptr_t) ctx.low[i][s]);
+  g_free (acc);
+  return ok;
 }

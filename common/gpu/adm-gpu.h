@@ -86,5 +86,11 @@ gboolean vh_adm_gpu_enqueue (VhAdmGpu *ctx, VhGpuStream *stream,
  * context must have finished.  NULL is ignored. */
 void vh_adm_gpu_free (VhAdmGpu *ctx);
 
+/* The kernels' per-thread code run on the host over every block and
+ * thread of each scale, on host pictures (tests: the GPU's integers on a
+ * machine without one). */
+gboolean vh_adm_gpu_emulate (const VhPlane *ref, const VhPlane *dis,
+    unsigned bpc, const VhAdmParams *params, VhAdmSums *out, GError **error);
+
 G_END_DECLS
 #endif /* VH_ADM_GPU_H */
