@@ -57,3 +57,16 @@ vh_gpu_resolve_symbols (void *handle, const char *library,
   }
   return TRUE;
 }
+
+void
+vh_gpu_name_calls (const char **call_names, const VhGpuCallName *calls,
+    size_t n_calls, const VhGpuSymbol *symbols, size_t n_symbols)
+{
+  for (size_t i = 0; i < n_calls; i++) {
+    const char *name = calls[i].text;
+    for (size_t k = 0; calls[i].slot && k < n_symbols; k++)
+      if (symbols[k].slot == calls[i].slot)
+        name = symbols[k].name;
+    call_names[calls[i].call] = name ? name : "(unknown)";
+  }
+}

@@ -159,6 +159,19 @@ typedef struct {
 void *vh_gpu_open_library (const char *env_var, const char *const *candidates,
     const char **loaded_name, GString *why);
 
+/* A neutral call and the driver function it uses (its symbol's address
+ * slot), or a text where no one function says it. */
+typedef struct {
+  int call;              /* VH_GPU_CALL_* */
+  void **slot;           /* a VhGpuSymbol's slot, or NULL */
+  const char *text;      /* used when slot is NULL */
+} VhGpuCallName;
+
+/* Names each call after the symbol whose slot it uses, so that a driver
+ * function's name is written once, in the symbol list. */
+void vh_gpu_name_calls (const char **call_names, const VhGpuCallName *calls,
+    size_t n_calls, const VhGpuSymbol *symbols, size_t n_symbols);
+
 /* Resolves every symbol; FALSE (and the first missing name in why) when one
  * is missing. */
 gboolean vh_gpu_resolve_symbols (void *handle, const char *library,
