@@ -49,12 +49,59 @@ struct VhVifGpu {
   VhGpuPtr sums;                      /* int64 [scale][4] = VhVifSums */
   VhGpuPtr pyr_ref[VH_VIF_SCALES], pyr_dis[VH_VIF_SCALES];  /* [1..3] */
   unsigned pyr_pitch[VH_VIF_SCALES];  /* samples */
+  void *host_mem;                     /* host emulation: mem is this */
 };
 
 static size_t
 align_up (size_t n, size_t a)
 {
   return (n + a - 1) / a * a;
+}
+
+/* Where the parts of the one allocation lie: the table, the accumulators,
+ * then the pyramid levels, each 256-byte aligned. */
+typedef struct {
+  size_t log2, sums, pyr[VH_VIF_SCALES][2];
+  size_t size;
+} Layout;
+
+/* The scales' sizes and pitches, and the allocation's layout. */
+static void
+plan_layout (VhVifGpu *ctx, unsigned width, unsigned height, Layout *l)
+{
+  size_t size = 0;
+
+  memset (l, 0, sizeof *l);
+  for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
+    ctx->width[s] = width >> s;
+    ctx->height[s] = height >> s;
+  }
+  l->log2 = size;
+  size = align_up (size + LOG2_TABLE_ENTRIES * sizeof (uint16_t), 256);
+  l->sums = size;
+  size = align_up (size + sizeof (VhVifSums), 256);
+  for (unsigned s = 1; s < VH_VIF_SCALES; s++) {
+    ctx->pyr_pitch[s] = (unsigned) align_up (ctx->width[s], PYRAMID_ROW_ALIGN);
+    const size_t plane = (size_t) ctx->pyr_pitch[s] * ctx->height[s]
+        * sizeof (uint16_t);
+    for (unsigned i = 0; i < 2; i++) {
+      l->pyr[s][i] = size;
+      size = align_up (size + plane, 256);
+    }
+  }
+  l->size = size;
+}
+
+/* The parts' addresses once ctx->mem is allocated. */
+static void
+place_parts (VhVifGpu *ctx, const Layout *l)
+{
+  ctx->log2_table = ctx->mem + l->log2;
+  ctx->sums = ctx->mem + l->sums;
+  for (unsigned s = 1; s < VH_VIF_SCALES; s++) {
+    ctx->pyr_ref[s] = ctx->mem + l->pyr[s][0];
+    ctx->pyr_dis[s] = ctx->mem + l->pyr[s][1];
+  }
 }
 
 static gboolean
@@ -112,9 +159,9 @@ vh_vif_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
   VhVifGpu *ctx = g_new0 (VhVifGpu, 1);
   ctx->gpu = gpu;
   ctx->bpc = bpc;
+  Layout l;
+  plan_layout (ctx, width, height, &l);
   for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
-    ctx->width[s] = width >> s;
-    ctx->height[s] = height >> s;
     const char *name = s > 0 ? scale_kernels[s]
         : bpc == 8 ? scale0_kernel_8 : scale0_kernel_16;
     ctx->kernel[s] = vh_gpu_function (module, name, error);
@@ -125,35 +172,13 @@ vh_vif_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
     }
   }
 
-  /* One allocation: the table, the accumulators, then the pyramid levels,
-   * each part 256-byte aligned. */
-  size_t size = 0;
-  const size_t log2_offset = size;
-  size = align_up (size + LOG2_TABLE_ENTRIES * sizeof (uint16_t), 256);
-  const size_t sums_offset = size;
-  size = align_up (size + sizeof (VhVifSums), 256);
-  size_t pyr_offset[VH_VIF_SCALES][2] = { { 0 } };
-  for (unsigned s = 1; s < VH_VIF_SCALES; s++) {
-    ctx->pyr_pitch[s] = (unsigned) align_up (ctx->width[s], PYRAMID_ROW_ALIGN);
-    const size_t plane = (size_t) ctx->pyr_pitch[s] * ctx->height[s]
-        * sizeof (uint16_t);
-    for (unsigned i = 0; i < 2; i++) {
-      pyr_offset[s][i] = size;
-      size = align_up (size + plane, 256);
-    }
-  }
-  ctx->mem = vh_gpu_mem_alloc (gpu, size, error);
+  ctx->mem = vh_gpu_mem_alloc (gpu, l.size, error);
   if (!ctx->mem) {
     g_prefix_error (error, "vif-gpu: %ux%u scratch: ", width, height);
     g_free (ctx);
     return NULL;
   }
-  ctx->log2_table = ctx->mem + log2_offset;
-  ctx->sums = ctx->mem + sums_offset;
-  for (unsigned s = 1; s < VH_VIF_SCALES; s++) {
-    ctx->pyr_ref[s] = ctx->mem + pyr_offset[s][0];
-    ctx->pyr_dis[s] = ctx->mem + pyr_offset[s][1];
-  }
+  place_parts (ctx, &l);
 
   if (!upload_log2_table (ctx, error)) {
     g_prefix_error (error, "vif-gpu: log2 table upload: ");
@@ -168,7 +193,10 @@ vh_vif_gpu_free (VhVifGpu *ctx)
 {
   if (!ctx)
     return;
-  vh_gpu_mem_free (ctx->gpu, ctx->mem);
+  if (ctx->host_mem)
+    g_free (ctx->host_mem);
+  else
+    vh_gpu_mem_free (ctx->gpu, ctx->mem);
   g_free (ctx);
 }
 
@@ -210,6 +238,57 @@ check_plane (const VhVifGpu *ctx, VhGpuPtr plane, size_t pitch,
   return TRUE;
 }
 
+/* The launch parameters of scale s and its number of blocks: the one
+ * source for the launches and the host emulation. */
+static void
+level_params (const VhVifGpu *ctx, unsigned s, VhGpuPtr ref,
+    size_t ref_pitch, VhGpuPtr dis, size_t dis_pitch, double enhn_gain_limit,
+    unsigned first_scale, VhVifLevelParams *out, unsigned *n_blocks)
+{
+  const size_t sample = ctx->bpc > 8 ? 2 : 1;
+  VhVifLevelParams p;
+
+  memset (&p, 0, sizeof p);
+  if (s == 0) {
+    p.ref = ref;
+    p.dis = dis;
+    /* The kernels read whole samples: row pitches in samples (for
+     * 16-bit planes both pitches are even, checked above). */
+    p.ref_pitch = (uint32_t) (ref_pitch / sample);
+    p.dis_pitch = (uint32_t) (dis_pitch / sample);
+  } else {
+    p.ref = ctx->pyr_ref[s];
+    p.dis = ctx->pyr_dis[s];
+    p.ref_pitch = p.dis_pitch = ctx->pyr_pitch[s];
+  }
+  if (s + 1 < VH_VIF_SCALES) {
+    p.next_ref = ctx->pyr_ref[s + 1];
+    p.next_dis = ctx->pyr_dis[s + 1];
+    p.next_width = ctx->width[s + 1];
+    p.next_height = ctx->height[s + 1];
+    p.next_pitch = ctx->pyr_pitch[s + 1];
+  }
+  p.log2_table = ctx->log2_table;
+  p.sums = ctx->sums + (VhGpuPtr) s * sizeof (VhVifScaleSums);
+  p.enhn_gain_limit = enhn_gain_limit;
+  p.width = ctx->width[s];
+  p.height = ctx->height[s];
+  p.tiles_x = (ctx->width[s] + VH_VIF_TILE_W - 1) / VH_VIF_TILE_W;
+  /* Scale 0 brings everything to 8-bit units: μ and the subsample by
+   * bpc, the squares by 2(bpc − 8) (8-bit: the kernel keeps them as
+   * they are). Later scales are at "8-bit pixel · 256": 16 for all. */
+  p.mu_shift = s == 0 ? ctx->bpc : 16;
+  p.sq_shift = s == 0 ? 2 * (ctx->bpc - 8) : 16;
+  p.sub_shift = s == 0 ? ctx->bpc : 16;
+  p.do_stats = s >= first_scale;
+  /* (scale 3 always computes its statistics: first_scale ≤ 3) */
+
+  const unsigned tiles_y = (ctx->height[s] + VH_VIF_TILE_H - 1)
+      / VH_VIF_TILE_H;
+  *out = p;
+  *n_blocks = p.tiles_x * tiles_y;
+}
+
 gboolean
 vh_vif_gpu_enqueue (VhVifGpu *ctx, VhGpuStream *stream, VhGpuPtr ref,
     size_t ref_pitch, VhGpuPtr dis, size_t dis_pitch, double enhn_gain_limit,
@@ -237,50 +316,15 @@ vh_vif_gpu_enqueue (VhVifGpu *ctx, VhGpuStream *stream, VhGpuPtr ref,
     return FALSE;
   }
 
-  const size_t sample = ctx->bpc > 8 ? 2 : 1;
   if (!vh_gpu_memset_async (stream, ctx->sums, 0, sizeof (VhVifSums), error))
     return FALSE;
 
   for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
     VhVifLevelParams p;
-    memset (&p, 0, sizeof p);
-    if (s == 0) {
-      p.ref = ref;
-      p.dis = dis;
-      /* The kernels read whole samples: row pitches in samples (for
-       * 16-bit planes both pitches are even, checked above). */
-      p.ref_pitch = (uint32_t) (ref_pitch / sample);
-      p.dis_pitch = (uint32_t) (dis_pitch / sample);
-    } else {
-      p.ref = ctx->pyr_ref[s];
-      p.dis = ctx->pyr_dis[s];
-      p.ref_pitch = p.dis_pitch = ctx->pyr_pitch[s];
-    }
-    if (s + 1 < VH_VIF_SCALES) {
-      p.next_ref = ctx->pyr_ref[s + 1];
-      p.next_dis = ctx->pyr_dis[s + 1];
-      p.next_width = ctx->width[s + 1];
-      p.next_height = ctx->height[s + 1];
-      p.next_pitch = ctx->pyr_pitch[s + 1];
-    }
-    p.log2_table = ctx->log2_table;
-    p.sums = ctx->sums + (VhGpuPtr) s * sizeof (VhVifScaleSums);
-    p.enhn_gain_limit = enhn_gain_limit;
-    p.width = ctx->width[s];
-    p.height = ctx->height[s];
-    p.tiles_x = (ctx->width[s] + VH_VIF_TILE_W - 1) / VH_VIF_TILE_W;
-    /* Scale 0 brings everything to 8-bit units: μ and the subsample by
-     * bpc, the squares by 2(bpc − 8) (8-bit: the kernel keeps them as
-     * they are). Later scales are at "8-bit pixel · 256": 16 for all. */
-    p.mu_shift = s == 0 ? ctx->bpc : 16;
-    p.sq_shift = s == 0 ? 2 * (ctx->bpc - 8) : 16;
-    p.sub_shift = s == 0 ? ctx->bpc : 16;
-    p.do_stats = s >= first_scale;
-    /* (scale 3 always computes its statistics: first_scale ≤ 3) */
-
-    const unsigned tiles_y = (ctx->height[s] + VH_VIF_TILE_H - 1)
-        / VH_VIF_TILE_H;
-    const VhGpuDim3 grid = { p.tiles_x * tiles_y, 1, 1 };
+    unsigned n_blocks;
+    level_params (ctx, s, ref, ref_pitch, dis, dis_pitch, enhn_gain_limit,
+        first_scale, &p, &n_blocks);
+    const VhGpuDim3 grid = { n_blocks, 1, 1 };
     const VhGpuDim3 block = { VH_VIF_BLOCK, 1, 1 };
     void *args[] = { &p };
     if (!vh_gpu_launch (ctx->kernel[s], grid, block, 0, stream, args, error))
@@ -288,4 +332,48 @@ vh_vif_gpu_enqueue (VhVifGpu *ctx, VhGpuStream *stream, VhGpuPtr ref,
   }
   return vh_gpu_copy_d2h_async (stream, out, ctx->sums, sizeof (VhVifSums),
       error);
+}
+
+/* ---- host emulation ------------------------------------------------------ */
+
+VhVifGpu *
+vh_vif_gpu_new_host (unsigned width, unsigned height, unsigned bpc,
+    GError **error)
+{
+  if (bpc < 8 || bpc > 16 || width < VIF_MIN_SIZE || height < VIF_MIN_SIZE
+      || width > VIF_MAX_SIZE || height > VIF_MAX_SIZE) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "vif-gpu emulation: %ux%u %u-bit is not supported", width, height,
+        bpc);
+    return NULL;
+  }
+  VhVifGpu *ctx = g_new0 (VhVifGpu, 1);
+  Layout l;
+  plan_layout (ctx, width, height, &l);
+  ctx->bpc = bpc;
+  ctx->host_mem = g_malloc0 (l.size);
+  ctx->mem = (VhGpuPtr) (uintptr_t) ctx->host_mem;
+  place_parts (ctx, &l);
+  memcpy ((void *) (uintptr_t) ctx->log2_table,
+      vh_vif_log2_table () + LOG2_TABLE_FIRST,
+      LOG2_TABLE_ENTRIES * sizeof (uint16_t));
+  return ctx;
+}
+
+void
+vh_vif_gpu_host_level (VhVifGpu *ctx, unsigned s, const VhPlane *ref,
+    const VhPlane *dis, double enhn_gain_limit, unsigned first_scale,
+    void *p, unsigned *n_blocks)
+{
+  if (s == 0)
+    memset ((void *) (uintptr_t) ctx->sums, 0, sizeof (VhVifSums));
+  level_params (ctx, s, (VhGpuPtr) (uintptr_t) ref->data,
+      (size_t) ref->stride, (VhGpuPtr) (uintptr_t) dis->data,
+      (size_t) dis->stride, enhn_gain_limit, first_scale, p, n_blocks);
+}
+
+const VhVifSums *
+vh_vif_gpu_host_sums (const VhVifGpu *ctx)
+{
+  return (const VhVifSums *) (uintptr_t) ctx->sums;
 }

@@ -67,5 +67,16 @@ gboolean vh_vif_gpu_enqueue (VhVifGpu *ctx, VhGpuStream *stream,
 /* Frees the device memory. No work using the context may be pending. */
 void vh_vif_gpu_free (VhVifGpu *ctx);
 
+/* Host emulation (tests run the kernels' own code, kernels/vif-device.h,
+ * on the host): a context in host memory, the launch parameters of scale s
+ * with host pictures (s == 0 zeroes the sums; `p` points at a
+ * VhVifLevelParams), and the sums the emulated blocks added up. */
+VhVifGpu *vh_vif_gpu_new_host (unsigned width, unsigned height, unsigned bpc,
+    GError **error);
+void vh_vif_gpu_host_level (VhVifGpu *ctx, unsigned s, const VhPlane *ref,
+    const VhPlane *dis, double enhn_gain_limit, unsigned first_scale,
+    void *p, unsigned *n_blocks);
+const VhVifSums *vh_vif_gpu_host_sums (const VhVifGpu *ctx);
+
 G_END_DECLS
 #endif /* VH_VIF_GPU_H */
