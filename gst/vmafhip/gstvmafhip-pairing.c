@@ -114,6 +114,18 @@ drop_unpaired_dist (GstVmafHip * self, GstBuffer * dist, const char *why)
   gst_buffer_unref (dist);
 }
 
+/* Maps one side's frame for reading; an error names the side. */
+static gboolean
+map_frame (GstVmafHip * self, int which, GstBuffer * buf, GstVideoFrame * f)
+{
+  if (gst_video_frame_map (f, &self->side[which].info, buf, GST_MAP_READ))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, STREAM, FAILED,
+      ("Cannot read a %s frame: the buffer does not match its caps.",
+          which == REF ? "reference" : "distorted"), ("%" GST_PTR_FORMAT, buf));
+  return FALSE;
+}
+
 /* Scores one pair; takes both buffers. */
 static GstFlowReturn
 score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
@@ -140,18 +152,12 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
     return GST_FLOW_NOT_NEGOTIATED;
   }
 
-  if (!gst_video_frame_map (&rf, &self->side[REF].info, ref, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Cannot read a reference frame: the buffer does not match its "
-            "caps."), ("%" GST_PTR_FORMAT, ref));
+  if (!map_frame (self, REF, ref, &rf)) {
     gst_buffer_unref (ref);
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
-  if (!gst_video_frame_map (&df, &self->side[DIST].info, dist, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Cannot read a distorted frame: the buffer does not match its "
-            "caps."), ("%" GST_PTR_FORMAT, dist));
+  if (!map_frame (self, DIST, dist, &df)) {
     gst_video_frame_unmap (&rf);
     gst_buffer_unref (ref);
     gst_buffer_unref (dist);
@@ -287,9 +293,8 @@ aggregate_following_reference (GstVmafHip * self, GstBuffer * ref,
   if (dist && !GST_CLOCK_TIME_IS_VALID (rt_dist)) {
     gst_aggregator_pad_drop_buffer (dpad);
     gst_clear_buffer (&ref);
-    count_unpaired (self, DIST, dist, "no timestamp in the "
+    drop_unpaired_dist (self, dist, "no timestamp in the "
         "segment");
-    gst_buffer_unref (dist);
     return GST_FLOW_OK;
   }
   gst_clear_buffer (&dist);
@@ -369,9 +374,8 @@ gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
   if (dist && !GST_CLOCK_TIME_IS_VALID (rt_dist)) {
     gst_aggregator_pad_drop_buffer (dpad);
     gst_clear_buffer (&ref);
-    count_unpaired (self, DIST, dist, "no timestamp in the "
+    drop_unpaired_dist (self, dist, "no timestamp in the "
         "segment");
-    gst_buffer_unref (dist);
     return GST_FLOW_OK;
   }
 
@@ -387,9 +391,8 @@ gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
        * came: a repeated or extra distorted frame) */
       gst_aggregator_pad_drop_buffer (dpad);
       gst_buffer_unref (ref);
-      count_unpaired (self, DIST, dist, "no reference frame at "
+      drop_unpaired_dist (self, dist, "no reference frame at "
           "its time (a repeated, extra or late distorted frame)");
-      gst_buffer_unref (dist);
       return GST_FLOW_OK;
     }
     /* the distorted stream has no frame at this reference frame's time */
@@ -408,9 +411,8 @@ gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
   }
   if (dist) {
     gst_aggregator_pad_drop_buffer (dpad);
-    count_unpaired (self, DIST, dist, timeout ? "the reference "
+    drop_unpaired_dist (self, dist, timeout ? "the reference "
         "frame missed the deadline" : "the reference pad is inactive");
-    gst_buffer_unref (dist);
     return GST_FLOW_OK;
   }
   return GST_AGGREGATOR_FLOW_NEED_DATA;
