@@ -1,8 +1,11 @@
 /* vmafhip — the element tests' shared fixture (see vh-element-fixture.h). */
 #include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 #include "gstvmafhipmeta.h"
 #include "vh-element-fixture.h"
+#include "vh-gpu.h"
 #include "vh-spec.h"
 #include "vh-test-util.h"
 /* ------------------------------------------------------------ content */
@@ -527,4 +530,42 @@ push_after_refusal (Fixture * f, gsize ref_size, gsize dist_size)
   fail_unless_equals_int (gst_harness_buffers_received (f->ref), 0);
   more = take_messages (f->bus, &f->seen, GST_MESSAGE_ERROR);
   fail_unless (more == NULL, "the error was posted again");
+}
+
+/* Whether this machine has a GPU the backend can use (the tests expect
+ * the GPU path there, clean refusals elsewhere). */
+gboolean
+gpu_present (void)
+{
+  VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, NULL);
+  if (gpu)
+    vh_gpu_close (gpu);
+  return gpu != NULL;
+}
+
+/* gpu_present() in a child process: the CUDA driver does not survive a
+ * fork, and Check forks every test from the process that builds the
+ * suite, so that process must not initialise it. */
+gboolean
+gpu_present_in_child (void)
+{
+  int status = 0;
+  pid_t pid = fork ();
+
+  if (pid == 0)
+    _exit (gpu_present ()? 0 : 1);
+  if (pid < 0 || waitpid (pid, &status, 0) != pid)
+    return FALSE;
+  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
+gboolean
+has_factories (const char *a, const char *b)
+{
+  GstElementFactory *fa = gst_element_factory_find (a);
+  GstElementFactory *fb = gst_element_factory_find (b);
+  gboolean found = fa && fb;
+  gst_clear_object (&fa);
+  gst_clear_object (&fb);
+  return found;
 }

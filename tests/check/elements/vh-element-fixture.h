@@ -80,4 +80,12 @@ void check_pooled (const GstStructure * s, const Expected * x, guint n_frames,
 void push_after_refusal (Fixture * f, gsize ref_size, gsize dist_size);
 void check_frame_timing (const GstStructure * s, guint index, GstClockTime pts);
 
+/* Whether a GPU the backend can use is here; _in_child asks in a child
+ * process, for suite set-up (CUDA does not survive the fork Check makes
+ * for every test). */
+gboolean gpu_present (void);
+gboolean gpu_present_in_child (void);
+/* Whether both element factories exist. */
+gboolean has_factories (const char *a, const char *b);
+
 #endif /* VH_ELEMENT_FIXTURE_H */

@@ -20,16 +20,6 @@
 #include "vh-test-util.h"
 #include "vh-element-fixture.h"
 
-/* Whether this machine has a GPU the backend can use (the tests expect
- * the GPU path there, clean refusals elsewhere). */
-static gboolean
-gpu_present (void)
-{
-  VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, NULL);
-  if (gpu)
-    vh_gpu_close (gpu);
-  return gpu != NULL;
-}
 
 static void
 check_mismatch (const char *ref_caps, const char *dist_caps,

@@ -20,43 +20,7 @@
 #include "vh-test-util.h"
 #include "vh-element-fixture.h"
 
-/* Whether this machine has a GPU the backend can use (the tests expect
- * the GPU path there, clean refusals elsewhere). */
-static gboolean
-gpu_present (void)
-{
-  VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, NULL);
-  if (gpu)
-    vh_gpu_close (gpu);
-  return gpu != NULL;
-}
-
-/* gpu_present() in a child process: the CUDA driver does not survive a
- * fork, and Check forks every test from the process that builds the
- * suite, so that process must not initialise it. */
-static gboolean
-gpu_present_in_child (void)
-{
-  int status = 0;
-  pid_t pid = fork ();
-
-  if (pid == 0)
-    _exit (gpu_present ()? 0 : 1);
-  if (pid < 0 || waitpid (pid, &status, 0) != pid)
-    return FALSE;
-  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
-}
-
-static gboolean
-has_factories (const char *a, const char *b)
-{
-  GstElementFactory *fa = gst_element_factory_find (a);
-  GstElementFactory *fb = gst_element_factory_find (b);
-  gboolean found = fa && fb;
-  gst_clear_object (&fa);
-  gst_clear_object (&fb);
-  return found;
-}/* The layouts as GStreamer's own converter writes them (NV12, YV12, P010
+/* The layouts as GStreamer's own converter writes them (NV12, YV12, P010
  * interleave and shift): identical content must give identical scores. */
 GST_START_TEST (test_layout_vs_videoconvert)
 {
