@@ -454,6 +454,55 @@ vh_model_extractor_names (const VhModel *model)
 }
 
 gboolean
+vh_model_check_overrides (const VhModel *model,
+    const VhFeatureOverride *overrides, unsigned n_overrides, GError **error)
+{
+  const char *mname = vh_model_name (model);
+
+  /* every feature is one vmafhip computes (a v1.0.16 model fails here) */
+  for (unsigned i = 0; i < vh_model_n_features (model); i++) {
+    const char *fname = vh_model_feature_name (model, i);
+    const VhFeatureName *fn = vh_feature_name_lookup (fname);
+    if (!fn || !fn->fex) {
+      g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+          "model '%s' needs feature '%s' (%s), which vmafhip does not "
+          "implement yet", mname, fn ? fn->alias : fname, fname);
+      return FALSE;
+    }
+  }
+  for (unsigned k = 0; k < n_overrides; k++) {
+    const VhFeatureOverride *ov = &overrides[k];
+    const VhFeatureExtractor *fex = NULL;
+    for (unsigned i = 0; i < vh_model_n_features (model) && !fex; i++) {
+      const VhFeatureName *fn =
+          vh_feature_name_lookup (vh_model_feature_name (model, i));
+      if (!strcmp (fn->fex->name, ov->feature))
+        fex = fn->fex;
+    }
+    if (!fex) {
+      char *names = vh_model_extractor_names (model);
+      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+          "model '%s': override '%s.%s' names '%s', which this model does "
+          "not use (its features come from: %s)", mname, ov->feature,
+          ov->opt.key, ov->feature, names);
+      g_free (names);
+      return FALSE;
+    }
+    /* the option and its value, on a scratch option set */
+    void *opts = g_malloc0 (MAX (fex->opts_size, 1));
+    vh_feature_opts_init_defaults (fex, opts);
+    gboolean ok = vh_feature_opts_set (fex, opts, &ov->opt, error);
+    g_free (opts);
+    if (!ok) {
+      g_prefix_error (error, "model '%s', override '%s.%s': ", mname,
+          ov->feature, ov->opt.key);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+gboolean
 vh_engine_add_loaded_model (VhEngine *e, VhModel *model,
     const char *report_name, const VhModelFlags *flags, GError **error)
 {
@@ -468,29 +517,18 @@ vh_engine_add_loaded_model_with_overrides (VhEngine *e, VhModel *model,
 {
   const char *mname = vh_model_name (model);
   BoundModel *bm = g_new0 (BoundModel, 1);
-  gboolean *override_used = g_newa (gboolean, MAX (n_overrides, 1));
   bm->model = model;
   bm->report_name = g_strdup (report_name ? report_name : mname);
   if (flags)
     bm->flags = *flags;
   bm->feature_metric = g_array_new (FALSE, FALSE, sizeof (unsigned));
-  memset (override_used, 0, sizeof (gboolean) * MAX (n_overrides, 1));
+  if (!vh_model_check_overrides (model, overrides, n_overrides, error))
+    goto fail;
 
   for (unsigned i = 0; i < vh_model_n_features (model); i++) {
     const char *fname = vh_model_feature_name (model, i);
+    /* known and implemented: checked above */
     const VhFeatureName *fn = vh_feature_name_lookup (fname);
-    if (!fn) {
-      g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-          "model '%s' uses feature '%s', which vmafhip does not know", mname,
-          fname);
-      goto fail;
-    }
-    if (!fn->fex) {
-      g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-          "model '%s' needs feature '%s' (%s), which vmafhip does not "
-          "implement yet", mname, fn->alias, fname);
-      goto fail;
-    }
     unsigned n_opts = 0;
     const VhModelOpt *mopts = vh_model_feature_opts (model, i, &n_opts);
     void *opts = g_malloc0 (MAX (fn->fex->opts_size, 1));
@@ -506,7 +544,6 @@ vh_engine_add_loaded_model_with_overrides (VhEngine *e, VhModel *model,
     for (unsigned k = 0; k < n_overrides; k++) {
       if (strcmp (overrides[k].feature, fn->fex->name))
         continue;
-      override_used[k] = TRUE;
       if (!vh_feature_opts_set (fn->fex, opts, &overrides[k].opt, error)) {
         g_prefix_error (error, "model '%s', override '%s.%s': ", mname,
             overrides[k].feature, overrides[k].opt.key);
@@ -524,17 +561,6 @@ vh_engine_add_loaded_model_with_overrides (VhEngine *e, VhModel *model,
     unsigned metric = vh_score_table_metric (e->table, metric_name);
     g_free (metric_name);
     g_array_append_val (bm->feature_metric, metric);
-  }
-  for (unsigned k = 0; k < n_overrides; k++) {
-    if (!override_used[k]) {
-      char *used = vh_model_extractor_names (model);
-      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-          "model '%s' has no feature computed by '%s', so '%s.%s' applies "
-          "to nothing (its extractors: %s)", mname, overrides[k].feature,
-          overrides[k].feature, overrides[k].opt.key, used);
-      g_free (used);
-      goto fail;
-    }
   }
   g_ptr_array_add (e->models, bm);
   return TRUE;

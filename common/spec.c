@@ -194,49 +194,9 @@ gboolean
 vh_model_spec_check (const VhModelSpec *spec, const VhModel *model,
     GError **error)
 {
-  /* every feature the model needs is one vmafhip computes: a v1.0.16
-   * model fails here, at load, not at the first frame */
-  for (unsigned i = 0; i < vh_model_n_features (model); i++) {
-    const char *fname = vh_model_feature_name (model, i);
-    const VhFeatureName *fn = vh_feature_name_lookup (fname);
-    if (!fn || !fn->fex) {
-      g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-          "model '%s' needs feature '%s', which vmafhip does not implement "
-          "yet", vh_model_name (model), fn ? fn->alias : fname);
-      return FALSE;
-    }
-  }
-  for (unsigned k = 0; k < spec->n_overrides; k++) {
-    const VhFeatureOverride *ov = &spec->overrides[k];
-    const VhFeatureExtractor *fex = vh_feature_extractor_lookup (ov->feature);
-    gboolean used = FALSE;
-    char *names = vh_model_extractor_names (model);
-
-    /* the model uses it: the extractor names it lists */
-    char **listed = g_strsplit (names, ", ", -1);
-    used = g_strv_contains ((const char *const *) listed, ov->feature);
-    g_strfreev (listed);
-    if (!fex || !used) {
-      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-          "model '%s': override '%s.%s' names '%s', which this model does "
-          "not use (its features come from: %s)", vh_model_name (model),
-          ov->feature, ov->opt.key, ov->feature, names);
-      g_free (names);
-      return FALSE;
-    }
-    g_free (names);
-    /* the option and its value, on a scratch option set */
-    void *opts = g_malloc0 (MAX (fex->opts_size, 1));
-    vh_feature_opts_init_defaults (fex, opts);
-    gboolean ok = vh_feature_opts_set (fex, opts, &ov->opt, error);
-    g_free (opts);
-    if (!ok) {
-      g_prefix_error (error, "model '%s', override '%s.%s': ",
-          vh_model_name (model), ov->feature, ov->opt.key);
-      return FALSE;
-    }
-  }
-  return TRUE;
+  /* one check, the engine's, for loading and binding alike */
+  return vh_model_check_overrides (model, spec->overrides, spec->n_overrides,
+      error);
 }
 
 VhModel *

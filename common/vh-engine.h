@@ -54,6 +54,12 @@ typedef struct VhFeatureOverride {
   VhModelOpt opt;
 } VhFeatureOverride;
 
+/* Whether the model can run with these overrides: vmafhip computes every
+ * feature it needs, and each override names an extractor the model uses
+ * and an option of it with a valid value. */
+gboolean vh_model_check_overrides (const VhModel *model,
+    const VhFeatureOverride *overrides, unsigned n_overrides, GError **error);
+
 /* vh_engine_add_loaded_model with overrides; an override naming an
  * extractor the model does not use, or a bad option, is an error. */
 gboolean vh_engine_add_loaded_model_with_overrides (VhEngine *engine,
