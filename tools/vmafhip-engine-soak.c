@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "vh-engine.h"
+#include "vh-memory.h"
 #include "vh-synth.h"
 
 /* Frames rendered up front and pushed in turn: the synth's rendering is
@@ -29,26 +30,6 @@ typedef struct {
   void *store;
 } Frame;
 
-/* VmRSS and VmHWM in kB from /proc/self/status (0 where unknown). */
-static void
-read_memory (guint64 *rss_kb, guint64 *hwm_kb)
-{
-  gchar *text = NULL;
-
-  *rss_kb = *hwm_kb = 0;
-  if (!g_file_get_contents ("/proc/self/status", &text, NULL, NULL))
-    return;
-  gchar **lines = g_strsplit (text, "\n", -1);
-  for (gchar **line = lines; *line; line++) {
-    if (g_str_has_prefix (*line, "VmRSS:"))
-      *rss_kb = g_ascii_strtoull (*line + 6, NULL, 10);
-    else if (g_str_has_prefix (*line, "VmHWM:"))
-      *hwm_kb = g_ascii_strtoull (*line + 6, NULL, 10);
-  }
-  g_strfreev (lines);
-  g_free (text);
-}
-
 static void
 report (const VhEngine *e, unsigned n_pushed, gint64 t0)
 {
@@ -56,7 +37,7 @@ report (const VhEngine *e, unsigned n_pushed, gint64 t0)
   const double secs = (g_get_monotonic_time () - t0) / 1e6;
   guint64 rss, hwm;
 
-  read_memory (&rss, &hwm);
+  vh_process_memory (&rss, &hwm);
   printf ("%10u frames  VmRSS %7.1f MB  VmHWM %7.1f MB  stored %8u"
       "  %7.0f fps\n", n_pushed, rss / 1024.0, hwm / 1024.0,
       vh_score_table_n_frames (t) - vh_score_table_first_frame (t),

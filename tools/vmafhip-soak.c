@@ -12,29 +12,12 @@
 #include <string.h>
 #include <gst/gst.h>
 
+#include "vh-memory.h"
+
 typedef struct {
   guint64 frames, every;
   gint64 t0;
 } Soak;
-
-/* VmRSS and VmHWM in kB from /proc/self/status (0 where unknown). */
-static void
-read_memory (guint64 * rss_kb, guint64 * hwm_kb)
-{
-  gchar *text = NULL;
-  *rss_kb = *hwm_kb = 0;
-  if (!g_file_get_contents ("/proc/self/status", &text, NULL, NULL))
-    return;
-  gchar **lines = g_strsplit (text, "\n", -1);
-  for (gchar ** line = lines; *line; line++) {
-    if (g_str_has_prefix (*line, "VmRSS:"))
-      *rss_kb = g_ascii_strtoull (*line + 6, NULL, 10);
-    else if (g_str_has_prefix (*line, "VmHWM:"))
-      *hwm_kb = g_ascii_strtoull (*line + 6, NULL, 10);
-  }
-  g_strfreev (lines);
-  g_free (text);
-}
 
 static GstPadProbeReturn
 count_frame (GstPad * pad, GstPadProbeInfo * info, gpointer data)
@@ -45,7 +28,7 @@ count_frame (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   if (++soak->frames % soak->every == 0) {
     guint64 rss, hwm;
     const double secs = (g_get_monotonic_time () - soak->t0) / 1e6;
-    read_memory (&rss, &hwm);
+    vh_process_memory (&rss, &hwm);
     printf ("%10" G_GUINT64_FORMAT " frames  VmRSS %7.1f MB  VmHWM %7.1f MB"
         "  %7.0f fps\n", soak->frames, rss / 1024.0, hwm / 1024.0,
         soak->frames / secs);
