@@ -19,8 +19,6 @@
 /* libvmaf's ADM_BORDER_FACTOR: the score ignores 10% of each side. */
 #define ADM_BORDER 0.1
 
-enum { BAND_H, BAND_V, BAND_D };
-
 /* ---- Options -------------------------------------------------------------- */
 
 void
@@ -132,9 +130,9 @@ vh_adm_params_init (VhAdmParams *params, const VhAdmOptions *opts,
    * by one unit from the computed ones. */
   if (fabs (nvd * rdh - 3.0 * 1080) < 1.0e-8
       && opts->csf_mode == VH_ADM_CSF_WATSON97) {
-    params->rfactor_s0[BAND_H] = 36453;
-    params->rfactor_s0[BAND_V] = 36453;
-    params->rfactor_s0[BAND_D] = 49417;
+    params->rfactor_s0[VH_ADM_ORIENT_H] = 36453;
+    params->rfactor_s0[VH_ADM_ORIENT_V] = 36453;
+    params->rfactor_s0[VH_ADM_ORIENT_D] = 49417;
   }
   /* At scales 1-3 the bands reach ±2^31 and the CSF output is 16·w times
    * them: from w = 1/16 on it can leave int32, where libvmaf's C and
@@ -205,9 +203,9 @@ vh_adm_plan (VhAdmPlan *pl, int scale, int w, int h, bool avx512,
       pl->cm_sq_shift[b] = sq[b];
     }
     /* Sized so that a row of cubes cannot overflow 64 bits. */
-    pl->cm_cube_shift[BAND_H] = ceil_log2 (w) - 4;
-    pl->cm_cube_shift[BAND_V] = ceil_log2 (w) - 4;
-    pl->cm_cube_shift[BAND_D] = ceil_log2 (w) - 3;
+    pl->cm_cube_shift[VH_ADM_ORIENT_H] = ceil_log2 (w) - 4;
+    pl->cm_cube_shift[VH_ADM_ORIENT_V] = ceil_log2 (w) - 4;
+    pl->cm_cube_shift[VH_ADM_ORIENT_D] = ceil_log2 (w) - 3;
     pl->den_row_shift = MAX (ceil_log2 (area) - 20, 0);
   } else {
     static const int den_sq[4] = { 0, 31, 30, 31 };

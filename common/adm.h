@@ -21,6 +21,7 @@ G_BEGIN_DECLS
 
 #define VH_ADM_SCALES 4
 #define VH_ADM_BANDS 3      /* orientations, always in the order h, v, d */
+enum { VH_ADM_ORIENT_H, VH_ADM_ORIENT_V, VH_ADM_ORIENT_D };
 
 /* Smallest picture side: the DWT of the fourth level needs an input of at
  * least 5 samples (libvmaf reads outside its buffers below that). */
