@@ -237,7 +237,7 @@ vh_gpu_open (VhGpuVendor vendor, int device_id, GError **error)
     return NULL;
   if (device_id < -1) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-        "device-id %d is vh_gpu_invalid (-1 for the default device, or 0, 1, ...)", device_id);
+        "device-id %d is invalid (-1 for the default device, or 0, 1, ...)", device_id);
     return NULL;
   }
   if (device_id == -1)
