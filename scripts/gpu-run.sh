@@ -30,7 +30,8 @@ pack)
         "$build"/tests/check/elements/test-element-vmafhip-pairing
         "$build"/tests/check/elements/test-element-vmafhip-results
         "$build"/tests/check/elements/test-element-vmafhip-errors
-        "$build"/tests/check/elements/test-element-vmafhip-pipelines)
+        "$build"/tests/check/elements/test-element-vmafhip-pipelines
+        "$build"/tests/check/elements/test-element-vmafhip-timeline)
   cp "${bins[@]}" "$dest/bin/"
   strip "$dest"/bin/* 2>/dev/null || true   # the carry limit is 64 MiB
   cp "$build"/gst/vmafhip/libgstvmafhip.so "$dest/plugin/"
@@ -67,7 +68,7 @@ remote)
   # the element's harness tests on the GPU (backend=auto picks it); the
   # H.264 round trip needs avdec_h264, which does not travel
   for t in test-element-vmafhip test-element-vmafhip-errors \
-      test-element-vmafhip-pipelines; do
+      test-element-vmafhip-pipelines test-element-vmafhip-timeline; do
     GST_STATE_IGNORE_ELEMENTS= GST_CHECKS_IGNORE=test_pipeline_encode_decode \
       run "$dest/bin/$t" || status=1
   done
@@ -77,7 +78,8 @@ remote)
   # frame after exactly one more pair (the GPU backend keeps up to its six
   # slots of frames in flight before they are final)
   for t in test-element-vmafhip test-element-vmafhip-pairing \
-      test-element-vmafhip-results test-element-vmafhip-errors; do
+      test-element-vmafhip-results test-element-vmafhip-errors \
+      test-element-vmafhip-timeline; do
     GST_STATE_IGNORE_ELEMENTS= VMAFHIP_TEST_BACKEND=hip \
       GST_CHECKS_IGNORE=test_pipeline_encode_decode,test_backend_auto,test_error_backend_hip,test_allocation_cpu_no_pinned_pool,test_flushing_seek,test_live_late_frame \
       run "$dest/bin/$t" || status=1
