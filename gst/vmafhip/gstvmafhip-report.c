@@ -71,12 +71,14 @@ static GstFlowReturn
 output_frame (GstVmafHip * self, PendingFrame * pf)
 {
   GstBuffer *buf = gst_buffer_make_writable (pf->buffer);
-  GstStructure *scores = NULL;
   const gint index = pf->index;
+  /* the scores go straight into the meta's structure; the message copies
+   * them from there */
+  GstVmafHipMeta *meta = gst_buffer_add_vmafhip_meta (buf, index);
 
   pf->buffer = NULL;
-  if (index >= 0) {
-    scores = gst_structure_new_empty (GST_VMAFHIP_META_NAME);
+  if (index >= 0 && meta) {
+    GstStructure *scores = gst_custom_meta_get_structure (meta);
     add_frame_scores (self, scores, (unsigned) index);
     if (!GST_CLOCK_TIME_IS_VALID (self->first_pts)) {
       self->first_pts = pf->pts;
@@ -101,7 +103,6 @@ output_frame (GstVmafHip * self, PendingFrame * pf)
     }
     record_frame (self, (unsigned) index);
   }
-  gst_buffer_add_vmafhip_meta (buf, index, scores);
   g_free (pf);
   return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), buf);
 }

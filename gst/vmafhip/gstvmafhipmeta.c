@@ -16,30 +16,16 @@ gst_vmafhip_meta_register (void)
   }
 }
 
-static gboolean
-copy_field (GQuark field, const GValue * value, gpointer user_data)
-{
-  gst_structure_id_set_value (user_data, field, value);
-  return TRUE;
-}
-
 GstVmafHipMeta *
-gst_buffer_add_vmafhip_meta (GstBuffer * buffer, gint index,
-    GstStructure * scores)
+gst_buffer_add_vmafhip_meta (GstBuffer * buffer, gint index)
 {
   GstCustomMeta *meta;
-  GstStructure *s;
 
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
   gst_vmafhip_meta_register ();
   meta = gst_buffer_add_custom_meta (buffer, GST_VMAFHIP_META_NAME);
-  if (meta) {
-    s = gst_custom_meta_get_structure (meta);
-    gst_structure_set (s, "index", G_TYPE_INT, index, NULL);
-    if (scores)
-      gst_structure_foreach (scores, copy_field, s);
-  }
-  if (scores)
-    gst_structure_free (scores);
+  if (meta)
+    gst_structure_set (gst_custom_meta_get_structure (meta), "index",
+        G_TYPE_INT, index, NULL);
   return meta;
 }

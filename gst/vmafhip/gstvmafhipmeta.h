@@ -87,10 +87,9 @@ gst_vmafhip_meta_get_score (GstVmafHipMeta * meta, const gchar * name,
 /* Plugin side: registration and attaching (not exported to applications). */
 void gst_vmafhip_meta_register (void);
 
-/* Attaches a meta with the frame's index and the scores' fields (may be
- * NULL); takes ownership of @scores. */
-GstVmafHipMeta *gst_buffer_add_vmafhip_meta (GstBuffer * buffer, gint index,
-    GstStructure * scores);
+/* Attaches a meta holding the frame's index; the caller adds the scores
+ * to its structure (gst_custom_meta_get_structure). */
+GstVmafHipMeta *gst_buffer_add_vmafhip_meta (GstBuffer * buffer, gint index);
 #endif
 
 G_END_DECLS
