@@ -246,14 +246,6 @@ log_includes_metric (unsigned metric, gpointer self)
   return metric_reported (self, metric);
 }
 
-static void
-log_info (GstVmafHip * self, VhLogInfo * li)
-{
-  *li = (VhLogInfo) {
-  self->engine_info.width, self->engine_info.height, NAN,
-        self->cfg.subsample};
-}
-
 /* The results file stopped taking data: say so once, keep scoring (the
  * messages and the meta still carry every score). */
 static void
@@ -278,8 +270,10 @@ record_frame (GstVmafHip * self, unsigned index)
   if (self->write_log && !self->log_failed) {
     if (!self->log_writer) {
       const VhLogFilter filter = { log_includes_metric, self };
-      VhLogInfo li;
-      log_info (self, &li);
+      /* the fps is patched in at the end */
+      const VhLogInfo li = { self->engine_info.width,
+        self->engine_info.height, NAN, self->cfg.subsample
+      };
       self->log_writer = vh_log_writer_open (self->cfg.results_filename,
           self->log_format, &li, &filter, &error);
     }
