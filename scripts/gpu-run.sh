@@ -5,10 +5,12 @@
 #   scripts/gpu-run.sh pack     here: build, then gather the GPU test and
 #                               benchmark programs, the plugin, a GStreamer
 #                               runtime and the test vectors into .gpurun/
-#   scripts/gpu-run.sh remote   there, in a copy of the tree that carries
+#   scripts/gpu-run.sh remote [tests|bench|all]
+#                               there, in a copy of the tree that carries
 #                               .gpurun/: run the GPU tests (accumulators and
-#                               scores against the CPU) and the benchmarks,
-#                               logs into $OUT (or .gpurun/out)
+#                               scores against the CPU) and/or the benchmarks
+#                               (all: both, the default), logs into $OUT (or
+#                               .gpurun/out)
 #
 # With the device tool: pack here, then run `scripts/gpu-run.sh remote`
 # there with carry [".gpurun"].
@@ -26,6 +28,7 @@ pack)
         "$build"/tests/check/gpu/test-gpu-sums
         "$build"/tools/vmafhip-gpu-bench "$build"/tools/vmafhip-bench
         "$build"/gst/vmafhip/vmafhip-element-bench
+        "$build"/gst/vmafhip/vmafhip-pipeline-bench
         "$build"/tests/check/elements/test-element-vmafhip
         "$build"/tests/check/elements/test-element-vmafhip-pairing
         "$build"/tests/check/elements/test-element-vmafhip-results
@@ -35,7 +38,13 @@ pack)
   cp "${bins[@]}" "$dest/bin/"
   strip "$dest"/bin/* 2>/dev/null || true   # the carry limit is 64 MiB
   cp "$build"/gst/vmafhip/libgstvmafhip.so "$dest/plugin/"
-  ../shared/device/pack-gst-runtime "$dest/gstrt" "$dest"/bin/* "$dest/plugin/libgstvmafhip.so"
+  strip "$dest/plugin/libgstvmafhip.so"
+  # Debian's nvcodec plugin (nvh264dec, cudaupload): NVDEC runs there
+  nvcodec=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/gstreamer-1.0/libgstnvcodec.so
+  [ -f "$nvcodec" ] || nvcodec=
+  ../shared/device/pack-gst-runtime "$dest/gstrt" "$dest"/bin/* "$dest/plugin/libgstvmafhip.so" $nvcodec
+  [ -z "$nvcodec" ] || cp "$nvcodec" "$dest/gstrt/plugins/"
+  strip "$dest"/gstrt/lib/* "$dest"/gstrt/plugins/* 2>/dev/null || true
   if [ -d ../shared/testdata ]; then
     mkdir -p "$dest/testdata"
     cp -r ../shared/testdata/clips ../shared/testdata/golden "$dest/testdata/"
@@ -62,6 +71,9 @@ remote)
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
   status=0
   run() { echo "== $*"; "$@" 2>&1 | tee -a "$out/gpu-run.log"; return "${PIPESTATUS[0]}"; }
+  what=${2:-all}
+  export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+  if [ "$what" != bench ]; then
   run "$dest/bin/test-gpu-runtime" > /dev/null || status=1
   run "$dest/bin/test-gpu-sums" || status=1
   run "$dest/bin/test-gpu-features" || status=1
@@ -84,24 +96,14 @@ remote)
       GST_CHECKS_IGNORE=test_pipeline_encode_decode,test_backend_auto,test_error_backend_hip,test_allocation_cpu_no_pinned_pool,test_flushing_seek,test_live_late_frame \
       run "$dest/bin/$t" || status=1
   done
+  fi
+  [ "$what" != tests ] || exit $status
   run "$dest/bin/vmafhip-gpu-bench" ${BENCH_ARGS:-} || status=1
+  scripts/gpu-bench.sh "$dest/bin" "$out/gpu-run.log" || status=1
   for size in 1920x1080 3840x2160; do
     run "$dest/bin/vmafhip-element-bench" --size "$size" --frames 600 --backend hip || status=1
   done
   run "$dest/bin/vmafhip-element-bench" --size 1920x1080 --frames 48 --backend cpu || status=1
-  # upstream writing into the element's pinned pool: two videotestsrc, timed
-  # with and without vmafhip (the difference is vmafhip's share)
-  for size in 1920x1080 3840x2160; do
-    w=${size%x*} h=${size#*x} n=600
-    src="videotestsrc num-buffers=$n pattern=ball ! video/x-raw,format=I420,width=$w,height=$h,framerate=60/1"
-    t0=$(date +%s.%N)
-    gst-launch-1.0 -q $src ! fakesink $src ! fakesink || status=1
-    t1=$(date +%s.%N)
-    gst-launch-1.0 -q $src ! v.ref_sink $src ! v.dist_sink \
-      vmafhip name=v backend=hip frame-message=false ! fakesink || status=1
-    t2=$(date +%s.%N)
-    awk -v n=$n -v a=$t0 -v b=$t1 -v c=$t2 -v s=$size 'BEGIN { printf "videotestsrc pair %s: sources alone %.0f fps, with vmafhip %.0f fps\n", s, n / (b - a), n / (c - b) }' | tee -a "$out/gpu-run.log"
-  done
   run "$dest/bin/vmafhip-bench" -n 24 || status=1
   exit $status
   ;;

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Pipelines as users run them, timed on the GPU machine (called by
+# `scripts/gpu-run.sh remote`; needs the runtime it packs).  Every figure
+# with vmafhip has its ceiling (the same sources alone) measured beside it
+# in the same run:
+#   - N instances in one process (1, 4, 8, 16), each scoring a pair of raw
+#     files (filesrc ! rawvideoparse), 1080p and 2160p;
+#   - nvh264dec pairs (1 and 4 in one process): decoding alone, vmafhip
+#     reading the decoders' CUDA memory, vmafhip on system memory.
+# Usage: scripts/gpu-bench.sh BIN_DIR OUT_LOG
+set -uo pipefail
+bin=${1:?bin dir}; log=${2:?log}
+work=${BENCH_DIR:-/tmp/vmafhip-bench}
+mkdir -p "$work"
+bench() { "$bin/vmafhip-pipeline-bench" "$@" 2>&1 | tee -a "$log"; }
+
+# Raw clips: 60 frames drawn once, repeated (videotestsrc draws slowly).
+make_raw() {  # name w h frames pattern
+  local f=$work/$1.yuv
+  [ -f "$f" ] && return
+  gst-launch-1.0 -q videotestsrc num-buffers=60 pattern=$5 ! \
+    video/x-raw,format=I420,width=$2,height=$3 ! filesink location="$f.60"
+  for _ in $(seq $(( $4 / 60 ))); do cat "$f.60"; done > "$f"
+  rm -f "$f.60"
+}
+make_raw ref-1080 1920 1080 1200 ball
+make_raw dist-1080 1920 1080 1200 snow
+make_raw ref-2160 3840 2160 240 ball
+make_raw dist-2160 3840 2160 240 snow
+
+raw() {  # file w h
+  echo "filesrc location=$work/$1.yuv ! rawvideoparse width=$2 height=$3 format=i420 framerate=60/1"
+}
+for size in 1080:1920:1080:1200 2160:3840:2160:240; do
+  IFS=: read -r tag w h n <<< "$size"
+  for inst in ${BENCH_INSTANCES:-1 4 8 16}; do
+    alone="" with=""
+    for i in $(seq "$inst"); do
+      alone+=" $(raw ref-$tag $w $h) ! fakesink $(raw dist-$tag $w $h) ! fakesink"
+      with+=" $(raw ref-$tag $w $h) ! v$i.ref_sink $(raw dist-$tag $w $h) ! v$i.dist_sink"
+      with+=" vmafhip name=v$i backend=hip ! fakesink"
+    done
+    bench -n $((inst * n)) -l "raw ${tag}p x$inst, sources alone" $alone
+    bench -n $((inst * n)) -l "raw ${tag}p x$inst, with vmafhip" $with
+  done
+done
+
+# H.264 pairs decoded on the GPU
+if gst-inspect-1.0 nvh264dec > /dev/null 2>&1; then
+  enc() {  # name kbps
+    [ -f "$work/$1.h264" ] && return
+    gst-launch-1.0 -q filesrc location=$work/ref-1080.yuv ! \
+      rawvideoparse width=1920 height=1080 format=i420 framerate=60/1 ! \
+      x264enc speed-preset=ultrafast bitrate=$2 ! \
+      video/x-h264,stream-format=byte-stream ! filesink location="$work/$1.h264"
+  }
+  enc ref-1080 12000
+  enc dist-1080 2000
+  dec() { echo "filesrc location=$work/$1.h264 ! h264parse ! nvh264dec"; }
+  n=1200
+  for pairs in 1 4; do
+    alone="" cuda="" sys=""
+    for i in $(seq $pairs); do
+      alone+=" $(dec ref-1080) ! fakesink $(dec dist-1080) ! fakesink"
+      cuda+=" $(dec ref-1080) ! v$i.ref_sink $(dec dist-1080) ! v$i.dist_sink vmafhip name=v$i backend=hip ! fakesink"
+      sys+=" $(dec ref-1080) ! video/x-raw ! v$i.ref_sink $(dec dist-1080) ! video/x-raw ! v$i.dist_sink vmafhip name=v$i backend=hip ! fakesink"
+    done
+    bench -n $((pairs * n)) -l "nvh264dec 1080p x$pairs, decoding alone" $alone
+    bench -n $((pairs * n)) -l "nvh264dec 1080p x$pairs, vmafhip (negotiated memory)" $cuda
+    bench -n $((pairs * n)) -l "nvh264dec 1080p x$pairs, vmafhip on system memory" $sys
+  done
+else
+  echo "nvh264dec not available: GPU-decoder pipelines skipped" | tee -a "$log"
+fi
