@@ -795,6 +795,18 @@ vh_engine_push (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
     }
   }
 
+  if (ref->memory != dis->memory) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "one picture is in GPU memory, the other in host memory");
+    return FALSE;
+  }
+  if (ref->memory == VH_PICTURE_DEVICE
+      && e->n_accelerated < e->instances->len) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "pictures in GPU memory need every feature on the GPU (%u of %u are)",
+        e->n_accelerated, e->instances->len);
+    return FALSE;
+  }
   if (!extract_all (e, ref, dis, error))
     return FALSE;
   if (vh_engine_is_accelerated (e)) {

@@ -24,11 +24,25 @@ typedef struct VhPlane {
   unsigned step;      /* 1 planar, 2 interleaved chroma */
 } VhPlane;
 
+/* Where a picture's samples lie. */
+typedef enum VhPictureMemory {
+  VH_PICTURE_HOST = 0,   /* host memory (the default) */
+  /* GPU memory: each plane's data is a device address (VhGpuPtr) on the
+   * engine's GPU; only an engine whose every feature runs on the GPU
+   * takes such pictures, and planes must be planar (step 1). */
+  VH_PICTURE_DEVICE,
+} VhPictureMemory;
+
 /* A picture: plane 0 is luma; planes 1, 2 are Cb, Cr (absent for GRAY). */
 typedef struct VhPicture {
   VhPlane plane[3];
   unsigned nplanes;   /* 1 (luma only) or 3 */
   unsigned bpc;       /* 8, 10, 12 */
+  VhPictureMemory memory;
+  /* VH_PICTURE_DEVICE: the vendor context the addresses belong to (a CUDA
+   * CUcontext of another user of the GPU, e.g. an upstream decoder's);
+   * NULL when it is the engine's own. */
+  void *device_context;
 } VhPicture;
 
 /* Sample accessors for code that is not performance-critical. */

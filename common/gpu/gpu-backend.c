@@ -70,6 +70,7 @@ struct VhGpuBackend {
   gboolean want_chroma;         /* a PSNR handle: upload chroma too */
   unsigned n_submitted, n_delivered;
   unsigned n_zero_copy;         /* frames uploaded straight from the caller */
+  unsigned n_device;            /* frames copied from the caller's GPU memory */
 
   /* Staging copies run on a few threads: one core's memcpy is slower than
    * the upload itself at 4K. */
@@ -138,6 +139,12 @@ unsigned
 vh_gpu_backend_n_zero_copy (const VhGpuBackend *b)
 {
   return b->n_zero_copy;
+}
+
+unsigned
+vh_gpu_backend_n_device (const VhGpuBackend *b)
+{
+  return b->n_device;
 }
 
 /* ---- the features ---------------------------------------------------
@@ -548,6 +555,9 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
   guint8 *staged[2 * MAX_PLANES] = { NULL };
   VhGpuPtr device[2 * MAX_PLANES];
   guint8 *stage = s->staging;
+  const gboolean on_device = ref->memory == VH_PICTURE_DEVICE;
+  /* zero_copy: the caller's planes are read where they are (pinned host
+   * or GPU memory), so the call waits until they have been read */
   gboolean zero_copy = TRUE;
   unsigned n = 0;
   for (unsigned p = 0; p < b->nplanes; p++) {
@@ -563,7 +573,16 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
             planes[n]->width, planes[n]->height, b->width[p], b->height[p]);
         return FALSE;
       }
-      zero_copy = zero_copy && plane_is_pinned (planes[n], b->staged_row[p]);
+      if (on_device && (planes[n]->step > 1 || planes[n]->stride <= 0
+              || (size_t) planes[n]->stride < b->staged_row[p])) {
+        g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+            "GPU backend: plane %u in GPU memory is not planar with forward "
+            "rows (step %u, stride %td)", p, planes[n]->step,
+            planes[n]->stride);
+        return FALSE;
+      }
+      zero_copy = zero_copy && (on_device
+          || plane_is_pinned (planes[n], b->staged_row[p]));
     }
   }
 
@@ -577,8 +596,14 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
     const void *src = zero_copy ? planes[i]->data : staged[i];
     const size_t src_pitch = zero_copy ? (size_t) planes[i]->stride
         : b->staged_row[p];
-    ok = vh_gpu_copy2d_h2d_async (s->stream, device[i], b->pitch[p], src,
-        src_pitch, b->staged_row[p], b->height[p], error);
+    if (on_device)
+      ok = vh_gpu_copy2d_d2d_async (s->stream, device[i], b->pitch[p],
+          (i % 2 ? dis : ref)->device_context, (VhGpuPtr) (uintptr_t) src,
+          src_pitch,
+          b->staged_row[p], b->height[p], error);
+    else
+      ok = vh_gpu_copy2d_h2d_async (s->stream, device[i], b->pitch[p], src,
+          src_pitch, b->staged_row[p], b->height[p], error);
   }
   ok = ok && vh_gpu_event_record (s->uploaded, s->stream, error);
   if (!ok) {
@@ -597,7 +622,10 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
     ok = FALSE;
   if (!ok)
     return FALSE;
-  if (zero_copy && b->n_zero_copy++ == 0)
+  if (on_device && b->n_device++ == 0)
+    g_debug ("GPU backend: copying frames from GPU memory (%s context)",
+        ref->device_context ? "another" : "our own");
+  else if (!on_device && zero_copy && b->n_zero_copy++ == 0)
     g_debug ("GPU backend: uploading straight from pinned memory (zero-copy)");
   s->index = index;
   b->n_submitted++;

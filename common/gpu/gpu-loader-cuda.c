@@ -62,6 +62,25 @@ typedef struct {
   size_t Height;
 } CudaMemcpy2D;
 
+/* CUDA_MEMCPY3D_PEER: a copy between two contexts (here one 2-D slice). */
+typedef struct {
+  size_t srcXInBytes, srcY, srcZ, srcLOD;
+  int srcMemoryType;
+  const void *srcHost;
+  CUdeviceptr srcDevice;
+  void *srcArray;
+  CUcontext srcContext;
+  size_t srcPitch, srcHeight;
+  size_t dstXInBytes, dstY, dstZ, dstLOD;
+  int dstMemoryType;
+  void *dstHost;
+  CUdeviceptr dstDevice;
+  void *dstArray;
+  CUcontext dstContext;
+  size_t dstPitch, dstHeight;
+  size_t WidthInBytes, Height, Depth;
+} CudaMemcpy3DPeer;
+
 /* Every driver function vmafhip calls, once: the type, the field, the
  * symbol loaded and a fallback symbol for older or newer runtimes. The
  * function table and the list the loader fills both come from it. */
@@ -97,6 +116,7 @@ typedef struct {
   X (CUresult, cuMemcpyDtoHAsync, (void *dst, CUdeviceptr src, size_t size, CUstream stream), "cuMemcpyDtoHAsync_v2", NULL) \
   X (CUresult, cuMemcpyDtoDAsync, (CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream), "cuMemcpyDtoDAsync_v2", NULL) \
   X (CUresult, cuMemcpy2DAsync, (const CudaMemcpy2D *copy, CUstream stream), "cuMemcpy2DAsync_v2", NULL) \
+  X (CUresult, cuMemcpy3DPeerAsync, (const CudaMemcpy3DPeer *copy, CUstream stream), "cuMemcpy3DPeerAsync", NULL) \
   X (CUresult, cuMemsetD8Async, (CUdeviceptr dst, unsigned char value, size_t size, CUstream stream), "cuMemsetD8Async", NULL) \
   X (CUresult, cuMemsetD32Async, (CUdeviceptr dst, unsigned int value, size_t count, CUstream stream), "cuMemsetD32Async", NULL) \
   X (CUresult, cuModuleLoadData, (CUmodule *module, const void *image), "cuModuleLoadData", NULL) \
@@ -346,6 +366,29 @@ cuda_copy_2d (const VhGpuCopy2D *copy, void *stream)
   return cu.cuMemcpy2DAsync (&params, stream);
 }
 
+/* From device memory of another context (another element's, or another
+ * GPU's) into ours. */
+static int
+cuda_copy_2d_peer (const VhGpuCopy2D *copy, void *stream)
+{
+  CudaMemcpy3DPeer params = {
+    .srcMemoryType = CU_MEMORYTYPE_DEVICE,
+    .srcDevice = copy->src_device,
+    .srcContext = copy->src_context,
+    .srcPitch = copy->src_pitch,
+    .srcHeight = copy->height,
+    .dstMemoryType = CU_MEMORYTYPE_DEVICE,
+    .dstDevice = copy->dst_device,
+    .dstContext = copy->dst_context,
+    .dstPitch = copy->dst_pitch,
+    .dstHeight = copy->height,
+    .WidthInBytes = copy->width_bytes,
+    .Height = copy->height,
+    .Depth = 1,
+  };
+  return cu.cuMemcpy3DPeerAsync (&params, stream);
+}
+
 static int
 cuda_memset_d8 (VhGpuPtr dst, guint8 value, size_t size, void *stream)
 {
@@ -415,6 +458,7 @@ static const VhGpuCallName cu_calls[] = {
   {VH_GPU_CALL_COPY_D2H, (void **) &cu.cuMemcpyDtoHAsync, NULL},
   {VH_GPU_CALL_COPY_D2D, (void **) &cu.cuMemcpyDtoDAsync, NULL},
   {VH_GPU_CALL_COPY_2D, (void **) &cu.cuMemcpy2DAsync, NULL},
+  {VH_GPU_CALL_COPY_2D_PEER, (void **) &cu.cuMemcpy3DPeerAsync, NULL},
   {VH_GPU_CALL_MEMSET_D8, (void **) &cu.cuMemsetD8Async, NULL},
   {VH_GPU_CALL_MEMSET_D32, (void **) &cu.cuMemsetD32Async, NULL},
   {VH_GPU_CALL_MODULE_LOAD, (void **) &cu.cuModuleLoadData, NULL},
@@ -460,6 +504,7 @@ static VhGpuFuncs cuda_funcs = {
   .copy_d2h = cuda_copy_d2h,
   .copy_d2d = cuda_copy_d2d,
   .copy_2d = cuda_copy_2d,
+  .copy_2d_peer = cuda_copy_2d_peer,
   .memset_d8 = cuda_memset_d8,
   .memset_d32 = cuda_memset_d32,
   .module_load = cuda_module_load,

@@ -385,6 +385,13 @@ copy_2d (VhGpuStream *stream, const VhGpuCopy2D *copy, GError **error)
   if (!bind_stream (stream, error))
     return FALSE;
   const VhGpuFuncs *f = stream->gpu->f;
+  if (copy->src_context && copy->src_context != stream->gpu->context
+      && f->copy_2d_peer) {
+    VhGpuCopy2D peer = *copy;
+    peer.dst_context = stream->gpu->context;
+    return vh_gpu_call_ok (f, f->copy_2d_peer (&peer, stream->handle),
+        VH_GPU_CALL_COPY_2D_PEER, error);
+  }
   return vh_gpu_call_ok (f, f->copy_2d (copy, stream->handle), VH_GPU_CALL_COPY_2D, error);
 }
 
@@ -413,6 +420,21 @@ vh_gpu_copy2d_d2h_async (VhGpuStream *stream, void *dst, size_t dst_pitch,
   const VhGpuCopy2D copy = {
     .dst_host = dst, .dst_pitch = dst_pitch,
     .src_device = src, .src_pitch = src_pitch,
+    .width_bytes = width_bytes, .height = height,
+  };
+  return copy_2d (stream, &copy, error);
+}
+
+gboolean
+vh_gpu_copy2d_d2d_async (VhGpuStream *stream, VhGpuPtr dst, size_t dst_pitch,
+    void *src_context, VhGpuPtr src, size_t src_pitch, size_t width_bytes,
+    size_t height, GError **error)
+{
+  if (!dst || !src)
+    return vh_gpu_invalid (error, "device-to-device 2-D copy with a NULL address");
+  const VhGpuCopy2D copy = {
+    .dst_device = dst, .dst_pitch = dst_pitch,
+    .src_device = src, .src_pitch = src_pitch, .src_context = src_context,
     .width_bytes = width_bytes, .height = height,
   };
   return copy_2d (stream, &copy, error);

@@ -32,6 +32,9 @@ VhGpu *vh_gpu_backend_gpu (VhGpuBackend *backend);
 /* Frames uploaded straight from the caller's pinned planes, without the
  * staging copy (the zero-copy path). */
 unsigned vh_gpu_backend_n_zero_copy (const VhGpuBackend *backend);
+/* Frames whose pictures were in GPU memory (VH_PICTURE_DEVICE), copied
+ * device to device. */
+unsigned vh_gpu_backend_n_device (const VhGpuBackend *backend);
 
 extern const VhAccelOps vh_gpu_backend_ops;
 

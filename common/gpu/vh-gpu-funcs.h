@@ -42,6 +42,7 @@ typedef enum {
   VH_GPU_CALL_COPY_D2H,
   VH_GPU_CALL_COPY_D2D,
   VH_GPU_CALL_COPY_2D,
+  VH_GPU_CALL_COPY_2D_PEER,
   VH_GPU_CALL_MEMSET_D8,
   VH_GPU_CALL_MEMSET_D32,
   VH_GPU_CALL_MODULE_LOAD,
@@ -71,6 +72,10 @@ typedef struct {
   size_t src_pitch;
   size_t width_bytes;
   size_t height;
+  /* Device memory of another context (CUDA; NULL: the device's own):
+   * copied with copy_2d_peer, into dst_context. */
+  void *src_context;
+  void *dst_context;
 } VhGpuCopy2D;
 
 typedef struct {
@@ -127,6 +132,9 @@ typedef struct {
   int (*copy_d2h) (void *dst, VhGpuPtr src, size_t size, void *stream);
   int (*copy_d2d) (VhGpuPtr dst, VhGpuPtr src, size_t size, void *stream);
   int (*copy_2d) (const VhGpuCopy2D *copy, void *stream);
+  /* device to device across contexts (CUDA); NULL where one address space
+   * holds every device pointer of the process (HIP) */
+  int (*copy_2d_peer) (const VhGpuCopy2D *copy, void *stream);
   int (*memset_d8) (VhGpuPtr dst, guint8 value, size_t size, void *stream);
   int (*memset_d32) (VhGpuPtr dst, guint32 value, size_t count, void *stream);
 

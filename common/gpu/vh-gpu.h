@@ -101,6 +101,13 @@ int vh_gpu_multiprocessor_count (const VhGpu *gpu);
 size_t vh_gpu_max_shared_per_block (const VhGpu *gpu);
 guint64 vh_gpu_total_memory (const VhGpu *gpu);
 
+/* The vendor's own handle of the device's context: NVIDIA, the CUcontext
+ * (the device's primary context) to share with other CUDA users of the
+ * process (GStreamer's CUDA elements); AMD, NULL. */
+void *vh_gpu_native_context (const VhGpu *gpu);
+/* The vendor's device ordinal (CUdevice / hipDevice_t). */
+int vh_gpu_native_device (const VhGpu *gpu);
+
 /* Makes the device current on the calling thread.  Every function below
  * already does it; call this only before mixing in direct vendor calls. */
 gboolean vh_gpu_bind (VhGpu *gpu, GError **error);
@@ -163,6 +170,14 @@ gboolean vh_gpu_copy2d_h2d_async (VhGpuStream *stream, VhGpuPtr dst,
 gboolean vh_gpu_copy2d_d2h_async (VhGpuStream *stream, void *dst,
     size_t dst_pitch, VhGpuPtr src, size_t src_pitch, size_t width_bytes,
     size_t height, GError **error);
+/* From device memory, which may belong to another context of the process
+ * (src_context: a CUDA CUcontext, e.g. an upstream element's; NULL or
+ * vh_gpu_native_context: this device's own): copied between contexts
+ * on the copy engines, never through host memory.  HIP ignores
+ * src_context (one address space for the process). */
+gboolean vh_gpu_copy2d_d2d_async (VhGpuStream *stream, VhGpuPtr dst,
+    size_t dst_pitch, void *src_context, VhGpuPtr src, size_t src_pitch,
+    size_t width_bytes, size_t height, GError **error);
 /* Sets size bytes to value. */
 gboolean vh_gpu_memset_async (VhGpuStream *stream, VhGpuPtr dst, guint8 value,
     size_t size, GError **error);
