@@ -341,6 +341,12 @@ vh_engine_is_accelerated (const VhEngine *e)
   return e->n_accelerated > 0;
 }
 
+gboolean
+vh_engine_all_accelerated (const VhEngine *e)
+{
+  return e->instances->len > 0 && e->n_accelerated == e->instances->len;
+}
+
 unsigned
 vh_engine_n_accelerated (const VhEngine *e)
 {

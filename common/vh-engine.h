@@ -103,6 +103,9 @@ gboolean vh_engine_is_accelerated (const VhEngine *engine);
  * feature it should take shows here. */
 unsigned vh_engine_n_accelerated (const VhEngine *engine);
 unsigned vh_engine_n_accelerable (const VhEngine *engine);
+/* Whether every feature instance runs on the accelerator: then the engine
+ * takes pictures in GPU memory (VH_PICTURE_DEVICE). */
+gboolean vh_engine_all_accelerated (const VhEngine *engine);
 
 /* Scores one frame pair (frames in order). Both pictures must match the
  * engine's size and bit depth. */

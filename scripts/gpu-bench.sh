@@ -31,22 +31,29 @@ make_raw dist-2160 3840 2160 240 snow
 raw() {  # file w h
   echo "filesrc location=$work/$1.yuv ! rawvideoparse width=$2 height=$3 format=i420 framerate=60/1"
 }
-for size in 1080:1920:1080:1200 2160:3840:2160:240; do
+# BENCH_SIZES, BENCH_INSTANCES and BENCH_DECODE=0 narrow a run down
+sizes=${BENCH_SIZES:-1080:1920:1080:1200 2160:3840:2160:240}
+for size in $sizes; do
   IFS=: read -r tag w h n <<< "$size"
   for inst in ${BENCH_INSTANCES:-1 4 8 16}; do
-    alone="" with=""
+    alone="" with="" queued=""
     for i in $(seq "$inst"); do
       alone+=" $(raw ref-$tag $w $h) ! fakesink $(raw dist-$tag $w $h) ! fakesink"
       with+=" $(raw ref-$tag $w $h) ! v$i.ref_sink $(raw dist-$tag $w $h) ! v$i.dist_sink"
       with+=" vmafhip name=v$i backend=hip ! fakesink"
+      queued+=" $(raw ref-$tag $w $h) ! queue ! v$i.ref_sink $(raw dist-$tag $w $h) ! queue ! v$i.dist_sink"
+      queued+=" vmafhip name=v$i backend=hip ! fakesink"
     done
     bench -n $((inst * n)) -l "raw ${tag}p x$inst, sources alone" $alone
     bench -n $((inst * n)) -l "raw ${tag}p x$inst, with vmafhip" $with
+    bench -n $((inst * n)) -l "raw ${tag}p x$inst, with vmafhip, a queue before each input" $queued
   done
 done
 
 # H.264 pairs decoded on the GPU
-if gst-inspect-1.0 nvh264dec > /dev/null 2>&1; then
+if [ "${BENCH_DECODE:-1}" = 0 ]; then
+  :
+elif gst-inspect-1.0 nvh264dec > /dev/null 2>&1; then
   enc() {  # name kbps
     [ -f "$work/$1.h264" ] && return
     gst-launch-1.0 -q filesrc location=$work/ref-1080.yuv ! \

@@ -35,7 +35,8 @@ pack)
         "$build"/tests/check/elements/test-element-vmafhip-results
         "$build"/tests/check/elements/test-element-vmafhip-errors
         "$build"/tests/check/elements/test-element-vmafhip-pipelines
-        "$build"/tests/check/elements/test-element-vmafhip-timeline)
+        "$build"/tests/check/elements/test-element-vmafhip-timeline
+        "$build"/tests/check/elements/test-element-vmafhip-memory)
   cp "${bins[@]}" "$dest/bin/"
   strip "$dest"/bin/* 2>/dev/null || true   # smaller pack
   cp "$build"/gst/vmafhip/libgstvmafhip.so "$dest/plugin/"
@@ -86,7 +87,8 @@ remote)
   # the element's harness tests on the GPU (backend=auto picks it); the
   # H.264 round trip needs avdec_h264, which does not travel
   for t in test-element-vmafhip test-element-vmafhip-errors \
-      test-element-vmafhip-pipelines test-element-vmafhip-timeline; do
+      test-element-vmafhip-pipelines test-element-vmafhip-timeline \
+      test-element-vmafhip-memory; do
     GST_STATE_IGNORE_ELEMENTS= GST_CHECKS_IGNORE=test_pipeline_encode_decode \
       run "$dest/bin/$t" || status=1
   done

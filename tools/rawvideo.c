@@ -63,6 +63,8 @@ vh_raw_picture (const VhRawFormat *f, const void *data, unsigned w,
   unsigned cw, ch;
 
   pic->bpc = f->bpc;
+  pic->memory = VH_PICTURE_HOST;
+  pic->device_context = NULL;
   pic->plane[0] = (VhPlane) { p, (ptrdiff_t) (w * bytes), w, h, 1 };
   if (f->gray) {
     pic->nplanes = 1;

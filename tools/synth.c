@@ -156,6 +156,8 @@ vh_synth_render (VhSynth *s, unsigned index, unsigned strength,
   }
   ref->nplanes = dis->nplanes = 3;
   ref->bpc = dis->bpc = s->bpc;
+  ref->memory = dis->memory = VH_PICTURE_HOST;
+  ref->device_context = dis->device_context = NULL;
 }
 
 void *

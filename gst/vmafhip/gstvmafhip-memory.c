@@ -35,6 +35,9 @@ gst_vmafhip_propose_allocation (GstAggregator * agg, GstAggregatorPad * pad,
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return TRUE;
+  if (gst_vmafhip_cuda_propose_allocation (self, query, caps,
+          (guint) GST_VIDEO_INFO_SIZE (&info)))
+    return TRUE;
 
   GError *error = NULL;
   GstAllocator *allocator = gst_vmafhip_pinned_allocator_new (self->gpu,

@@ -114,12 +114,22 @@ drop_unpaired_dist (GstVmafHip * self, GstBuffer * dist, const char *why)
   gst_buffer_unref (dist);
 }
 
-/* Maps one side's frame for reading; an error names the side. */
+/* Maps one side's frame for reading and describes it in pic: in place in
+ * GPU memory where the GPU can read it (gstvmafhip-cuda.c), else in host
+ * memory.  An error names the side. */
 static gboolean
-map_frame (GstVmafHip * self, int which, GstBuffer * buf, GstVideoFrame * f)
+map_frame (GstVmafHip * self, int which, GstBuffer * buf, GstVideoFrame * f,
+    VhPicture * pic)
 {
-  if (gst_video_frame_map (f, &self->side[which].info, buf, GST_MAP_READ))
+  gboolean mapped = FALSE;
+  if (!gst_vmafhip_cuda_map (self, which, buf, f, pic, &mapped))
+    return FALSE;
+  if (mapped)
     return TRUE;
+  if (gst_video_frame_map (f, &self->side[which].info, buf, GST_MAP_READ)) {
+    gst_vmafhip_fill_picture (self, which, f, pic);
+    return TRUE;
+  }
   GST_ELEMENT_ERROR (self, STREAM, FAILED,
       ("Cannot read a %s frame: the buffer does not match its caps.",
           which == REF ? "reference" : "distorted"), ("%" GST_PTR_FORMAT, buf));
@@ -152,20 +162,34 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
     return GST_FLOW_NOT_NEGOTIATED;
   }
 
-  if (!map_frame (self, REF, ref, &rf)) {
+  if (!map_frame (self, REF, ref, &rf, &rp)) {
     gst_buffer_unref (ref);
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
-  if (!map_frame (self, DIST, dist, &df)) {
+  if (!map_frame (self, DIST, dist, &df, &dp)) {
     gst_video_frame_unmap (&rf);
     gst_buffer_unref (ref);
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
-
-  gst_vmafhip_fill_picture (self, REF, &rf, &rp);
-  gst_vmafhip_fill_picture (self, DIST, &df, &dp);
+  if (rp.memory != dp.memory) {
+    /* one side in GPU memory, the other not: both through host memory */
+    GstVideoFrame *on_device = rp.memory == VH_PICTURE_DEVICE ? &rf : &df;
+    const int which = on_device == &rf ? REF : DIST;
+    gst_video_frame_unmap (on_device);
+    if (!gst_video_frame_map (on_device, &self->side[which].info,
+            which == REF ? ref : dist, GST_MAP_READ)) {
+      gst_video_frame_unmap (which == REF ? &df : &rf);
+      gst_buffer_unref (ref);
+      gst_buffer_unref (dist);
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot read a frame."),
+          (NULL));
+      return GST_FLOW_ERROR;
+    }
+    gst_vmafhip_fill_picture (self, which, on_device,
+        which == REF ? &rp : &dp);
+  }
   index = vh_engine_n_pushed (self->engine);
   if (index == 0)
     self->first_push_us = g_get_monotonic_time ();

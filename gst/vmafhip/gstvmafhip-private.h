@@ -95,6 +95,13 @@ struct _GstVmafHip
   gboolean use_gpu;           /* the HIP backend was chosen at start */
   VhGpu *gpu;                 /* its device (shared), start() to stop() */
 
+  /* CUDA memory (gstvmafhip-cuda.c): the device's context as a
+   * GstCudaContext, shared with upstream (object lock); whether there is
+   * none to share; one warning each for the copies it may cost */
+  GstObject *cuda_context;
+  gboolean cuda_unavailable;
+  gboolean warned_cuda_host, warned_cuda_copy;
+
   GstCaps *ref_caps;          /* output caps (the reference's) */
   gboolean caps_checked;      /* both sides known and compatible */
   gboolean pair_failed;       /* the current pair of caps was refused */
@@ -144,6 +151,33 @@ gboolean gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps);
 gboolean gst_vmafhip_ensure_caps_checked (GstVmafHip * self);
 void gst_vmafhip_update_latency (GstVmafHip * self, GstClockTime frame_duration);
 void gst_vmafhip_side_clear (Side * side);
+
+/* gstvmafhip-cuda.c */
+/* The pads' formats, in CUDA memory too where it is compiled in. */
+#define GST_VMAFHIP_FORMATS "{ I420, YV12, NV12, Y42B, Y444, I420_10LE, " \
+    "I422_10LE, Y444_10LE, P010_10LE, I420_12LE, GRAY8, GRAY16_LE }"
+#ifdef HAVE_GST_CUDA
+#define GST_VMAFHIP_CAPS \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", \
+        GST_VMAFHIP_FORMATS) "; " GST_VIDEO_CAPS_MAKE (GST_VMAFHIP_FORMATS)
+#else
+#define GST_VMAFHIP_CAPS GST_VIDEO_CAPS_MAKE (GST_VMAFHIP_FORMATS)
+#endif
+/* Answers CUDA context queries with the device's context; FALSE for any
+ * other query. */
+gboolean gst_vmafhip_cuda_query (GstVmafHip * self, GstQuery * query);
+/* Takes caps; drops their CUDA memory structures when it cannot be used. */
+GstCaps *gst_vmafhip_cuda_filter_caps (GstVmafHip * self, GstCaps * caps);
+/* TRUE when caps are CUDA memory (then a pool in the shared context is
+ * offered, if there is one). */
+gboolean gst_vmafhip_cuda_propose_allocation (GstVmafHip * self,
+    GstQuery * query, GstCaps * caps, guint size);
+/* A buffer in CUDA memory the GPU can read is mapped as device planes into
+ * frame and pic (*mapped TRUE); otherwise nothing is done and the caller
+ * maps it to host memory.  FALSE (error posted) when the map fails. */
+gboolean gst_vmafhip_cuda_map (GstVmafHip * self, int which, GstBuffer * buf,
+    GstVideoFrame * frame, VhPicture * pic, gboolean * mapped);
+void gst_vmafhip_cuda_clear (GstVmafHip * self);
 
 /* gstvmafhip-memory.c */
 gboolean gst_vmafhip_propose_allocation (GstAggregator * agg,

@@ -88,18 +88,13 @@
 GST_DEBUG_CATEGORY (gst_vmafhip_debug);
 #define GST_CAT_DEFAULT gst_vmafhip_debug
 
-#define VMAFHIP_FORMATS "{ I420, YV12, NV12, Y42B, Y444, I420_10LE, " \
-    "I422_10LE, Y444_10LE, P010_10LE, I420_12LE, GRAY8, GRAY16_LE }"
-
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (VMAFHIP_FORMATS)));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VMAFHIP_CAPS));
 static GstStaticPadTemplate ref_template = GST_STATIC_PAD_TEMPLATE ("ref_sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (VMAFHIP_FORMATS)));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VMAFHIP_CAPS));
 static GstStaticPadTemplate dist_template =
 GST_STATIC_PAD_TEMPLATE ("dist_sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (VMAFHIP_FORMATS)));
+    GST_STATIC_CAPS (GST_VMAFHIP_CAPS));
 
 #define DEFAULT_MODEL_FILENAME "vmaf_v0.6.1"
 #define DEFAULT_POOL_METHOD GST_VMAFHIP_POOL_MEAN
@@ -404,6 +399,7 @@ gst_vmafhip_finalize (GObject * object)
   g_ptr_array_unref (self->specs);
   gst_caps_replace (&self->ref_caps, NULL);
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
+  gst_vmafhip_cuda_clear (self);
   vh_engine_free (self->engine);
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);
@@ -503,6 +499,7 @@ gst_vmafhip_stop (GstAggregator * agg)
   g_ptr_array_set_size (self->specs, 0);
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);
+  self->warned_cuda_host = self->warned_cuda_copy = FALSE;
   self->caps_checked = self->pair_failed = FALSE;
   GST_OBJECT_LOCK (self);
   gst_caps_replace (&self->ref_caps, NULL);
@@ -591,6 +588,7 @@ gst_vmafhip_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
       } else {
         result = gst_caps_ref (templ);
       }
+      result = gst_vmafhip_cuda_filter_caps (self, result);
       /* our order first: unconstrained sources then pick 8-bit I420 */
       if (filter) {
         GstCaps *tmp = gst_caps_intersect_full (result, filter,
@@ -609,12 +607,18 @@ gst_vmafhip_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
       GstCaps *caps, *templ;
 
       gst_query_parse_accept_caps (query, &caps);
-      templ = gst_pad_get_pad_template_caps (GST_PAD (pad));
+      templ = gst_vmafhip_cuda_filter_caps (self,
+          gst_pad_get_pad_template_caps (GST_PAD (pad)));
       gst_query_set_accept_caps_result (query,
           gst_caps_is_subset (caps, templ));
       gst_caps_unref (templ);
       return TRUE;
     }
+    case GST_QUERY_CONTEXT:
+      if (gst_vmafhip_cuda_query (self, query))
+        return TRUE;
+      return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad,
+          query);
     default:
       return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad,
           query);
@@ -645,6 +649,8 @@ gst_vmafhip_src_query (GstAggregator * agg, GstQuery * query)
     gst_caps_unref (caps);
     return TRUE;
   }
+  if (gst_vmafhip_cuda_query (self, query))
+    return TRUE;
   return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
 }
 

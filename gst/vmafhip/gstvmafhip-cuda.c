@@ -1,0 +1,304 @@
+/* vmafhip — frames in GStreamer's CUDA memory (memory:CUDAMemory).
+ *
+ * On NVIDIA the GPU backend runs in the device's primary CUDA context.  The
+ * element wraps that context in a GstCudaContext and hands it to the CUDA
+ * elements of the pipeline (nvh264dec, cudaupload, cudaconvert, ...)
+ * through GstContext: it answers their context queries and posts it with
+ * have-context, so a bin also gives it to elements added later.  Frames
+ * decoded into it are then copied device to device into the backend's
+ * slots, without a trip through host memory.  Frames from another context
+ * (an element that made its own before asking, or another GPU) are copied
+ * between the contexts, with one warning.  Where the GPU cannot read a frame
+ * itself (a feature on the CPU, P010's shifted samples, NV12 chroma), the
+ * frame is mapped to host memory by GstCudaMemory, again with one warning.
+ *
+ * Compiled only with gstreamer-cuda-1.0 (HAVE_GST_CUDA); without it the
+ * functions below are no-ops and the pads offer system memory only.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstvmafhip-private.h"
+
+#define GST_CAT_DEFAULT gst_vmafhip_debug
+
+#ifdef HAVE_GST_CUDA
+
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/gstcudabufferpool.h>
+
+/* The wrapper keeps the device (and so its primary context) open for as
+ * long as any element holds it. */
+static GstCudaContext *
+wrap_device_context (VhGpu * gpu)
+{
+  GstCudaContext *ctx = gst_cuda_context_new_wrapped (
+      (CUcontext) vh_gpu_native_context (gpu),
+      (CUdevice) vh_gpu_native_device (gpu));
+  if (ctx)
+    g_object_set_data_full (G_OBJECT (ctx), "vmafhip-gpu", vh_gpu_ref (gpu),
+        (GDestroyNotify) vh_gpu_close);
+  return ctx;
+}
+
+/* The element's GstCudaContext, made at the first need: the process's
+ * shared handle on the NVIDIA device that backend=hip/auto would use. */
+static GstCudaContext *
+ensure_context (GstVmafHip * self)
+{
+  GstCudaContext *ctx = NULL;
+  gint device_id;
+  GstVmafHipBackend backend;
+
+  GST_OBJECT_LOCK (self);
+  if (self->cuda_context) {
+    ctx = gst_object_ref (self->cuda_context);
+    GST_OBJECT_UNLOCK (self);
+    return ctx;
+  }
+  backend = self->props.backend;
+  device_id = self->props.device_id;
+  GST_OBJECT_UNLOCK (self);
+  if (backend == GST_VMAFHIP_BACKEND_CPU || self->cuda_unavailable)
+    return NULL;
+  if (!gst_cuda_load_library ()) {
+    GST_DEBUG_OBJECT (self, "no CUDA library: system memory only");
+    self->cuda_unavailable = TRUE;
+    return NULL;
+  }
+
+  GError *error = NULL;
+  VhGpu *gpu = vh_gpu_acquire (VH_GPU_VENDOR_NVIDIA, device_id, &error);
+  if (!gpu) {
+    GST_DEBUG_OBJECT (self, "no CUDA device to share: %s", error->message);
+    g_clear_error (&error);
+    self->cuda_unavailable = TRUE;
+    return NULL;
+  }
+  ctx = wrap_device_context (gpu);
+  vh_gpu_close (gpu);
+  if (!ctx) {
+    self->cuda_unavailable = TRUE;
+    return NULL;
+  }
+  GST_OBJECT_LOCK (self);
+  if (self->cuda_context) {
+    /* another thread was quicker */
+    GST_OBJECT_UNLOCK (self);
+    gst_object_unref (ctx);
+    return ensure_context (self);
+  }
+  self->cuda_context = gst_object_ref (ctx);
+  GST_OBJECT_UNLOCK (self);
+  GST_INFO_OBJECT (self, "sharing CUDA context %p of device %d",
+      gst_cuda_context_get_handle (ctx), device_id < 0 ? 0 : device_id);
+  /* the bin keeps it and gives it to CUDA elements that ask later */
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_have_context (GST_OBJECT (self),
+          gst_context_new_cuda_context (ctx)));
+  return ctx;
+}
+
+gboolean
+gst_vmafhip_cuda_query (GstVmafHip * self, GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
+    return FALSE;
+  const gchar *type = NULL;
+  if (!gst_query_parse_context_type (query, &type)
+      || g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) != 0)
+    return FALSE;
+  GstCudaContext *ctx = ensure_context (self);
+  if (!ctx)
+    return FALSE;
+  gboolean ok = gst_cuda_handle_context_query (GST_ELEMENT (self), query, ctx);
+  gst_object_unref (ctx);
+  return ok;
+}
+
+/* CUDA memory is offered while the GPU backend on NVIDIA can take it: not
+ * with backend=cpu, not without a CUDA device, not once start() chose the
+ * CPU or an AMD GPU. */
+static gboolean
+cuda_usable (GstVmafHip * self)
+{
+  if (self->engine && !(self->use_gpu
+          && vh_gpu_vendor (self->gpu) == VH_GPU_VENDOR_NVIDIA))
+    return FALSE;
+  GstCudaContext *ctx = ensure_context (self);
+  if (!ctx)
+    return FALSE;
+  gst_object_unref (ctx);
+  return TRUE;
+}
+
+GstCaps *
+gst_vmafhip_cuda_filter_caps (GstVmafHip * self, GstCaps * caps)
+{
+  if (gst_caps_is_any (caps) || cuda_usable (self))
+    return caps;
+  caps = gst_caps_make_writable (caps);
+  for (guint i = gst_caps_get_size (caps); i-- > 0;) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    if (f && gst_caps_features_contains (f,
+            GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
+      gst_caps_remove_structure (caps, i);
+  }
+  return caps;
+}
+
+gboolean
+gst_vmafhip_cuda_propose_allocation (GstVmafHip * self, GstQuery * query,
+    GstCaps * caps, guint size)
+{
+  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+  if (!f || !gst_caps_features_contains (f,
+          GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
+    return FALSE;
+  GstCudaContext *ctx = ensure_context (self);
+  if (!ctx)
+    return TRUE;                /* nothing to offer: upstream brings its own */
+  /* a pool in the shared context: what upstream writes, we read in place */
+  GstBufferPool *pool = gst_cuda_buffer_pool_new (ctx);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, 0, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (gst_buffer_pool_set_config (pool, config))
+    gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  gst_object_unref (pool);
+  gst_object_unref (ctx);
+  return TRUE;
+}
+
+/* Whether the GPU can copy this side's planes as they are: planar samples,
+ * nothing to shift. */
+static gboolean
+device_layout_ok (GstVmafHip * self, int which)
+{
+  const GstVideoInfo *info = &self->side[which].info;
+  const guint n = self->luma_only ? 1 : GST_VIDEO_INFO_N_COMPONENTS (info);
+  const guint bytes = GST_VIDEO_INFO_COMP_DEPTH (info, 0) > 8 ? 2 : 1;
+  for (guint c = 0; c < n; c++)
+    if (GST_VIDEO_INFO_COMP_PSTRIDE (info, c) != (gint) bytes
+        || GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+gst_vmafhip_cuda_map (GstVmafHip * self, int which, GstBuffer * buf,
+    GstVideoFrame * frame, VhPicture * pic, gboolean * mapped)
+{
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  *mapped = FALSE;
+  if (!mem || !gst_is_cuda_memory (mem))
+    return TRUE;
+
+  const char *why = NULL;
+  if (!self->use_gpu || vh_gpu_vendor (self->gpu) != VH_GPU_VENDOR_NVIDIA)
+    why = "the frames are not scored on an NVIDIA GPU";
+  else if (!vh_engine_all_accelerated (self->engine))
+    why = "a feature runs on the CPU";
+  else if (!device_layout_ok (self, which))
+    why = "the GPU backend reads planar samples only (NV12/P010 chroma, "
+        "P010's shifted samples)";
+  if (why) {
+    if (!self->warned_cuda_host) {
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+          ("Frames in CUDA memory are copied to host memory: %s.", why),
+          ("once per stream"));
+      self->warned_cuda_host = TRUE;
+    }
+    return TRUE;                /* the caller maps to host memory */
+  }
+
+  if (!gst_video_frame_map (frame, &self->side[which].info, buf,
+          GST_MAP_READ | GST_MAP_CUDA)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Cannot map a %s frame in CUDA memory.",
+            which == REF ? "reference" : "distorted"), ("%" GST_PTR_FORMAT,
+            buf));
+    return FALSE;
+  }
+  *mapped = TRUE;
+  gst_vmafhip_fill_picture (self, which, frame, pic);
+  pic->memory = VH_PICTURE_DEVICE;
+
+  GstCudaContext *ctx = GST_CUDA_MEMORY_CAST (mem)->context;
+  void *handle = gst_cuda_context_get_handle (ctx);
+  if (handle != vh_gpu_native_context (self->gpu)) {
+    pic->device_context = handle;
+    if (!self->warned_cuda_copy) {
+      guint device = 0;
+      g_object_get (ctx, "cuda-device-id", &device, NULL);
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+          ("Frames in CUDA memory of another context (device %u) are "
+              "copied between contexts.", device),
+          ("upstream did not take vmafhip's context; scoring is unchanged, "
+              "the copy costs a little GPU time"));
+      self->warned_cuda_copy = TRUE;
+    }
+  }
+  return TRUE;
+}
+
+void
+gst_vmafhip_cuda_clear (GstVmafHip * self)
+{
+  GST_OBJECT_LOCK (self);
+  gst_clear_object (&self->cuda_context);
+  GST_OBJECT_UNLOCK (self);
+  self->cuda_unavailable = FALSE;
+}
+
+#else /* !HAVE_GST_CUDA */
+
+gboolean
+gst_vmafhip_cuda_query (GstVmafHip * self, GstQuery * query)
+{
+  (void) self;
+  (void) query;
+  return FALSE;
+}
+
+GstCaps *
+gst_vmafhip_cuda_filter_caps (GstVmafHip * self, GstCaps * caps)
+{
+  (void) self;
+  return caps;
+}
+
+gboolean
+gst_vmafhip_cuda_propose_allocation (GstVmafHip * self, GstQuery * query,
+    GstCaps * caps, guint size)
+{
+  (void) self;
+  (void) query;
+  (void) caps;
+  (void) size;
+  return FALSE;
+}
+
+gboolean
+gst_vmafhip_cuda_map (GstVmafHip * self, int which, GstBuffer * buf,
+    GstVideoFrame * frame, VhPicture * pic, gboolean * mapped)
+{
+  (void) self;
+  (void) which;
+  (void) buf;
+  (void) frame;
+  (void) pic;
+  *mapped = FALSE;
+  return TRUE;
+}
+
+void
+gst_vmafhip_cuda_clear (GstVmafHip * self)
+{
+  (void) self;
+}
+
+#endif

@@ -1,0 +1,458 @@
+/* vmafhip element tests: the input memory kinds (system memory, GStreamer
+ * CUDA memory) and many instances in one process.
+ *
+ * Everywhere: what the sink pads offer and accept without a GPU that can
+ * read CUDA memory (system memory only, CUDA and DMABuf caps refused
+ * cleanly).  On a GPU machine with Debian's nvcodec plugin: cudaupload and
+ * nvh264dec pipelines scored exactly as the system-memory path, frames
+ * from another CUDA context copied between contexts, and eight instances
+ * in one pipeline scored as eight separate runs.
+ */
+#include <string.h>
+
+#include "vh-element-fixture.h"
+#include "vh-test-util.h"
+
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudautils.h>
+#endif
+
+#define CUDA_FEATURE "memory:CUDAMemory"
+
+static gboolean
+caps_have_feature (GstCaps * caps, const char *feature)
+{
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    if (f && gst_caps_features_contains (f, feature))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static GstCaps *
+i420_caps (const char *feature)
+{
+  GstCaps *caps = gst_caps_from_string ("video/x-raw,format=I420,width=160,"
+      "height=90,framerate=25/1");
+  if (feature)
+    gst_caps_set_features (caps, 0, gst_caps_features_new (feature, NULL));
+  return caps;
+}
+
+/* backend=cpu: the pads offer system memory only and refuse CUDA memory
+ * and dmabuf; a filter offering both gets system memory back. */
+GST_START_TEST (test_caps_cpu_system_memory_only)
+{
+  GstElement *v = make_element ("backend=cpu");
+  fail_unless_equals_int (gst_element_set_state (v, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_SUCCESS);
+  for (int k = 0; k < 2; k++) {
+    GstPad *pad = gst_element_get_static_pad (v, k ? "dist_sink" : "ref_sink");
+    GstCaps *caps = gst_pad_query_caps (pad, NULL);
+    fail_if (caps_have_feature (caps, CUDA_FEATURE), "%" GST_PTR_FORMAT, caps);
+    gst_caps_unref (caps);
+
+    GstCaps *both = i420_caps (CUDA_FEATURE);
+    gst_caps_append (both, i420_caps (NULL));
+    caps = gst_pad_query_caps (pad, both);
+    fail_unless_equals_int (gst_caps_get_size (caps), 1);
+    fail_if (caps_have_feature (caps, CUDA_FEATURE));
+    gst_caps_unref (caps);
+    gst_caps_unref (both);
+
+    GstCaps *sys = i420_caps (NULL), *cuda = i420_caps (CUDA_FEATURE),
+        *dmabuf = i420_caps ("memory:DMABuf");
+    fail_unless (gst_pad_query_accept_caps (pad, sys));
+    fail_if (gst_pad_query_accept_caps (pad, cuda));
+    fail_if (gst_pad_query_accept_caps (pad, dmabuf));
+    gst_caps_unref (sys);
+    gst_caps_unref (cuda);
+    gst_caps_unref (dmabuf);
+    gst_object_unref (pad);
+  }
+  gst_element_set_state (v, GST_STATE_NULL);
+  gst_object_unref (v);
+}
+
+GST_END_TEST;
+
+/* Upstream that insists on CUDA memory the element cannot use: a clean
+ * not-negotiated error, no crash, no score. */
+GST_START_TEST (test_caps_cuda_refused_cleanly)
+{
+  Fixture *f = fixture_new ("backend=cpu", FALSE);
+  GstCaps *cuda = i420_caps (CUDA_FEATURE);
+  GstEvent *stream_start = gst_event_new_stream_start ("cuda");
+  GstSegment seg;
+
+  gst_harness_push_event (f->ref, stream_start);
+  /* a sticky event is stored either way; the refusal comes with data */
+  gst_harness_push_event (f->ref, gst_event_new_caps (cuda));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  gst_harness_push_event (f->ref, gst_event_new_segment (&seg));
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 160 * 90 * 3 / 2, NULL);
+  GST_BUFFER_PTS (buf) = 0;
+  fail_unless_equals_int (gst_harness_push (f->ref, buf),
+      GST_FLOW_NOT_NEGOTIATED);
+  fail_if (gst_harness_try_pull (f->ref) != NULL, "a refused frame came out");
+  gst_caps_unref (cuda);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------- on the GPU */
+
+typedef struct {
+  GPtrArray *frames;            /* frame structures, in order */
+  GHashTable *pooled;           /* element name -> pooled structure */
+  guint warnings;               /* WARNING messages from vmafhip */
+  gchar *warning_text;          /* the first one */
+  guint cuda_buffers;           /* buffers in CUDA memory into vmafhip */
+} Run;
+
+static void
+run_clear (Run * r)
+{
+  g_ptr_array_unref (r->frames);
+  g_hash_table_unref (r->pooled);
+  g_free (r->warning_text);
+}
+
+static GstPadProbeReturn
+count_cuda_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  (void) pad;
+  if (mem && mem->allocator
+      && !g_strcmp0 (mem->allocator->mem_type, "gst.cuda.memory"))
+    g_atomic_int_inc ((gint *) data);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Runs a pipeline to EOS; collects every vmafhip's messages.  pre_start,
+ * if given, is called on the pipeline before it starts. */
+static void
+run_pipeline (const gchar * desc, Run * r, void (*pre_start) (GstElement *))
+{
+  GError *error = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &error);
+  GstBus *bus;
+  GstMessage *m;
+
+  fail_unless (pipe != NULL, "%s: %s", desc, error ? error->message : "");
+  memset (r, 0, sizeof *r);
+  r->frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_structure_free);
+  r->pooled = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      (GDestroyNotify) gst_structure_free);
+  GstElement *v = gst_bin_get_by_name (GST_BIN (pipe), "v");
+  if (v) {
+    for (int k = 0; k < 2; k++) {
+      GstPad *pad = gst_element_get_static_pad (v,
+          k ? "dist_sink" : "ref_sink");
+      gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_cuda_buffers,
+          &r->cuda_buffers, NULL);
+      gst_object_unref (pad);
+    }
+    gst_object_unref (v);
+  }
+  if (pre_start)
+    pre_start (pipe);
+  bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  while ((m = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+              GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR
+              | GST_MESSAGE_WARNING))) {
+    const GstStructure *s = gst_message_get_structure (m);
+    gboolean done = GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      GError *e = NULL;
+      gst_message_parse_error (m, &e, NULL);
+      fail ("%s: %s", desc, e->message);
+    }
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING
+        && g_str_has_prefix (GST_OBJECT_NAME (GST_MESSAGE_SRC (m)), "v")) {
+      GError *e = NULL;
+      gst_message_parse_warning (m, &e, NULL);
+      if (!r->warning_text)
+        r->warning_text = g_strdup (e->message);
+      r->warnings++;
+      g_clear_error (&e);
+    }
+    if (s && gst_structure_has_name (s, "VMAF")) {
+      if (!g_strcmp0 (gst_structure_get_string (s, "type"), "frame"))
+        g_ptr_array_add (r->frames, gst_structure_copy (s));
+      else
+        g_hash_table_insert (r->pooled,
+            g_strdup (GST_OBJECT_NAME (GST_MESSAGE_SRC (m))),
+            gst_structure_copy (s));
+    }
+    gst_message_unref (m);
+    if (done)
+      break;
+  }
+  fail_unless (m != NULL, "%s: no EOS within 120 s", desc);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+static void
+assert_same_scores (Run * a, Run * b, const char *what)
+{
+  fail_unless (a->frames->len > 0, "%s: no frame scores", what);
+  fail_unless_equals_int (a->frames->len, b->frames->len);
+  for (guint i = 0; i < a->frames->len; i++) {
+    GstStructure *x = g_ptr_array_index (a->frames, i);
+    GstStructure *y = g_ptr_array_index (b->frames, i);
+    gchar *xs = gst_structure_to_string (x), *ys = gst_structure_to_string (y);
+    fail_unless (gst_structure_is_equal (x, y), "%s frame %u:\n %s\n %s",
+        what, i, xs, ys);
+    g_free (xs);
+    g_free (ys);
+  }
+  GstStructure *pa = g_hash_table_lookup (a->pooled, "v");
+  GstStructure *pb = g_hash_table_lookup (b->pooled, "v");
+  fail_unless (pa && pb && gst_structure_is_equal (pa, pb),
+      "%s: the pooled scores differ", what);
+}
+
+#define N_FRAMES 8
+#define SRC(pattern, fmt) "videotestsrc num-buffers=8 pattern=" pattern \
+  " ! video/x-raw,format=" fmt ",width=320,height=240,framerate=25/1"
+#define DISTORT " ! videobalance contrast=0.8 brightness=0.05"
+
+/* cudaupload in the element's context: frames read on the GPU where they
+ * are (no warning: neither a copy to host nor between contexts), scores
+ * equal to system memory's.  I420 with PSNR (every plane on the device)
+ * and NV12 (luma on the device). */
+GST_START_TEST (test_cudaupload_scores_equal)
+{
+  static const char *const formats[] = { "I420", "NV12" };
+  for (guint c = 0; c < G_N_ELEMENTS (formats); c++) {
+    const char *fmt = formats[c];
+    const char *extra = c == 0 ? "psnr=true" : "";
+    gchar *cuda = g_strdup_printf ("%s ! videoconvert ! video/x-raw,format=%s ! "
+        "cudaupload ! v.ref_sink %s%s ! videoconvert ! video/x-raw,format=%s "
+        "! cudaupload ! v.dist_sink vmafhip name=v backend=hip %s "
+        "frame-message=true ! fakesink", SRC ("ball", "I420"), fmt,
+        SRC ("ball", "I420"), DISTORT, fmt, extra);
+    gchar *sys = g_strdup_printf ("%s ! videoconvert ! video/x-raw,format=%s "
+        "! v.ref_sink %s%s ! videoconvert ! video/x-raw,format=%s ! "
+        "v.dist_sink vmafhip name=v backend=cpu %s frame-message=true ! "
+        "fakesink", SRC ("ball", "I420"), fmt, SRC ("ball", "I420"), DISTORT,
+        fmt, extra);
+    Run a, b;
+    run_pipeline (cuda, &a, NULL);
+    run_pipeline (sys, &b, NULL);
+    fail_unless_equals_int (a.cuda_buffers, 2 * N_FRAMES);
+    fail_unless_equals_int (b.cuda_buffers, 0);
+    fail_unless (a.warnings == 0, "%s: %s", fmt, a.warning_text);
+    assert_same_scores (&a, &b, fmt);
+    run_clear (&a);
+    run_clear (&b);
+    g_free (cuda);
+    g_free (sys);
+  }
+}
+
+GST_END_TEST;
+
+/* P010 (samples in the high bits): read through host memory, with one
+ * warning that says why, and the same scores. */
+GST_START_TEST (test_cuda_p010_through_host)
+{
+  const char *tail = " ! videoconvert ! video/x-raw,format=P010_10LE";
+  gchar *cuda = g_strdup_printf ("%s%s ! cudaupload ! v.ref_sink %s%s%s ! "
+      "cudaupload ! v.dist_sink vmafhip name=v backend=hip frame-message=true "
+      "! fakesink", SRC ("ball", "I420"), tail, SRC ("ball", "I420"), DISTORT,
+      tail);
+  gchar *sys = g_strdup_printf ("%s%s ! v.ref_sink %s%s%s ! v.dist_sink "
+      "vmafhip name=v backend=cpu frame-message=true ! fakesink",
+      SRC ("ball", "I420"), tail, SRC ("ball", "I420"), DISTORT, tail);
+  Run a, b;
+  run_pipeline (cuda, &a, NULL);
+  run_pipeline (sys, &b, NULL);
+  fail_unless_equals_int (a.cuda_buffers, 2 * N_FRAMES);
+  fail_unless_equals_int (a.warnings, 1);
+  fail_unless (strstr (a.warning_text, "copied to host memory") != NULL,
+      "%s", a.warning_text);
+  assert_same_scores (&a, &b, "P010");
+  run_clear (&a);
+  run_clear (&b);
+  g_free (cuda);
+  g_free (sys);
+}
+
+GST_END_TEST;
+
+#ifdef HAVE_GST_CUDA
+/* Gives the uploaders a CUDA context of their own before they ask. */
+static void
+set_foreign_context (GstElement * pipe)
+{
+  GstCudaContext *ctx = gst_cuda_context_new (0);
+  fail_unless (ctx != NULL);
+  GstContext *context = gst_context_new_cuda_context (ctx);
+  GstIterator *it = gst_bin_iterate_elements (GST_BIN (pipe));
+  GValue item = G_VALUE_INIT;
+  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&item);
+    if (g_str_has_prefix (GST_OBJECT_NAME (e), "up"))
+      gst_element_set_context (e, context);
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  gst_context_unref (context);
+  gst_object_unref (ctx);
+}
+
+/* Frames from another CUDA context: copied between the contexts on the
+ * GPU, one warning, the same scores. */
+GST_START_TEST (test_cuda_foreign_context)
+{
+  gchar *cuda = g_strdup_printf ("%s ! cudaupload name=up0 ! v.ref_sink %s%s "
+      "! cudaupload name=up1 ! v.dist_sink vmafhip name=v backend=hip "
+      "frame-message=true ! fakesink", SRC ("ball", "I420"),
+      SRC ("ball", "I420"), DISTORT);
+  gchar *sys = g_strdup_printf ("%s ! v.ref_sink %s%s ! v.dist_sink vmafhip "
+      "name=v backend=cpu frame-message=true ! fakesink", SRC ("ball", "I420"),
+      SRC ("ball", "I420"), DISTORT);
+  Run a, b;
+  run_pipeline (cuda, &a, set_foreign_context);
+  run_pipeline (sys, &b, NULL);
+  fail_unless_equals_int (a.cuda_buffers, 2 * N_FRAMES);
+  fail_unless_equals_int (a.warnings, 1);
+  fail_unless (strstr (a.warning_text, "another context") != NULL, "%s",
+      a.warning_text);
+  assert_same_scores (&a, &b, "foreign context");
+  run_clear (&a);
+  run_clear (&b);
+  g_free (cuda);
+  g_free (sys);
+}
+
+GST_END_TEST;
+#endif
+
+/* nvh264dec straight into vmafhip (CUDA memory) against the same decoder
+ * downloading to system memory: the same decoded frames, the same scores. */
+GST_START_TEST (test_nvh264dec_scores_equal)
+{
+  const char *enc = " ! x264enc speed-preset=ultrafast bitrate=400 "
+      "key-int-max=4 ! video/x-h264,stream-format=byte-stream ! h264parse ! "
+      "nvh264dec";
+  gchar *cuda = g_strdup_printf ("%s ! videoconvert ! video/x-raw,format=I420 "
+      "! cudaupload ! v.ref_sink %s%s ! v.dist_sink vmafhip name=v "
+      "backend=hip frame-message=true ! fakesink", SRC ("ball", "I420"),
+      SRC ("ball", "I420"), enc);
+  gchar *sys = g_strdup_printf ("%s ! v.ref_sink %s%s ! video/x-raw ! "
+      "v.dist_sink vmafhip name=v backend=cpu frame-message=true ! fakesink",
+      SRC ("ball", "I420"), SRC ("ball", "I420"), enc);
+  Run a, b;
+  run_pipeline (cuda, &a, NULL);
+  run_pipeline (sys, &b, NULL);
+  fail_unless_equals_int (a.cuda_buffers, 2 * N_FRAMES);
+  fail_unless (a.warnings == 0, "%s", a.warning_text);
+  assert_same_scores (&a, &b, "nvh264dec");
+  run_clear (&a);
+  run_clear (&b);
+  g_free (cuda);
+  g_free (sys);
+}
+
+GST_END_TEST;
+
+/* Eight instances in one process, sharing the device, each scored as when
+ * it runs alone. */
+GST_START_TEST (test_eight_instances_equal_separate_runs)
+{
+  static const char *const patterns[] = { "ball", "smpte", "snow", "zone-plate",
+    "circular", "gamut", "pinwheel", "spokes"
+  };
+  GString *all = g_string_new (NULL);
+  for (guint i = 0; i < 8; i++)
+    g_string_append_printf (all, "videotestsrc num-buffers=8 pattern=%s ! "
+        "video/x-raw,format=I420,width=320,height=240,framerate=25/1 ! "
+        "v%u.ref_sink videotestsrc num-buffers=8 pattern=%s ! "
+        "video/x-raw,format=I420,width=320,height=240,framerate=25/1 "
+        DISTORT " ! v%u.dist_sink vmafhip name=v%u backend=hip ! fakesink ",
+        patterns[i], i, patterns[i], i, i);
+  Run together;
+  run_pipeline (all->str, &together, NULL);
+  fail_unless_equals_int (g_hash_table_size (together.pooled), 8);
+  for (guint i = 0; i < 8; i++) {
+    gchar *one = g_strdup_printf ("videotestsrc num-buffers=8 pattern=%s ! "
+        "video/x-raw,format=I420,width=320,height=240,framerate=25/1 ! "
+        "v.ref_sink videotestsrc num-buffers=8 pattern=%s ! "
+        "video/x-raw,format=I420,width=320,height=240,framerate=25/1 "
+        DISTORT " ! v.dist_sink vmafhip name=v backend=hip ! fakesink",
+        patterns[i], patterns[i]);
+    gchar *name = g_strdup_printf ("v%u", i);
+    Run alone;
+    run_pipeline (one, &alone, NULL);
+    GstStructure *x = g_hash_table_lookup (together.pooled, name);
+    GstStructure *y = g_hash_table_lookup (alone.pooled, "v");
+    fail_unless (x && y);
+    gchar *xs = gst_structure_to_string (x), *ys = gst_structure_to_string (y);
+    fail_unless (gst_structure_is_equal (x, y), "instance %u:\n %s\n %s", i,
+        xs, ys);
+    g_free (xs);
+    g_free (ys);
+    run_clear (&alone);
+    g_free (one);
+    g_free (name);
+  }
+  run_clear (&together);
+  g_string_free (all, TRUE);
+}
+
+GST_END_TEST;
+
+static Suite *
+vmafhip_memory_suite (void)
+{
+  Suite *s = suite_create ("vmafhip-memory");
+  TCase *tc = tcase_create ("general");
+  const gboolean gpu = gpu_present_in_child ();
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_caps_cpu_system_memory_only);
+  tcase_add_test (tc, test_caps_cuda_refused_cleanly);
+  if (gpu)
+    tcase_add_test (tc, test_eight_instances_equal_separate_runs);
+  else
+    vh_test_skip_case ("test_eight_instances_equal_separate_runs",
+        "no usable GPU here");
+  GstElementFactory *up = gst_element_factory_find ("cudaupload");
+  if (gpu && up) {
+    tcase_add_test (tc, test_cudaupload_scores_equal);
+    tcase_add_test (tc, test_cuda_p010_through_host);
+#ifdef HAVE_GST_CUDA
+    tcase_add_test (tc, test_cuda_foreign_context);
+#else
+    vh_test_skip_case ("test_cuda_foreign_context", "built without "
+        "gstreamer-cuda-1.0");
+#endif
+    if (has_factories ("nvh264dec", "x264enc"))
+      tcase_add_test (tc, test_nvh264dec_scores_equal);
+    else
+      vh_test_skip_case ("test_nvh264dec_scores_equal", "nvh264dec or "
+          "x264enc missing");
+  } else {
+    vh_test_skip_case ("test_cudaupload_scores_equal, "
+        "test_cuda_p010_through_host, test_cuda_foreign_context, "
+        "test_nvh264dec_scores_equal", "no usable GPU or no cudaupload "
+        "(Debian's nvcodec plugin registers its elements only where CUDA "
+        "runs)");
+  }
+  gst_clear_object (&up);
+  return s;
+}
+
+GST_CHECK_MAIN (vmafhip_memory);
