@@ -173,13 +173,14 @@ gst_vmafhip_cuda_propose_allocation (GstVmafHip * self, GstQuery * query,
   return TRUE;
 }
 
-/* Whether the GPU can copy this side's planes as they are: planar samples,
- * nothing to shift. */
+/* Whether the GPU can copy the planes it reads as they are: planar
+ * samples, nothing to shift.  Chroma is read only for PSNR. */
 static gboolean
 device_layout_ok (GstVmafHip * self, int which)
 {
   const GstVideoInfo *info = &self->side[which].info;
-  const guint n = self->luma_only ? 1 : GST_VIDEO_INFO_N_COMPONENTS (info);
+  const guint n = self->luma_only || !self->cfg.psnr ? 1
+      : GST_VIDEO_INFO_N_COMPONENTS (info);
   const guint bytes = GST_VIDEO_INFO_COMP_DEPTH (info, 0) > 8 ? 2 : 1;
   for (guint c = 0; c < n; c++)
     if (GST_VIDEO_INFO_COMP_PSTRIDE (info, c) != (gint) bytes
@@ -203,8 +204,8 @@ gst_vmafhip_cuda_map (GstVmafHip * self, int which, GstBuffer * buf,
   else if (!vh_engine_all_accelerated (self->engine))
     why = "a feature runs on the CPU";
   else if (!device_layout_ok (self, which))
-    why = "the GPU backend reads planar samples only (NV12/P010 chroma, "
-        "P010's shifted samples)";
+    why = "the GPU reads planar samples only (NV12 or P010 chroma with "
+        "PSNR, P010's shifted samples)";
   if (why) {
     if (!self->warned_cuda_host) {
       GST_ELEMENT_WARNING (self, STREAM, FORMAT,
