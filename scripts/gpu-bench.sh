@@ -54,9 +54,11 @@ done
 if [ "${BENCH_DECODE:-1}" = 0 ]; then
   :
 elif gst-inspect-1.0 nvh264dec > /dev/null 2>&1; then
+  # from the noise clip: the decoders work hard (a worst case, unlike
+  # typical content)
   enc() {  # name kbps
     [ -f "$work/$1.h264" ] && return
-    gst-launch-1.0 -q filesrc location=$work/ref-1080.yuv ! \
+    gst-launch-1.0 -q filesrc location=$work/dist-1080.yuv ! \
       rawvideoparse width=1920 height=1080 format=i420 framerate=60/1 ! \
       x264enc speed-preset=ultrafast bitrate=$2 ! \
       video/x-h264,stream-format=byte-stream ! filesink location="$work/$1.h264"
@@ -78,4 +80,29 @@ elif gst-inspect-1.0 nvh264dec > /dev/null 2>&1; then
   done
 else
   echo "nvh264dec not available: GPU-decoder pipelines skipped" | tee -a "$log"
+fi
+
+# GPU memory of one process with 1 and 8 instances (1080p, raw files), and
+# of one instance early and late in a run of 100,000 small frames
+gpu_mem() {  # pid -> MiB used by that process
+  nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits \
+    | awk -F', *' -v p="$1" '$1 == p { print $2 }'
+}
+if command -v nvidia-smi > /dev/null; then
+  for inst in 1 8; do
+    p=""
+    for i in $(seq "$inst"); do
+      p+=" $(raw ref-1080 1920 1080) ! v$i.ref_sink $(raw dist-1080 1920 1080) ! v$i.dist_sink"
+      p+=" vmafhip name=v$i backend=hip ! fakesink"
+    done
+    gst-launch-1.0 -q $p > /dev/null & pid=$!
+    sleep 1.0; m=$(gpu_mem $pid); wait $pid
+    echo "GPU memory, 1080p x$inst in one process: ${m:-?} MiB" | tee -a "$log"
+  done
+  small="videotestsrc num-buffers=100000 pattern=black ! video/x-raw,format=I420,width=320,height=240,framerate=1000/1"
+  gst-launch-1.0 -q $small ! v.ref_sink $small ! v.dist_sink vmafhip name=v backend=hip ! fakesink > /dev/null & pid=$!
+  t0=$(date +%s); sleep 2; early=$(gpu_mem $pid); last=$early
+  while kill -0 $pid 2> /dev/null; do m=$(gpu_mem $pid); [ -z "$m" ] || last=$m; sleep 1; done
+  wait $pid
+  echo "GPU memory over 100,000 frames (320x240): ${early:-?} MiB after 2 s, ${last:-?} MiB at the end ($(( $(date +%s) - t0 )) s)" | tee -a "$log"
 fi
