@@ -12,7 +12,12 @@ set -uo pipefail
 bin=${1:?bin dir}; log=${2:?log}
 work=${BENCH_DIR:-/tmp/vmafhip-bench}
 mkdir -p "$work"
-bench() { "$bin/vmafhip-pipeline-bench" "$@" 2>&1 | tee -a "$log"; }
+# each line followed by the CPU time the process used (16 cores: CPU-bound
+# when user + sys approaches 16 x wall)
+bench() {
+  local TIMEFORMAT="  cpu: user %U s, sys %S s, wall %R s"
+  { time "$bin/vmafhip-pipeline-bench" "$@"; } 2>&1 | tee -a "$log"
+}
 
 # Raw clips: 60 frames drawn once, repeated (videotestsrc draws slowly).
 make_raw() {  # name w h frames pattern
