@@ -39,6 +39,7 @@ enum {
 
 #define CU_STREAM_NON_BLOCKING 0x1
 #define CU_EVENT_DEFAULT 0x0
+#define CU_EVENT_BLOCKING_SYNC 0x1
 #define CU_EVENT_DISABLE_TIMING 0x2
 #define CU_MEMHOSTALLOC_PORTABLE 0x1  /* pinned for every context */
 #define CU_MEMORYTYPE_HOST 0x1
@@ -297,7 +298,11 @@ cuda_stream_wait_event (void *stream, void *event)
 static int
 cuda_event_create (void **event, gboolean timing)
 {
-  return cu.cuEventCreate (event, timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING);
+  /* Waiting on a synchronisation event sleeps instead of spinning (the
+   * primary context's default): many instances would otherwise take
+   * cores from the pipeline's sources. */
+  return cu.cuEventCreate (event, timing ? CU_EVENT_DEFAULT
+      : CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC);
 }
 
 static int

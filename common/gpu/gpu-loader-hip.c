@@ -44,6 +44,7 @@ enum {
 #define hipStreamNonBlocking 0x1
 #define hipEventDefault 0x0
 #define hipEventDisableTiming 0x2
+#define hipEventBlockingSync 0x1
 #define hipHostMallocPortable 0x1
 
 /* Every driver function vmafhip calls, once: the type, the field, the
@@ -267,7 +268,9 @@ hip_stream_wait_event (void *stream, void *event)
 static int
 hip_event_create (void **event, gboolean timing)
 {
-  return hip.hipEventCreateWithFlags (event, timing ? hipEventDefault : hipEventDisableTiming);
+  /* as with CUDA: waiting on a synchronisation event sleeps */
+  return hip.hipEventCreateWithFlags (event, timing ? hipEventDefault
+      : hipEventDisableTiming | hipEventBlockingSync);
 }
 
 static int

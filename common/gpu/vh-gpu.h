@@ -144,7 +144,8 @@ gboolean vh_gpu_stream_query (VhGpuStream *stream, gboolean *idle, GError **erro
 gboolean vh_gpu_stream_wait_event (VhGpuStream *stream, VhGpuEvent *event,
     GError **error);
 
-/* timing: FALSE makes a lighter event, for synchronisation only. */
+/* timing: FALSE makes a lighter event, for synchronisation only; waiting
+ * on it (vh_gpu_event_sync) sleeps instead of spinning a core. */
 VhGpuEvent *vh_gpu_event_new (VhGpu *gpu, gboolean timing, GError **error);
 void vh_gpu_event_free (VhGpuEvent *event);
 gboolean vh_gpu_event_record (VhGpuEvent *event, VhGpuStream *stream, GError **error);
