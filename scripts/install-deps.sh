@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs what vmafhip needs to build and test on Debian 12 (as root, or
 # through sudo). Safe to run again.
+#   --cuda-memory   also GStreamer's CUDA library headers (CUDA memory in;
+#                   needs the CUDA toolkit's cuda.h too). Heavy on Debian 12:
+#                   libgstreamer-plugins-bad1.0-dev depends on OpenCV.
 set -euo pipefail
 
 packages=(
@@ -12,6 +15,7 @@ packages=(
   hipcc libamdhip64-dev rocm-device-libs
   python3-gi gir1.2-gstreamer-1.0
 )
+[ "${1:-}" != --cuda-memory ] || packages+=(libgstreamer-plugins-bad1.0-dev)
 
 missing=()
 for p in "${packages[@]}"; do
