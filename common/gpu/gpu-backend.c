@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "adm-gpu.h"
+#include "stage-copy.h"
 #include "motion-gpu.h"
 #include "psnr-gpu.h"
 #include "vh-gpu-backend.h"
@@ -425,34 +426,12 @@ allocate (VhGpuBackend *b, const VhPicture *ref, GError **error)
   return TRUE;
 }
 
-/* Packs one plane into staging (NV12/P010 chroma: picks every other sample). */
-static void
-stage_rows (const VhPlane *src, unsigned bytes, guint8 *dst, size_t row,
-    unsigned y0, unsigned y1)
-{
-  for (unsigned y = y0; y < y1; y++) {
-    const guint8 *line = (const guint8 *) src->data + (ptrdiff_t) y * src->stride;
-    guint8 *out = dst + y * row;
-    if (src->step <= 1) {
-      memcpy (out, line, row);
-    } else if (bytes == 1) {
-      for (unsigned x = 0; x < src->width; x++)
-        out[x] = line[(size_t) x * src->step];
-    } else {
-      const guint16 *in16 = (const guint16 *) line;
-      guint16 *out16 = (guint16 *) out;
-      for (unsigned x = 0; x < src->width; x++)
-        out16[x] = in16[(size_t) x * src->step];
-    }
-  }
-}
-
 static void
 run_stage_job (gpointer data, gpointer user_data)
 {
   StageJob *job = data;
   VhGpuBackend *b = user_data;
-  stage_rows (job->src, b->bytes, job->dst, job->row, job->y0, job->y1);
+  vh_stage_rows (job->src, b->bytes, job->dst, job->row, job->y0, job->y1);
   g_mutex_lock (&b->stage_lock);
   if (--b->stage_left == 0)
     g_cond_signal (&b->stage_done);
@@ -477,8 +456,8 @@ stage_picture (VhGpuBackend *b, const VhPlane *const *planes,
   }
   if (!b->stagers) {
     for (unsigned j = 0; j < n; j++)
-      stage_rows (jobs[j].src, b->bytes, jobs[j].dst, jobs[j].row, jobs[j].y0,
-          jobs[j].y1);
+      vh_stage_rows (jobs[j].src, b->bytes, jobs[j].dst, jobs[j].row,
+          jobs[j].y0, jobs[j].y1);
     return;
   }
   b->stage_left = n;
