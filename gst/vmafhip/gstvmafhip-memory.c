@@ -35,6 +35,8 @@ gst_vmafhip_propose_allocation (GstAggregator * agg, GstAggregatorPad * pad,
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return TRUE;
+  if (gst_vmafhip_caps_are_dmabuf (caps))
+    return TRUE;                /* upstream brings its dmabufs */
   if (gst_vmafhip_cuda_propose_allocation (self, query, caps,
           (guint) GST_VIDEO_INFO_SIZE (&info)))
     return TRUE;

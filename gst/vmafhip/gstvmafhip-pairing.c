@@ -126,6 +126,7 @@ map_frame (GstVmafHip * self, int which, GstBuffer * buf, GstVideoFrame * f,
     return FALSE;
   if (mapped)
     return TRUE;
+  gst_vmafhip_dmabuf_check (self, buf);
   if (gst_video_frame_map (f, &self->side[which].info, buf, GST_MAP_READ)) {
     gst_vmafhip_fill_picture (self, which, f, pic);
     return TRUE;

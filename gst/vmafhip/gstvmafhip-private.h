@@ -101,6 +101,10 @@ struct _GstVmafHip
   GstObject *cuda_context;
   gboolean cuda_unavailable;
   gboolean warned_cuda_host, warned_cuda_copy;
+  /* dmabuf (gstvmafhip-dmabuf.c): GPUs found (-1: not asked yet); one
+   * warning for the mapped copy */
+  gint gpu_count;
+  gboolean warned_dmabuf_copy;
 
   GstCaps *ref_caps;          /* output caps (the reference's) */
   gboolean caps_checked;      /* both sides known and compatible */
@@ -156,12 +160,15 @@ void gst_vmafhip_side_clear (Side * side);
 /* The pads' formats, in CUDA memory too where it is compiled in. */
 #define GST_VMAFHIP_FORMATS "{ I420, YV12, NV12, Y42B, Y444, I420_10LE, " \
     "I422_10LE, Y444_10LE, P010_10LE, I420_12LE, GRAY8, GRAY16_LE }"
+#define GST_VMAFHIP_SYSTEM_AND_DMABUF_CAPS \
+    GST_VIDEO_CAPS_MAKE (GST_VMAFHIP_FORMATS) "; " \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:DMABuf", GST_VMAFHIP_FORMATS)
 #ifdef HAVE_GST_CUDA
 #define GST_VMAFHIP_CAPS \
     GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", \
-        GST_VMAFHIP_FORMATS) "; " GST_VIDEO_CAPS_MAKE (GST_VMAFHIP_FORMATS)
+        GST_VMAFHIP_FORMATS) "; " GST_VMAFHIP_SYSTEM_AND_DMABUF_CAPS
 #else
-#define GST_VMAFHIP_CAPS GST_VIDEO_CAPS_MAKE (GST_VMAFHIP_FORMATS)
+#define GST_VMAFHIP_CAPS GST_VMAFHIP_SYSTEM_AND_DMABUF_CAPS
 #endif
 /* Answers CUDA context queries with the device's context; FALSE for any
  * other query. */
@@ -178,6 +185,14 @@ gboolean gst_vmafhip_cuda_propose_allocation (GstVmafHip * self,
 gboolean gst_vmafhip_cuda_map (GstVmafHip * self, int which, GstBuffer * buf,
     GstVideoFrame * frame, VhPicture * pic, gboolean * mapped);
 void gst_vmafhip_cuda_clear (GstVmafHip * self);
+
+/* gstvmafhip-dmabuf.c */
+/* Takes caps; drops the memory kinds (CUDA, dmabuf) that cannot be used
+ * now: what the sink pads offer and accept. */
+GstCaps *gst_vmafhip_filter_memory_caps (GstVmafHip * self, GstCaps * caps);
+gboolean gst_vmafhip_caps_are_dmabuf (GstCaps * caps);
+/* One warning per stream for frames in dmabuf memory (mapped, copied). */
+void gst_vmafhip_dmabuf_check (GstVmafHip * self, GstBuffer * buf);
 
 /* gstvmafhip-memory.c */
 gboolean gst_vmafhip_propose_allocation (GstAggregator * agg,

@@ -499,6 +499,7 @@ gst_vmafhip_stop (GstAggregator * agg)
   g_ptr_array_set_size (self->specs, 0);
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);
+  self->warned_dmabuf_copy = FALSE;
   self->warned_cuda_host = self->warned_cuda_copy = FALSE;
   self->caps_checked = self->pair_failed = FALSE;
   GST_OBJECT_LOCK (self);
@@ -588,7 +589,7 @@ gst_vmafhip_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
       } else {
         result = gst_caps_ref (templ);
       }
-      result = gst_vmafhip_cuda_filter_caps (self, result);
+      result = gst_vmafhip_filter_memory_caps (self, result);
       /* our order first: unconstrained sources then pick 8-bit I420 */
       if (filter) {
         GstCaps *tmp = gst_caps_intersect_full (result, filter,
@@ -607,7 +608,7 @@ gst_vmafhip_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
       GstCaps *caps, *templ;
 
       gst_query_parse_accept_caps (query, &caps);
-      templ = gst_vmafhip_cuda_filter_caps (self,
+      templ = gst_vmafhip_filter_memory_caps (self,
           gst_pad_get_pad_template_caps (GST_PAD (pad)));
       gst_query_set_accept_caps_result (query,
           gst_caps_is_subset (caps, templ));
@@ -717,6 +718,7 @@ gst_vmafhip_init (GstVmafHip * self)
   self->props.rate_mismatch = DEFAULT_RATE_MISMATCH;
   self->props.log_level = DEFAULT_LOG_LEVEL;
 
+  self->gpu_count = -1;          /* asked at the first caps query */
   self->specs = g_ptr_array_new_with_free_func (gst_vmafhip_model_spec_free);
   g_queue_init (&self->pending);
   self->frame_duration = GST_CLOCK_TIME_NONE;

@@ -8,7 +8,14 @@
  * from another CUDA context copied between contexts, and eight instances
  * in one pipeline scored as eight separate runs.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE             /* memfd_create */
+#endif
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <gst/allocators/allocators.h>
 
 #include "vh-element-fixture.h"
 #include "vh-test-util.h"
@@ -104,6 +111,100 @@ GST_START_TEST (test_caps_cuda_refused_cleanly)
 GST_END_TEST;
 
 /* ------------------------------------------------------- on the GPU */
+
+/* The same frame in dmabuf memory (a memfd: any mappable fd is a dmabuf
+ * to GStreamer). */
+static GstBuffer *
+to_dmabuf (GstAllocator * allocator, GstBuffer * src)
+{
+  const gsize size = gst_buffer_get_size (src);
+  const int fd = memfd_create ("vmafhip-test", MFD_CLOEXEC);
+  fail_unless (fd >= 0 && ftruncate (fd, (off_t) size) == 0);
+  GstBuffer *buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, gst_dmabuf_allocator_alloc (allocator, fd,
+          size));
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  gst_buffer_extract (src, 0, map.data, size);
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_copy_into (buf, src, GST_BUFFER_COPY_METADATA, 0, -1);
+  gst_buffer_unref (src);
+  return buf;
+}
+
+/* Scores n pairs of the fixture's content, in dmabuf memory or not;
+ * returns the frame structures (copies) and counts the warnings. */
+static GPtrArray *
+score_pairs (const char *props, gboolean dmabuf, guint n, guint * warnings)
+{
+  Fixture *f = fixture_new (props, FALSE);
+  GstAllocator *allocator = gst_dmabuf_allocator_new ();
+  video_info_init (&f->ref_info, "I420", W, H);
+  video_info_init (&f->dist_info, "I420", W, H);
+  content_init (&f->content, &f->ref_info, 5);
+  for (int k = 0; k < 2; k++) {
+    GstCaps *caps = gst_video_info_to_caps (&f->ref_info);
+    if (dmabuf)
+      gst_caps_set_features (caps, 0,
+          gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_DMABUF, NULL));
+    gst_harness_set_src_caps (k ? f->dist : f->ref, caps);
+  }
+  for (guint i = 0; i < n; i++) {
+    VhPicture r, d;
+    render (f, i, &r, &d);
+    GstBuffer *rb = make_buffer (&f->ref_info, &r, i, 0);
+    GstBuffer *db = make_buffer (&f->dist_info, &d, i, 0);
+    if (dmabuf) {
+      rb = to_dmabuf (allocator, rb);
+      db = to_dmabuf (allocator, db);
+    }
+    fail_unless_equals_int (gst_harness_push (f->ref, rb), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (f->dist, db), GST_FLOW_OK);
+  }
+  push_eos_both (f);
+  wait_eos (f);
+  GList *msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT
+      | GST_MESSAGE_WARNING);
+  *warnings = 0;
+  for (GList * l = msgs; l; l = l->next)
+    *warnings += GST_MESSAGE_TYPE (l->data) == GST_MESSAGE_WARNING;
+  const GstStructure *pooled;
+  guint n_pooled;
+  GPtrArray *frames = frame_messages (msgs, &pooled, &n_pooled);
+  GPtrArray *copies = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_structure_free);
+  for (guint i = 0; i < frames->len; i++)
+    g_ptr_array_add (copies, gst_structure_copy (g_ptr_array_index (frames,
+                i)));
+  g_ptr_array_unref (frames);
+  free_messages (msgs);
+  gst_object_unref (allocator);
+  fixture_free (f);
+  return copies;
+}
+
+/* dmabuf frames on a GPU backend: accepted, mapped and copied with one
+ * warning, every score equal to the CPU's on system memory. */
+GST_START_TEST (test_dmabuf_mapped_scores_equal)
+{
+  const guint n = 6;
+  guint warned, cpu_warned;
+  GPtrArray *gpu = score_pairs ("backend=hip psnr=true frame-message=true",
+      TRUE, n, &warned);
+  GPtrArray *cpu = score_pairs ("backend=cpu psnr=true frame-message=true",
+      FALSE, n, &cpu_warned);
+  fail_unless_equals_int (gpu->len, n);
+  fail_unless_equals_int (cpu->len, n);
+  fail_unless_equals_int (warned, 1);
+  fail_unless_equals_int (cpu_warned, 0);
+  for (guint i = 0; i < n; i++)
+    fail_unless (gst_structure_is_equal (g_ptr_array_index (gpu, i),
+            g_ptr_array_index (cpu, i)), "frame %u", i);
+  g_ptr_array_unref (gpu);
+  g_ptr_array_unref (cpu);
+}
+
+GST_END_TEST;
 
 typedef struct {
   GPtrArray *frames;            /* frame structures, in order */
@@ -424,11 +525,13 @@ vmafhip_memory_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_caps_cpu_system_memory_only);
   tcase_add_test (tc, test_caps_cuda_refused_cleanly);
-  if (gpu)
+  if (gpu) {
     tcase_add_test (tc, test_eight_instances_equal_separate_runs);
-  else
-    vh_test_skip_case ("test_eight_instances_equal_separate_runs",
-        "no usable GPU here");
+    tcase_add_test (tc, test_dmabuf_mapped_scores_equal);
+  } else {
+    vh_test_skip_case ("test_eight_instances_equal_separate_runs, "
+        "test_dmabuf_mapped_scores_equal", "no usable GPU here");
+  }
   GstElementFactory *up = gst_element_factory_find ("cudaupload");
   if (gpu && up) {
     tcase_add_test (tc, test_cudaupload_scores_equal);
