@@ -34,8 +34,8 @@ vh_stream_copy (unsigned char *dst, const unsigned char *src, size_t n)
   memcpy (dst, src, n);
 }
 
-static void
-store_fence (void)
+void
+vh_stream_fence (void)
 {
   _mm_sfence ();
 }
@@ -46,8 +46,8 @@ vh_stream_copy (unsigned char *dst, const unsigned char *src, size_t n)
   memcpy (dst, src, n);
 }
 
-static void
-store_fence (void)
+void
+vh_stream_fence (void)
 {
 }
 #endif
@@ -80,5 +80,5 @@ vh_stage_rows (const VhPlane *src, unsigned bytes, unsigned char *dst,
       }
     }
   }
-  store_fence ();
+  vh_stream_fence ();
 }

@@ -22,5 +22,7 @@ void vh_stage_rows (const VhPlane *src, unsigned bytes, unsigned char *dst,
 /* n bytes from src to dst with streaming stores (memcpy where there are
  * none); no fence. */
 void vh_stream_copy (unsigned char *dst, const unsigned char *src, size_t n);
+/* Orders the streaming stores before what follows (a device copy). */
+void vh_stream_fence (void);
 
 #endif

@@ -5,6 +5,7 @@
 #endif
 
 #include "gstvmafhippool.h"
+#include "stage-copy.h"
 
 #include "gstvmafhip-private.h"
 
@@ -127,3 +128,84 @@ gst_vmafhip_fill_picture (GstVmafHip * self, int which, GstVideoFrame * frame,
   }
 }
 
+
+/* A plain pool (no metas of its own: the frame's are copied) of pinned
+ * buffers of `size` bytes. */
+static GstBufferPool *
+pinned_frame_pool_new (GstVmafHip * self, gsize size)
+{
+  GError *error = NULL;
+  GstAllocator *allocator = gst_vmafhip_pinned_allocator_new (self->gpu,
+      &error);
+  if (!allocator) {
+    GST_WARNING_OBJECT (self, "no pinned memory: %s", error->message);
+    g_clear_error (&error);
+    return NULL;
+  }
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  gst_buffer_pool_config_set_params (config, NULL, (guint) size, 0, 0);
+  gst_buffer_pool_config_set_allocator (config, allocator, &params);
+  gst_object_unref (allocator);
+  if (!gst_buffer_pool_set_config (pool, config)
+      || !gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+/* Copying here, in the thread that just wrote the frame, reads it from the
+ * cache and spreads the copies over upstream's threads; the backend's own
+ * staging copy (in its threads, from memory) is then skipped. */
+GstBuffer *
+gst_vmafhip_pin_frame (GstVmafHip * self, int which, GstBuffer * buf)
+{
+  Side *side = &self->side[which];
+  if (!self->use_gpu || !self->pin_upstream || !side->have_info
+      || gst_buffer_n_memory (buf) != 1)
+    return buf;
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  /* ordinary memory only: not pinned already, not CUDA, not dmabuf */
+  if (!gst_memory_is_type (mem, GST_ALLOCATOR_SYSMEM))
+    return buf;
+  const gsize size = gst_buffer_get_size (buf);
+  if (size < GST_VIDEO_INFO_SIZE (&side->info))
+    return buf;
+  if (side->pinned_pool && side->pinned_size != size) {
+    gst_buffer_pool_set_active (side->pinned_pool, FALSE);
+    gst_clear_object (&side->pinned_pool);
+  }
+  if (!side->pinned_pool) {
+    side->pinned_pool = pinned_frame_pool_new (self, size);
+    side->pinned_size = size;
+    if (!side->pinned_pool) {
+      self->pin_upstream = FALSE;
+      return buf;
+    }
+  }
+
+  GstBuffer *pinned = NULL;
+  GstMapInfo in, out;
+  if (gst_buffer_pool_acquire_buffer (side->pinned_pool, &pinned, NULL)
+      != GST_FLOW_OK)
+    return buf;
+  if (!gst_buffer_map (buf, &in, GST_MAP_READ)) {
+    gst_buffer_unref (pinned);
+    return buf;
+  }
+  if (!gst_buffer_map (pinned, &out, GST_MAP_WRITE)) {
+    gst_buffer_unmap (buf, &in);
+    gst_buffer_unref (pinned);
+    return buf;
+  }
+  vh_stream_copy (out.data, in.data, size);
+  vh_stream_fence ();
+  gst_buffer_unmap (pinned, &out);
+  gst_buffer_unmap (buf, &in);
+  gst_buffer_copy_into (pinned, buf, GST_BUFFER_COPY_METADATA, 0, -1);
+  gst_buffer_unref (buf);
+  return pinned;
+}

@@ -37,7 +37,8 @@ gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
   gboolean inside = TRUE;
 
   if (!GST_CLOCK_TIME_IS_VALID (start))
-    return buf;
+    return gst_vmafhip_pin_frame (GST_VMAFHIP (agg),
+        pad == GST_VMAFHIP (agg)->side[REF].pad ? REF : DIST, buf);
   stop = GST_BUFFER_DURATION_IS_VALID (buf)
       ? start + GST_BUFFER_DURATION (buf) : GST_CLOCK_TIME_NONE;
   GST_OBJECT_LOCK (pad);
@@ -46,7 +47,8 @@ gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
         NULL, NULL);
   GST_OBJECT_UNLOCK (pad);
   if (inside)
-    return buf;
+    return gst_vmafhip_pin_frame (GST_VMAFHIP (agg),
+        pad == GST_VMAFHIP (agg)->side[REF].pad ? REF : DIST, buf);
   GST_LOG_OBJECT (agg, "%s: dropping %" GST_TIME_FORMAT ", outside the "
       "segment", GST_PAD_NAME (pad), GST_TIME_ARGS (start));
   gst_buffer_unref (buf);

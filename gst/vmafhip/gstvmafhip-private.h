@@ -62,6 +62,10 @@ typedef struct
    * bits of each word) are shifted down into these planar copies, one per
    * component, allocated once per caps. */
   guint16 *staging[3];
+  /* GPU backend: pinned buffers that ordinary frames are copied into in
+   * upstream's thread (gst_vmafhip_pin_frame), for pinned_size bytes */
+  GstBufferPool *pinned_pool;
+  gsize pinned_size;
 } Side;
 
 /* A reference buffer waiting until its frame's scores are final. */
@@ -94,6 +98,7 @@ struct _GstVmafHip
   gboolean warned_no_gpu;
   gboolean use_gpu;           /* the HIP backend was chosen at start */
   VhGpu *gpu;                 /* its device (shared), start() to stop() */
+  gboolean pin_upstream;      /* copy frames into pinned memory upstream */
 
   /* CUDA memory (gstvmafhip-cuda.c): the device's context as a
    * GstCudaContext, shared with upstream (object lock); whether there is
@@ -197,6 +202,11 @@ void gst_vmafhip_dmabuf_check (GstVmafHip * self, GstBuffer * buf);
 /* gstvmafhip-memory.c */
 gboolean gst_vmafhip_propose_allocation (GstAggregator * agg,
     GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query);
+/* In upstream's streaming thread: a frame in ordinary system memory is
+ * copied into a pinned buffer (same bytes, same metadata), so the GPU
+ * backend uploads it by DMA without its own staging copy.  Takes buf. */
+GstBuffer *gst_vmafhip_pin_frame (GstVmafHip * self, int which,
+    GstBuffer * buf);
 void gst_vmafhip_fill_picture (GstVmafHip * self, int which,
     GstVideoFrame * frame, VhPicture * pic);
 
