@@ -23,8 +23,12 @@ adm_block (const VhAdmGpuScale *p, int kind)
   const int t = (int) threadIdx.x;
 
   /* Every thread of a block leaves the loop at the same phase (the return
-   * value is block-uniform), so the barriers stay matched. */
+   * value is block-uniform), so the barriers stay matched.  Unrolled by
+   * nvcc; AMD's compilers decide for themselves (clang-19 cannot unroll
+   * this loop for every kernel and says so). */
+#if defined(VH_GPU_NVIDIA)
 #pragma unroll
+#endif
   for (int phase = 0; phase < VH_ADM_PHASES; phase++) {
     if (!vh_adm_phase (p, kind, phase, bx, by, t, &tile, &own))
       break;

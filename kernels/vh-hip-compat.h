@@ -2,7 +2,9 @@
  *
  * The same .hip file is compiled by two compilers:
  *   - Debian's hipcc (HIP-Clang, AMD code objects): it defines __HIP__ and the
- *     file must include <hip/hip_runtime.h> itself;
+ *     file must include <hip/hip_runtime.h> itself; clang-19 compiles the
+ *     same for the AMD targets Debian's device libraries lack, with
+ *     vh-amd-device-shim.h standing in for those libraries;
  *   - nvcc -x cu (NVIDIA fatbin): CUDA's own built-ins are used, and the HIP
  *     headers must stay out of sight (Debian's HIP 5.2 NVIDIA headers do not
  *     compile against CUDA 13).
@@ -14,6 +16,7 @@
 
 #if defined(__HIP__)
 #include <hip/hip_runtime.h>
+#include "vh-amd-device-shim.h"
 #define VH_GPU_AMD 1
 #elif defined(__CUDACC__)
 #define VH_GPU_NVIDIA 1

@@ -79,8 +79,15 @@ vif_level (const VhVifLevelParams &p, TileShared &sm)
  * 5 blocks per SM, registers decide. The 17-tap scale-0 kernels get 3
  * blocks (≤ 80 registers; nvcc 13 for sm_90: no spill at 16-bit, 4 bytes
  * at 8-bit); scales 1-3 fit 64 registers without spilling: 4 blocks. */
+#if defined(VH_GPU_NVIDIA)
 #define VH_VIF_SCALE0_BOUNDS __launch_bounds__ (VH_VIF_BLOCK, 3)
 #define VH_VIF_SCALE123_BOUNDS __launch_bounds__ (VH_VIF_BLOCK, 4)
+#else
+/* AMD: the block size only (the occupancy figures above are NVIDIA's; on
+ * gfx942 the shared memory alone allows one block per CU) */
+#define VH_VIF_SCALE0_BOUNDS __launch_bounds__ (VH_VIF_BLOCK)
+#define VH_VIF_SCALE123_BOUNDS __launch_bounds__ (VH_VIF_BLOCK)
+#endif
 
 VH_KERNEL void VH_VIF_SCALE0_BOUNDS
 vh_vif_scale0_8bit (VhVifLevelParams p)

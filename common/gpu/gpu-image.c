@@ -199,3 +199,88 @@ vh_gpu_image_set_find (const VhGpuImageSet *set, VhGpuVendor vendor)
       return &set->images[i];
   return NULL;
 }
+
+/* Parses "sm_86" / "compute_90" into 86 / 90; 0 when it is neither. */
+static unsigned int
+nvidia_arch_number (const char *target, const char *prefix)
+{
+  if (!g_str_has_prefix (target, prefix))
+    return 0;
+  return (unsigned int) g_ascii_strtoull (target + strlen (prefix), NULL, 10);
+}
+
+/* Whether the driver can run one of the targets on this device: a cubin of
+ * the same major version and a minor no higher (binary compatibility), or
+ * PTX of a version no higher (the driver compiles it). */
+gboolean
+vh_gpu_nvidia_can_run (const char *device_arch, gchar **targets)
+{
+  const unsigned int device = nvidia_arch_number (device_arch, "sm_");
+  if (device == 0)
+    return TRUE;  /* unknown: let the driver decide */
+  for (unsigned int i = 0; targets[i]; i++) {
+    unsigned int cubin = nvidia_arch_number (targets[i], "sm_");
+    unsigned int ptx = nvidia_arch_number (targets[i], "compute_");
+    if (cubin && cubin / 10 == device / 10 && cubin % 10 <= device % 10)
+      return TRUE;
+    if (ptx && ptx <= device)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* AMD code objects run only on their own gfx arch; the bundle's ids may
+ * carry target features ("gfx90a:xnack-"), which HIP's loader matches. */
+gboolean
+vh_gpu_amd_can_run (const char *device_arch, gchar **targets)
+{
+  if (strcmp (device_arch, "unknown") == 0)
+    return TRUE;  /* let the runtime decide */
+  for (unsigned int i = 0; targets[i]; i++) {
+    size_t base = strcspn (targets[i], ":");
+    if (strlen (device_arch) == base && strncmp (targets[i], device_arch, base) == 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+const VhGpuImage *
+vh_gpu_image_set_choose (const VhGpuImageSet *set, VhGpuVendor vendor,
+    const char *arch, char **built_for)
+{
+  GString *targets_seen = g_string_new (NULL);
+  const VhGpuImage *chosen = NULL;
+  for (unsigned int i = 0; set && i < set->n_images; i++) {
+    const VhGpuImage *image = &set->images[i];
+    /* the targets the bytes really hold; the build's list if unreadable */
+    gchar **targets = vh_gpu_image_read_targets (image, NULL);
+    if (!targets)
+      targets = g_strsplit (image->targets, ",", -1);
+    if (image->vendor == vendor) {
+      gchar *list = g_strjoinv (", ", targets);
+      g_string_append_printf (targets_seen, "%s%s", targets_seen->len ? ", "
+          : "", list);
+      g_free (list);
+      if (!chosen && (vendor == VH_GPU_VENDOR_AMD
+              ? vh_gpu_amd_can_run (arch, targets)
+              : vh_gpu_nvidia_can_run (arch, targets)))
+        chosen = image;
+    }
+    g_strfreev (targets);
+  }
+  if (!targets_seen->len && set) {
+    /* none of this vendor: name what there is */
+    for (unsigned int i = 0; i < set->n_images; i++)
+      g_string_append_printf (targets_seen, "%s%s %s", targets_seen->len ?
+          "; " : "", vh_gpu_vendor_to_string (set->images[i].vendor),
+          set->images[i].targets);
+    if (targets_seen->len)
+      g_string_append (targets_seen, " only");
+  }
+  if (built_for)
+    *built_for = targets_seen->len ? g_string_free (targets_seen, FALSE)
+        : (g_string_free (targets_seen, TRUE), NULL);
+  else
+    g_string_free (targets_seen, TRUE);
+  return chosen;
+}

@@ -500,50 +500,6 @@ vh_gpu_module_load_data (VhGpu *gpu, const void *image, GError **error)
   return load_module (gpu, image, &status, error);
 }
 
-/* Parses "sm_86" / "compute_90" into 86 / 90; 0 when it is neither. */
-static unsigned int
-nvidia_arch_number (const char *target, const char *prefix)
-{
-  if (!g_str_has_prefix (target, prefix))
-    return 0;
-  return (unsigned int) g_ascii_strtoull (target + strlen (prefix), NULL, 10);
-}
-
-/* Whether the driver can run one of the targets on this device: a cubin of
- * the same major version and a minor no higher (binary compatibility), or
- * PTX of a version no higher (the driver compiles it). */
-static gboolean
-nvidia_can_run (const char *device_arch, gchar **targets)
-{
-  const unsigned int device = nvidia_arch_number (device_arch, "sm_");
-  if (device == 0)
-    return TRUE;  /* unknown: let the driver decide */
-  for (unsigned int i = 0; targets[i]; i++) {
-    unsigned int cubin = nvidia_arch_number (targets[i], "sm_");
-    unsigned int ptx = nvidia_arch_number (targets[i], "compute_");
-    if (cubin && cubin / 10 == device / 10 && cubin % 10 <= device % 10)
-      return TRUE;
-    if (ptx && ptx <= device)
-      return TRUE;
-  }
-  return FALSE;
-}
-
-/* AMD code objects run only on their own gfx arch; the bundle's ids may
- * carry target features ("gfx90a:xnack-"), which HIP's loader matches. */
-static gboolean
-amd_can_run (const char *device_arch, gchar **targets)
-{
-  if (strcmp (device_arch, "unknown") == 0)
-    return TRUE;  /* let the runtime decide */
-  for (unsigned int i = 0; targets[i]; i++) {
-    size_t base = strcspn (targets[i], ":");
-    if (strlen (device_arch) == base && strncmp (targets[i], device_arch, base) == 0)
-      return TRUE;
-  }
-  return FALSE;
-}
-
 /* detail: the vendor's refusal, or NULL when we refused before asking. */
 static void
 set_not_loadable (VhGpu *gpu, const VhGpuImageSet *set, const char *built_for,
@@ -562,31 +518,15 @@ vh_gpu_module_load_embedded (VhGpu *gpu, const VhGpuImageSet *set,
   if (!gpu || !set)
     return vh_gpu_invalid (error, "module load needs a GPU and an image set (NULL given)"), NULL;
 
-  const VhGpuImage *image = vh_gpu_image_set_find (set, gpu->f->vendor);
-  if (!image) {
-    GString *built_for = g_string_new (NULL);
-    for (unsigned int i = 0; i < set->n_images; i++)
-      g_string_append_printf (built_for, "%s%s %s", built_for->len ? "; " : "",
-          vh_gpu_vendor_to_string (set->images[i].vendor), set->images[i].targets);
-    if (built_for->len)
-      g_string_append_printf (built_for, " only");
-    else
-      g_string_assign (built_for,
-          "no GPU: a CPU-only build, configured without hipcc and nvcc");
-    set_not_loadable (gpu, set, built_for->str, NULL, error);
-    g_string_free (built_for, TRUE);
-    return NULL;
-  }
-
-  /* The targets the bytes really hold; the build's list if unreadable. */
-  gchar **targets = vh_gpu_image_read_targets (image, NULL);
-  if (!targets)
-    targets = g_strsplit (image->targets, ",", -1);
-  char *built_for = g_strjoinv (", ", targets);
-  gboolean can_run = gpu->f->vendor == VH_GPU_VENDOR_AMD
-      ? amd_can_run (gpu->arch, targets) : nvidia_can_run (gpu->arch, targets);
-  g_strfreev (targets);
-
+  /* The image that can run on this arch (a build may carry several per
+   * vendor: hipcc's and clang-19's AMD bundles). */
+  char *built_for = NULL;
+  const VhGpuImage *image = vh_gpu_image_set_choose (set, gpu->f->vendor,
+      gpu->arch, &built_for);
+  if (!built_for)
+    built_for = g_strdup ("no GPU: a CPU-only build, configured without "
+        "hipcc, clang-19 and nvcc");
+  const gboolean can_run = image != NULL;
   VhGpuModule *module = NULL;
   if (!can_run) {
     set_not_loadable (gpu, set, built_for, NULL, error);

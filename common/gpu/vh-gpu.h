@@ -212,9 +212,21 @@ gboolean vh_gpu_launch (VhGpuFunction *fn, VhGpuDim3 grid, VhGpuDim3 block,
 
 /* ---- images ------------------------------------------------------------- */
 
-/* Returns the image of vendor in set, or NULL. */
+/* Returns the first image of vendor in set, or NULL. */
 const VhGpuImage *vh_gpu_image_set_find (const VhGpuImageSet *set,
     VhGpuVendor vendor);
+
+/* The image of vendor in set that can run on a GPU of this arch ("gfx1100",
+ * "sm_75"; "unknown" takes the first): an AMD code object for exactly that
+ * arch, an NVIDIA cubin of the same major version and no higher minor, or
+ * NVIDIA PTX of a version no higher.  NULL when none can.  *built_for
+ * (g_free; NULL for an empty set) lists the targets the vendor's images
+ * hold, or, with none of this vendor, what the set holds. */
+const VhGpuImage *vh_gpu_image_set_choose (const VhGpuImageSet *set,
+    VhGpuVendor vendor, const char *arch, char **built_for);
+/* The rules above for one list of targets. */
+gboolean vh_gpu_amd_can_run (const char *arch, gchar **targets);
+gboolean vh_gpu_nvidia_can_run (const char *arch, gchar **targets);
 
 /* Reads the targets an image really carries, from its bytes: "gfx900", ...
  * for an AMD offload bundle or code object; "sm_80", "sm_90", "compute_90"
