@@ -15,10 +15,12 @@ their targets from the bytes themselves:
 Where clang-offload-bundler or cuobjdump is installed, their listing of each
 image is compared with ours as a second opinion.
 
-usage: check-gpu-images.py [--amd gfx900,gfx906] [--nvidia sm_80,sm_90,compute_90]
+usage: check-gpu-images.py [--amd gfx900,gfx906 [--amd gfx942,...]]
+                           [--nvidia sm_80,sm_90,compute_90]
                            [--modules probe,...] FILE
-Exit status 0 when every image found carries exactly the expected targets
-and there is one image per module and vendor; 1 otherwise.
+--amd may be given once per AMD image of a module (hipcc's and clang-19's).
+Exit status 0 when every image found carries exactly one expected target
+list and there is one image per module for each list; 1 otherwise.
 """
 import argparse
 import os
@@ -41,6 +43,8 @@ AMDGPU_MACH = {
     0x38: "gfx1032", 0x39: "gfx1033", 0x3d: "gfx1035", 0x3e: "gfx1034",
     0x3f: "gfx90a", 0x40: "gfx940", 0x41: "gfx1100", 0x42: "gfx1013",
     0x44: "gfx1103", 0x45: "gfx1036", 0x46: "gfx1101", 0x47: "gfx1102",
+    0x43: "gfx1150", 0x48: "gfx1200", 0x4a: "gfx1151", 0x4c: "gfx942",
+    0x4e: "gfx1201",
 }
 
 
@@ -142,7 +146,9 @@ def second_opinion(kind, blob):
     """The targets an installed vendor tool lists, or None."""
     tool = None
     if kind == "amd":
-        for name in ("clang-offload-bundler", "clang-offload-bundler-15",
+        for name in ("clang-offload-bundler", "clang-offload-bundler-19",
+                     "/usr/lib/llvm-19/bin/clang-offload-bundler",
+                     "clang-offload-bundler-15",
                      "/usr/lib/llvm-15/bin/clang-offload-bundler"):
             tool = shutil.which(name)
             if tool:
@@ -176,31 +182,37 @@ def second_opinion(kind, blob):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--amd", default="", help="expected AMD targets, comma-separated")
+    parser.add_argument("--amd", action="append", default=[],
+                        help="expected AMD targets of one image, comma-separated")
     parser.add_argument("--nvidia", default="", help="expected NVIDIA targets, comma-separated")
     parser.add_argument("--modules", default="", help="kernel modules, comma-separated")
     parser.add_argument("file")
     args = parser.parse_args()
 
-    expected = {
-        "amd": sorted(t for t in args.amd.split(",") if t),
-        "nvidia": sorted(t for t in args.nvidia.split(",") if t),
+    # one expected target list per image of a module
+    groups = {
+        "amd": [sorted(t for t in g.split(",") if t) for g in args.amd],
+        "nvidia": [sorted(t for t in args.nvidia.split(",") if t)],
     }
+    for kind in groups:
+        groups[kind] = [g for g in groups[kind] if g]
     modules = [m for m in args.modules.split(",") if m]
     with open(args.file, "rb") as f:
         data = f.read()
 
     failures = []
-    counts = {"amd": 0, "nvidia": 0}
+    counts = {kind: [0] * len(groups[kind]) for kind in groups}
     for kind, start, end, targets, problems in scan(data):
-        counts[kind] += 1
         label = f"{os.path.basename(args.file)}+0x{start:x}: {kind} image, {end - start} bytes"
         print(f"{label}: {', '.join(targets)}")
         for problem in problems:
             failures.append(f"{label}: {problem}")
-        if sorted(targets) != expected[kind]:
+        if sorted(targets) in groups[kind]:
+            counts[kind][groups[kind].index(sorted(targets))] += 1
+        else:
+            wanted = " or ".join(", ".join(g) for g in groups[kind])
             failures.append(f"{label}: carries {', '.join(sorted(targets)) or 'nothing'}, "
-                            f"expected {', '.join(expected[kind]) or 'no ' + kind + ' image'}")
+                            f"expected {wanted or 'no ' + kind + ' image'}")
         other = second_opinion(kind, data[start:end])
         if other is not None:
             print(f"{label}: vendor tool lists {', '.join(other)}")
@@ -208,18 +220,18 @@ def main():
                 failures.append(f"{label}: vendor tool disagrees ({', '.join(other)})")
 
     for kind in ("amd", "nvidia"):
-        want = len(modules) if expected[kind] else 0
-        if modules and counts[kind] != want:
-            failures.append(f"{counts[kind]} {kind} image(s) found, expected {want} "
-                            f"(modules: {', '.join(modules)})")
-        elif not modules and expected[kind] and counts[kind] == 0:
-            failures.append(f"no {kind} image found, expected {', '.join(expected[kind])}")
+        for group, count in zip(groups[kind], counts[kind]):
+            if modules and count != len(modules):
+                failures.append(f"{count} {kind} image(s) for {', '.join(group)} found, "
+                                f"expected {len(modules)} (modules: {', '.join(modules)})")
+            elif not modules and count == 0:
+                failures.append(f"no {kind} image found for {', '.join(group)}")
 
     for failure in failures:
         print("FAIL: " + failure, file=sys.stderr)
     if not failures:
-        print(f"OK: {counts['amd']} AMD and {counts['nvidia']} NVIDIA image(s) with the "
-              "configured targets")
+        print(f"OK: {sum(counts['amd'])} AMD and {sum(counts['nvidia'])} NVIDIA image(s) "
+              "with the configured targets")
     return 1 if failures else 0
 
 

@@ -17,7 +17,8 @@ usage: embed-binary.py --source OUT.c --header OUT.h --module probe ...
            [--image MODULE VENDOR TARGETS FILE ...]
            [--amd-targets LIST] [--nvidia-targets LIST]
 VENDOR is amd or nvidia; TARGETS a comma-separated list (what the build
-asked for, recorded for messages).
+asked for, recorded for messages).  A module may have several images of one
+vendor (the loader takes the one that can run on the device).
 """
 import argparse
 import os
@@ -69,8 +70,6 @@ def main():
             raise SystemExit(f"embed-binary: image for unlisted module '{module}'")
         if vendor not in VENDOR_ENUM:
             raise SystemExit(f"embed-binary: vendor '{vendor}' is not amd or nvidia")
-        if any(v == vendor for v, _, _ in images[module]):
-            raise SystemExit(f"embed-binary: two {vendor} images for '{module}'")
         with open(path, "rb") as f:
             data = f.read()
         if not data:
@@ -104,8 +103,11 @@ def main():
         header.append(f"/* kernels/{module}.hip: {described or 'no GPU code (CPU-only build)'} */")
         header.append(f"extern const VhGpuImageSet {symbol};")
         entries = []
+        seen = {}
         for vendor, targets, data in images[module]:
-            array = f"{symbol}_{vendor}"
+            # a vendor may have several images (AMD: hipcc's and clang-19's)
+            seen[vendor] = seen.get(vendor, 0) + 1
+            array = f"{symbol}_{vendor}" + (f"_{seen[vendor]}" if seen[vendor] > 1 else "")
             header.append(f"extern const unsigned char {array}[];")
             header.append(f"extern const size_t {array}_size;")
             # Aligned like a section of its own: loaders may map the image

@@ -430,6 +430,9 @@ START_TEST (host_image_truncation_real)
 }
 END_TEST
 
+/* Every configured target of a vendor is in exactly one of its images
+ * (AMD may have two: hipcc's and clang-19's), as declared and as the bytes
+ * say. */
 static void
 check_image_targets (VhGpuVendor vendor, const char *configured)
 {
@@ -442,23 +445,137 @@ check_image_targets (VhGpuVendor vendor, const char *configured)
     return;
   }
   ck_assert_msg (image != NULL, "no %s image; configured: %s", name, configured);
-  ck_assert_str_eq (image->targets, configured);
 
-  GError *error = NULL;
-  gchar **found = vh_gpu_image_read_targets (image, &error);
-  ck_assert_msg (found, "%s", error ? error->message : "?");
+  GPtrArray *declared = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *found = g_ptr_array_new_with_free_func (g_free);
+  for (unsigned int i = 0; i < vh_kernel_probe.n_images; i++) {
+    image = &vh_kernel_probe.images[i];
+    if (image->vendor != vendor)
+      continue;
+    GError *error = NULL;
+    gchar **read = vh_gpu_image_read_targets (image, &error);
+    ck_assert_msg (read, "%s", error ? error->message : "?");
+    gchar **decl = g_strsplit (image->targets, ",", -1);
+    gchar *read_list = g_strjoinv (",", read);
+    note ("%s image %u: %zu bytes, carries %s (declared %s)", name, i,
+        image->size, read_list, image->targets);
+    ck_assert_uint_eq (g_strv_length (read), g_strv_length (decl));
+    for (guint k = 0; decl[k]; k++) {
+      ck_assert_msg (g_strv_contains ((const gchar *const *) read, decl[k]),
+          "%s image %u lacks %s (has %s)", name, i, decl[k], read_list);
+      g_ptr_array_add (declared, g_strdup (decl[k]));
+    }
+    for (guint k = 0; read[k]; k++)
+      g_ptr_array_add (found, g_strdup (read[k]));
+    g_free (read_list);
+    g_strfreev (decl);
+    g_strfreev (read);
+  }
   gchar **wanted = g_strsplit (configured, ",", -1);
-  gchar *found_list = g_strjoinv (",", found);
-  note ("%s image: %zu bytes, carries %s (configured %s)", name, image->size,
-      found_list, configured);
-  ck_assert_uint_eq (g_strv_length (found), g_strv_length (wanted));
-  for (guint i = 0; wanted[i]; i++)
-    ck_assert_msg (g_strv_contains ((const gchar *const *) found, wanted[i]),
-        "%s image lacks %s (has %s)", name, wanted[i], found_list);
-  g_free (found_list);
+  ck_assert_uint_eq (declared->len, g_strv_length (wanted));
+  ck_assert_uint_eq (found->len, g_strv_length (wanted));
+  for (guint k = 0; wanted[k]; k++) {
+    guint times = 0;
+    for (guint j = 0; j < found->len; j++)
+      times += strcmp (g_ptr_array_index (found, j), wanted[k]) == 0;
+    ck_assert_msg (times == 1, "%s target %s is in %u images", name,
+        wanted[k], times);
+  }
   g_strfreev (wanted);
-  g_strfreev (found);
+  g_ptr_array_unref (declared);
+  g_ptr_array_unref (found);
 }
+
+/* The loader's choice of image for a device's arch (what
+ * vh_gpu_module_load_embedded uses): every configured target finds the
+ * image that holds it; archs the build lacks find none, and the message's
+ * list names what there is. */
+static void
+check_choice (VhGpuVendor vendor, const char *configured)
+{
+  gchar **wanted = g_strsplit (configured, ",", -1);
+  for (guint k = 0; wanted[k] && *wanted[k]; k++) {
+    if (g_str_has_prefix (wanted[k], "compute_"))
+      continue;
+    char *built_for = NULL;
+    const VhGpuImage *image = vh_gpu_image_set_choose (&vh_kernel_probe,
+        vendor, wanted[k], &built_for);
+    ck_assert_msg (image != NULL, "no image chosen for %s", wanted[k]);
+    gchar **read = vh_gpu_image_read_targets (image, NULL);
+    ck_assert (read != NULL);
+    ck_assert_msg (g_strv_contains ((const gchar *const *) read, wanted[k]),
+        "the image chosen for %s holds %s", wanted[k], image->targets);
+    ck_assert (built_for != NULL && strstr (built_for, wanted[k]));
+    g_strfreev (read);
+    g_free (built_for);
+  }
+  g_strfreev (wanted);
+}
+
+START_TEST (host_image_choice_embedded)
+{
+  char *built_for = NULL;
+  check_choice (VH_GPU_VENDOR_AMD, VH_KERNELS_AMD_TARGETS);
+  check_choice (VH_GPU_VENDOR_NVIDIA, VH_KERNELS_NVIDIA_TARGETS);
+  if (*VH_KERNELS_AMD_TARGETS) {
+    /* an arch no build carries: none, and the list names the targets */
+    ck_assert_ptr_null (vh_gpu_image_set_choose (&vh_kernel_probe,
+            VH_GPU_VENDOR_AMD, "gfx1010", &built_for));
+    ck_assert_msg (built_for && strstr (built_for, "gfx"), "%s", built_for);
+    g_clear_pointer (&built_for, g_free);
+  }
+  if (*VH_KERNELS_NVIDIA_TARGETS) {
+    /* older than every cubin and the PTX: none */
+    ck_assert_ptr_null (vh_gpu_image_set_choose (&vh_kernel_probe,
+            VH_GPU_VENDOR_NVIDIA, "sm_60", &built_for));
+    g_clear_pointer (&built_for, g_free);
+    /* newer than every cubin: the PTX */
+    ck_assert_ptr_nonnull (vh_gpu_image_set_choose (&vh_kernel_probe,
+            VH_GPU_VENDOR_NVIDIA, "sm_200", NULL));
+  }
+}
+END_TEST
+
+/* The choice among several images of one vendor, on made-up sets (bytes
+ * that are no image: the declared targets count). */
+START_TEST (host_image_choice_rules)
+{
+  static const unsigned char junk[] = "not an image";
+  const VhGpuImage images[] = {
+    { VH_GPU_VENDOR_NVIDIA, "sm_80,sm_90,compute_80", junk, sizeof junk },
+    { VH_GPU_VENDOR_AMD, "gfx900,gfx90a:xnack-", junk, sizeof junk },
+    { VH_GPU_VENDOR_AMD, "gfx1100,gfx1201", junk, sizeof junk },
+  };
+  const VhGpuImageSet set = { "made-up", images, G_N_ELEMENTS (images) };
+  char *built_for = NULL;
+
+  ck_assert_ptr_eq (vh_gpu_image_set_choose (&set, VH_GPU_VENDOR_AMD, "gfx90a",
+          NULL), &images[1]);
+  ck_assert_ptr_eq (vh_gpu_image_set_choose (&set, VH_GPU_VENDOR_AMD,
+          "gfx1201", NULL), &images[2]);
+  ck_assert_ptr_eq (vh_gpu_image_set_choose (&set, VH_GPU_VENDOR_AMD,
+          "unknown", NULL), &images[1]);
+  ck_assert_ptr_null (vh_gpu_image_set_choose (&set, VH_GPU_VENDOR_AMD,
+          "gfx1030", &built_for));
+  ck_assert_str_eq (built_for, "gfx900, gfx90a:xnack-, gfx1100, gfx1201");
+  g_clear_pointer (&built_for, g_free);
+  /* cubins: same major, minor no higher; PTX: any later GPU */
+  ck_assert_ptr_eq (vh_gpu_image_set_choose (&set, VH_GPU_VENDOR_NVIDIA,
+          "sm_86", NULL), &images[0]);
+  ck_assert_ptr_eq (vh_gpu_image_set_choose (&set, VH_GPU_VENDOR_NVIDIA,
+          "sm_120", NULL), &images[0]);
+  ck_assert_ptr_null (vh_gpu_image_set_choose (&set, VH_GPU_VENDOR_NVIDIA,
+          "sm_75", &built_for));
+  ck_assert_str_eq (built_for, "sm_80, sm_90, compute_80");
+  g_clear_pointer (&built_for, g_free);
+  /* no image of the vendor: the message says what the set holds */
+  const VhGpuImageSet amd_only = { "amd-only", &images[1], 1 };
+  ck_assert_ptr_null (vh_gpu_image_set_choose (&amd_only,
+          VH_GPU_VENDOR_NVIDIA, "sm_90", &built_for));
+  ck_assert_str_eq (built_for, "AMD gfx900,gfx90a:xnack- only");
+  g_free (built_for);
+}
+END_TEST
 
 START_TEST (host_embedded_targets)
 {
@@ -488,6 +605,8 @@ host_suite (void)
   tcase_add_test (tc, host_image_parsing);
   tcase_add_test (tc, host_image_truncation_real);
   tcase_add_test (tc, host_embedded_targets);
+  tcase_add_test (tc, host_image_choice_embedded);
+  tcase_add_test (tc, host_image_choice_rules);
   suite_add_tcase (s, tc);
   return s;
 }
