@@ -28,6 +28,7 @@ pack)
   bins=("$build"/tests/check/gpu/test-gpu-runtime "$build"/tests/check/gpu/test-gpu-features
         "$build"/tests/check/gpu/test-gpu-sums
         "$build"/tools/vmafhip-gpu-bench "$build"/tools/vmafhip-bench
+        "$build"/tools/vmafhip-info
         "$build"/gst/vmafhip/vmafhip-element-bench
         "$build"/gst/vmafhip/vmafhip-pipeline-bench
         "$build"/tests/check/elements/test-element-vmafhip
@@ -81,6 +82,7 @@ remote)
   what=${2:-all}
   export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
   if [ "$what" != bench ]; then
+  run "$dest/bin/vmafhip-info" || status=1
   run "$dest/bin/test-gpu-runtime" > /dev/null || status=1
   run "$dest/bin/test-gpu-sums" || status=1
   run "$dest/bin/test-gpu-features" || status=1
