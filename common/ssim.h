@@ -1,0 +1,41 @@
+/* vmafhip — float SSIM as libvmaf 3.2.0 computes it (IQA), shared by
+ * float_ssim and float_ms_ssim. */
+#ifndef VH_SSIM_H
+#define VH_SSIM_H
+
+#include <stdbool.h>
+#include <glib.h>
+
+#include "vh-picture.h"
+
+G_BEGIN_DECLS
+
+#define VH_SSIM_WINDOW 11       /* the Gaussian window's width */
+
+/* Float pictures and the intermediate maps, w x h each. */
+typedef struct {
+  float *ref, *cmp;
+  float *mu_ref, *mu_cmp, *sq_ref, *sq_cmp, *both, *cache;
+} VhSsimBuffers;
+
+typedef struct {
+  float ssim, l, c, s;          /* means over the map */
+} VhSsimResult;
+
+gboolean vh_ssim_buffers_init (VhSsimBuffers *b, unsigned w, unsigned h);
+void vh_ssim_buffers_clear (VhSsimBuffers *b);
+/* Luma as libvmaf's floats: 8-bit as is, 10/12/16-bit scaled to 8 bits. */
+void vh_ssim_load_plane (const VhPlane *p, unsigned bpc, float *dst);
+/* Wang's automatic down-sampling factor: round(min(w, h) / 256), >= 1. */
+int vh_ssim_auto_scale (unsigned w, unsigned h);
+/* Box-filter down-sampling by factor, in place (IQA's _iqa_decimate). */
+void vh_ssim_decimate (float *img, int w, int h, int factor, int *out_w,
+    int *out_h);
+/* SSIM of b->ref against b->cmp (w x h); the maps are overwritten. */
+void vh_ssim_compute (VhSsimBuffers *b, int w, int h, VhSsimResult *res);
+/* libvmaf's dB form: -10 log10 (1 - score), clipped at max_db. */
+double vh_ssim_max_db (bool clip, unsigned bpc, unsigned w, unsigned h);
+double vh_ssim_to_db (double score, double max_db);
+
+G_END_DECLS
+#endif
