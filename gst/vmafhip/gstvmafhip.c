@@ -30,8 +30,9 @@
  *   flags for every model (`phone-model` = `enable-transform`).
  * - `psnr` (bool, FALSE): also compute PSNR (psnr_y, psnr_cb, psnr_cr;
  *   `psnr-y` as upstream).
- * - `ssim`, `ms-ssim` (bool, FALSE): accepted for compatibility; not
- *   implemented yet, so setting one fails at the READY→PAUSED change.
+ * - `ssim` (bool, FALSE): also compute SSIM (libvmaf's `float_ssim`).
+ * - `ms-ssim` (bool, FALSE): accepted for compatibility; not implemented
+ *   yet, so setting it fails at the READY→PAUSED change.
  * - `pool-method` (enum, mean): which pooled value is reported as each
  *   metric's value in the pooled message (all four are always present).
  * - `subsample` (uint 1..128, 1): report and pool every N-th frame.
@@ -418,11 +419,10 @@ gst_vmafhip_start (GstAggregator * agg)
   gst_vmafhip_settings_copy (&self->cfg, &self->props);
   GST_OBJECT_UNLOCK (self);
 
-  if (self->cfg.ssim || self->cfg.ms_ssim) {
-    const char *name = self->cfg.ssim ? "ssim" : "ms-ssim";
+  if (self->cfg.ms_ssim) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("Property '%s' is not implemented yet in vmafhip (a later version "
-            "adds it): set %s=false.", name, name), (NULL));
+        ("Property 'ms-ssim' is not implemented yet in vmafhip (a later "
+            "version adds it): set ms-ssim=false."), (NULL));
     return FALSE;
   }
 
@@ -791,8 +791,8 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
           "upstream vmaf element)", FALSE, rw));
   g_object_class_install_property (gobject_class, PROP_SSIM,
       g_param_spec_boolean ("ssim", "SSIM",
-          "Estimate SSIM (not implemented yet: setting it fails at start)",
-          FALSE, rw));
+          "Also compute SSIM (libvmaf's float_ssim, on the CPU)", FALSE,
+          rw));
   g_object_class_install_property (gobject_class, PROP_MS_SSIM,
       g_param_spec_boolean ("ms-ssim", "MS-SSIM",
           "Estimate MS-SSIM (not implemented yet: setting it fails at start)",

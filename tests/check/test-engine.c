@@ -91,6 +91,30 @@ START_TEST (test_bad_video_info)
 }
 END_TEST
 
+/* float_ssim needs one 11x11 window after Wang's down-sampling: 10x10 is
+ * refused naming the metric; 11x11 and a 600x600 picture (down-sampled by
+ * 2 to 300x300) are taken. */
+START_TEST (test_ssim_sizes)
+{
+  GError *error = NULL;
+  const VhVideoInfo tiny = { 10, 10, 8 }, least = { 11, 11, 8 },
+      big = { 600, 600, 10 };
+  VhEngine *e = vh_engine_new (&tiny, &error);
+  ck_assert (e);
+  ck_assert (!vh_engine_add_feature (e, "float_ssim", &error));
+  assert_error (error, VH_ERROR_TOO_SMALL, "float_ssim");
+  ck_assert (strstr (error->message, "10x10"));
+  g_clear_error (&error);
+  vh_engine_free (e);
+  e = vh_engine_new (&least, &error);
+  ck_assert (vh_engine_add_feature (e, "float_ssim", &error));
+  vh_engine_free (e);
+  e = vh_engine_new (&big, &error);
+  ck_assert (vh_engine_add_feature (e, "float_ssim", &error));
+  vh_engine_free (e);
+}
+END_TEST
+
 START_TEST (test_too_small)
 {
   GError *error = NULL;
@@ -816,6 +840,7 @@ engine_suite (void)
   TCase *bad = tcase_create ("bad-input");
   tcase_add_test (bad, test_bad_video_info);
   tcase_add_test (bad, test_too_small);
+  tcase_add_test (bad, test_ssim_sizes);
   tcase_add_test (bad, test_mismatched_pictures);
   tcase_add_test (bad, test_no_model);
   tcase_add_test (bad, test_unknown_model);
