@@ -112,33 +112,44 @@ mirror (int i, int n)
 }
 
 void
-vh_ssim_decimate (float *img, int w, int h, int factor, int *out_w,
-    int *out_h)
+vh_iqa_decimate (const float *src, float *dst, int w, int h, int factor,
+    const float *kernel, int klen, int *out_w, int *out_h)
 {
   const int sw = w / factor + (w & 1);
   const int sh = h / factor + (h & 1);
-  const int c = factor / 2;
-  const int last = c - (factor % 2 ? 0 : 1);
-  const float tap = 1.0f / (float) (factor * factor);
-  /* in place, as IQA: every read lies at or after the pixel written */
+  const int c = klen / 2;
+  const int last = c - (klen % 2 ? 0 : 1);
+  /* src == dst (the box filter of SSIM) works as in IQA: every read lies
+   * at or after the pixel written */
   for (int y = 0; y < sh; y++) {
     for (int x = 0; x < sw; x++) {
       const int cx = x * factor, cy = y * factor;
       const bool edge = cx < c || cy < c || cx >= w - c || cy >= h - c;
+      const float *k = kernel;
       double sum = 0.0;
       for (int v = -c; v <= last; v++) {
-        for (int u = -c; u <= last; u++) {
+        for (int u = -c; u <= last; u++, k++) {
           const float px = edge
-              ? img[mirror (cy + v, h) * w + mirror (cx + u, w)]
-              : img[(cy + v) * w + cx + u];
-          sum += px * tap;
+              ? src[mirror (cy + v, h) * w + mirror (cx + u, w)]
+              : src[(cy + v) * w + cx + u];
+          sum += px * *k;
         }
       }
-      img[y * sw + x] = (float) sum;
+      dst[y * sw + x] = (float) sum;
     }
   }
   *out_w = sw;
   *out_h = sh;
+}
+
+void
+vh_ssim_decimate (float *img, int w, int h, int factor, int *out_w,
+    int *out_h)
+{
+  float box[10 * 10];
+  for (int i = 0; i < factor * factor; i++)
+    box[i] = 1.0f / (float) (factor * factor);
+  vh_iqa_decimate (img, img, w, h, factor, box, factor, out_w, out_h);
 }
 
 /* The Gaussian over the "valid" region: (w - 10) x (h - 10) outputs, rows
@@ -169,19 +180,20 @@ convolve (const float *img, int w, int h, float *cache, float *out)
 }
 
 void
-vh_ssim_compute (VhSsimBuffers *b, int w, int h, VhSsimResult *res)
+vh_ssim_compute (VhSsimBuffers *b, const float *ref, const float *cmp, int w,
+    int h, VhSsimResult *res)
 {
   const float c1 = (0.01f * 255) * (0.01f * 255);
   const float c2 = (0.03f * 255) * (0.03f * 255);
   const float c3 = c2 / 2.0f;
   const size_t n = (size_t) w * h;
 
-  convolve (b->ref, w, h, b->cache, b->mu_ref);
-  convolve (b->cmp, w, h, b->cache, b->mu_cmp);
+  convolve (ref, w, h, b->cache, b->mu_ref);
+  convolve (cmp, w, h, b->cache, b->mu_cmp);
   for (size_t i = 0; i < n; i++) {
-    b->sq_ref[i] = b->ref[i] * b->ref[i];
-    b->sq_cmp[i] = b->cmp[i] * b->cmp[i];
-    b->both[i] = b->ref[i] * b->cmp[i];
+    b->sq_ref[i] = ref[i] * ref[i];
+    b->sq_cmp[i] = cmp[i] * cmp[i];
+    b->both[i] = ref[i] * cmp[i];
   }
   convolve (b->sq_ref, w, h, b->cache, b->sq_ref);
   convolve (b->sq_cmp, w, h, b->cache, b->sq_cmp);
@@ -225,6 +237,7 @@ static const VhOptionDesc ssim_options[] = {
   {"clip_db", NULL, VH_OPT_BOOL, 0, 0, 1,
       offsetof (SsimOptions, clip_db), false},
   {"scale", NULL, VH_OPT_INT, 0, 0, 10, offsetof (SsimOptions, scale), false},
+  /* (10 bounds the box filter's taps: vh_ssim_decimate) */
   {NULL, NULL, VH_OPT_BOOL, 0, 0, 0, 0, false},
 };
 
@@ -296,7 +309,7 @@ ssim_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
     h = dh;
   }
   VhSsimResult r;
-  vh_ssim_compute (&s->buf, w, h, &r);
+  vh_ssim_compute (&s->buf, s->buf.ref, s->buf.cmp, w, h, &r);
   double score = r.ssim;
   if (s->opt.enable_db)
     score = vh_ssim_to_db (score, s->max_db);

@@ -28,11 +28,17 @@ void vh_ssim_buffers_clear (VhSsimBuffers *b);
 void vh_ssim_load_plane (const VhPlane *p, unsigned bpc, float *dst);
 /* Wang's automatic down-sampling factor: round(min(w, h) / 256), >= 1. */
 int vh_ssim_auto_scale (unsigned w, unsigned h);
-/* Box-filter down-sampling by factor, in place (IQA's _iqa_decimate). */
+/* IQA's _iqa_decimate: every factor-th pixel of src filtered with a
+ * klen x klen kernel (mirrored edges) into dst, (w / factor + (w & 1)) x
+ * (h / factor + (h & 1)); dst may be src for a kernel no wider than factor. */
+void vh_iqa_decimate (const float *src, float *dst, int w, int h, int factor,
+    const float *kernel, int klen, int *out_w, int *out_h);
+/* Box-filter down-sampling by factor (<= 10), in place. */
 void vh_ssim_decimate (float *img, int w, int h, int factor, int *out_w,
     int *out_h);
-/* SSIM of b->ref against b->cmp (w x h); the maps are overwritten. */
-void vh_ssim_compute (VhSsimBuffers *b, int w, int h, VhSsimResult *res);
+/* SSIM of ref against cmp (w x h); b's maps (at least w x h) are used. */
+void vh_ssim_compute (VhSsimBuffers *b, const float *ref, const float *cmp,
+    int w, int h, VhSsimResult *res);
 /* libvmaf's dB form: -10 log10 (1 - score), clipped at max_db. */
 double vh_ssim_max_db (bool clip, unsigned bpc, unsigned w, unsigned h);
 double vh_ssim_to_db (double score, double max_db);

@@ -242,6 +242,9 @@ gst_vmafhip_build_engine (GstVmafHip * self, GError ** error)
   if (self->cfg.ssim && !vh_engine_add_feature (self->engine, "float_ssim",
           error))
     goto failed;
+  if (self->cfg.ms_ssim && !vh_engine_add_feature (self->engine,
+          "float_ms_ssim", error))
+    goto failed;
   /* the engine knows how long a frame waits (overrides included) */
   self->lookahead = vh_engine_lookahead (self->engine);
   return TRUE;

@@ -31,8 +31,8 @@
  * - `psnr` (bool, FALSE): also compute PSNR (psnr_y, psnr_cb, psnr_cr;
  *   `psnr-y` as upstream).
  * - `ssim` (bool, FALSE): also compute SSIM (libvmaf's `float_ssim`).
- * - `ms-ssim` (bool, FALSE): accepted for compatibility; not implemented
- *   yet, so setting it fails at the READY→PAUSED change.
+ * - `ms-ssim` (bool, FALSE): also compute MS-SSIM (libvmaf's
+ *   `float_ms_ssim`; pictures of at least 176x176).
  * - `pool-method` (enum, mean): which pooled value is reported as each
  *   metric's value in the pooled message (all four are always present).
  * - `subsample` (uint 1..128, 1): report and pool every N-th frame.
@@ -419,12 +419,6 @@ gst_vmafhip_start (GstAggregator * agg)
   gst_vmafhip_settings_copy (&self->cfg, &self->props);
   GST_OBJECT_UNLOCK (self);
 
-  if (self->cfg.ms_ssim) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("Property 'ms-ssim' is not implemented yet in vmafhip (a later "
-            "version adds it): set ms-ssim=false."), (NULL));
-    return FALSE;
-  }
 
   if (!gst_vmafhip_choose_backend (self))
     return FALSE;
@@ -795,8 +789,8 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
           rw));
   g_object_class_install_property (gobject_class, PROP_MS_SSIM,
       g_param_spec_boolean ("ms-ssim", "MS-SSIM",
-          "Estimate MS-SSIM (not implemented yet: setting it fails at start)",
-          FALSE, rw));
+          "Also compute MS-SSIM (libvmaf's float_ms_ssim, on the CPU; "
+          "pictures of at least 176x176)", FALSE, rw));
   g_object_class_install_property (gobject_class, PROP_POOL_METHOD,
       g_param_spec_enum ("pool-method", "Pool method",
           "Pooled value reported as each metric's value (and 'score') in "

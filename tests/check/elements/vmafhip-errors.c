@@ -295,12 +295,22 @@ GST_START_TEST (test_backend_auto)
 
 GST_END_TEST;
 
-GST_START_TEST (test_error_ssim_not_implemented)
+/* MS-SSIM needs 176x176; the fixture's 160x90 is refused at the caps with
+ * an error naming the metric and the size, and no frame is scored. */
+GST_START_TEST (test_error_ms_ssim_too_small)
 {
-  const gchar *n2[] = { "'ms-ssim'", "not implemented", "ms-ssim=false",
-    NULL
-  };
-  check_start_error ("ms-ssim=true", n2);
+  const gchar *needles[] = { "float_ms_ssim", "160x90", "176x176", NULL };
+  Fixture *f = fixture_new ("ms-ssim=true", FALSE);
+  GstVideoInfo info;
+
+  gst_harness_set_src_caps_str (f->ref, "video/x-raw,format=I420,width=160,"
+      "height=90,framerate=25/1");
+  gst_harness_set_src_caps_str (f->dist, "video/x-raw,format=I420,width=160,"
+      "height=90,framerate=25/1");
+  expect_message (f->bus, &f->seen, GST_MESSAGE_ERROR, needles);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 160, 90);
+  push_after_refusal (f, info.size, info.size);
+  fixture_free (f);
 }
 
 GST_END_TEST;
@@ -336,7 +346,7 @@ vmafhip_errors_suite (void)
   tcase_add_test (tc, test_error_results_file);
   tcase_add_test (tc, test_error_backend_hip);
   tcase_add_test (tc, test_backend_auto);
-  tcase_add_test (tc, test_error_ssim_not_implemented);
+  tcase_add_test (tc, test_error_ms_ssim_too_small);
   return s;
 }
 

@@ -180,10 +180,11 @@ name_in_run_a (const char *golden)
   if (g_str_has_prefix (golden, "integer_")
       || g_str_has_prefix (golden, "VMAF_integer_")
       || !strcmp (golden, "psnr_y") || !strcmp (golden, "psnr_cb")
-      || !strcmp (golden, "psnr_cr") || !strcmp (golden, "float_ssim"))
+      || !strcmp (golden, "psnr_cr") || !strcmp (golden, "float_ssim")
+      || !strcmp (golden, "float_ms_ssim"))
     return g_strdup (golden);
-  /* vmaf_phone: run B; float_ms_ssim, ciede2000, psnr_hvs*: not
-   * implemented in vmafhip yet */
+  /* vmaf_phone: run B; ciede2000, psnr_hvs*: not implemented in vmafhip
+   * yet */
   return NULL;
 }
 
@@ -193,7 +194,8 @@ tolerance_of (const char *golden)
   /* integer features and PSNR: exact up to the 6-decimal print */
   if (g_str_has_prefix (golden, "integer_")
       || g_str_has_prefix (golden, "VMAF_integer_")
-      || g_str_has_prefix (golden, "psnr_") || !strcmp (golden, "float_ssim"))
+      || g_str_has_prefix (golden, "psnr_") || !strcmp (golden, "float_ssim")
+      || !strcmp (golden, "float_ms_ssim"))
     return 1e-6 + 1e-9;
   return 1e-4;
 }
@@ -399,7 +401,14 @@ GST_START_TEST (test_golden_clip)
   /* run A: four models with CI, PSNR */
   props = g_strdup_printf ("threads=0 models=vmaf_v0.6.1,vmaf_v0.6.1neg,"
       "vmaf_4k_v0.6.1,vmaf_b_v0.6.3 conf-interval=true psnr=true ssim=true "
-      "results-filename=\"%s\" results-format=json", log_a);
+      "ms-ssim=%s results-filename=\"%s\" results-format=json",
+      /* libvmaf logs MS-SSIM only where its five scales fit */
+      json_object_get_object_member (json_array_get_object_element
+          (json_object_get_array_member (root, "frames"), 0),
+          "metrics") && json_object_has_member (json_object_get_object_member
+          (json_array_get_object_element (json_object_get_array_member (root,
+                      "frames"), 0), "metrics"), "float_ms_ssim")
+      ? "true" : "false", log_a);
   run_pipeline (clip, props, &a);
   g_free (props);
   compare_messages (clip, json_object_get_array_member (root, "frames"), &a,
