@@ -404,9 +404,11 @@ vh_engine_add_feature_with_options (VhEngine *e, const char *name,
   const VhFeatureExtractor *fex = name ? vh_feature_extractor_lookup (name) :
       NULL;
   if (!fex) {
+    char *known = vh_feature_extractor_names ();
     g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-        "unknown feature '%s' (vmafhip has vif, adm, motion, psnr)",
-        name ? name : "(null)");
+        "unknown feature '%s' (vmafhip has %s)", name ? name : "(null)",
+        known);
+    g_free (known);
     return FALSE;
   }
   void *opts = g_malloc0 (MAX (fex->opts_size, 1));

@@ -58,6 +58,15 @@ vh_feature_name_lookup (const char *internal)
   return NULL;
 }
 
+char *
+vh_feature_extractor_names (void)
+{
+  GString *s = g_string_new (NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (extractors); i++)
+    g_string_append_printf (s, "%s%s", i ? ", " : "", extractors[i]->name);
+  return g_string_free (s, FALSE);
+}
+
 const VhFeatureExtractor *
 vh_feature_extractor_lookup (const char *name)
 {

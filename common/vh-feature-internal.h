@@ -8,6 +8,8 @@
 G_BEGIN_DECLS
 
 const VhFeatureExtractor *vh_feature_extractor_lookup (const char *name);
+/* The extractors' names, comma-separated ("vif, adm, ..."; g_free). */
+char *vh_feature_extractor_names (void);
 void vh_feature_opts_init_defaults (const VhFeatureExtractor *fex, void *opts);
 gboolean vh_feature_opts_set (const VhFeatureExtractor *fex, void *opts,
     const VhModelOpt *opt, GError **error);

@@ -245,6 +245,13 @@ gst_vmafhip_build_engine (GstVmafHip * self, GError ** error)
   if (self->cfg.ms_ssim && !vh_engine_add_feature (self->engine,
           "float_ms_ssim", error))
     goto failed;
+  for (guint i = 0; i < self->feature_specs->len; i++) {
+    if (!vh_engine_add_feature_spec (self->engine,
+            g_ptr_array_index (self->feature_specs, i), error)) {
+      g_prefix_error (error, "features: ");
+      goto failed;
+    }
+  }
   /* the engine knows how long a frame waits (overrides included) */
   self->lookahead = vh_engine_lookahead (self->engine);
   return TRUE;

@@ -27,6 +27,7 @@ typedef struct
 {
   gchar *model_filename;
   gchar *models;
+  gchar *features;            /* libvmaf --feature specs, comma-separated */
   gchar *results_filename;
   gboolean disable_clip, enable_transform, phone_model;
   gboolean psnr, ssim, ms_ssim;
@@ -92,6 +93,7 @@ struct _GstVmafHip
   /* From start() to stop(): streaming thread only */
   Settings cfg;
   GPtrArray *specs;           /* ModelSpec* */
+  GPtrArray *feature_specs;   /* VhFeatureSpec* from `features` */
   VhLogFormat log_format;
   gboolean write_log;
   guint lookahead;            /* frames a score waits for */
@@ -151,6 +153,7 @@ void gst_vmafhip_settings_clear (Settings * s);
 void gst_vmafhip_settings_copy (Settings * dst, const Settings * src);
 void gst_vmafhip_model_spec_free (gpointer spec);
 gboolean gst_vmafhip_load_models (GstVmafHip * self, GError ** error);
+gboolean gst_vmafhip_parse_features (GstVmafHip * self, GError ** error);
 gboolean gst_vmafhip_check_results_file (const gchar * path, GError ** error);
 
 /* gstvmafhip-engine.c */

@@ -119,6 +119,7 @@ gst_vmafhip_settings_clear (Settings * s)
 {
   g_clear_pointer (&s->model_filename, g_free);
   g_clear_pointer (&s->models, g_free);
+  g_clear_pointer (&s->features, g_free);
   g_clear_pointer (&s->results_filename, g_free);
 }
 
@@ -129,6 +130,7 @@ gst_vmafhip_settings_copy (Settings * dst, const Settings * src)
   *dst = *src;
   dst->model_filename = g_strdup (src->model_filename);
   dst->models = g_strdup (src->models);
+  dst->features = g_strdup (src->features);
   dst->results_filename = g_strdup (src->results_filename);
 }
 
@@ -267,3 +269,29 @@ gst_vmafhip_check_results_file (const gchar * path, GError ** error)
   return ok;
 }
 
+
+/* `features`: libvmaf --feature specs ("float_ssim", "psnr=enable_chroma=
+ * false"), comma-separated; each is checked here, at start. */
+gboolean
+gst_vmafhip_parse_features (GstVmafHip * self, GError ** error)
+{
+  g_ptr_array_set_size (self->feature_specs, 0);
+  if (!self->cfg.features)
+    return TRUE;
+  gchar **entries = g_strsplit (self->cfg.features, ",", -1);
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && entries[i]; i++) {
+    const gchar *entry = g_strstrip (entries[i]);
+    if (!*entry)
+      continue;
+    VhFeatureSpec *spec = vh_feature_spec_parse (entry, error);
+    if (spec)
+      g_ptr_array_add (self->feature_specs, spec);
+    else {
+      g_prefix_error (error, "features: '%s': ", entry);
+      ok = FALSE;
+    }
+  }
+  g_strfreev (entries);
+  return ok;
+}

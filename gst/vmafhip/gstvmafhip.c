@@ -113,6 +113,7 @@ enum
   PROP_0,
   PROP_MODEL_FILENAME,
   PROP_MODELS,
+  PROP_FEATURES,
   PROP_DISABLE_CLIP,
   PROP_ENABLE_TRANSFORM,
   PROP_PHONE_MODEL,
@@ -236,6 +237,10 @@ gst_vmafhip_set_property (GObject * object, guint prop_id,
       g_free (p->models);
       p->models = g_value_dup_string (value);
       break;
+    case PROP_FEATURES:
+      g_free (p->features);
+      p->features = g_value_dup_string (value);
+      break;
     case PROP_DISABLE_CLIP:
       p->disable_clip = g_value_get_boolean (value);
       break;
@@ -319,6 +324,9 @@ gst_vmafhip_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_MODELS:
       g_value_set_string (value, p->models);
       break;
+    case PROP_FEATURES:
+      g_value_set_string (value, p->features);
+      break;
     case PROP_DISABLE_CLIP:
       g_value_set_boolean (value, p->disable_clip);
       break;
@@ -398,6 +406,7 @@ gst_vmafhip_finalize (GObject * object)
   gst_vmafhip_settings_clear (&self->cfg);
   g_free (self->active_backend);
   g_ptr_array_unref (self->specs);
+  g_ptr_array_unref (self->feature_specs);
   gst_caps_replace (&self->ref_caps, NULL);
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
   gst_vmafhip_cuda_clear (self);
@@ -420,12 +429,22 @@ gst_vmafhip_start (GstAggregator * agg)
   GST_OBJECT_UNLOCK (self);
 
 
+  if (!gst_vmafhip_parse_features (self, &error)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Invalid 'features' property: %s", error->message), (NULL));
+    g_clear_error (&error);
+    return FALSE;
+  }
+
   if (!gst_vmafhip_choose_backend (self))
     return FALSE;
 
   if (!gst_vmafhip_load_models (self, &error)
       || !gst_vmafhip_build_engine (self, &error)) {
-    if (g_error_matches (error, VH_ERROR, VH_ERROR_IO))
+    if (g_str_has_prefix (error->message, "features: "))
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("Cannot compute the requested %s", error->message), (NULL));
+    else if (g_error_matches (error, VH_ERROR, VH_ERROR_IO))
       GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
           ("Cannot read the VMAF model: %s", error->message), (NULL));
     else
@@ -714,6 +733,8 @@ gst_vmafhip_init (GstVmafHip * self)
 
   self->gpu_count = -1;          /* asked at the first caps query */
   self->specs = g_ptr_array_new_with_free_func (gst_vmafhip_model_spec_free);
+  self->feature_specs = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      vh_feature_spec_free);
   g_queue_init (&self->pending);
   self->frame_duration = GST_CLOCK_TIME_NONE;
   self->reported_latency = GST_CLOCK_TIME_NONE;
@@ -768,6 +789,13 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
           "reported under its own name, e.g. 'vmaf_v0.6.1,vmaf_v0.6.1neg'; "
           "an entry may end in ':name=REPORT_NAME', ':enable_transform', "
           "':disable_clip'. Overrides model-filename", NULL, rw));
+  g_object_class_install_property (gobject_class, PROP_FEATURES,
+      g_param_spec_string ("features", "Features",
+          "Extra libvmaf features, comma-separated, each in libvmaf's "
+          "--feature syntax NAME[=OPTION=VALUE[:OPTION=VALUE...]], e.g. "
+          "'float_ssim,float_ms_ssim=enable_lcs=true,psnr': reported under "
+          "libvmaf's keys (psnr, float_ssim, float_ms_ssim, vif, adm, motion)",
+          NULL, rw));
   g_object_class_install_property (gobject_class, PROP_DISABLE_CLIP,
       g_param_spec_boolean ("disable-clip", "Disable clip",
           "Do not clip model scores to the model's range (all models)",

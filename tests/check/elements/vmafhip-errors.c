@@ -295,6 +295,24 @@ GST_START_TEST (test_backend_auto)
 
 GST_END_TEST;
 
+/* features: an unknown feature and an unknown option fail at start,
+ * naming them; so does a malformed entry. */
+GST_START_TEST (test_error_features)
+{
+  const gchar *n1[] = { "features", "'bogus'", "unknown feature",
+    "float_ssim", NULL
+  };
+  const gchar *n2[] = { "features", "'psnr'", "no option 'nonsense'", NULL };
+  const gchar *n3[] = { "features", "float_ssim=scale", NULL };
+  const gchar *n4[] = { "features", "scale", "11", NULL };
+  check_start_error ("features=bogus", n1);
+  check_start_error ("features=psnr=nonsense=1", n2);
+  check_start_error ("features=float_ssim=scale", n3);
+  check_start_error ("features=float_ssim=scale=11", n4);
+}
+
+GST_END_TEST;
+
 /* MS-SSIM needs 176x176; the fixture's 160x90 is refused at the caps with
  * an error naming the metric and the size, and no frame is scored. */
 GST_START_TEST (test_error_ms_ssim_too_small)
@@ -347,6 +365,7 @@ vmafhip_errors_suite (void)
   tcase_add_test (tc, test_error_backend_hip);
   tcase_add_test (tc, test_backend_auto);
   tcase_add_test (tc, test_error_ms_ssim_too_small);
+  tcase_add_test (tc, test_error_features);
   return s;
 }
 

@@ -378,7 +378,12 @@ compare_results_file (const Clip * clip, JsonObject * golden_root,
 static gchar *
 name_in_run_b (const char *golden)
 {
-  return !strcmp (golden, "vmaf_phone") ? g_strdup ("vmaf_v0.6.1") : NULL;
+  if (!strcmp (golden, "vmaf_phone"))
+    return g_strdup ("vmaf_v0.6.1");
+  /* asked for through the features property, with libvmaf's syntax */
+  if (!strcmp (golden, "float_ssim"))
+    return g_strdup (golden);
+  return NULL;
 }
 
 GST_START_TEST (test_golden_clip)
@@ -426,9 +431,10 @@ GST_START_TEST (test_golden_clip)
     fail_unless (s == v);
   }
 
-  /* run B: the phone model, as upstream's phone-model property */
+  /* run B: the phone model, as upstream's phone-model property; SSIM
+   * through `features` */
   props = g_strdup_printf ("threads=0 phone-model=true "
-      "results-filename=\"%s\"", log_b);
+      "features=float_ssim=scale=0 results-filename=\"%s\"", log_b);
   run_pipeline (clip, props, &b);
   g_free (props);
   compare_messages (clip, json_object_get_array_member (root, "frames"), &b,
