@@ -106,6 +106,26 @@ remote)
       GST_CHECKS_IGNORE=test_pipeline_encode_decode,test_backend_auto,test_error_backend_hip,test_allocation_cpu_no_pinned_pool,test_flushing_seek,test_live_late_frame \
       run "$dest/bin/$t" || status=1
   done
+  # CPU features beside GPU ones (SSIM, MS-SSIM on the CPU, VIF/ADM/motion/
+  # PSNR on the GPU): every score equal to an all-CPU run
+  clip=$VMAFHIP_TESTDATA/clips/hall_352x288
+  if [ -f "${clip}_ref.yuv" ]; then
+    for b in cpu hip; do
+      gst-launch-1.0 -q filesrc location="${clip}_ref.yuv" ! \
+        rawvideoparse width=352 height=288 format=i420 ! v.ref_sink \
+        filesrc location="${clip}_dis.yuv" ! \
+        rawvideoparse width=352 height=288 format=i420 ! v.dist_sink \
+        vmafhip name=v backend=$b psnr=true ssim=true ms-ssim=true \
+        results-filename="$out/mixed-$b.json" ! fakesink || status=1
+    done
+    run python3 -c 'import json, sys
+a, b = (json.load(open(f))["frames"] for f in sys.argv[1:])
+bad = [(i, k) for i, (x, y) in enumerate(zip(a, b)) for k in x["metrics"]
+       if x["metrics"][k] != y["metrics"].get(k)]
+print("mixed CPU+GPU features vs all-CPU:", len(a), "frames,",
+      "equal" if not bad else "DIFFER at %s" % bad[:5])
+sys.exit(1 if bad or not a else 0)' "$out/mixed-cpu.json" "$out/mixed-hip.json" || status=1
+  fi
   fi
   [ "$what" != tests ] || exit $status
   run "$dest/bin/vmafhip-gpu-bench" ${BENCH_ARGS:-} || status=1
