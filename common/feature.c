@@ -37,6 +37,7 @@ static const VhFeatureName feature_names[] = {
   {"Speed_chroma_feature_speed_chroma_v_score", "speed_chroma_v", NULL},
   {"float_ssim", "float_ssim", &vh_fex_float_ssim},
   {"float_ms_ssim", "float_ms_ssim", &vh_fex_float_ms_ssim},
+  {"ciede2000", "ciede2000", &vh_fex_ciede},
   {"VMAF_feature_vif_scale0_score", "vif_scale0", NULL},
   {"VMAF_feature_adm2_score", "adm2", NULL},
   {"VMAF_feature_motion2_score", "motion2", NULL},
@@ -44,7 +45,7 @@ static const VhFeatureName feature_names[] = {
 
 static const VhFeatureExtractor *const extractors[] = {
   &vh_fex_vif, &vh_fex_adm, &vh_fex_motion, &vh_fex_psnr, &vh_fex_float_ssim,
-  &vh_fex_float_ms_ssim,
+  &vh_fex_float_ms_ssim, &vh_fex_ciede,
 };
 
 const VhFeatureName *

@@ -78,6 +78,7 @@ extern const VhFeatureExtractor vh_fex_motion;
 extern const VhFeatureExtractor vh_fex_psnr;
 extern const VhFeatureExtractor vh_fex_float_ssim;
 extern const VhFeatureExtractor vh_fex_float_ms_ssim;
+extern const VhFeatureExtractor vh_fex_ciede;
 
 /* Maps libvmaf's internal feature names (as in model files) to the
  * extractor that computes them and the alias it emits. NULL if unknown. */

@@ -115,6 +115,43 @@ START_TEST (test_ssim_sizes)
 }
 END_TEST
 
+/* ciede reads chroma: 4:2:2 and luma-only pictures are refused with the
+ * reason; 4:2:0 and 4:4:4 give a score. */
+START_TEST (test_ciede_layouts)
+{
+  static const struct {
+    VhSynthChroma chroma;
+    gboolean luma_only;
+    const char *error;
+  } cases[] = {
+    {VH_SYNTH_420, FALSE, NULL}, {VH_SYNTH_444, FALSE, NULL},
+    {VH_SYNTH_422, FALSE, "4:2:2"}, {VH_SYNTH_420, TRUE, "needs chroma"},
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GError *error = NULL;
+    const VhVideoInfo info = { 64, 48, 8 };
+    VhEngine *e = vh_engine_new (&info, &error);
+    VhSynth *synth = vh_synth_new (64, 48, 8, cases[i].chroma, 3);
+    VhPicture r, d;
+    ck_assert (vh_engine_add_feature (e, "ciede", &error));
+    vh_synth_render (synth, 0, 3, &r, &d);
+    if (cases[i].luma_only)
+      r.nplanes = d.nplanes = 1;
+    const gboolean ok = vh_engine_push (e, &r, &d, &error);
+    if (cases[i].error) {
+      ck_assert (!ok);
+      ck_assert_msg (strstr (error->message, "ciede")
+          && strstr (error->message, cases[i].error), "%s", error->message);
+      g_clear_error (&error);
+    } else {
+      ck_assert_msg (ok, "%s", error ? error->message : "?");
+    }
+    vh_synth_free (synth);
+    vh_engine_free (e);
+  }
+}
+END_TEST
+
 START_TEST (test_too_small)
 {
   GError *error = NULL;
@@ -841,6 +878,7 @@ engine_suite (void)
   tcase_add_test (bad, test_bad_video_info);
   tcase_add_test (bad, test_too_small);
   tcase_add_test (bad, test_ssim_sizes);
+  tcase_add_test (bad, test_ciede_layouts);
   tcase_add_test (bad, test_mismatched_pictures);
   tcase_add_test (bad, test_no_model);
   tcase_add_test (bad, test_unknown_model);
