@@ -38,6 +38,10 @@ static const VhFeatureName feature_names[] = {
   {"float_ssim", "float_ssim", &vh_fex_float_ssim},
   {"float_ms_ssim", "float_ms_ssim", &vh_fex_float_ms_ssim},
   {"ciede2000", "ciede2000", &vh_fex_ciede},
+  {"psnr_hvs", "psnr_hvs", &vh_fex_psnr_hvs},
+  {"psnr_hvs_y", "psnr_hvs_y", &vh_fex_psnr_hvs},
+  {"psnr_hvs_cb", "psnr_hvs_cb", &vh_fex_psnr_hvs},
+  {"psnr_hvs_cr", "psnr_hvs_cr", &vh_fex_psnr_hvs},
   {"VMAF_feature_vif_scale0_score", "vif_scale0", NULL},
   {"VMAF_feature_adm2_score", "adm2", NULL},
   {"VMAF_feature_motion2_score", "motion2", NULL},
@@ -45,7 +49,7 @@ static const VhFeatureName feature_names[] = {
 
 static const VhFeatureExtractor *const extractors[] = {
   &vh_fex_vif, &vh_fex_adm, &vh_fex_motion, &vh_fex_psnr, &vh_fex_float_ssim,
-  &vh_fex_float_ms_ssim, &vh_fex_ciede,
+  &vh_fex_float_ms_ssim, &vh_fex_ciede, &vh_fex_psnr_hvs,
 };
 
 const VhFeatureName *

@@ -79,6 +79,7 @@ extern const VhFeatureExtractor vh_fex_psnr;
 extern const VhFeatureExtractor vh_fex_float_ssim;
 extern const VhFeatureExtractor vh_fex_float_ms_ssim;
 extern const VhFeatureExtractor vh_fex_ciede;
+extern const VhFeatureExtractor vh_fex_psnr_hvs;
 
 /* Maps libvmaf's internal feature names (as in model files) to the
  * extractor that computes them and the alias it emits. NULL if unknown. */

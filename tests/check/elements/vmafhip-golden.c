@@ -183,8 +183,7 @@ name_in_run_a (const char *golden)
       || !strcmp (golden, "psnr_cr") || !strcmp (golden, "float_ssim")
       || !strcmp (golden, "float_ms_ssim"))
     return g_strdup (golden);
-  /* vmaf_phone, float_ssim, ciede2000: run B; psnr_hvs*: not implemented
-   * in vmafhip yet */
+  /* vmaf_phone, float_ssim, ciede2000, psnr_hvs*: run B */
   return NULL;
 }
 
@@ -197,6 +196,7 @@ tolerance_of (const char *golden)
       || g_str_has_prefix (golden, "psnr_") || !strcmp (golden, "float_ssim")
       || !strcmp (golden, "float_ms_ssim") || !strcmp (golden, "ciede2000"))
     return 1e-6 + 1e-9;
+  /* psnr_hvs* start with "psnr_": exact as above */
   return 1e-4;
 }
 
@@ -381,7 +381,8 @@ name_in_run_b (const char *golden)
   if (!strcmp (golden, "vmaf_phone"))
     return g_strdup ("vmaf_v0.6.1");
   /* asked for through the features property, with libvmaf's syntax */
-  if (!strcmp (golden, "float_ssim") || !strcmp (golden, "ciede2000"))
+  if (!strcmp (golden, "float_ssim") || !strcmp (golden, "ciede2000")
+      || g_str_has_prefix (golden, "psnr_hvs"))
     return g_strdup (golden);
   return NULL;
 }
@@ -434,7 +435,8 @@ GST_START_TEST (test_golden_clip)
   /* run B: the phone model, as upstream's phone-model property; SSIM
    * through `features` */
   props = g_strdup_printf ("threads=0 phone-model=true "
-      "features=float_ssim=scale=0,ciede results-filename=\"%s\"", log_b);
+      "features=float_ssim=scale=0,ciede,psnr_hvs results-filename=\"%s\"",
+      log_b);
   run_pipeline (clip, props, &b);
   g_free (props);
   compare_messages (clip, json_object_get_array_member (root, "frames"), &b,
