@@ -52,10 +52,13 @@ main (int argc, char **argv)
 {
   int n_frames = 48;
   char *sizes = NULL;
+  char *features = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames per run (48)", "N"},
     {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes,
         "Comma-separated sizes (1920x1080,3840x2160)", "LIST"},
+    {"features", 0, 0, G_OPTION_ARG_STRING, &features,
+        "Comma-separated features timed alone (vif,adm,motion)", "LIST"},
     {NULL, 0, 0, 0, NULL, NULL, NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- vmafhip CPU benchmark");
@@ -70,8 +73,11 @@ main (int argc, char **argv)
 
   printf ("# vmafhip CPU engine, 1 thread, 8-bit 4:2:0 synthetic content, "
       "%d frames per run\n", n_frames);
-  printf ("%-10s %12s %10s %10s %10s\n", "size", "vmaf_v0.6.1", "vif", "adm",
-      "motion");
+  char **feats = g_strsplit (features ? features : "vif,adm,motion", ",", -1);
+  printf ("%-10s %12s", "size", "vmaf_v0.6.1");
+  for (guint f = 0; feats[f]; f++)
+    printf (" %13s", feats[f]);
+  printf ("\n");
   for (guint s = 0; list[s]; s++) {
     VhVideoInfo info = { 0, 0, 8 };
     if (sscanf (list[s], "%ux%u", &info.width, &info.height) != 2) {
@@ -90,17 +96,18 @@ main (int argc, char **argv)
     vh_synth_free (synth);
     const double fps_model = run_once (&info, frames, n_frames, "vmaf_v0.6.1",
         NULL);
-    const double fps_vif = run_once (&info, frames, n_frames, NULL, "vif");
-    const double fps_adm = run_once (&info, frames, n_frames, NULL, "adm");
-    const double fps_motion = run_once (&info, frames, n_frames, NULL,
-        "motion");
-    printf ("%-10s %8.1f fps %6.1f fps %6.1f fps %6.1f fps\n", list[s],
-        fps_model, fps_vif, fps_adm, fps_motion);
+    printf ("%-10s %8.1f fps", list[s], fps_model);
+    for (guint f = 0; feats[f]; f++)
+      printf (" %9.1f fps", run_once (&info, frames, n_frames, NULL,
+              feats[f]));
+    printf ("\n");
     fflush (stdout);
     for (unsigned i = 0; i < DISTINCT_FRAMES; i++)
       g_free (frames[i].store);
   }
   g_strfreev (list);
+  g_strfreev (feats);
   g_free (sizes);
+  g_free (features);
   return 0;
 }
