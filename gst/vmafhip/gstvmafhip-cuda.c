@@ -140,14 +140,8 @@ gst_vmafhip_cuda_filter_caps (GstVmafHip * self, GstCaps * caps)
 {
   if (gst_caps_is_any (caps) || cuda_usable (self))
     return caps;
-  caps = gst_caps_make_writable (caps);
-  for (guint i = gst_caps_get_size (caps); i-- > 0;) {
-    GstCapsFeatures *f = gst_caps_get_features (caps, i);
-    if (f && gst_caps_features_contains (f,
-            GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
-      gst_caps_remove_structure (caps, i);
-  }
-  return caps;
+  return gst_vmafhip_caps_drop_feature (caps,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
 }
 
 gboolean

@@ -37,8 +37,8 @@ dmabuf_usable (GstVmafHip * self)
   return self->gpu_count > 0;
 }
 
-static GstCaps *
-drop_feature (GstCaps * caps, const char *feature)
+GstCaps *
+gst_vmafhip_caps_drop_feature (GstCaps * caps, const char *feature)
 {
   caps = gst_caps_make_writable (caps);
   for (guint i = gst_caps_get_size (caps); i-- > 0;) {
@@ -55,7 +55,7 @@ gst_vmafhip_filter_memory_caps (GstVmafHip * self, GstCaps * caps)
   caps = gst_vmafhip_cuda_filter_caps (self, caps);
   if (gst_caps_is_any (caps) || dmabuf_usable (self))
     return caps;
-  return drop_feature (caps, GST_CAPS_FEATURE_MEMORY_DMABUF);
+  return gst_vmafhip_caps_drop_feature (caps, GST_CAPS_FEATURE_MEMORY_DMABUF);
 }
 
 gboolean

@@ -199,6 +199,8 @@ void gst_vmafhip_cuda_clear (GstVmafHip * self);
  * now: what the sink pads offer and accept. */
 GstCaps *gst_vmafhip_filter_memory_caps (GstVmafHip * self, GstCaps * caps);
 gboolean gst_vmafhip_caps_are_dmabuf (GstCaps * caps);
+/* Takes caps; removes the structures with that caps feature. */
+GstCaps *gst_vmafhip_caps_drop_feature (GstCaps * caps, const char *feature);
 /* One warning per stream for frames in dmabuf memory (mapped, copied). */
 void gst_vmafhip_dmabuf_check (GstVmafHip * self, GstBuffer * buf);
 
