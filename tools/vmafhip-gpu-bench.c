@@ -17,6 +17,7 @@
 
 #include "adm-gpu.h"
 #include "motion-gpu.h"
+#include "ciede-gpu.h"
 #include "vh-engine.h"
 #include "vh-gpu-backend.h"
 #include "vh-kernel-images.h"
@@ -79,6 +80,10 @@ main (int argc, char **argv)
       n_frames);
   VhGpuModule *motion_module = vh_gpu_module_load_embedded (gpu,
       &vh_kernel_motion, &error);
+  /* CIEDE2000 (timed alone below): NULL where this build has no kernels
+   * for the GPU */
+  VhGpuModule *ciede_module = vh_gpu_module_load_embedded (gpu,
+      &vh_kernel_ciede, NULL);
   VhGpuModule *vif_module = vh_gpu_module_load_embedded (gpu, &vh_kernel_vif,
       &error);
   VhGpuModule *adm_module = vh_gpu_module_load_embedded (gpu, &vh_kernel_adm,
@@ -166,9 +171,14 @@ main (int argc, char **argv)
         die ("sync", error);
     const double kernels_fps = n_frames / (now_s () - t0);
 
-    /* per feature, one stream, device events */
-    float ms[3];
-    for (int feat = 0; feat < 3; feat++) {
+    /* per feature, one stream, device events; CIEDE2000 on 4:4:4 made of
+     * the luma plane three times (the same work as real chroma) */
+    float ms[4] = { 0, 0, 0, -1 };
+    VhCiedeGpu *ciede = ciede_module ? vh_ciede_gpu_new (gpu, ciede_module, w,
+        h, 8, NULL) : NULL;
+    double *ciede_sum = ciede ? vh_gpu_host_alloc (gpu, sizeof (double), NULL)
+        : NULL;
+    for (int feat = 0; feat < (ciede_sum ? 4 : 3); feat++) {
       BenchSlot *s = &slots[0];
       VhGpuEvent *a = vh_gpu_event_new (gpu, TRUE, &error);
       VhGpuEvent *b = vh_gpu_event_new (gpu, TRUE, &error);
@@ -178,7 +188,12 @@ main (int argc, char **argv)
           die ("event", error);
         const unsigned cur = (unsigned) (r + 10) % DISTINCT;
         const unsigned prev = (cur + DISTINCT - 1) % DISTINCT;
-        gboolean ok = feat == 0 ? vh_vif_gpu_enqueue (s->vif, s->stream,
+        const VhGpuPtr r3[3] = { dref[cur], dref[cur], dref[cur] };
+        const VhGpuPtr d3[3] = { ddis[cur], ddis[cur], ddis[cur] };
+        const size_t p3[3] = { pitch, pitch, pitch };
+        gboolean ok = feat == 3 ? vh_ciede_gpu_enqueue (ciede, s->stream, r3,
+            d3, p3, 0, ciede_sum, &error)
+            : feat == 0 ? vh_vif_gpu_enqueue (s->vif, s->stream,
             dref[cur], pitch, ddis[cur], pitch, 100.0, 0, s->vif_sums, &error)
             : feat == 1 ? vh_adm_gpu_enqueue (s->adm, s->stream, dref[cur],
             pitch, ddis[cur], pitch, &adm_params, s->adm_sums, &error)
@@ -195,6 +210,8 @@ main (int argc, char **argv)
       vh_gpu_event_free (a);
       vh_gpu_event_free (b);
     }
+    vh_gpu_host_free (gpu, ciede_sum);
+    vh_ciede_gpu_free (ciede);
 
     /* (b) engine from system memory, GPU backend vs CPU */
     double engine_fps[2];
@@ -224,8 +241,8 @@ main (int argc, char **argv)
 
     printf ("%-10s kernels-only %8.0f fps | engine+GPU from host %7.0f fps | "
         "CPU engine (1 thread) %5.1f fps | GPU ms/frame: VIF %.3f ADM %.3f "
-        "motion %.3f\n", list[si], kernels_fps, engine_fps[1], engine_fps[0],
-        ms[0], ms[1], ms[2]);
+        "motion %.3f CIEDE2000 %.3f\n", list[si], kernels_fps, engine_fps[1],
+        engine_fps[0], ms[0], ms[1], ms[2], ms[3]);
     fflush (stdout);
 
     for (unsigned i = 0; i < SLOTS; i++) {
@@ -251,6 +268,7 @@ main (int argc, char **argv)
   g_strfreev (list);
   g_free (sizes);
   vh_gpu_module_free (motion_module);
+  vh_gpu_module_free (ciede_module);
   vh_gpu_module_free (vif_module);
   vh_gpu_module_free (adm_module);
   vh_gpu_close (gpu);

@@ -13,15 +13,15 @@
 
 static const VhGpuImageSet *const modules[] = {
   &vh_kernel_probe, &vh_kernel_motion, &vh_kernel_psnr, &vh_kernel_adm,
-  &vh_kernel_vif,
+  &vh_kernel_vif, &vh_kernel_ciede,
 };
 
 static void
 print_images (void)
 {
   const VhGpuImageSet *set = &vh_kernel_probe;
-  printf ("kernel images (every module: %zu modules):\n",
-      G_N_ELEMENTS (modules));
+  printf ("kernel images (%zu modules: probe, motion, psnr, adm, vif, "
+      "ciede):\n", G_N_ELEMENTS (modules));
   if (set->n_images == 0)
     printf ("  none: a CPU-only build (configured without hipcc, clang-19 "
         "and nvcc)\n");
@@ -33,6 +33,16 @@ print_images (void)
         : g_strdup_printf ("unreadable (%s)", error->message);
     printf ("  %s image %u: %s\n", vh_gpu_vendor_to_string (image->vendor),
         i + 1, list);
+    /* modules built without this target list (clang-19 builds no kernel
+     * that needs the device math library) */
+    for (unsigned m = 0; m < G_N_ELEMENTS (modules); m++) {
+      gboolean found = FALSE;
+      for (unsigned k = 0; k < modules[m]->n_images; k++)
+        found |= !g_strcmp0 (modules[m]->images[k].targets, image->targets);
+      if (!found)
+        printf ("    (no \"%s\" kernels for these targets: that feature runs "
+            "on the CPU there)\n", modules[m]->name);
+    }
     g_free (list);
     g_strfreev (targets);
     g_clear_error (&error);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "adm-gpu.h"
+#include "ciede-gpu.h"
 #include "stage-copy.h"
 #include "motion-gpu.h"
 #include "psnr-gpu.h"
@@ -24,6 +25,7 @@
 #include "adm.h"
 #include "motion.h"
 #include "psnr.h"
+#include "ciede.h"
 #include "vif.h"
 
 #define MAX_PLANES 3
@@ -59,7 +61,7 @@ struct VhGpuBackend {
   unsigned n_slots;
   Slot *slots;
   GPtrArray *handles;           /* Handle* */
-  VhGpuModule *modules[4];      /* by feature_ops index, on first use */
+  VhGpuModule *modules[8];      /* by feature_ops index, on first use */
   size_t sums_size;
   /* device plane geometry, fixed at the first frame */
   unsigned nplanes, bytes;
@@ -310,6 +312,52 @@ psnr_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
       error);
 }
 
+static gboolean
+ciede_configure (VhGpuBackend *b, Handle *h, const void *opts, GError **error)
+{
+  (void) h;
+  (void) opts;
+  (void) error;
+  b->want_chroma = TRUE;
+  return TRUE;
+}
+
+static void *
+ciede_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i, GError **e)
+{
+  return vh_ciede_gpu_new (gpu, m, i->width, i->height, i->bpc, e);
+}
+
+static void
+ciede_ctx_free (void *ctx)
+{
+  vh_ciede_gpu_free (ctx);
+}
+
+/* 4:4:4, or 4:2:0 (chroma halved both ways); as the CPU, nothing else */
+static gboolean
+ciede_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
+    void *ctx, void *out, GError **error)
+{
+  (void) h;
+  (void) index;
+  if (b->nplanes < 3) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "ciede: needs chroma (the pictures are luma only)");
+    return FALSE;
+  }
+  const gboolean half = b->width[1] < b->width[0];
+  if (half && b->height[1] == b->height[0]) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "ciede: 4:2:2 is not supported (libvmaf 3.2.0 reads 4:2:2 chroma "
+        "at the wrong places); use 4:2:0 or 4:4:4");
+    return FALSE;
+  }
+  const size_t pitch[3] = { b->pitch[0], b->pitch[1], b->pitch[2] };
+  return vh_ciede_gpu_enqueue (ctx, s->stream, s->ref, s->dis, pitch,
+      half ? 1 : 0, &((VhCiedeSums *) out)->sum, error);
+}
+
 static const FeatureOps feature_ops[] = {
   {&vh_fex_vif, &vh_kernel_vif, sizeof (VhVifSums), vif_configure,
       vif_ctx_new, vif_ctx_free, vif_enqueue},
@@ -319,6 +367,8 @@ static const FeatureOps feature_ops[] = {
       motion_ctx_new, motion_ctx_free, motion_enqueue},
   {&vh_fex_psnr, &vh_kernel_psnr, sizeof (VhPsnrSums), psnr_configure,
       psnr_ctx_new, psnr_ctx_free, psnr_enqueue},
+  {&vh_fex_ciede, &vh_kernel_ciede, sizeof (VhCiedeSums), ciede_configure,
+      ciede_ctx_new, ciede_ctx_free, ciede_enqueue},
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (feature_ops)
     <= G_SIZEOF_MEMBER (VhGpuBackend, modules) / sizeof (VhGpuModule *));
@@ -363,6 +413,17 @@ backend_attach (gpointer backend, const VhFeatureExtractor *fex,
       h->ops = &feature_ops[k];
   if (!h->ops) {
     /* not accelerated: the CPU computes it */
+    g_free (h);
+    return TRUE;
+  }
+  /* built without this feature's kernels for this GPU (while the build's
+   * other kernels run on it): the CPU computes it */
+  if (vh_gpu_image_set_choose (&vh_kernel_probe, vh_gpu_vendor (b->gpu),
+          vh_gpu_arch (b->gpu), NULL)
+      && !vh_gpu_image_set_choose (h->ops->image, vh_gpu_vendor (b->gpu),
+          vh_gpu_arch (b->gpu), NULL)) {
+    g_debug ("GPU backend: no %s kernels for %s in this build: on the CPU",
+        fex->name, vh_gpu_arch (b->gpu));
     g_free (h);
     return TRUE;
   }

@@ -1,0 +1,101 @@
+/* vmafhip — CIEDE2000 on the GPU: the host side of kernels/ciede.hip. */
+#include "ciede-gpu.h"
+
+#include <stddef.h>
+
+#include "vh-error.h"
+#include "../../kernels/ciede-device.h"
+
+/* blocks of the first pass: enough to fill any GPU, few enough to add up
+ * in one block */
+#define CIEDE_BLOCKS 1024
+
+/* the kernel's VhCiedeParams */
+typedef struct {
+  guint64 ref[3], dis[3];
+  guint64 pitch[3];
+  guint32 width, height, shift, bpc;
+  guint64 partial;
+} CiedeParams;
+
+G_STATIC_ASSERT (sizeof (CiedeParams) == 96);
+G_STATIC_ASSERT (offsetof (CiedeParams, partial) == 88);
+
+struct VhCiedeGpu {
+  VhGpu *gpu;
+  VhGpuFunction *kernel, *reduce;
+  unsigned width, height, bpc;
+  VhGpuPtr partial, sum;
+};
+
+VhCiedeGpu *
+vh_ciede_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
+    unsigned height, unsigned bpc, GError **error)
+{
+  if (!gpu || !module || !width || !height || (guint64) width * height
+      > G_MAXUINT32) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "ciede (GPU): no GPU or module, or picture size %ux%u out of range",
+        width, height);
+    return NULL;
+  }
+  VhGpuFunction *kernel = vh_gpu_function (module,
+      bpc == 8 ? "vh_ciede_8bit" : "vh_ciede_16bit", error);
+  VhGpuFunction *reduce = kernel ? vh_gpu_function (module, "vh_ciede_reduce",
+      error) : NULL;
+  if (!reduce)
+    return NULL;
+  VhCiedeGpu *ctx = g_new0 (VhCiedeGpu, 1);
+  ctx->gpu = gpu;
+  ctx->kernel = kernel;
+  ctx->reduce = reduce;
+  ctx->width = width;
+  ctx->height = height;
+  ctx->bpc = bpc;
+  if (!(ctx->partial = vh_gpu_mem_alloc (gpu, CIEDE_BLOCKS * sizeof (double),
+              error))
+      || !(ctx->sum = vh_gpu_mem_alloc (gpu, sizeof (double), error))) {
+    vh_ciede_gpu_free (ctx);
+    return NULL;
+  }
+  return ctx;
+}
+
+void
+vh_ciede_gpu_free (VhCiedeGpu *ctx)
+{
+  if (!ctx)
+    return;
+  vh_gpu_mem_free (ctx->gpu, ctx->partial);
+  vh_gpu_mem_free (ctx->gpu, ctx->sum);
+  g_free (ctx);
+}
+
+gboolean
+vh_ciede_gpu_enqueue (VhCiedeGpu *ctx, VhGpuStream *stream,
+    const VhGpuPtr ref[3], const VhGpuPtr dis[3], const size_t pitch[3],
+    unsigned shift, double *sum, GError **error)
+{
+  CiedeParams p = {
+    .width = ctx->width, .height = ctx->height, .shift = shift,
+    .bpc = ctx->bpc, .partial = ctx->partial,
+  };
+  for (int i = 0; i < 3; i++) {
+    p.ref[i] = ref[i];
+    p.dis[i] = dis[i];
+    p.pitch[i] = pitch[i];
+  }
+  const guint64 pixels = (guint64) ctx->width * ctx->height;
+  unsigned blocks = (unsigned) MIN ((pixels + VH_CIEDE_THREADS - 1)
+      / VH_CIEDE_THREADS, CIEDE_BLOCKS);
+  unsigned n_partial = blocks;
+  void *args[] = { &p };
+  void *reduce_args[] = { &ctx->partial, &n_partial, &ctx->sum };
+  const VhGpuDim3 block = { VH_CIEDE_THREADS, 1, 1 };
+  return vh_gpu_launch (ctx->kernel, (VhGpuDim3) { blocks, 1, 1 }, block, 0,
+      stream, args, error)
+      && vh_gpu_launch (ctx->reduce, (VhGpuDim3) { 1, 1, 1 }, block, 0,
+      stream, reduce_args, error)
+      && vh_gpu_copy_d2h_async (stream, sum, ctx->sum, sizeof (double),
+      error);
+}
