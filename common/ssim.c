@@ -15,10 +15,7 @@
 #include "ssim.h"
 #include "vh-feature-internal.h"
 
-typedef struct {
-  bool enable_lcs, enable_db, clip_db;
-  int scale;
-} SsimOptions;
+typedef VhSsimOptions SsimOptions;
 
 typedef struct {
   SsimOptions opt;
@@ -290,6 +287,22 @@ ssim_init (void *priv, const void *opts, const VhVideoInfo *info,
   return TRUE;
 }
 
+static void
+ssim_put (const SsimState *s, const VhSsimResult *res, unsigned index,
+    VhFeatureSink *sink)
+{
+  const VhSsimResult r = *res;
+  double score = r.ssim;
+  if (s->opt.enable_db)
+    score = vh_ssim_to_db (score, s->max_db);
+  vh_feature_sink_put (sink, "float_ssim", index, score);
+  if (s->opt.enable_lcs) {
+    vh_feature_sink_put (sink, "float_ssim_l", index, r.l);
+    vh_feature_sink_put (sink, "float_ssim_c", index, r.c);
+    vh_feature_sink_put (sink, "float_ssim_s", index, r.s);
+  }
+}
+
 static gboolean
 ssim_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
     unsigned index, VhFeatureSink *sink, GError **error)
@@ -310,15 +323,33 @@ ssim_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
   }
   VhSsimResult r;
   vh_ssim_compute (&s->buf, s->buf.ref, s->buf.cmp, w, h, &r);
-  double score = r.ssim;
-  if (s->opt.enable_db)
-    score = vh_ssim_to_db (score, s->max_db);
-  vh_feature_sink_put (sink, "float_ssim", index, score);
-  if (s->opt.enable_lcs) {
-    vh_feature_sink_put (sink, "float_ssim_l", index, r.l);
-    vh_feature_sink_put (sink, "float_ssim_c", index, r.c);
-    vh_feature_sink_put (sink, "float_ssim_s", index, r.s);
+  ssim_put (s, &r, index, sink);
+  return TRUE;
+}
+
+/* The GPU's sums over the map (VhSsimSums): the means as the CPU takes
+ * them */
+static gboolean
+ssim_extract_sums (void *priv, const void *sums, unsigned index,
+    VhFeatureSink *sink, GError **error)
+{
+  const SsimState *s = priv;
+  const VhSsimSums *g = sums;
+  (void) error;
+  const int scale = s->opt.scale > 0 ? s->opt.scale
+      : vh_ssim_auto_scale (s->width, s->height);
+  unsigned w = s->width, h = s->height;
+  if (scale > 1) {
+    w = w / scale + (w & 1);
+    h = h / scale + (h & 1);
   }
+  const double area = (double) (((size_t) w - VH_SSIM_WINDOW + 1)
+      * ((size_t) h - VH_SSIM_WINDOW + 1));
+  const VhSsimResult r = {
+    (float) (g->sum[0] / area), (float) (g->sum[1] / area),
+    (float) (g->sum[2] / area), (float) (g->sum[3] / area),
+  };
+  ssim_put (s, &r, index, sink);
   return TRUE;
 }
 
@@ -337,5 +368,6 @@ const VhFeatureExtractor vh_fex_float_ssim = {
   .needs_chroma = false,
   .init = ssim_init,
   .extract = ssim_extract,
+  .extract_sums = ssim_extract_sums,
   .close = ssim_close,
 };

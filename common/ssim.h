@@ -12,6 +12,18 @@ G_BEGIN_DECLS
 
 #define VH_SSIM_WINDOW 11       /* the Gaussian window's width */
 
+/* float_ssim's options (libvmaf's) */
+typedef struct {
+  bool enable_lcs, enable_db, clip_db;
+  int scale;                    /* 0: automatic */
+} VhSsimOptions;
+
+/* What the GPU hands float_ssim: the sums over the SSIM map of l*c*s, l,
+ * c and s (the means are taken on the host, as the CPU does). */
+typedef struct {
+  double sum[4];
+} VhSsimSums;
+
 /* Float pictures and the intermediate maps, w x h each. */
 typedef struct {
   float *ref, *cmp;

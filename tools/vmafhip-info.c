@@ -13,7 +13,7 @@
 
 static const VhGpuImageSet *const modules[] = {
   &vh_kernel_probe, &vh_kernel_motion, &vh_kernel_psnr, &vh_kernel_adm,
-  &vh_kernel_vif, &vh_kernel_ciede,
+  &vh_kernel_vif, &vh_kernel_ciede, &vh_kernel_ssim,
 };
 
 static void
@@ -21,7 +21,7 @@ print_images (void)
 {
   const VhGpuImageSet *set = &vh_kernel_probe;
   printf ("kernel images (%zu modules: probe, motion, psnr, adm, vif, "
-      "ciede):\n", G_N_ELEMENTS (modules));
+      "ciede, ssim):\n", G_N_ELEMENTS (modules));
   if (set->n_images == 0)
     printf ("  none: a CPU-only build (configured without hipcc, clang-19 "
         "and nvcc)\n");

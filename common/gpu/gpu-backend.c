@@ -15,6 +15,7 @@
 
 #include "adm-gpu.h"
 #include "ciede-gpu.h"
+#include "ssim-gpu.h"
 #include "stage-copy.h"
 #include "motion-gpu.h"
 #include "psnr-gpu.h"
@@ -26,6 +27,7 @@
 #include "motion.h"
 #include "psnr.h"
 #include "ciede.h"
+#include "ssim.h"
 #include "vif.h"
 
 #define MAX_PLANES 3
@@ -40,6 +42,7 @@ typedef struct {
   VhVifOptions vif;
   VhAdmParams adm;
   unsigned lag;                 /* motion: 1, or 2 with the five-frame window */
+  unsigned ssim_scale;          /* float_ssim: the down-sampling factor */
   void **ctx;                   /* one kernel context per slot */
   size_t sums_offset;           /* in each slot's pinned result block */
 } Handle;
@@ -358,6 +361,37 @@ ciede_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
       half ? 1 : 0, &((VhCiedeSums *) out)->sum, error);
 }
 
+static gboolean
+ssim_configure (VhGpuBackend *b, Handle *h, const void *opts, GError **error)
+{
+  const VhSsimOptions *o = opts;
+  (void) error;
+  h->ssim_scale = o->scale > 0 ? (unsigned) o->scale
+      : (unsigned) vh_ssim_auto_scale (b->info.width, b->info.height);
+  return TRUE;
+}
+
+static void *
+ssim_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i, GError **e)
+{
+  return vh_ssim_gpu_new (gpu, m, i->width, i->height, i->bpc, e);
+}
+
+static void
+ssim_ctx_free (void *ctx)
+{
+  vh_ssim_gpu_free (ctx);
+}
+
+static gboolean
+ssim_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
+    void *ctx, void *out, GError **error)
+{
+  (void) index;
+  return vh_ssim_gpu_enqueue (ctx, s->stream, s->ref[0], s->dis[0],
+      b->pitch[0], h->ssim_scale, ((VhSsimSums *) out)->sum, error);
+}
+
 static const FeatureOps feature_ops[] = {
   {&vh_fex_vif, &vh_kernel_vif, sizeof (VhVifSums), vif_configure,
       vif_ctx_new, vif_ctx_free, vif_enqueue},
@@ -369,6 +403,8 @@ static const FeatureOps feature_ops[] = {
       psnr_ctx_new, psnr_ctx_free, psnr_enqueue},
   {&vh_fex_ciede, &vh_kernel_ciede, sizeof (VhCiedeSums), ciede_configure,
       ciede_ctx_new, ciede_ctx_free, ciede_enqueue},
+  {&vh_fex_float_ssim, &vh_kernel_ssim, sizeof (VhSsimSums), ssim_configure,
+      ssim_ctx_new, ssim_ctx_free, ssim_enqueue},
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (feature_ops)
     <= G_SIZEOF_MEMBER (VhGpuBackend, modules) / sizeof (VhGpuModule *));

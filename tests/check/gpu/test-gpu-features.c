@@ -21,6 +21,7 @@
 
 static unsigned failures, comparisons;
 static double worst_ciede;          /* largest |cpu - gpu| of ciede2000 */
+static double worst_ssim;           /* and of float_ssim */
 
 #define CIEDE_TOLERANCE 1e-5
 
@@ -46,6 +47,7 @@ setup (VhEngine *e, GError **error)
       || !vh_engine_add_model (e, "vmaf_v0.6.1", "vmaf_phone", &phone, error)
       || !vh_engine_add_feature (e, "psnr", error)
       || !vh_engine_add_feature (e, "ciede", error)
+      || !vh_engine_add_feature (e, "float_ssim", error)
       || !vh_engine_add_feature_with_options (e, "adm", adm_v1,
           G_N_ELEMENTS (adm_v1), error)
       || !vh_engine_add_feature_with_options (e, "motion", hfr,
@@ -107,6 +109,12 @@ compare (const char *what, const VhVideoInfo *info, unsigned n,
       const gboolean have = mg >= 0 && vh_score_table_get (tg, mg, i, &vg);
       if (have && !strcmp (name, "ciede2000")) {
         worst_ciede = MAX (worst_ciede, fabs (vc - vg));
+        if (fabs (vc - vg) <= CIEDE_TOLERANCE)
+          continue;
+      }
+      /* SSIM: every pixel as on the CPU, the sums in another order */
+      if (have && !strcmp (name, "float_ssim")) {
+        worst_ssim = MAX (worst_ssim, fabs (vc - vg));
         if (fabs (vc - vg) <= CIEDE_TOLERANCE)
           continue;
       }
@@ -329,8 +337,8 @@ main (int argc, char **argv)
   synthetic_pinned (1281, 721, 10, 4, TRUE);
   synthetic_pinned (1023, 577, 12, 3, TRUE);
   synthetic_pinned (1920, 1080, 8, 3, FALSE);
-  printf ("ciede2000: worst |cpu - gpu| %.3g (tolerance %g)\n", worst_ciede,
-      CIEDE_TOLERANCE);
+  printf ("ciede2000: worst |cpu - gpu| %.3g, float_ssim %.3g (tolerance "
+      "%g)\n", worst_ciede, worst_ssim, CIEDE_TOLERANCE);
   printf ("%u passed, %u failed\n", comparisons - failures, failures);
   return failures ? 1 : 0;
 }
