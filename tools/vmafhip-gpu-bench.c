@@ -18,6 +18,8 @@
 #include "adm-gpu.h"
 #include "motion-gpu.h"
 #include "ciede-gpu.h"
+#include "ssim-gpu.h"
+#include "ssim.h"
 #include "vh-engine.h"
 #include "vh-gpu-backend.h"
 #include "vh-kernel-images.h"
@@ -84,6 +86,8 @@ main (int argc, char **argv)
    * for the GPU */
   VhGpuModule *ciede_module = vh_gpu_module_load_embedded (gpu,
       &vh_kernel_ciede, NULL);
+  VhGpuModule *ssim_module = vh_gpu_module_load_embedded (gpu,
+      &vh_kernel_ssim, NULL);
   VhGpuModule *vif_module = vh_gpu_module_load_embedded (gpu, &vh_kernel_vif,
       &error);
   VhGpuModule *adm_module = vh_gpu_module_load_embedded (gpu, &vh_kernel_adm,
@@ -173,12 +177,18 @@ main (int argc, char **argv)
 
     /* per feature, one stream, device events; CIEDE2000 on 4:4:4 made of
      * the luma plane three times (the same work as real chroma) */
-    float ms[4] = { 0, 0, 0, -1 };
+    float ms[5] = { 0, 0, 0, -1, -1 };
     VhCiedeGpu *ciede = ciede_module ? vh_ciede_gpu_new (gpu, ciede_module, w,
         h, 8, NULL) : NULL;
     double *ciede_sum = ciede ? vh_gpu_host_alloc (gpu, sizeof (double), NULL)
         : NULL;
-    for (int feat = 0; feat < (ciede_sum ? 4 : 3); feat++) {
+    VhSsimGpu *ssim = ssim_module ? vh_ssim_gpu_new (gpu, ssim_module, w, h,
+        8, NULL) : NULL;
+    double *ssim_sums = ssim ? vh_gpu_host_alloc (gpu, 4 * sizeof (double),
+        NULL) : NULL;
+    for (int feat = 0; feat < 5; feat++) {
+      if ((feat == 3 && !ciede_sum) || (feat == 4 && !ssim_sums))
+        continue;
       BenchSlot *s = &slots[0];
       VhGpuEvent *a = vh_gpu_event_new (gpu, TRUE, &error);
       VhGpuEvent *b = vh_gpu_event_new (gpu, TRUE, &error);
@@ -191,7 +201,10 @@ main (int argc, char **argv)
         const VhGpuPtr r3[3] = { dref[cur], dref[cur], dref[cur] };
         const VhGpuPtr d3[3] = { ddis[cur], ddis[cur], ddis[cur] };
         const size_t p3[3] = { pitch, pitch, pitch };
-        gboolean ok = feat == 3 ? vh_ciede_gpu_enqueue (ciede, s->stream, r3,
+        gboolean ok = feat == 4 ? vh_ssim_gpu_enqueue (ssim, s->stream,
+            dref[cur], ddis[cur], pitch, (unsigned) vh_ssim_auto_scale (w, h),
+            ssim_sums, &error)
+            : feat == 3 ? vh_ciede_gpu_enqueue (ciede, s->stream, r3,
             d3, p3, 0, ciede_sum, &error)
             : feat == 0 ? vh_vif_gpu_enqueue (s->vif, s->stream,
             dref[cur], pitch, ddis[cur], pitch, 100.0, 0, s->vif_sums, &error)
@@ -212,6 +225,8 @@ main (int argc, char **argv)
     }
     vh_gpu_host_free (gpu, ciede_sum);
     vh_ciede_gpu_free (ciede);
+    vh_gpu_host_free (gpu, ssim_sums);
+    vh_ssim_gpu_free (ssim);
 
     /* (b) engine from system memory, GPU backend vs CPU */
     double engine_fps[2];
@@ -241,8 +256,8 @@ main (int argc, char **argv)
 
     printf ("%-10s kernels-only %8.0f fps | engine+GPU from host %7.0f fps | "
         "CPU engine (1 thread) %5.1f fps | GPU ms/frame: VIF %.3f ADM %.3f "
-        "motion %.3f CIEDE2000 %.3f\n", list[si], kernels_fps, engine_fps[1],
-        engine_fps[0], ms[0], ms[1], ms[2], ms[3]);
+        "motion %.3f CIEDE2000 %.3f SSIM %.3f\n", list[si], kernels_fps,
+        engine_fps[1], engine_fps[0], ms[0], ms[1], ms[2], ms[3], ms[4]);
     fflush (stdout);
 
     for (unsigned i = 0; i < SLOTS; i++) {
@@ -269,6 +284,7 @@ main (int argc, char **argv)
   g_free (sizes);
   vh_gpu_module_free (motion_module);
   vh_gpu_module_free (ciede_module);
+  vh_gpu_module_free (ssim_module);
   vh_gpu_module_free (vif_module);
   vh_gpu_module_free (adm_module);
   vh_gpu_close (gpu);
