@@ -263,6 +263,36 @@ failed:
 
 /* Gives the engine the negotiated size (building it again if the size
  * changed before any frame), with the GPU backend when one was chosen. */
+/* Features that read chroma, checked against the negotiated layout now
+ * rather than at the first frame. */
+static gboolean
+check_chroma_features (GstVmafHip * self, GError ** error)
+{
+  const GstVideoInfo *r = &self->side[REF].info;
+  for (guint i = 0; i < self->feature_specs->len; i++) {
+    const VhFeatureSpec *spec = g_ptr_array_index (self->feature_specs, i);
+    const gboolean ciede = !g_strcmp0 (spec->name, "ciede");
+    if (!ciede && g_strcmp0 (spec->name, "psnr_hvs"))
+      continue;
+    if (self->luma_only) {
+      g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+          "%s needs chroma, and the streams give luma only (%s against %s)",
+          spec->name, GST_VIDEO_INFO_NAME (r),
+          GST_VIDEO_INFO_NAME (&self->side[DIST].info));
+      return FALSE;
+    }
+    if (ciede && GST_VIDEO_INFO_COMP_WIDTH (r, 1) < GST_VIDEO_INFO_WIDTH (r)
+        && GST_VIDEO_INFO_COMP_HEIGHT (r, 1) == GST_VIDEO_INFO_HEIGHT (r)) {
+      g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+          "ciede: 4:2:2 (%s) is not supported (libvmaf 3.2.0 reads 4:2:2 "
+          "chroma at the wrong places); use 4:2:0 or 4:4:4",
+          GST_VIDEO_INFO_NAME (r));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 static gboolean
 configure_engine (GstVmafHip * self)
 {
@@ -285,6 +315,8 @@ configure_engine (GstVmafHip * self)
       return FALSE;
     }
   }
+  if (!check_chroma_features (self, &error))
+    goto failed;
   if ((!self->engine || self->engine_sized)
       && !gst_vmafhip_build_engine (self, &error))
     goto failed;

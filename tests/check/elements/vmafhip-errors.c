@@ -313,6 +313,36 @@ GST_START_TEST (test_error_features)
 
 GST_END_TEST;
 
+/* ciede reads chroma: GRAY and 4:2:2 streams are refused at the caps,
+ * naming the metric and the reason. */
+static void
+check_ciede_refused (const char *format, const gchar * const *needles)
+{
+  Fixture *f = fixture_new ("features=ciede", FALSE);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=160,height=90,"
+      "framerate=25/1", format);
+  GstVideoInfo info;
+
+  gst_harness_set_src_caps_str (f->ref, caps);
+  gst_harness_set_src_caps_str (f->dist, caps);
+  expect_message (f->bus, &f->seen, GST_MESSAGE_ERROR, needles);
+  gst_video_info_set_format (&info, gst_video_format_from_string (format),
+      160, 90);
+  push_after_refusal (f, info.size, info.size);
+  g_free (caps);
+  fixture_free (f);
+}
+
+GST_START_TEST (test_error_ciede_layouts)
+{
+  const gchar *gray[] = { "ciede", "needs chroma", "GRAY8", NULL };
+  const gchar *i422[] = { "ciede", "4:2:2", "Y42B", NULL };
+  check_ciede_refused ("GRAY8", gray);
+  check_ciede_refused ("Y42B", i422);
+}
+
+GST_END_TEST;
+
 /* MS-SSIM needs 176x176; the fixture's 160x90 is refused at the caps with
  * an error naming the metric and the size, and no frame is scored. */
 GST_START_TEST (test_error_ms_ssim_too_small)
@@ -366,6 +396,7 @@ vmafhip_errors_suite (void)
   tcase_add_test (tc, test_backend_auto);
   tcase_add_test (tc, test_error_ms_ssim_too_small);
   tcase_add_test (tc, test_error_features);
+  tcase_add_test (tc, test_error_ciede_layouts);
   return s;
 }
 
