@@ -73,7 +73,7 @@ struct VhGpuBackend {
   size_t staging_size;
   gboolean allocated;
   unsigned max_lag;
-  gboolean want_chroma;         /* a PSNR handle: upload chroma too */
+  gboolean want_chroma;         /* a feature reads chroma: upload it too */
   unsigned n_submitted, n_delivered;
   unsigned n_zero_copy;         /* frames uploaded straight from the caller */
   unsigned n_device;            /* frames copied from the caller's GPU memory */
@@ -163,7 +163,7 @@ struct FeatureOps {
   const VhFeatureExtractor *fex;
   const VhGpuImageSet *image;
   size_t sums_size;
-  /* reads the extractor's options into the handle */
+  /* reads the extractor's options into the handle (NULL: none to read) */
   gboolean (*configure) (VhGpuBackend *b, Handle *h, const void *opts,
       GError **error);
   /* one kernel context per slot */
@@ -175,6 +175,21 @@ struct FeatureOps {
       unsigned index, void *ctx, void *out, GError **error);
 };
 
+/* A feature's kernel context for one slot: its vh_*_gpu_new / _free, which
+ * all take the picture's size and depth. */
+#define KERNEL_CONTEXT(name, prefix) \
+  static void * \
+  name##_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i, \
+      GError **e) \
+  { \
+    return prefix##_new (gpu, m, i->width, i->height, i->bpc, e); \
+  } \
+  static void \
+  name##_ctx_free (void *ctx) \
+  { \
+    prefix##_free (ctx); \
+  }
+
 static gboolean
 vif_configure (VhGpuBackend *b, Handle *h, const void *opts, GError **error)
 {
@@ -184,17 +199,7 @@ vif_configure (VhGpuBackend *b, Handle *h, const void *opts, GError **error)
   return TRUE;
 }
 
-static void *
-vif_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i, GError **e)
-{
-  return vh_vif_gpu_new (gpu, m, i->width, i->height, i->bpc, e);
-}
-
-static void
-vif_ctx_free (void *ctx)
-{
-  vh_vif_gpu_free (ctx);
-}
+KERNEL_CONTEXT (vif, vh_vif_gpu)
 
 static gboolean
 vif_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
@@ -213,17 +218,7 @@ adm_configure (VhGpuBackend *b, Handle *h, const void *opts, GError **error)
   return vh_adm_params_init (&h->adm, opts, error);
 }
 
-static void *
-adm_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i, GError **e)
-{
-  return vh_adm_gpu_new (gpu, m, i->width, i->height, i->bpc, e);
-}
-
-static void
-adm_ctx_free (void *ctx)
-{
-  vh_adm_gpu_free (ctx);
-}
+KERNEL_CONTEXT (adm, vh_adm_gpu)
 
 static gboolean
 adm_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
@@ -245,17 +240,7 @@ motion_configure (VhGpuBackend *b, Handle *h, const void *opts,
   return TRUE;
 }
 
-static void *
-motion_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i, GError **e)
-{
-  return vh_motion_gpu_new (gpu, m, i->width, i->height, i->bpc, e);
-}
-
-static void
-motion_ctx_free (void *ctx)
-{
-  vh_motion_gpu_free (ctx);
-}
+KERNEL_CONTEXT (motion, vh_motion_gpu)
 
 /* The SAD of this frame against the one `lag` frames before, whose slot
  * still holds it (its upload awaited); nothing for the first frames. */
@@ -271,27 +256,7 @@ motion_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
       s->ref[0], b->pitch[0], out, error);
 }
 
-static gboolean
-psnr_configure (VhGpuBackend *b, Handle *h, const void *opts, GError **error)
-{
-  (void) h;
-  (void) opts;
-  (void) error;
-  b->want_chroma = TRUE;
-  return TRUE;
-}
-
-static void *
-psnr_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i, GError **e)
-{
-  return vh_psnr_gpu_new (gpu, m, i->width, i->height, i->bpc, e);
-}
-
-static void
-psnr_ctx_free (void *ctx)
-{
-  vh_psnr_gpu_free (ctx);
-}
+KERNEL_CONTEXT (psnr, vh_psnr_gpu)
 
 static gboolean
 psnr_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
@@ -315,27 +280,7 @@ psnr_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
       error);
 }
 
-static gboolean
-ciede_configure (VhGpuBackend *b, Handle *h, const void *opts, GError **error)
-{
-  (void) h;
-  (void) opts;
-  (void) error;
-  b->want_chroma = TRUE;
-  return TRUE;
-}
-
-static void *
-ciede_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i, GError **e)
-{
-  return vh_ciede_gpu_new (gpu, m, i->width, i->height, i->bpc, e);
-}
-
-static void
-ciede_ctx_free (void *ctx)
-{
-  vh_ciede_gpu_free (ctx);
-}
+KERNEL_CONTEXT (ciede, vh_ciede_gpu)
 
 /* 4:4:4, or 4:2:0 (chroma halved both ways); as the CPU, nothing else */
 static gboolean
@@ -371,17 +316,7 @@ ssim_configure (VhGpuBackend *b, Handle *h, const void *opts, GError **error)
   return TRUE;
 }
 
-static void *
-ssim_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i, GError **e)
-{
-  return vh_ssim_gpu_new (gpu, m, i->width, i->height, i->bpc, e);
-}
-
-static void
-ssim_ctx_free (void *ctx)
-{
-  vh_ssim_gpu_free (ctx);
-}
+KERNEL_CONTEXT (ssim, vh_ssim_gpu)
 
 static gboolean
 ssim_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
@@ -399,9 +334,9 @@ static const FeatureOps feature_ops[] = {
       adm_ctx_new, adm_ctx_free, adm_enqueue},
   {&vh_fex_motion, &vh_kernel_motion, sizeof (uint64_t), motion_configure,
       motion_ctx_new, motion_ctx_free, motion_enqueue},
-  {&vh_fex_psnr, &vh_kernel_psnr, sizeof (VhPsnrSums), psnr_configure,
+  {&vh_fex_psnr, &vh_kernel_psnr, sizeof (VhPsnrSums), NULL,
       psnr_ctx_new, psnr_ctx_free, psnr_enqueue},
-  {&vh_fex_ciede, &vh_kernel_ciede, sizeof (VhCiedeSums), ciede_configure,
+  {&vh_fex_ciede, &vh_kernel_ciede, sizeof (VhCiedeSums), NULL,
       ciede_ctx_new, ciede_ctx_free, ciede_enqueue},
   {&vh_fex_float_ssim, &vh_kernel_ssim, sizeof (VhSsimSums), ssim_configure,
       ssim_ctx_new, ssim_ctx_free, ssim_enqueue},
@@ -463,10 +398,12 @@ backend_attach (gpointer backend, const VhFeatureExtractor *fex,
     g_free (h);
     return TRUE;
   }
-  if (!h->ops->configure (b, h, opts, error)) {
+  if (h->ops->configure && !h->ops->configure (b, h, opts, error)) {
     g_free (h);
     return FALSE;
   }
+  /* PSNR, CIEDE2000: the chroma planes are uploaded too */
+  b->want_chroma |= fex->needs_chroma;
 
   /* kernel contexts, one per slot (their scratch is per frame in flight) */
   VhGpuModule **module = &b->modules[h->ops - feature_ops];

@@ -374,13 +374,6 @@ vh_gpu_native_context (const VhGpu *gpu)
   return gpu ? gpu->context : NULL;
 }
 
-/* CUDA's CUdevice handle and HIP's device are the ordinal. */
-int
-vh_gpu_native_device (const VhGpu *gpu)
-{
-  return gpu ? gpu->device_id : -1;
-}
-
 const char *
 vh_gpu_device_name (const VhGpu *gpu)
 {

@@ -105,8 +105,6 @@ guint64 vh_gpu_total_memory (const VhGpu *gpu);
  * (the device's primary context) to share with other CUDA users of the
  * process (GStreamer's CUDA elements); AMD, NULL. */
 void *vh_gpu_native_context (const VhGpu *gpu);
-/* The vendor's device ordinal (CUdevice / hipDevice_t). */
-int vh_gpu_native_device (const VhGpu *gpu);
 
 /* Makes the device current on the calling thread.  Every function below
  * already does it; call this only before mixing in direct vendor calls. */

@@ -37,7 +37,8 @@ wrap_device_context (VhGpu * gpu)
 {
   GstCudaContext *ctx = gst_cuda_context_new_wrapped (
       (CUcontext) vh_gpu_native_context (gpu),
-      (CUdevice) vh_gpu_native_device (gpu));
+      /* CUdevice is the ordinal */
+      (CUdevice) vh_gpu_device_id (gpu));
   if (ctx)
     g_object_set_data_full (G_OBJECT (ctx), "vmafhip-gpu", vh_gpu_ref (gpu),
         (GDestroyNotify) vh_gpu_close);
