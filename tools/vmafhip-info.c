@@ -20,8 +20,10 @@ static void
 print_images (void)
 {
   const VhGpuImageSet *set = &vh_kernel_probe;
-  printf ("kernel images (%zu modules: probe, motion, psnr, adm, vif, "
-      "ciede, ssim):\n", G_N_ELEMENTS (modules));
+  printf ("kernel images (%zu modules:", G_N_ELEMENTS (modules));
+  for (unsigned m = 0; m < G_N_ELEMENTS (modules); m++)
+    printf ("%s %s", m ? "," : "", modules[m]->name);
+  printf ("):\n");
   if (set->n_images == 0)
     printf ("  none: a CPU-only build (configured without hipcc, clang-19 "
         "and nvcc)\n");
