@@ -17,6 +17,7 @@
 
 typedef struct {
   unsigned bpc;
+  float mask[3][8][8];          /* masking_table of each plane's CSF */
 } PsnrHvsState;
 
 /* Contrast sensitivity per DCT coefficient (Y, and Cb/Cr as for 4:2:0,
@@ -136,76 +137,79 @@ square32 (int32_t v)
   return (int32_t) ((uint32_t) v * (uint32_t) v);
 }
 
-/* Mean masked, CSF-weighted squared DCT error of one plane over the
- * squared peak. */
-static double
-plane_score (const VhPlane *ref, const VhPlane *dis, unsigned bpc,
-    const float csf[8][8])
+/* The contrast-masking weights: the CSF scaled and squared */
+static void
+masking_table (const float csf[8][8], float mask[8][8])
 {
-  float mask[8][8];
   for (int i = 0; i < 8; i++)
     for (int j = 0; j < 8; j++)
       mask[i][j] = (float) ((csf[i][j] * 0.3885746225901003)
           * (csf[i][j] * 0.3885746225901003));
+}
 
+/* Reads an 8x8 block of samples and returns its variance ratio: the sum
+ * of its four 4x4 quadrants' variances over the whole block's (the
+ * block's as is when that is 0). */
+static float
+load_block (const VhPlane *p, unsigned bpc, int x, int y, int32_t blk[64])
+{
+  float means[4] = { 0 }, vars[4] = { 0 }, gmean = 0, gvar = 0;
+  for (int i = 0; i < 8; i++) {
+    for (int j = 0; j < 8; j++) {
+      const int sub = ((i & 12) >> 2) + ((j & 12) >> 1);
+      blk[i * 8 + j] = (int32_t) vh_plane_sample (p, bpc, x + j, y + i);
+      gmean += blk[i * 8 + j];
+      means[sub] += blk[i * 8 + j];
+    }
+  }
+  gmean /= 64.f;
+  for (int i = 0; i < 4; i++)
+    means[i] /= 16.f;
+  for (int i = 0; i < 8; i++) {
+    for (int j = 0; j < 8; j++) {
+      const int sub = ((i & 12) >> 2) + ((j & 12) >> 1);
+      gvar += (blk[i * 8 + j] - gmean) * (blk[i * 8 + j] - gmean);
+      vars[sub] += (blk[i * 8 + j] - means[sub]) * (blk[i * 8 + j] - means[sub]);
+    }
+  }
+  gvar *= 1 / 63.f * 64;
+  for (int i = 0; i < 4; i++)
+    vars[i] *= 1 / 15.f * 16;
+  if (gvar > 0)
+    gvar = (vars[0] + vars[1] + vars[2] + vars[3]) / gvar;
+  return gvar;
+}
+
+/* The masking threshold of a transformed block: its weighted AC energy
+ * (libvmaf's 32-bit product) times the variance ratio. */
+static float
+block_mask (const int32_t dct[64], const float mask[8][8], float ratio)
+{
+  float m = 0;
+  for (int i = 0; i < 8; i++)
+    for (int j = (i == 0); j < 8; j++)
+      m += square32 (dct[i * 8 + j]) * mask[i][j];
+  return (float) (sqrt (m * ratio) / 32.f);
+}
+
+/* Mean masked, CSF-weighted squared DCT error of one plane over the
+ * squared peak. */
+static double
+plane_score (const VhPlane *ref, const VhPlane *dis, unsigned bpc,
+    const float csf[8][8], const float mask[8][8])
+{
   const int w = (int) ref->width, h = (int) ref->height;
   float ret = 0;
   int pixels = 0;
   int32_t s[64], d[64];
   for (int y = 0; y < h - 7; y += 7) {
     for (int x = 0; x < w - 7; x += 7) {
-      float s_means[4] = { 0 }, d_means[4] = { 0 };
-      float s_vars[4] = { 0 }, d_vars[4] = { 0 };
-      float s_gmean = 0, d_gmean = 0, s_gvar = 0, d_gvar = 0;
-      float s_mask = 0, d_mask = 0;
-      for (int i = 0; i < 8; i++) {
-        for (int j = 0; j < 8; j++) {
-          const int sub = ((i & 12) >> 2) + ((j & 12) >> 1);
-          s[i * 8 + j] = (int32_t) vh_plane_sample (ref, bpc, x + j, y + i);
-          d[i * 8 + j] = (int32_t) vh_plane_sample (dis, bpc, x + j, y + i);
-          s_gmean += s[i * 8 + j];
-          d_gmean += d[i * 8 + j];
-          s_means[sub] += s[i * 8 + j];
-          d_means[sub] += d[i * 8 + j];
-        }
-      }
-      s_gmean /= 64.f;
-      d_gmean /= 64.f;
-      for (int i = 0; i < 4; i++) {
-        s_means[i] /= 16.f;
-        d_means[i] /= 16.f;
-      }
-      for (int i = 0; i < 8; i++) {
-        for (int j = 0; j < 8; j++) {
-          const int sub = ((i & 12) >> 2) + ((j & 12) >> 1);
-          s_gvar += (s[i * 8 + j] - s_gmean) * (s[i * 8 + j] - s_gmean);
-          d_gvar += (d[i * 8 + j] - d_gmean) * (d[i * 8 + j] - d_gmean);
-          s_vars[sub] += (s[i * 8 + j] - s_means[sub])
-              * (s[i * 8 + j] - s_means[sub]);
-          d_vars[sub] += (d[i * 8 + j] - d_means[sub])
-              * (d[i * 8 + j] - d_means[sub]);
-        }
-      }
-      s_gvar *= 1 / 63.f * 64;
-      d_gvar *= 1 / 63.f * 64;
-      for (int i = 0; i < 4; i++) {
-        s_vars[i] *= 1 / 15.f * 16;
-        d_vars[i] *= 1 / 15.f * 16;
-      }
-      if (s_gvar > 0)
-        s_gvar = (s_vars[0] + s_vars[1] + s_vars[2] + s_vars[3]) / s_gvar;
-      if (d_gvar > 0)
-        d_gvar = (d_vars[0] + d_vars[1] + d_vars[2] + d_vars[3]) / d_gvar;
+      const float s_ratio = load_block (ref, bpc, x, y, s);
+      const float d_ratio = load_block (dis, bpc, x, y, d);
       dct8x8 (s);
       dct8x8 (d);
-      for (int i = 0; i < 8; i++)
-        for (int j = (i == 0); j < 8; j++)
-          s_mask += square32 (s[i * 8 + j]) * mask[i][j];
-      for (int i = 0; i < 8; i++)
-        for (int j = (i == 0); j < 8; j++)
-          d_mask += square32 (d[i * 8 + j]) * mask[i][j];
-      s_mask = (float) (sqrt (s_mask * s_gvar) / 32.f);
-      d_mask = (float) (sqrt (d_mask * d_gvar) / 32.f);
+      float s_mask = block_mask (s, mask, s_ratio);
+      const float d_mask = block_mask (d, mask, d_ratio);
       if (d_mask > s_mask)
         s_mask = d_mask;
       for (int i = 0; i < 8; i++) {
@@ -244,6 +248,9 @@ psnr_hvs_init (void *priv, const void *opts, const VhVideoInfo *info,
     return FALSE;
   }
   s->bpc = info->bpc;
+  masking_table (csf_y, s->mask[0]);
+  masking_table (csf_cb, s->mask[1]);
+  masking_table (csf_cr, s->mask[2]);
   return TRUE;
 }
 
@@ -269,7 +276,7 @@ psnr_hvs_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
       return FALSE;
     }
     score[p] = plane_score (&ref->plane[p], &dis->plane[p], s->bpc,
-        p == 0 ? csf_y : p == 1 ? csf_cb : csf_cr);
+        p == 0 ? csf_y : p == 1 ? csf_cb : csf_cr, s->mask[p]);
     vh_feature_sink_put (sink, names[p], index, to_db (score[p]));
   }
   vh_feature_sink_put (sink, "psnr_hvs", index,
