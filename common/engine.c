@@ -342,6 +342,15 @@ vh_engine_is_accelerated (const VhEngine *e)
 }
 
 gboolean
+vh_engine_needs_chroma (const VhEngine *e)
+{
+  for (guint i = 0; i < e->instances->len; i++)
+    if (((Instance *) g_ptr_array_index (e->instances, i))->fex->needs_chroma)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
 vh_engine_all_accelerated (const VhEngine *e)
 {
   return e->instances->len > 0 && e->n_accelerated == e->instances->len;

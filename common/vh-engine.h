@@ -106,6 +106,8 @@ unsigned vh_engine_n_accelerable (const VhEngine *engine);
 /* Whether every feature instance runs on the accelerator: then the engine
  * takes pictures in GPU memory (VH_PICTURE_DEVICE). */
 gboolean vh_engine_all_accelerated (const VhEngine *engine);
+/* Whether a feature reads the chroma planes (PSNR, CIEDE2000, PSNR-HVS). */
+gboolean vh_engine_needs_chroma (const VhEngine *engine);
 
 /* Scores one frame pair (frames in order). Both pictures must match the
  * engine's size and bit depth. */

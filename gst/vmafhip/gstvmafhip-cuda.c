@@ -168,22 +168,6 @@ gst_vmafhip_cuda_propose_allocation (GstVmafHip * self, GstQuery * query,
   return TRUE;
 }
 
-/* Whether the GPU can copy the planes it reads as they are: planar
- * samples, nothing to shift.  Chroma is read only for PSNR. */
-static gboolean
-device_layout_ok (GstVmafHip * self, int which)
-{
-  const GstVideoInfo *info = &self->side[which].info;
-  const guint n = self->luma_only || !self->cfg.psnr ? 1
-      : GST_VIDEO_INFO_N_COMPONENTS (info);
-  const guint bytes = GST_VIDEO_INFO_COMP_DEPTH (info, 0) > 8 ? 2 : 1;
-  for (guint c = 0; c < n; c++)
-    if (GST_VIDEO_INFO_COMP_PSTRIDE (info, c) != (gint) bytes
-        || GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c))
-      return FALSE;
-  return TRUE;
-}
-
 gboolean
 gst_vmafhip_cuda_map (GstVmafHip * self, int which, GstBuffer * buf,
     GstVideoFrame * frame, VhPicture * pic, gboolean * mapped)
@@ -198,9 +182,9 @@ gst_vmafhip_cuda_map (GstVmafHip * self, int which, GstBuffer * buf,
     why = "the frames are not scored on an NVIDIA GPU";
   else if (!vh_engine_all_accelerated (self->engine))
     why = "a feature runs on the CPU";
-  else if (!device_layout_ok (self, which))
-    why = "the GPU reads planar samples only (NV12 or P010 chroma with "
-        "PSNR, P010's shifted samples)";
+  else if (!gst_vmafhip_planes_read_as_is (self, which))
+    why = "the GPU reads planar samples only (NV12 or P010 chroma where "
+        "chroma is read, P010's shifted samples)";
   if (why) {
     if (!self->warned_cuda_host) {
       GST_ELEMENT_WARNING (self, STREAM, FORMAT,

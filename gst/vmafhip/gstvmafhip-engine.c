@@ -254,6 +254,7 @@ gst_vmafhip_build_engine (GstVmafHip * self, GError ** error)
   }
   /* the engine knows how long a frame waits (overrides included) */
   self->lookahead = vh_engine_lookahead (self->engine);
+  self->reads_chroma = vh_engine_needs_chroma (self->engine);
   return TRUE;
 
 failed:

@@ -129,6 +129,20 @@ gst_vmafhip_fill_picture (GstVmafHip * self, int which, GstVideoFrame * frame,
 }
 
 
+gboolean
+gst_vmafhip_planes_read_as_is (GstVmafHip * self, int which)
+{
+  const GstVideoInfo *info = &self->side[which].info;
+  const guint n = self->luma_only || !self->reads_chroma ? 1
+      : GST_VIDEO_INFO_N_COMPONENTS (info);
+  const guint bytes = GST_VIDEO_INFO_COMP_DEPTH (info, 0) > 8 ? 2 : 1;
+  for (guint c = 0; c < n; c++)
+    if (GST_VIDEO_INFO_COMP_PSTRIDE (info, c) != (gint) bytes
+        || GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c))
+      return FALSE;
+  return TRUE;
+}
+
 /* A plain pool (no metas of its own: the frame's are copied) of pinned
  * buffers of `size` bytes. */
 static GstBufferPool *
@@ -164,8 +178,11 @@ GstBuffer *
 gst_vmafhip_pin_frame (GstVmafHip * self, int which, GstBuffer * buf)
 {
   Side *side = &self->side[which];
+  /* frames the backend stages anyway (interleaved chroma it reads, P010's
+   * shifted samples) gain nothing from a pinned copy */
   if (!self->use_gpu || !self->pin_upstream || !side->have_info
-      || gst_buffer_n_memory (buf) != 1)
+      || gst_buffer_n_memory (buf) != 1
+      || !gst_vmafhip_planes_read_as_is (self, which))
     return buf;
   GstMemory *mem = gst_buffer_peek_memory (buf, 0);
   /* ordinary memory only: not pinned already, not CUDA, not dmabuf */

@@ -101,6 +101,9 @@ struct _GstVmafHip
   gboolean use_gpu;           /* the HIP backend was chosen at start */
   VhGpu *gpu;                 /* its device (shared), start() to stop() */
   gboolean pin_upstream;      /* copy frames into pinned memory upstream */
+  gboolean reads_chroma;      /* a feature reads chroma (set with the
+                               * engine's features; read by upstream's
+                               * threads) */
 
   /* CUDA memory (gstvmafhip-cuda.c): the device's context as a
    * GstCudaContext, shared with upstream (object lock); whether there is
@@ -207,6 +210,9 @@ void gst_vmafhip_dmabuf_check (GstVmafHip * self, GstBuffer * buf);
 /* gstvmafhip-memory.c */
 gboolean gst_vmafhip_propose_allocation (GstAggregator * agg,
     GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query);
+/* Whether the planes the engine reads of this side's frames are planar
+ * samples with nothing to shift: what the GPU copies as they are. */
+gboolean gst_vmafhip_planes_read_as_is (GstVmafHip * self, int which);
 /* In upstream's streaming thread: a frame in ordinary system memory is
  * copied into a pinned buffer (same bytes, same metadata), so the GPU
  * backend uploads it by DMA without its own staging copy.  Takes buf. */
