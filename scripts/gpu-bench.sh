@@ -36,22 +36,31 @@ make_raw dist-2160 3840 2160 240 snow
 raw() {  # file w h
   echo "filesrc location=$work/$1.yuv ! rawvideoparse width=$2 height=$3 format=i420 framerate=60/1"
 }
+# N pairs of sources: alone to fakesinks, or each pair into a vmafhip
+# (with an element between source and vmafhip where given)
+alone() {  # n ref-source dist-source
+  local s=""
+  for _ in $(seq "$1"); do s+=" $2 ! fakesink $3 ! fakesink"; done
+  echo "$s"
+}
+scored() {  # n ref-source dist-source [element]
+  local s="" mid=${4:+ ! $4}
+  for i in $(seq "$1"); do
+    s+=" $2$mid ! v$i.ref_sink $3$mid ! v$i.dist_sink vmafhip name=v$i backend=hip ! fakesink"
+  done
+  echo "$s"
+}
+
 # BENCH_SIZES, BENCH_INSTANCES and BENCH_DECODE=0 narrow a run down
 sizes=${BENCH_SIZES:-1080:1920:1080:1200 2160:3840:2160:240}
 for size in $sizes; do
   IFS=: read -r tag w h n <<< "$size"
+  r=$(raw ref-$tag $w $h) d=$(raw dist-$tag $w $h)
   for inst in ${BENCH_INSTANCES:-1 4 8 16}; do
-    alone="" with="" queued=""
-    for i in $(seq "$inst"); do
-      alone+=" $(raw ref-$tag $w $h) ! fakesink $(raw dist-$tag $w $h) ! fakesink"
-      with+=" $(raw ref-$tag $w $h) ! v$i.ref_sink $(raw dist-$tag $w $h) ! v$i.dist_sink"
-      with+=" vmafhip name=v$i backend=hip ! fakesink"
-      queued+=" $(raw ref-$tag $w $h) ! queue ! v$i.ref_sink $(raw dist-$tag $w $h) ! queue ! v$i.dist_sink"
-      queued+=" vmafhip name=v$i backend=hip ! fakesink"
-    done
-    bench -n $((inst * n)) -l "raw ${tag}p x$inst, sources alone" $alone
-    bench -n $((inst * n)) -l "raw ${tag}p x$inst, with vmafhip" $with
-    bench -n $((inst * n)) -l "raw ${tag}p x$inst, with vmafhip, a queue before each input" $queued
+    bench -n $((inst * n)) -l "raw ${tag}p x$inst, sources alone" $(alone $inst "$r" "$d")
+    bench -n $((inst * n)) -l "raw ${tag}p x$inst, with vmafhip" $(scored $inst "$r" "$d")
+    bench -n $((inst * n)) -l "raw ${tag}p x$inst, with vmafhip, a queue before each input" \
+      $(scored $inst "$r" "$d" queue)
   done
 done
 
@@ -72,16 +81,13 @@ elif gst-inspect-1.0 nvh264dec > /dev/null 2>&1; then
   enc dist-1080 2000
   dec() { echo "filesrc location=$work/$1.h264 ! h264parse ! nvh264dec"; }
   n=1200
+  r=$(dec ref-1080) d=$(dec dist-1080)
   for pairs in 1 4; do
-    alone="" cuda="" sys=""
-    for i in $(seq $pairs); do
-      alone+=" $(dec ref-1080) ! fakesink $(dec dist-1080) ! fakesink"
-      cuda+=" $(dec ref-1080) ! v$i.ref_sink $(dec dist-1080) ! v$i.dist_sink vmafhip name=v$i backend=hip ! fakesink"
-      sys+=" $(dec ref-1080) ! video/x-raw ! v$i.ref_sink $(dec dist-1080) ! video/x-raw ! v$i.dist_sink vmafhip name=v$i backend=hip ! fakesink"
-    done
-    bench -n $((pairs * n)) -l "nvh264dec 1080p x$pairs, decoding alone" $alone
-    bench -n $((pairs * n)) -l "nvh264dec 1080p x$pairs, vmafhip (negotiated memory)" $cuda
-    bench -n $((pairs * n)) -l "nvh264dec 1080p x$pairs, vmafhip on system memory" $sys
+    bench -n $((pairs * n)) -l "nvh264dec 1080p x$pairs, decoding alone" $(alone $pairs "$r" "$d")
+    bench -n $((pairs * n)) -l "nvh264dec 1080p x$pairs, vmafhip (negotiated memory)" \
+      $(scored $pairs "$r" "$d")
+    bench -n $((pairs * n)) -l "nvh264dec 1080p x$pairs, vmafhip on system memory" \
+      $(scored $pairs "$r" "$d" video/x-raw)
   done
 else
   echo "nvh264dec not available: GPU-decoder pipelines skipped" | tee -a "$log"
@@ -95,12 +101,8 @@ gpu_mem() {  # pid -> MiB used by that process
 }
 if command -v nvidia-smi > /dev/null; then
   for inst in 1 8; do
-    p=""
-    for i in $(seq "$inst"); do
-      p+=" $(raw ref-1080 1920 1080) ! v$i.ref_sink $(raw dist-1080 1920 1080) ! v$i.dist_sink"
-      p+=" vmafhip name=v$i backend=hip ! fakesink"
-    done
-    gst-launch-1.0 -q $p > /dev/null & pid=$!
+    gst-launch-1.0 -q $(scored $inst "$(raw ref-1080 1920 1080)" \
+        "$(raw dist-1080 1920 1080)") > /dev/null & pid=$!
     sleep 1.0; m=$(gpu_mem $pid); wait $pid
     echo "GPU memory, 1080p x$inst in one process: ${m:-?} MiB" | tee -a "$log"
   done
