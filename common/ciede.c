@@ -21,6 +21,25 @@ typedef struct {
   unsigned bpc, width, height;
 } CiedeState;
 
+/* Chroma at full size or halved both ways */
+static gboolean
+ciede_check_layout (const VhPicture *layout, GError **error)
+{
+  if (layout->nplanes < 3) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "ciede: needs chroma (the pictures are luma only)");
+    return FALSE;
+  }
+  if (layout->plane[1].width < layout->plane[0].width
+      && layout->plane[1].height == layout->plane[0].height) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "ciede: 4:2:2 is not supported (libvmaf 3.2.0 reads 4:2:2 chroma "
+        "at the wrong places); use 4:2:0 or 4:4:4");
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 ciede_init (void *priv, const void *opts, const VhVideoInfo *info,
     GError **error)
@@ -45,22 +64,12 @@ ciede_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
     unsigned index, VhFeatureSink *sink, GError **error)
 {
   CiedeState *s = priv;
-  if (ref->nplanes < 3) {
-    g_set_error_literal (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-        "ciede: needs chroma (the pictures are luma only)");
-    return FALSE;
-  }
+  (void) error;
   const VhPlane *ry = &ref->plane[0], *dy = &dis->plane[0];
   const unsigned w = ry->width, h = ry->height;
-  /* 4:4:4, or 4:2:0 with each chroma sample repeated over 2x2 */
-  const bool half = ref->plane[1].width < w;
-  if (half && ref->plane[1].height == h) {
-    g_set_error_literal (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-        "ciede: 4:2:2 is not supported (libvmaf 3.2.0 reads 4:2:2 chroma "
-        "at the wrong places); use 4:2:0 or 4:4:4");
-    return FALSE;
-  }
-  const unsigned shift = half ? 1 : 0;
+  /* 4:4:4, or 4:2:0 with each chroma sample repeated over 2x2 (the engine
+   * had ciede_check_layout refuse the rest) */
+  const unsigned shift = ref->plane[1].width < w ? 1 : 0;
   double sum = 0.;
   for (unsigned y = 0; y < h; y++) {
     for (unsigned x = 0; x < w; x++) {
@@ -105,4 +114,5 @@ const VhFeatureExtractor vh_fex_ciede = {
   .init = ciede_init,
   .extract = ciede_extract,
   .extract_sums = ciede_extract_sums,
+  .check_layout = ciede_check_layout,
 };

@@ -342,6 +342,18 @@ vh_engine_is_accelerated (const VhEngine *e)
 }
 
 gboolean
+vh_engine_check_layout (const VhEngine *e, const VhPicture *layout,
+    GError **error)
+{
+  for (guint i = 0; i < e->instances->len; i++) {
+    const Instance *inst = g_ptr_array_index (e->instances, i);
+    if (inst->fex->check_layout && !inst->fex->check_layout (layout, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
 vh_engine_needs_chroma (const VhEngine *e)
 {
   for (guint i = 0; i < e->instances->len; i++)
@@ -812,6 +824,8 @@ vh_engine_push (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
     }
   }
 
+  if (e->n_pushed == 0 && !vh_engine_check_layout (e, ref, error))
+    return FALSE;
   if (ref->memory != dis->memory) {
     g_set_error_literal (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "one picture is in GPU memory, the other in host memory");

@@ -254,6 +254,26 @@ psnr_hvs_init (void *priv, const void *opts, const VhVideoInfo *info,
   return TRUE;
 }
 
+/* Three planes, each holding an 8x8 block */
+static gboolean
+psnr_hvs_check_layout (const VhPicture *layout, GError **error)
+{
+  if (layout->nplanes < 3) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "psnr_hvs: needs chroma (the pictures are luma only)");
+    return FALSE;
+  }
+  for (int p = 0; p < 3; p++) {
+    if (layout->plane[p].width < 8 || layout->plane[p].height < 8) {
+      g_set_error (error, VH_ERROR, VH_ERROR_TOO_SMALL,
+          "psnr_hvs: plane %d is %ux%u, smaller than an 8x8 block", p,
+          layout->plane[p].width, layout->plane[p].height);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 static gboolean
 psnr_hvs_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
     unsigned index, VhFeatureSink *sink, GError **error)
@@ -262,19 +282,9 @@ psnr_hvs_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
   static const char *const names[3] = {
     "psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr"
   };
-  if (ref->nplanes < 3) {
-    g_set_error_literal (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-        "psnr_hvs: needs chroma (the pictures are luma only)");
-    return FALSE;
-  }
+  (void) error;
   double score[3];
   for (int p = 0; p < 3; p++) {
-    if (ref->plane[p].width < 8 || ref->plane[p].height < 8) {
-      g_set_error (error, VH_ERROR, VH_ERROR_TOO_SMALL,
-          "psnr_hvs: plane %d is %ux%u, smaller than an 8x8 block", p,
-          ref->plane[p].width, ref->plane[p].height);
-      return FALSE;
-    }
     score[p] = plane_score (&ref->plane[p], &dis->plane[p], s->bpc,
         p == 0 ? csf_y : p == 1 ? csf_cb : csf_cr, s->mask[p]);
     vh_feature_sink_put (sink, names[p], index, to_db (score[p]));
@@ -296,4 +306,5 @@ const VhFeatureExtractor vh_fex_psnr_hvs = {
   .needs_chroma = true,
   .init = psnr_hvs_init,
   .extract = psnr_hvs_extract,
+  .check_layout = psnr_hvs_check_layout,
 };

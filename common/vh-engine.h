@@ -109,6 +109,12 @@ gboolean vh_engine_all_accelerated (const VhEngine *engine);
 /* Whether a feature reads the chroma planes (PSNR, CIEDE2000, PSNR-HVS). */
 gboolean vh_engine_needs_chroma (const VhEngine *engine);
 
+/* Whether every feature can read pictures of this layout (planes and
+ * their sizes; the data is not read): an error naming the feature and the
+ * reason otherwise.  vh_engine_push asks it of the first frame. */
+gboolean vh_engine_check_layout (const VhEngine *engine,
+    const VhPicture *layout, GError **error);
+
 /* Scores one frame pair (frames in order). Both pictures must match the
  * engine's size and bit depth. */
 gboolean vh_engine_push (VhEngine *engine, const VhPicture *ref,

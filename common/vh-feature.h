@@ -70,6 +70,10 @@ typedef struct VhFeatureExtractor {
    * motion SAD, VhPsnrSums), computed elsewhere. NULL: not accelerable. */
   gboolean (*extract_sums) (void *priv, const void *sums, unsigned index,
       VhFeatureSink *sink, GError **error);
+  /* Refuses pictures whose layout it cannot read (planes, chroma
+   * subsampling: the sizes of `layout` count, not its data), with the
+   * reason.  The engine asks before the first frame; NULL: any layout. */
+  gboolean (*check_layout) (const VhPicture *layout, GError **error);
 } VhFeatureExtractor;
 
 extern const VhFeatureExtractor vh_fex_vif;

@@ -282,25 +282,15 @@ psnr_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
 
 KERNEL_CONTEXT (ciede, vh_ciede_gpu)
 
-/* 4:4:4, or 4:2:0 (chroma halved both ways); as the CPU, nothing else */
+/* 4:4:4, or 4:2:0 (chroma halved both ways): the engine had the
+ * extractor's check_layout refuse the rest before the first frame */
 static gboolean
 ciede_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
     void *ctx, void *out, GError **error)
 {
   (void) h;
   (void) index;
-  if (b->nplanes < 3) {
-    g_set_error_literal (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-        "ciede: needs chroma (the pictures are luma only)");
-    return FALSE;
-  }
   const gboolean half = b->width[1] < b->width[0];
-  if (half && b->height[1] == b->height[0]) {
-    g_set_error_literal (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-        "ciede: 4:2:2 is not supported (libvmaf 3.2.0 reads 4:2:2 chroma "
-        "at the wrong places); use 4:2:0 or 4:4:4");
-    return FALSE;
-  }
   const size_t pitch[3] = { b->pitch[0], b->pitch[1], b->pitch[2] };
   return vh_ciede_gpu_enqueue (ctx, s->stream, s->ref, s->dis, pitch,
       half ? 1 : 0, &((VhCiedeSums *) out)->sum, error);

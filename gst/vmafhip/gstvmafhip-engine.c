@@ -264,34 +264,20 @@ failed:
 
 /* Gives the engine the negotiated size (building it again if the size
  * changed before any frame), with the GPU backend when one was chosen. */
-/* Features that read chroma, checked against the negotiated layout now
- * rather than at the first frame. */
-static gboolean
-check_chroma_features (GstVmafHip * self, GError ** error)
+/* The negotiated pictures' planes (sizes only), as the engine will see
+ * them: luma only where the element scores luma alone. */
+static void
+negotiated_layout (GstVmafHip * self, VhPicture * layout)
 {
   const GstVideoInfo *r = &self->side[REF].info;
-  for (guint i = 0; i < self->feature_specs->len; i++) {
-    const VhFeatureSpec *spec = g_ptr_array_index (self->feature_specs, i);
-    const gboolean ciede = !g_strcmp0 (spec->name, "ciede");
-    if (!ciede && g_strcmp0 (spec->name, "psnr_hvs"))
-      continue;
-    if (self->luma_only) {
-      g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-          "%s needs chroma, and the streams give luma only (%s against %s)",
-          spec->name, GST_VIDEO_INFO_NAME (r),
-          GST_VIDEO_INFO_NAME (&self->side[DIST].info));
-      return FALSE;
-    }
-    if (ciede && GST_VIDEO_INFO_COMP_WIDTH (r, 1) < GST_VIDEO_INFO_WIDTH (r)
-        && GST_VIDEO_INFO_COMP_HEIGHT (r, 1) == GST_VIDEO_INFO_HEIGHT (r)) {
-      g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-          "ciede: 4:2:2 (%s) is not supported (libvmaf 3.2.0 reads 4:2:2 "
-          "chroma at the wrong places); use 4:2:0 or 4:4:4",
-          GST_VIDEO_INFO_NAME (r));
-      return FALSE;
-    }
+  memset (layout, 0, sizeof *layout);
+  layout->bpc = GST_VIDEO_INFO_COMP_DEPTH (r, 0);
+  layout->nplanes = self->luma_only ? 1 : 3;
+  for (unsigned c = 0; c < layout->nplanes; c++) {
+    layout->plane[c].width = GST_VIDEO_INFO_COMP_WIDTH (r, c);
+    layout->plane[c].height = GST_VIDEO_INFO_COMP_HEIGHT (r, c);
+    layout->plane[c].step = 1;
   }
-  return TRUE;
 }
 
 static gboolean
@@ -316,8 +302,6 @@ configure_engine (GstVmafHip * self)
       return FALSE;
     }
   }
-  if (!check_chroma_features (self, &error))
-    goto failed;
   if ((!self->engine || self->engine_sized)
       && !gst_vmafhip_build_engine (self, &error))
     goto failed;
@@ -329,7 +313,11 @@ configure_engine (GstVmafHip * self)
             &vh_gpu_backend_ops, backend, &error))
       goto failed;
   }
-  if (!vh_engine_set_video_info (self->engine, &vi, &error))
+  VhPicture layout;
+  negotiated_layout (self, &layout);
+  /* what the features cannot read fails now, not at the first frame */
+  if (!vh_engine_set_video_info (self->engine, &vi, &error)
+      || !vh_engine_check_layout (self->engine, &layout, &error))
     goto failed;
   self->engine_info = vi;
   self->engine_sized = TRUE;
@@ -340,8 +328,9 @@ configure_engine (GstVmafHip * self)
 
 failed:
   GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-      ("Cannot score %ux%u %u-bit video: %s", vi.width, vi.height, vi.bpc,
-          error ? error->message : "unknown error"), (NULL));
+      ("Cannot score %ux%u %u-bit %s video: %s", vi.width, vi.height, vi.bpc,
+          GST_VIDEO_INFO_NAME (r), error ? error->message : "unknown error"),
+      (NULL));
   g_clear_error (&error);
   g_clear_pointer (&self->engine, vh_engine_free);
   self->engine_sized = FALSE;
