@@ -8,6 +8,7 @@
 #include "vh-gpu-funcs.h"
 
 #include <stdio.h>
+#include <unistd.h>
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -20,6 +21,7 @@ typedef void *CUfunction;
 
 enum {
   CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_VALUE = 1,
   CUDA_ERROR_OUT_OF_MEMORY = 2,
   CUDA_ERROR_NO_DEVICE = 100,
   CUDA_ERROR_INVALID_IMAGE = 200,
@@ -82,6 +84,27 @@ typedef struct {
   size_t WidthInBytes, Height, Depth;
 } CudaMemcpy3DPeer;
 
+/* CUDA_EXTERNAL_MEMORY_HANDLE_DESC and _BUFFER_DESC (CUDA 10 on). */
+#define CU_EXTERNAL_MEMORY_HANDLE_TYPE_DMABUF_FD 9
+typedef struct {
+  int type;
+  union {
+    int fd;
+    struct { void *handle; const void *name; } win32;
+    const void *nvSciBufObject;
+  } handle;
+  unsigned long long size;
+  unsigned int flags;
+  unsigned int reserved[16];
+} CudaExternalMemoryHandleDesc;
+
+typedef struct {
+  unsigned long long offset;
+  unsigned long long size;
+  unsigned int flags;
+  unsigned int reserved[16];
+} CudaExternalMemoryBufferDesc;
+
 /* Every driver function vmafhip calls, once: the type, the field, the
  * symbol loaded and a fallback symbol for older or newer runtimes. The
  * function table and the list the loader fills both come from it. */
@@ -123,7 +146,10 @@ typedef struct {
   X (CUresult, cuModuleLoadData, (CUmodule *module, const void *image), "cuModuleLoadData", NULL) \
   X (CUresult, cuModuleUnload, (CUmodule module), "cuModuleUnload", NULL) \
   X (CUresult, cuModuleGetFunction, (CUfunction *function, CUmodule module, const char *name), "cuModuleGetFunction", NULL) \
-  X (CUresult, cuLaunchKernel, (CUfunction function, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared_bytes, CUstream stream, void **params, void **extra), "cuLaunchKernel", NULL)
+  X (CUresult, cuLaunchKernel, (CUfunction function, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared_bytes, CUstream stream, void **params, void **extra), "cuLaunchKernel", NULL) \
+  X (CUresult, cuImportExternalMemory, (void **external, const CudaExternalMemoryHandleDesc *desc), "cuImportExternalMemory", NULL) \
+  X (CUresult, cuExternalMemoryGetMappedBuffer, (CUdeviceptr *ptr, void *external, const CudaExternalMemoryBufferDesc *desc), "cuExternalMemoryGetMappedBuffer", NULL) \
+  X (CUresult, cuDestroyExternalMemory, (void *external), "cuDestroyExternalMemory", NULL)
 
 static struct {
 #define DECLARE(ret, field, params, symbol, fallback) ret (*field) params;
@@ -432,6 +458,45 @@ cuda_launch (void *function, VhGpuDim3 grid, VhGpuDim3 block,
       block.z, shared_bytes, stream, args, NULL);
 }
 
+/* dmabuf fds are taken only by Tegra's driver (CUDA 13); elsewhere the
+ * import fails and the element copies through host memory.  The driver
+ * owns the descriptor of a successful import: it gets a duplicate. */
+static int
+cuda_import_dmabuf (int fd, size_t size, void **external)
+{
+  CudaExternalMemoryHandleDesc desc = {
+    .type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_DMABUF_FD,
+    .size = size,
+  };
+  desc.handle.fd = dup (fd);
+  if (desc.handle.fd < 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  CUresult status = cu.cuImportExternalMemory (external, &desc);
+  if (status != CUDA_SUCCESS)
+    close (desc.handle.fd);
+  return status;
+}
+
+static int
+cuda_map_imported (void *external, size_t offset, size_t size, VhGpuPtr *ptr)
+{
+  CudaExternalMemoryBufferDesc desc = { .offset = offset, .size = size };
+  CUdeviceptr address = 0;
+  CUresult status = cu.cuExternalMemoryGetMappedBuffer (&address, external,
+      &desc);
+  *ptr = address;
+  return status;
+}
+
+static int
+cuda_destroy_imported (void *external, VhGpuPtr mapping)
+{
+  /* the mapping is freed like any allocation, before its memory object */
+  CUresult status = mapping ? cu.cuMemFree (mapping) : CUDA_SUCCESS;
+  CUresult destroyed = cu.cuDestroyExternalMemory (external);
+  return status != CUDA_SUCCESS ? status : destroyed;
+}
+
 /* Which driver function each neutral call uses, for error messages: the
  * names come from the symbol list above (written once). */
 static const VhGpuCallName cu_calls[] = {
@@ -470,6 +535,9 @@ static const VhGpuCallName cu_calls[] = {
   {VH_GPU_CALL_MODULE_UNLOAD, (void **) &cu.cuModuleUnload, NULL},
   {VH_GPU_CALL_MODULE_GET_FUNCTION, (void **) &cu.cuModuleGetFunction, NULL},
   {VH_GPU_CALL_LAUNCH, (void **) &cu.cuLaunchKernel, NULL},
+  {VH_GPU_CALL_IMPORT_MEMORY, (void **) &cu.cuImportExternalMemory, NULL},
+  {VH_GPU_CALL_MAP_IMPORTED, (void **) &cu.cuExternalMemoryGetMappedBuffer, NULL},
+  {VH_GPU_CALL_DESTROY_IMPORTED, (void **) &cu.cuDestroyExternalMemory, NULL},
 };
 
 static VhGpuFuncs cuda_funcs = {
@@ -516,6 +584,9 @@ static VhGpuFuncs cuda_funcs = {
   .module_unload = cuda_module_unload,
   .module_get_function = cuda_module_get_function,
   .launch = cuda_launch,
+  .import_dmabuf = cuda_import_dmabuf,
+  .map_imported = cuda_map_imported,
+  .destroy_imported = cuda_destroy_imported,
 };
 
 static const char *const cuda_libraries[] = {

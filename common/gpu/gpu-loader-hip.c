@@ -47,6 +47,27 @@ enum {
 #define hipEventBlockingSync 0x1
 #define hipHostMallocPortable 0x1
 
+/* hipExternalMemoryHandleDesc and _BufferDesc; ROCm 6 appended reserved
+ * words, which older runtimes do not read (zeroed here for newer ones). */
+#define hipExternalMemoryHandleTypeOpaqueFd 1
+typedef struct {
+  int type;
+  union {
+    int fd;
+    struct { void *handle; const void *name; } win32;
+  } handle;
+  unsigned long long size;
+  unsigned int flags;
+  unsigned int reserved[16];
+} HipExternalMemoryHandleDesc;
+
+typedef struct {
+  unsigned long long offset;
+  unsigned long long size;
+  unsigned int flags;
+  unsigned int reserved[16];
+} HipExternalMemoryBufferDesc;
+
 /* Every driver function vmafhip calls, once: the type, the field, the
  * symbol loaded and a fallback symbol for older or newer runtimes. The
  * function table and the list the loader fills both come from it. */
@@ -86,7 +107,10 @@ enum {
   X (hipError_t, hipModuleLoadData, (hipModule_t *module, const void *image), "hipModuleLoadData", NULL) \
   X (hipError_t, hipModuleUnload, (hipModule_t module), "hipModuleUnload", NULL) \
   X (hipError_t, hipModuleGetFunction, (hipFunction_t *function, hipModule_t module, const char *name), "hipModuleGetFunction", NULL) \
-  X (hipError_t, hipModuleLaunchKernel, (hipFunction_t function, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared_bytes, hipStream_t stream, void **params, void **extra), "hipModuleLaunchKernel", NULL)
+  X (hipError_t, hipModuleLaunchKernel, (hipFunction_t function, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared_bytes, hipStream_t stream, void **params, void **extra), "hipModuleLaunchKernel", NULL) \
+  X (hipError_t, hipImportExternalMemory, (void **external, const HipExternalMemoryHandleDesc *desc), "hipImportExternalMemory", NULL) \
+  X (hipError_t, hipExternalMemoryGetMappedBuffer, (void **ptr, void *external, const HipExternalMemoryBufferDesc *desc), "hipExternalMemoryGetMappedBuffer", NULL) \
+  X (hipError_t, hipDestroyExternalMemory, (void *external), "hipDestroyExternalMemory", NULL)
 
 static struct {
 #define DECLARE(ret, field, params, symbol, fallback) ret (*field) params;
@@ -373,6 +397,41 @@ hip_launch (void *function, VhGpuDim3 grid, VhGpuDim3 block,
       block.y, block.z, shared_bytes, stream, args, NULL);
 }
 
+/* A dmabuf is an "opaque fd" to HIP on Linux (ROCclr maps it with
+ * hsa_amd_interop_map_buffer).  HIP, unlike CUDA, leaves the descriptor
+ * to the caller. */
+static int
+hip_import_dmabuf (int fd, size_t size, void **external)
+{
+  HipExternalMemoryHandleDesc desc = {
+    .type = hipExternalMemoryHandleTypeOpaqueFd,
+    .size = size,
+  };
+  desc.handle.fd = fd;
+  return hip.hipImportExternalMemory (external, &desc);
+}
+
+static int
+hip_map_imported (void *external, size_t offset, size_t size, VhGpuPtr *ptr)
+{
+  HipExternalMemoryBufferDesc desc = { .offset = offset, .size = size };
+  void *address = NULL;
+  hipError_t status = hip.hipExternalMemoryGetMappedBuffer (&address,
+      external, &desc);
+  *ptr = (VhGpuPtr) (uintptr_t) address;
+  return status;
+}
+
+static int
+hip_destroy_imported (void *external, VhGpuPtr mapping)
+{
+  /* as in CUDA, the mapping is released like an allocation first */
+  hipError_t status = mapping ? hip.hipFree (device_address (mapping))
+      : hipSuccess;
+  hipError_t destroyed = hip.hipDestroyExternalMemory (external);
+  return status != hipSuccess ? status : destroyed;
+}
+
 /* Which driver function each neutral call uses, for error messages: the
  * names come from the symbol list above (written once). */
 static const VhGpuCallName hip_calls[] = {
@@ -410,6 +469,9 @@ static const VhGpuCallName hip_calls[] = {
   {VH_GPU_CALL_MODULE_UNLOAD, (void **) &hip.hipModuleUnload, NULL},
   {VH_GPU_CALL_MODULE_GET_FUNCTION, (void **) &hip.hipModuleGetFunction, NULL},
   {VH_GPU_CALL_LAUNCH, (void **) &hip.hipModuleLaunchKernel, NULL},
+  {VH_GPU_CALL_IMPORT_MEMORY, (void **) &hip.hipImportExternalMemory, NULL},
+  {VH_GPU_CALL_MAP_IMPORTED, (void **) &hip.hipExternalMemoryGetMappedBuffer, NULL},
+  {VH_GPU_CALL_DESTROY_IMPORTED, (void **) &hip.hipDestroyExternalMemory, NULL},
 };
 
 static VhGpuFuncs hip_funcs = {
@@ -455,6 +517,9 @@ static VhGpuFuncs hip_funcs = {
   .module_unload = hip_module_unload,
   .module_get_function = hip_module_get_function,
   .launch = hip_launch,
+  .import_dmabuf = hip_import_dmabuf,
+  .map_imported = hip_map_imported,
+  .destroy_imported = hip_destroy_imported,
 };
 
 /* The sonames first (ldconfig paths, LD_LIBRARY_PATH), then ROCm's default

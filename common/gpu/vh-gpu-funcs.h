@@ -49,6 +49,9 @@ typedef enum {
   VH_GPU_CALL_MODULE_UNLOAD,
   VH_GPU_CALL_MODULE_GET_FUNCTION,
   VH_GPU_CALL_LAUNCH,
+  VH_GPU_CALL_IMPORT_MEMORY,
+  VH_GPU_CALL_MAP_IMPORTED,
+  VH_GPU_CALL_DESTROY_IMPORTED,
   VH_GPU_N_CALLS
 } VhGpuCall;
 
@@ -143,6 +146,16 @@ typedef struct {
   int (*module_get_function) (void **function, void *module, const char *name);
   int (*launch) (void *function, VhGpuDim3 grid, VhGpuDim3 block,
       unsigned int shared_bytes, void *stream, void **args);
+
+  /* External memory: the dmabuf behind fd (size bytes) into the device's
+   * address space.  The caller keeps fd: an adapter whose driver takes
+   * ownership of the descriptor it is given passes a duplicate. */
+  int (*import_dmabuf) (int fd, size_t size, void **external);
+  /* [offset, offset + size) of it as a device address */
+  int (*map_imported) (void *external, size_t offset, size_t size,
+      VhGpuPtr *ptr);
+  /* releases the mapping (0: none) and the import */
+  int (*destroy_imported) (void *external, VhGpuPtr mapping);
 } VhGpuFuncs;
 
 /* Loads the vendor's runtime: the first library that loads wins and stays

@@ -128,6 +128,24 @@ void vh_gpu_host_free (VhGpu *gpu, void *ptr);            /* NULL is ignored */
  * wraps around, or one that spans two blocks; size 0 asks about ptr. */
 gboolean vh_gpu_host_contains (const void *ptr, size_t size);
 
+/* ---- imported memory (dmabuf) -------------------------------------------- */
+
+/* Another driver's buffer (a dmabuf: VA-API, v4l2, udmabuf) read in place.
+ * AMD imports it as HIP external memory; NVIDIA's driver takes dmabufs only
+ * on Tegra, elsewhere the import fails with the driver's reason.  The whole
+ * dmabuf (size bytes) is imported; fd stays the caller's (the drivers hold
+ * the buffer itself, not the descriptor).  The import holds a reference on
+ * gpu and is freed from any thread. */
+typedef struct VhGpuImport VhGpuImport;
+
+VhGpuImport *vh_gpu_import_dmabuf (VhGpu *gpu, int fd, size_t size,
+    GError **error);
+void vh_gpu_import_free (VhGpuImport *import);           /* NULL is ignored */
+VhGpu *vh_gpu_import_device (const VhGpuImport *import);
+/* The device address of byte 0 of the dmabuf. */
+VhGpuPtr vh_gpu_import_address (const VhGpuImport *import);
+size_t vh_gpu_import_size (const VhGpuImport *import);
+
 /* ---- streams and events ------------------------------------------------- */
 
 /* A stream that does not synchronise with the legacy default stream.

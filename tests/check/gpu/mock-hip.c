@@ -1,0 +1,384 @@
+/* vmafhip — a stand-in for AMD's HIP runtime (libamdhip64), for tests on
+ * machines without an AMD GPU: one "gfx90a" device whose memory is host
+ * memory.  Copies and memsets are done at once; kernels do nothing (their
+ * results are not to be read).  dmabuf imports mmap the descriptor, so an
+ * imported buffer reads back what its producer wrote.
+ *
+ * Loaded by the HIP loader through VMAFHIP_HIP_LIBRARY.  Tests read its
+ * counters with vh_mock_hip_counters () and make imports fail with
+ * VH_MOCK_HIP_REFUSE_IMPORT=1.  Only the symbols the loader resolves. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+typedef int hipError_t;
+
+enum {
+  hipSuccess = 0,
+  hipErrorInvalidValue = 1,
+  hipErrorOutOfMemory = 2,
+  hipErrorInvalidDevice = 101,
+};
+
+typedef struct {
+  int type;
+  union {
+    int fd;
+    struct { void *handle; const void *name; } win32;
+  } handle;
+  unsigned long long size;
+  unsigned int flags;
+} MockHandleDesc;
+
+typedef struct {
+  unsigned long long offset;
+  unsigned long long size;
+  unsigned int flags;
+} MockBufferDesc;
+
+typedef struct {
+  void *map;
+  size_t size;
+  int mapped;               /* mappings handed out and not freed */
+} MockExternal;
+
+#define MAX_MAPPINGS 256
+static struct {
+  int imports_live;
+  int imports_total;
+  void *mappings[MAX_MAPPINGS];   /* mapped addresses not yet freed */
+  int mappings_live;
+} mock;
+/* elements free imports from upstream's threads */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The test's view. */
+void
+vh_mock_hip_counters (int *imports_live, int *imports_total, int *mappings_live)
+{
+  pthread_mutex_lock (&lock);
+  *imports_live = mock.imports_live;
+  *imports_total = mock.imports_total;
+  *mappings_live = mock.mappings_live;
+  pthread_mutex_unlock (&lock);
+}
+
+static hipError_t
+check_device (int device)
+{
+  return device == 0 ? hipSuccess : hipErrorInvalidDevice;
+}
+
+hipError_t hipInit (unsigned int flags) { (void) flags; return hipSuccess; }
+
+const char *
+hipGetErrorName (hipError_t status)
+{
+  switch (status) {
+    case hipSuccess: return "hipSuccess";
+    case hipErrorInvalidValue: return "hipErrorInvalidValue";
+    case hipErrorOutOfMemory: return "hipErrorOutOfMemory";
+    case hipErrorInvalidDevice: return "hipErrorInvalidDevice";
+    default: return "hipErrorUnknown";
+  }
+}
+
+const char *
+hipGetErrorString (hipError_t status)
+{
+  return status == hipErrorInvalidValue ? "invalid argument (mock)"
+      : "mock HIP error";
+}
+
+hipError_t hipGetDeviceCount (int *count) { *count = 1; return hipSuccess; }
+
+hipError_t
+hipDeviceGetName (char *name, int len, int device)
+{
+  if (len > 0) {
+    strncpy (name, "vmafhip mock GPU", (size_t) len - 1);
+    name[len - 1] = '\0';
+  }
+  return check_device (device);
+}
+
+hipError_t
+hipDeviceGetAttribute (int *value, int attribute, int device)
+{
+  switch (attribute) {
+    case 23: *value = 9; break;          /* compute major */
+    case 56: *value = 1024; break;       /* threads per block */
+    case 61: *value = 0; break;          /* compute minor */
+    case 63: *value = 4; break;          /* multiprocessors */
+    case 74: *value = 65536; break;      /* shared memory per block */
+    case 87: *value = 64; break;         /* wavefront */
+    default: *value = 0; break;
+  }
+  return check_device (device);
+}
+
+/* The name at the start, gcnArchName further on (the loader finds it by
+ * content, as it does in either of HIP's layouts). */
+hipError_t
+hipGetDevicePropertiesR0600 (void *properties, int device)
+{
+  strcpy (properties, "vmafhip mock GPU");
+  strcpy ((char *) properties + 1160, "gfx90a:sramecc+:xnack-");
+  return check_device (device);
+}
+
+hipError_t
+hipDeviceTotalMem (size_t *bytes, int device)
+{
+  *bytes = (size_t) 16 << 30;
+  return check_device (device);
+}
+
+hipError_t hipSetDevice (int device) { return check_device (device); }
+
+hipError_t
+hipMalloc (void **ptr, size_t size)
+{
+  *ptr = calloc (1, size);
+  return *ptr ? hipSuccess : hipErrorOutOfMemory;
+}
+
+hipError_t
+hipFree (void *ptr)
+{
+  pthread_mutex_lock (&lock);
+  for (int i = 0; i < MAX_MAPPINGS; i++)
+    if (ptr && mock.mappings[i] == ptr) {
+      /* a mapping of an import: the import's memory, not ours to free */
+      mock.mappings[i] = NULL;
+      mock.mappings_live--;
+      pthread_mutex_unlock (&lock);
+      return hipSuccess;
+    }
+  pthread_mutex_unlock (&lock);
+  free (ptr);
+  return hipSuccess;
+}
+
+hipError_t
+hipHostMalloc (void **ptr, size_t size, unsigned int flags)
+{
+  (void) flags;
+  return hipMalloc (ptr, size);
+}
+
+hipError_t hipHostFree (void *ptr) { free (ptr); return hipSuccess; }
+
+/* Streams, events, modules and functions: tokens. */
+static hipError_t
+new_token (void **token)
+{
+  *token = malloc (1);
+  return hipSuccess;
+}
+
+static hipError_t
+free_token (void *token)
+{
+  free (token);
+  return hipSuccess;
+}
+
+hipError_t
+hipStreamCreateWithFlags (void **stream, unsigned int flags)
+{
+  (void) flags;
+  return new_token (stream);
+}
+
+hipError_t hipStreamDestroy (void *stream) { return free_token (stream); }
+hipError_t hipStreamSynchronize (void *stream) { (void) stream; return hipSuccess; }
+hipError_t hipStreamQuery (void *stream) { (void) stream; return hipSuccess; }
+
+hipError_t
+hipStreamWaitEvent (void *stream, void *event, unsigned int flags)
+{
+  (void) stream;
+  (void) event;
+  (void) flags;
+  return hipSuccess;
+}
+
+hipError_t
+hipEventCreateWithFlags (void **event, unsigned int flags)
+{
+  (void) flags;
+  return new_token (event);
+}
+
+hipError_t hipEventDestroy (void *event) { return free_token (event); }
+
+hipError_t
+hipEventRecord (void *event, void *stream)
+{
+  (void) event;
+  (void) stream;
+  return hipSuccess;
+}
+
+hipError_t hipEventSynchronize (void *event) { (void) event; return hipSuccess; }
+hipError_t hipEventQuery (void *event) { (void) event; return hipSuccess; }
+
+hipError_t
+hipEventElapsedTime (float *ms, void *start, void *end)
+{
+  (void) start;
+  (void) end;
+  *ms = 0.0f;
+  return hipSuccess;
+}
+
+static hipError_t
+copy (void *dst, const void *src, size_t size)
+{
+  memcpy (dst, src, size);
+  return hipSuccess;
+}
+
+hipError_t
+hipMemcpyHtoDAsync (void *dst, const void *src, size_t size, void *stream)
+{
+  (void) stream;
+  return copy (dst, src, size);
+}
+
+hipError_t
+hipMemcpyDtoHAsync (void *dst, void *src, size_t size, void *stream)
+{
+  (void) stream;
+  return copy (dst, src, size);
+}
+
+hipError_t
+hipMemcpyDtoDAsync (void *dst, void *src, size_t size, void *stream)
+{
+  (void) stream;
+  return copy (dst, src, size);
+}
+
+hipError_t
+hipMemcpy2DAsync (void *dst, size_t dst_pitch, const void *src,
+    size_t src_pitch, size_t width, size_t height, int kind, void *stream)
+{
+  (void) kind;
+  (void) stream;
+  for (size_t y = 0; y < height; y++)
+    memcpy ((char *) dst + y * dst_pitch, (const char *) src + y * src_pitch,
+        width);
+  return hipSuccess;
+}
+
+hipError_t
+hipMemsetD8Async (void *dst, unsigned char value, size_t size, void *stream)
+{
+  (void) stream;
+  memset (dst, value, size);
+  return hipSuccess;
+}
+
+hipError_t
+hipMemsetD32Async (void *dst, int value, size_t count, void *stream)
+{
+  (void) stream;
+  for (size_t i = 0; i < count; i++)
+    memcpy ((char *) dst + 4 * i, &value, 4);
+  return hipSuccess;
+}
+
+hipError_t
+hipModuleLoadData (void **module, const void *image)
+{
+  return image ? new_token (module) : hipErrorInvalidValue;
+}
+
+hipError_t hipModuleUnload (void *module) { return free_token (module); }
+
+/* One function object per module lookup is enough: the loader caches it. */
+hipError_t
+hipModuleGetFunction (void **function, void *module, const char *name)
+{
+  (void) module;
+  (void) name;
+  static char function_token;
+  *function = &function_token;
+  return hipSuccess;
+}
+
+hipError_t
+hipModuleLaunchKernel (void *function, unsigned int gx, unsigned int gy,
+    unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
+    unsigned int shared_bytes, void *stream, void **params, void **extra)
+{
+  (void) function;
+  (void) gx; (void) gy; (void) gz;
+  (void) bx; (void) by; (void) bz;
+  (void) shared_bytes;
+  (void) stream;
+  (void) params;
+  (void) extra;
+  return hipSuccess;
+}
+
+hipError_t
+hipImportExternalMemory (void **external, const MockHandleDesc *desc)
+{
+  struct stat st;
+  const char *refuse = getenv ("VH_MOCK_HIP_REFUSE_IMPORT");
+  if ((refuse && strcmp (refuse, "1") == 0) || desc->type != 1
+      || fstat (desc->handle.fd, &st) != 0 || desc->size == 0
+      || (unsigned long long) st.st_size < desc->size)
+    return hipErrorInvalidValue;
+  void *map = mmap (NULL, desc->size, PROT_READ | PROT_WRITE, MAP_SHARED,
+      desc->handle.fd, 0);
+  if (map == MAP_FAILED)
+    return hipErrorInvalidValue;
+  MockExternal *ext = calloc (1, sizeof (MockExternal));
+  ext->map = map;
+  ext->size = desc->size;
+  *external = ext;
+  pthread_mutex_lock (&lock);
+  mock.imports_live++;
+  mock.imports_total++;
+  pthread_mutex_unlock (&lock);
+  return hipSuccess;
+}
+
+hipError_t
+hipExternalMemoryGetMappedBuffer (void **ptr, void *external,
+    const MockBufferDesc *desc)
+{
+  MockExternal *ext = external;
+  if (desc->offset + desc->size > ext->size)
+    return hipErrorInvalidValue;
+  hipError_t status = hipErrorOutOfMemory;
+  pthread_mutex_lock (&lock);
+  for (int i = 0; i < MAX_MAPPINGS; i++)
+    if (!mock.mappings[i]) {
+      *ptr = mock.mappings[i] = (char *) ext->map + desc->offset;
+      mock.mappings_live++;
+      status = hipSuccess;
+      break;
+    }
+  pthread_mutex_unlock (&lock);
+  return status;
+}
+
+hipError_t
+hipDestroyExternalMemory (void *external)
+{
+  MockExternal *ext = external;
+  munmap (ext->map, ext->size);
+  free (ext);
+  pthread_mutex_lock (&lock);
+  mock.imports_live--;
+  pthread_mutex_unlock (&lock);
+  return hipSuccess;
+}
