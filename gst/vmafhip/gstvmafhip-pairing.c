@@ -116,20 +116,21 @@ drop_unpaired_dist (GstVmafHip * self, GstBuffer * dist, const char *why)
   gst_buffer_unref (dist);
 }
 
-/* Maps one side's frame for reading and describes it in pic: in place in
- * GPU memory where the GPU can read it (gstvmafhip-cuda.c), else in host
- * memory.  An error names the side. */
+/* Describes one side's frame in pic: in place in GPU memory where the GPU
+ * can read it (CUDA memory mapped, gstvmafhip-cuda.c; dmabufs imported,
+ * gstvmafhip-dmabuf.c), else mapped in host memory.  *mapped: f is mapped
+ * (unmap_frame).  An error names the side. */
 static gboolean
 map_frame (GstVmafHip * self, int which, GstBuffer * buf, GstVideoFrame * f,
-    VhPicture * pic)
+    VhPicture * pic, gboolean * mapped)
 {
-  gboolean mapped = FALSE;
-  if (!gst_vmafhip_cuda_map (self, which, buf, f, pic, &mapped))
+  *mapped = FALSE;
+  if (!gst_vmafhip_cuda_map (self, which, buf, f, pic, mapped))
     return FALSE;
-  if (mapped)
+  if (*mapped || gst_vmafhip_dmabuf_import (self, which, buf, pic))
     return TRUE;
-  gst_vmafhip_dmabuf_check (self, buf);
   if (gst_video_frame_map (f, &self->side[which].info, buf, GST_MAP_READ)) {
+    *mapped = TRUE;
     gst_vmafhip_fill_picture (self, which, f, pic);
     return TRUE;
   }
@@ -137,6 +138,14 @@ map_frame (GstVmafHip * self, int which, GstBuffer * buf, GstVideoFrame * f,
       ("Cannot read a %s frame: the buffer does not match its caps.",
           which == REF ? "reference" : "distorted"), ("%" GST_PTR_FORMAT, buf));
   return FALSE;
+}
+
+static void
+unmap_frame (GstVideoFrame * f, gboolean * mapped)
+{
+  if (*mapped)
+    gst_video_frame_unmap (f);
+  *mapped = FALSE;
 }
 
 /* Scores one pair; takes both buffers. */
@@ -165,31 +174,35 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
     return GST_FLOW_NOT_NEGOTIATED;
   }
 
-  if (!map_frame (self, REF, ref, &rf, &rp)) {
+  gboolean rf_mapped, df_mapped;
+  if (!map_frame (self, REF, ref, &rf, &rp, &rf_mapped)) {
     gst_buffer_unref (ref);
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
-  if (!map_frame (self, DIST, dist, &df, &dp)) {
-    gst_video_frame_unmap (&rf);
+  if (!map_frame (self, DIST, dist, &df, &dp, &df_mapped)) {
+    unmap_frame (&rf, &rf_mapped);
     gst_buffer_unref (ref);
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
   if (rp.memory != dp.memory) {
     /* one side in GPU memory, the other not: both through host memory */
-    GstVideoFrame *on_device = rp.memory == VH_PICTURE_DEVICE ? &rf : &df;
-    const int which = on_device == &rf ? REF : DIST;
-    gst_video_frame_unmap (on_device);
+    const int which = rp.memory == VH_PICTURE_DEVICE ? REF : DIST;
+    GstVideoFrame *on_device = which == REF ? &rf : &df;
+    gboolean *on_device_mapped = which == REF ? &rf_mapped : &df_mapped;
+    unmap_frame (on_device, on_device_mapped);
     if (!gst_video_frame_map (on_device, &self->side[which].info,
             which == REF ? ref : dist, GST_MAP_READ)) {
-      gst_video_frame_unmap (which == REF ? &df : &rf);
+      unmap_frame (&rf, &rf_mapped);
+      unmap_frame (&df, &df_mapped);
       gst_buffer_unref (ref);
       gst_buffer_unref (dist);
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot read a frame."),
           (NULL));
       return GST_FLOW_ERROR;
     }
+    *on_device_mapped = TRUE;
     gst_vmafhip_fill_picture (self, which, on_device,
         which == REF ? &rp : &dp);
   }
@@ -197,8 +210,8 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
   if (index == 0)
     self->first_push_us = g_get_monotonic_time ();
   ok = vh_engine_push (self->engine, &rp, &dp, &error);
-  gst_video_frame_unmap (&rf);
-  gst_video_frame_unmap (&df);
+  unmap_frame (&rf, &rf_mapped);
+  unmap_frame (&df, &df_mapped);
   gst_buffer_unref (dist);
   if (!ok) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,

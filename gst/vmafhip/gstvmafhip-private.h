@@ -111,9 +111,10 @@ struct _GstVmafHip
   GstObject *cuda_context;
   gboolean cuda_unavailable;
   gboolean warned_cuda_host, warned_cuda_copy;
-  /* dmabuf (gstvmafhip-dmabuf.c): GPUs found (-1: not asked yet); one
-   * warning for the mapped copy */
+  /* dmabuf (gstvmafhip-dmabuf.c): GPUs found (-1: not asked yet); whether
+   * an import failed this stream; one warning for the mapped copy */
   gint gpu_count;
+  gboolean dmabuf_import_failed;
   gboolean warned_dmabuf_copy;
 
   GstCaps *ref_caps;          /* output caps (the reference's) */
@@ -204,8 +205,11 @@ GstCaps *gst_vmafhip_filter_memory_caps (GstVmafHip * self, GstCaps * caps);
 gboolean gst_vmafhip_caps_are_dmabuf (GstCaps * caps);
 /* Takes caps; removes the structures with that caps feature. */
 GstCaps *gst_vmafhip_caps_drop_feature (GstCaps * caps, const char *feature);
-/* One warning per stream for frames in dmabuf memory (mapped, copied). */
-void gst_vmafhip_dmabuf_check (GstVmafHip * self, GstBuffer * buf);
+/* A frame in dmabuf memory as a picture in GPU memory (imported; TRUE), or
+ * FALSE: the caller maps it (not dmabuf, or not importable: one warning per
+ * stream says why). */
+gboolean gst_vmafhip_dmabuf_import (GstVmafHip * self, int which,
+    GstBuffer * buf, VhPicture * pic);
 
 /* gstvmafhip-memory.c */
 gboolean gst_vmafhip_propose_allocation (GstAggregator * agg,

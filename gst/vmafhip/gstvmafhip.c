@@ -512,7 +512,7 @@ gst_vmafhip_stop (GstAggregator * agg)
   g_ptr_array_set_size (self->specs, 0);
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);
-  self->warned_dmabuf_copy = FALSE;
+  self->warned_dmabuf_copy = self->dmabuf_import_failed = FALSE;
   self->warned_cuda_host = self->warned_cuda_copy = FALSE;
   self->caps_checked = self->pair_failed = FALSE;
   GST_OBJECT_LOCK (self);

@@ -7,10 +7,17 @@
  * nvh264dec pipelines scored exactly as the system-memory path, frames
  * from another CUDA context copied between contexts, and eight instances
  * in one pipeline scored as eight separate runs.
+ *
+ * With VMAFHIP_TEST_MOCK_HIP set (and VMAFHIP_HIP_LIBRARY naming the mock
+ * HIP runtime, tests/check/gpu/mock-hip.c), only the dmabuf import path:
+ * each dmabuf imported once however often it comes back, none mapped, all
+ * released with their buffers, a refused import copied with one warning.
+ * The mock runs no kernels, so its scores are not looked at.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE             /* memfd_create */
 #endif
+#include <dlfcn.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -202,6 +209,131 @@ GST_START_TEST (test_dmabuf_mapped_scores_equal)
             g_ptr_array_index (cpu, i)), "frame %u", i);
   g_ptr_array_unref (gpu);
   g_ptr_array_unref (cpu);
+}
+
+GST_END_TEST;
+
+/* --------------------------------------------- the mock HIP runtime */
+
+typedef void (*MockCountersFunc) (int *imports_live, int *imports_total,
+    int *mappings_live);
+
+static void
+mock_counters (int *imports_live, int *imports_total, int *mappings_live)
+{
+  static MockCountersFunc counters;
+  if (!counters) {
+    void *mock = dlopen (g_getenv ("VMAFHIP_HIP_LIBRARY"), RTLD_NOW);
+    fail_unless (mock != NULL, "the mock HIP runtime: %s", dlerror ());
+    counters = (MockCountersFunc) dlsym (mock, "vh_mock_hip_counters");
+    fail_unless (counters != NULL);
+  }
+  counters (imports_live, imports_total, mappings_live);
+}
+
+/* Scores n pairs made of two reference and two distorted dmabufs that come
+ * back again and again (as a decoder's pool would give them); returns the
+ * frame messages and the first warning. */
+static guint
+score_recycled_dmabufs (guint n, guint * warnings, gchar ** warning_text)
+{
+  Fixture *f = fixture_new ("backend=hip frame-message=true", FALSE);
+  GstAllocator *allocator = gst_dmabuf_allocator_new ();
+  GstMemory *mems[2][2];
+  video_info_init (&f->ref_info, "I420", W, H);
+  video_info_init (&f->dist_info, "I420", W, H);
+  content_init (&f->content, &f->ref_info, 5);
+  for (int k = 0; k < 2; k++) {
+    GstCaps *caps = gst_video_info_to_caps (&f->ref_info);
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_DMABUF, NULL));
+    gst_harness_set_src_caps (k ? f->dist : f->ref, caps);
+  }
+  for (guint i = 0; i < 2; i++) {
+    VhPicture r, d;
+    render (f, i, &r, &d);
+    GstBuffer *rb = to_dmabuf (allocator, make_buffer (&f->ref_info, &r, i,
+            0));
+    GstBuffer *db = to_dmabuf (allocator, make_buffer (&f->dist_info, &d, i,
+            0));
+    mems[i][0] = gst_memory_ref (gst_buffer_peek_memory (rb, 0));
+    mems[i][1] = gst_memory_ref (gst_buffer_peek_memory (db, 0));
+    gst_buffer_unref (rb);
+    gst_buffer_unref (db);
+  }
+  for (guint i = 0; i < n; i++)
+    for (int k = 0; k < 2; k++) {
+      GstBuffer *buf = gst_buffer_new ();
+      gst_buffer_append_memory (buf, gst_memory_ref (mems[i % 2][k]));
+      GST_BUFFER_PTS (buf) = i * GST_SECOND / 25;
+      GST_BUFFER_DURATION (buf) = GST_SECOND / 25;
+      fail_unless_equals_int (gst_harness_push (k ? f->dist : f->ref, buf),
+          GST_FLOW_OK);
+    }
+  push_eos_both (f);
+  wait_eos (f);
+  GList *msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT
+      | GST_MESSAGE_WARNING);
+  *warnings = 0;
+  *warning_text = NULL;
+  for (GList * l = msgs; l; l = l->next)
+    if (GST_MESSAGE_TYPE (l->data) == GST_MESSAGE_WARNING) {
+      GError *e = NULL;
+      gst_message_parse_warning (l->data, &e, NULL);
+      if (!*warning_text)
+        *warning_text = g_strdup (e->message);
+      g_error_free (e);
+      (*warnings)++;
+    }
+  const GstStructure *pooled;
+  guint n_pooled;
+  GPtrArray *frames = frame_messages (msgs, &pooled, &n_pooled);
+  const guint n_frames = frames->len;
+  g_ptr_array_unref (frames);
+  free_messages (msgs);
+  fixture_free (f);
+  for (guint i = 0; i < 2; i++)
+    for (int k = 0; k < 2; k++)
+      gst_memory_unref (mems[i][k]);
+  gst_object_unref (allocator);
+  return n_frames;
+}
+
+GST_START_TEST (test_dmabuf_imported_once_mock)
+{
+  int live, before, after, mappings;
+  guint warnings;
+  gchar *text;
+  mock_counters (&live, &before, &mappings);
+  fail_unless_equals_int (score_recycled_dmabufs (8, &warnings, &text), 8);
+  fail_unless (warnings == 0, "%s", text);
+  mock_counters (&live, &after, &mappings);
+  /* four dmabufs, each imported once; all released with their buffers */
+  fail_unless_equals_int (after - before, 4);
+  fail_unless_equals_int (live, 0);
+  fail_unless_equals_int (mappings, 0);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_dmabuf_import_refused_mock)
+{
+  int live, before, after, mappings;
+  guint warnings;
+  gchar *text;
+  g_setenv ("VH_MOCK_HIP_REFUSE_IMPORT", "1", TRUE);
+  mock_counters (&live, &before, &mappings);
+  fail_unless_equals_int (score_recycled_dmabufs (8, &warnings, &text), 8);
+  g_unsetenv ("VH_MOCK_HIP_REFUSE_IMPORT");
+  mock_counters (&live, &after, &mappings);
+  /* one try, one warning naming the driver's refusal, then mapped copies */
+  fail_unless_equals_int (warnings, 1);
+  fail_unless (strstr (text, "hipImportExternalMemory failed") != NULL, "%s",
+      text);
+  fail_unless_equals_int (after, before);
+  fail_unless_equals_int (live, 0);
+  g_free (text);
 }
 
 GST_END_TEST;
@@ -523,6 +655,12 @@ vmafhip_memory_suite (void)
   const gboolean gpu = gpu_present_in_child ();
 
   suite_add_tcase (s, tc);
+  if (g_getenv ("VMAFHIP_TEST_MOCK_HIP")) {
+    /* every "GPU" here is the mock: only what it can show */
+    tcase_add_test (tc, test_dmabuf_imported_once_mock);
+    tcase_add_test (tc, test_dmabuf_import_refused_mock);
+    return s;
+  }
   tcase_add_test (tc, test_caps_cpu_system_memory_only);
   tcase_add_test (tc, test_caps_cuda_refused_cleanly);
   if (gpu) {
