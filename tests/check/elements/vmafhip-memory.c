@@ -218,17 +218,21 @@ GST_END_TEST;
 typedef void (*MockCountersFunc) (int *imports_live, int *imports_total,
     int *mappings_live);
 
+static void *
+mock_symbol (const char *name)
+{
+  void *mock = dlopen (g_getenv ("VMAFHIP_HIP_LIBRARY"), RTLD_NOW);
+  fail_unless (mock != NULL, "the mock HIP runtime: %s", dlerror ());
+  void *symbol = dlsym (mock, name);
+  fail_unless (symbol != NULL, "%s", name);
+  return symbol;
+}
+
 static void
 mock_counters (int *imports_live, int *imports_total, int *mappings_live)
 {
-  static MockCountersFunc counters;
-  if (!counters) {
-    void *mock = dlopen (g_getenv ("VMAFHIP_HIP_LIBRARY"), RTLD_NOW);
-    fail_unless (mock != NULL, "the mock HIP runtime: %s", dlerror ());
-    counters = (MockCountersFunc) dlsym (mock, "vh_mock_hip_counters");
-    fail_unless (counters != NULL);
-  }
-  counters (imports_live, imports_total, mappings_live);
+  ((MockCountersFunc) mock_symbol ("vh_mock_hip_counters")) (imports_live,
+      imports_total, mappings_live);
 }
 
 /* Scores n pairs made of two reference and two distorted dmabufs that come
@@ -313,6 +317,57 @@ GST_START_TEST (test_dmabuf_imported_once_mock)
   fail_unless_equals_int (live, 0);
   fail_unless_equals_int (mappings, 0);
   g_free (text);
+}
+
+GST_END_TEST;
+
+/* Frames in ordinary memory on a GPU backend that reads luma only: their
+ * luma is copied into pinned memory and rides along; the reference frames
+ * pushed downstream are the ones that came in, every byte (chroma too),
+ * without the pinned copy attached. */
+GST_START_TEST (test_pinned_luma_output_intact_mock)
+{
+  const guint n = 6;
+  int (*host_allocs) (void) = mock_symbol ("vh_mock_hip_host_allocs");
+  const int allocs_before = host_allocs ();
+  Fixture *f = fixture_new ("backend=hip", FALSE);
+  GPtrArray *sent = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  video_info_init (&f->ref_info, "I420", W, H);
+  video_info_init (&f->dist_info, "I420", W, H);
+  content_init (&f->content, &f->ref_info, 5);
+  gst_harness_set_src_caps (f->ref, gst_video_info_to_caps (&f->ref_info));
+  gst_harness_set_src_caps (f->dist, gst_video_info_to_caps (&f->dist_info));
+  for (guint i = 0; i < n; i++) {
+    VhPicture r, d;
+    render (f, i, &r, &d);
+    GstBuffer *rb = make_buffer (&f->ref_info, &r, i, 0);
+    gsize size = gst_buffer_get_size (rb);
+    gpointer bytes = g_malloc (size);
+    gst_buffer_extract (rb, 0, bytes, size);
+    g_ptr_array_add (sent, g_bytes_new_take (bytes, size));
+    fail_unless_equals_int (gst_harness_push (f->ref, rb), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (f->dist,
+            make_buffer (&f->dist_info, &d, i, 0)), GST_FLOW_OK);
+  }
+  push_eos_both (f);
+  for (guint i = 0; i < n; i++) {
+    GstBuffer *out = gst_harness_pull (f->ref);
+    fail_unless (out != NULL, "frame %u", i);
+    fail_if (gst_buffer_get_parent_buffer_meta (out) != NULL,
+        "frame %u carries the pinned copy downstream", i);
+    GBytes *want = g_ptr_array_index (sent, i);
+    gsize size;
+    const guint8 *want_bytes = g_bytes_get_data (want, &size);
+    fail_unless_equals_int (gst_buffer_get_size (out), size);
+    fail_unless (gst_buffer_memcmp (out, 0, want_bytes, size) == 0,
+        "frame %u changed on its way through", i);
+    gst_buffer_unref (out);
+  }
+  wait_eos (f);
+  fail_unless (host_allocs () > allocs_before, "no pinned copy was made");
+  g_ptr_array_unref (sent);
+  fixture_free (f);
 }
 
 GST_END_TEST;
@@ -659,6 +714,7 @@ vmafhip_memory_suite (void)
     /* every "GPU" here is the mock: only what it can show */
     tcase_add_test (tc, test_dmabuf_imported_once_mock);
     tcase_add_test (tc, test_dmabuf_import_refused_mock);
+    tcase_add_test (tc, test_pinned_luma_output_intact_mock);
     return s;
   }
   tcase_add_test (tc, test_caps_cpu_system_memory_only);

@@ -5,7 +5,7 @@
  * imported buffer reads back what its producer wrote.
  *
  * Loaded by the HIP loader through VMAFHIP_HIP_LIBRARY.  Tests read its
- * counters with vh_mock_hip_counters () and make imports fail with
+ * counters with vh_mock_hip_counters () and vh_mock_hip_host_allocs (), and make imports fail with
  * VH_MOCK_HIP_REFUSE_IMPORT=1.  Only the symbols the loader resolves. */
 #include <pthread.h>
 #include <stdint.h>
@@ -51,6 +51,7 @@ static struct {
   int imports_total;
   void *mappings[MAX_MAPPINGS];   /* mapped addresses not yet freed */
   int mappings_live;
+  int host_allocs;          /* pinned blocks ever allocated */
 } mock;
 /* elements free imports from upstream's threads */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -167,7 +168,19 @@ hipError_t
 hipHostMalloc (void **ptr, size_t size, unsigned int flags)
 {
   (void) flags;
+  pthread_mutex_lock (&lock);
+  mock.host_allocs++;
+  pthread_mutex_unlock (&lock);
   return hipMalloc (ptr, size);
+}
+
+int
+vh_mock_hip_host_allocs (void)
+{
+  pthread_mutex_lock (&lock);
+  const int n = mock.host_allocs;
+  pthread_mutex_unlock (&lock);
+  return n;
 }
 
 hipError_t hipHostFree (void *ptr) { free (ptr); return hipSuccess; }
