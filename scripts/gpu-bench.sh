@@ -51,7 +51,9 @@ scored() {  # n ref-source dist-source [element]
   echo "$s"
 }
 
-# BENCH_SIZES, BENCH_INSTANCES and BENCH_DECODE=0 narrow a run down
+# BENCH_SIZES, BENCH_INSTANCES, BENCH_DECODE=0 (no nvh264dec pairs),
+# BENCH_QUEUE=0 (no queue variants) and BENCH_MEMORY=0 (no GPU memory
+# figures) narrow a run down
 sizes=${BENCH_SIZES:-1080:1920:1080:1200 2160:3840:2160:240}
 for size in $sizes; do
   IFS=: read -r tag w h n <<< "$size"
@@ -59,8 +61,9 @@ for size in $sizes; do
   for inst in ${BENCH_INSTANCES:-1 4 8 16}; do
     bench -n $((inst * n)) -l "raw ${tag}p x$inst, sources alone" $(alone $inst "$r" "$d")
     bench -n $((inst * n)) -l "raw ${tag}p x$inst, with vmafhip" $(scored $inst "$r" "$d")
-    bench -n $((inst * n)) -l "raw ${tag}p x$inst, with vmafhip, a queue before each input" \
-      $(scored $inst "$r" "$d" queue)
+    [ "${BENCH_QUEUE:-1}" = 0 ] || \
+      bench -n $((inst * n)) -l "raw ${tag}p x$inst, with vmafhip, a queue before each input" \
+        $(scored $inst "$r" "$d" queue)
   done
 done
 
@@ -99,7 +102,7 @@ gpu_mem() {  # pid -> MiB used by that process
   nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits \
     | awk -F', *' -v p="$1" '$1 == p { print $2 }'
 }
-if command -v nvidia-smi > /dev/null; then
+if [ "${BENCH_MEMORY:-1}" != 0 ] && command -v nvidia-smi > /dev/null; then
   for inst in 1 8; do
     gst-launch-1.0 -q $(scored $inst "$(raw ref-1080 1920 1080)" \
         "$(raw dist-1080 1920 1080)") > /dev/null & pid=$!

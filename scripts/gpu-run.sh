@@ -5,12 +5,15 @@
 #   scripts/gpu-run.sh pack     here: build, then gather the GPU test and
 #                               benchmark programs, the plugin, a GStreamer
 #                               runtime and the test vectors into .gpurun/
-#   scripts/gpu-run.sh remote [tests|bench|all]
+#   scripts/gpu-run.sh remote [tests|bench|all|ab]
 #                               there, in a copy of the tree that carries
 #                               .gpurun/: run the GPU tests (accumulators and
 #                               scores against the CPU) and/or the benchmarks
 #                               (all: both, the default), logs into $OUT (or
-#                               .gpurun/out)
+#                               .gpurun/out); ab: the raw-file pipelines
+#                               with this plugin and another build of it
+#                               (OLD_PLUGIN=path/libgstvmafhip.so at pack
+#                               time), alternating, AB_ROUNDS rounds
 #
 # With the device tool: pack here, then run `scripts/gpu-run.sh remote`
 # there with carry [".gpurun"].
@@ -42,6 +45,11 @@ pack)
   strip "$dest"/bin/* 2>/dev/null || true   # smaller pack
   cp "$build"/gst/vmafhip/libgstvmafhip.so "$dest/plugin/"
   strip "$dest/plugin/libgstvmafhip.so"
+  if [ -n "${OLD_PLUGIN:-}" ]; then   # the baseline of `remote ab`
+    mkdir -p "$dest/plugin-old"
+    cp "$OLD_PLUGIN" "$dest/plugin-old/libgstvmafhip.so"
+    strip "$dest/plugin-old/libgstvmafhip.so"
+  fi
   # Debian's nvcodec plugin (nvh264dec, cudaupload): NVDEC runs there
   nvcodec=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/gstreamer-1.0/libgstnvcodec.so
   [ -f "$nvcodec" ] || nvcodec=
@@ -106,31 +114,48 @@ remote)
       GST_CHECKS_IGNORE=test_pipeline_encode_decode,test_backend_auto,test_error_backend_hip,test_allocation_cpu_no_pinned_pool,test_flushing_seek,test_live_late_frame \
       run "$dest/bin/$t" || status=1
   done
-  # CPU features beside GPU ones (MS-SSIM on the CPU; VIF/ADM/motion/PSNR
-  # and SSIM on the GPU): every score equal to an all-CPU run (SSIM, float
-  # arithmetic summed in another order, within 1e-5)
-  clip=$VMAFHIP_TESTDATA/clips/hall_352x288
+  # Every libvmaf metric the element offers, on the GPU and on the CPU,
+  # through real pipelines (12 frames of the 720x480 pair): integer
+  # features equal, the float metrics (SSIM, MS-SSIM, PSNR-HVS, CIEDE2000:
+  # float arithmetic summed in another order) within 1e-5
+  clip=$VMAFHIP_TESTDATA/clips/seeking_720x480
   if [ -f "${clip}_ref.yuv" ]; then
     for b in cpu hip; do
       gst-launch-1.0 -q filesrc location="${clip}_ref.yuv" ! \
-        rawvideoparse width=352 height=288 format=i420 ! v.ref_sink \
-        filesrc location="${clip}_dis.yuv" ! \
-        rawvideoparse width=352 height=288 format=i420 ! v.dist_sink \
+        rawvideoparse width=720 height=480 format=i420 ! v.ref_sink \
+        filesrc location="${clip}_dis_crf40.yuv" ! \
+        rawvideoparse width=720 height=480 format=i420 ! v.dist_sink \
         vmafhip name=v backend=$b psnr=true ssim=true ms-ssim=true \
-        results-filename="$out/mixed-$b.json" ! fakesink || status=1
+        features=psnr_hvs,ciede \
+        results-filename="$out/metrics-$b.json" ! fakesink || status=1
     done
     run python3 -c 'import json, sys
 a, b = (json.load(open(f))["frames"] for f in sys.argv[1:])
-tol = {"float_ssim": 1e-5}
+def tol(k):
+    return 1e-5 if k.startswith(("float_", "psnr_hvs", "ciede")) else 0
 bad = [(i, k) for i, (x, y) in enumerate(zip(a, b)) for k in x["metrics"]
        if k not in y["metrics"]
-       or abs(x["metrics"][k] - y["metrics"][k]) > tol.get(k, 0)]
-print("mixed CPU+GPU features vs all-CPU:", len(a), "frames,",
-      "equal" if not bad else "DIFFER at %s" % bad[:5])
-sys.exit(1 if bad or not a else 0)' "$out/mixed-cpu.json" "$out/mixed-hip.json" || status=1
+       or abs(x["metrics"][k] - y["metrics"][k]) > tol(k)]
+print("every metric, GPU vs CPU:", len(a), "frames,", len(a[0]["metrics"]),
+      "metrics,", "equal" if not bad else "DIFFER at %s" % bad[:5])
+sys.exit(1 if bad or len(a) < 12 else 0)' "$out/metrics-cpu.json" "$out/metrics-hip.json" || status=1
   fi
   fi
   [ "$what" != tests ] || exit $status
+  if [ "$what" = ab ]; then
+    [ -d "$dest/plugin-old" ] || { echo "no plugin-old in the pack" >&2; exit 2; }
+    for round in $(seq "${AB_ROUNDS:-3}"); do
+      for which in new old; do
+        dir=$PWD/$dest/plugin; [ $which = new ] || dir=$PWD/$dest/plugin-old
+        echo "== round $round, plugin $which" | tee -a "$out/gpu-run.log"
+        GST_PLUGIN_PATH=$dir GST_REGISTRY=$PWD/$dest/registry-$which.bin \
+          BENCH_DECODE=0 BENCH_QUEUE=0 BENCH_MEMORY=0 BENCH_SIZES=${BENCH_SIZES:-1080:1920:1080:1200 2160:3840:2160:240} \
+          BENCH_INSTANCES=${BENCH_INSTANCES:-1 8} \
+          scripts/gpu-bench.sh "$dest/bin" "$out/gpu-run.log" || status=1
+      done
+    done
+    exit $status
+  fi
   run "$dest/bin/vmafhip-gpu-bench" ${BENCH_ARGS:-} || status=1
   scripts/gpu-bench.sh "$dest/bin" "$out/gpu-run.log" || status=1
   for size in 1920x1080 3840x2160; do
