@@ -107,6 +107,40 @@ ms_ssim_init (void *priv, const void *opts, const VhVideoInfo *info,
   return ok;
 }
 
+/* The score from the five scales' means, and the options' outputs */
+static void
+ms_ssim_put (const MsSsimState *s, const VhSsimResult r[SCALES],
+    unsigned index, VhFeatureSink *sink)
+{
+  double msssim = 1.0;
+  for (int i = 0; i < SCALES; i++)
+    msssim *= pow (r[i].l, alphas[i]) * pow (r[i].c, betas[i])
+        * pow (r[i].s, gammas[i]);
+
+  double score = msssim;
+  if (s->opt.enable_db)
+    score = vh_ssim_to_db (score, s->max_db);
+  vh_feature_sink_put (sink, "float_ms_ssim", index, score);
+  if (s->opt.enable_lcs) {
+    static const char *const names[3][SCALES] = {
+      {"float_ms_ssim_l_scale0", "float_ms_ssim_l_scale1",
+          "float_ms_ssim_l_scale2", "float_ms_ssim_l_scale3",
+          "float_ms_ssim_l_scale4"},
+      {"float_ms_ssim_c_scale0", "float_ms_ssim_c_scale1",
+          "float_ms_ssim_c_scale2", "float_ms_ssim_c_scale3",
+          "float_ms_ssim_c_scale4"},
+      {"float_ms_ssim_s_scale0", "float_ms_ssim_s_scale1",
+          "float_ms_ssim_s_scale2", "float_ms_ssim_s_scale3",
+          "float_ms_ssim_s_scale4"},
+    };
+    for (int i = 0; i < SCALES; i++) {
+      vh_feature_sink_put (sink, names[0][i], index, r[i].l);
+      vh_feature_sink_put (sink, names[1][i], index, r[i].c);
+      vh_feature_sink_put (sink, names[2][i], index, r[i].s);
+    }
+  }
+}
+
 static gboolean
 ms_ssim_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
     unsigned index, VhFeatureSink *sink, GError **error)
@@ -131,38 +165,38 @@ ms_ssim_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
   }
   w = (int) s->width;
   h = (int) s->height;
-  double msssim = 1.0;
   for (int i = 0; i < SCALES; i++) {
     vh_ssim_compute (&s->buf, s->ref[i], s->cmp[i], w, h, &r[i]);
-    msssim *= pow (r[i].l, alphas[i]) * pow (r[i].c, betas[i])
-        * pow (r[i].s, gammas[i]);
     w = w / 2 + (w & 1);
     h = h / 2 + (h & 1);
   }
   s->ref[0] = s->cmp[0] = NULL;
+  ms_ssim_put (s, r, index, sink);
+  return TRUE;
+}
 
-  double score = msssim;
-  if (s->opt.enable_db)
-    score = vh_ssim_to_db (score, s->max_db);
-  vh_feature_sink_put (sink, "float_ms_ssim", index, score);
-  if (s->opt.enable_lcs) {
-    static const char *const names[3][SCALES] = {
-      {"float_ms_ssim_l_scale0", "float_ms_ssim_l_scale1",
-          "float_ms_ssim_l_scale2", "float_ms_ssim_l_scale3",
-          "float_ms_ssim_l_scale4"},
-      {"float_ms_ssim_c_scale0", "float_ms_ssim_c_scale1",
-          "float_ms_ssim_c_scale2", "float_ms_ssim_c_scale3",
-          "float_ms_ssim_c_scale4"},
-      {"float_ms_ssim_s_scale0", "float_ms_ssim_s_scale1",
-          "float_ms_ssim_s_scale2", "float_ms_ssim_s_scale3",
-          "float_ms_ssim_s_scale4"},
-    };
-    for (int i = 0; i < SCALES; i++) {
-      vh_feature_sink_put (sink, names[0][i], index, r[i].l);
-      vh_feature_sink_put (sink, names[1][i], index, r[i].c);
-      vh_feature_sink_put (sink, names[2][i], index, r[i].s);
-    }
+/* The GPU's sums over each scale's map (VhMsSsimSums): the means as the
+ * CPU takes them, then the same score and outputs */
+static gboolean
+ms_ssim_extract_sums (void *priv, const void *sums, unsigned index,
+    VhFeatureSink *sink, GError **error)
+{
+  const MsSsimState *s = priv;
+  const VhMsSsimSums *g = sums;
+  VhSsimResult r[SCALES];
+  (void) error;
+  size_t w = s->width, h = s->height;
+  for (int i = 0; i < SCALES; i++) {
+    const double area = (double) ((w - VH_SSIM_WINDOW + 1)
+        * (h - VH_SSIM_WINDOW + 1));
+    r[i].ssim = 0.0f;           /* unused by MS-SSIM */
+    r[i].l = (float) (g->sum[i][0] / area);
+    r[i].c = (float) (g->sum[i][1] / area);
+    r[i].s = (float) (g->sum[i][2] / area);
+    w = w / 2 + (w & 1);
+    h = h / 2 + (h & 1);
   }
+  ms_ssim_put (s, r, index, sink);
   return TRUE;
 }
 
@@ -174,5 +208,6 @@ const VhFeatureExtractor vh_fex_float_ms_ssim = {
   .needs_chroma = false,
   .init = ms_ssim_init,
   .extract = ms_ssim_extract,
+  .extract_sums = ms_ssim_extract_sums,
   .close = ms_ssim_close,
 };

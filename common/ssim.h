@@ -24,6 +24,12 @@ typedef struct {
   double sum[4];
 } VhSsimSums;
 
+/* What the GPU hands float_ms_ssim: per scale, the sums over its SSIM map
+ * of l, c and s. */
+typedef struct {
+  double sum[5][3];
+} VhMsSsimSums;
+
 /* Float pictures and the intermediate maps, w x h each. */
 typedef struct {
   float *ref, *cmp;

@@ -16,9 +16,11 @@
 #include "adm-gpu.h"
 #include "ciede-gpu.h"
 #include "ssim-gpu.h"
+#include "ms-ssim-gpu.h"
 #include "stage-copy.h"
 #include "motion-gpu.h"
 #include "psnr-gpu.h"
+#include "psnr-hvs-gpu.h"
 #include "vh-gpu-backend.h"
 #include "vh-kernel-images.h"
 #include "vif-gpu.h"
@@ -26,6 +28,7 @@
 #include "adm.h"
 #include "motion.h"
 #include "psnr.h"
+#include "psnr-hvs.h"
 #include "ciede.h"
 #include "ssim.h"
 #include "vif.h"
@@ -317,6 +320,38 @@ ssim_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
       b->pitch[0], h->ssim_scale, ((VhSsimSums *) out)->sum, error);
 }
 
+KERNEL_CONTEXT (ms_ssim, vh_ms_ssim_gpu)
+
+static gboolean
+ms_ssim_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
+    void *ctx, void *out, GError **error)
+{
+  (void) h;
+  (void) index;
+  return vh_ms_ssim_gpu_enqueue (ctx, s->stream, s->ref[0], s->dis[0],
+      b->pitch[0], &((VhMsSsimSums *) out)->sum[0][0], error);
+}
+
+KERNEL_CONTEXT (psnr_hvs, vh_psnr_hvs_gpu)
+
+/* Three planes of any subsampling, each at least 8x8: the engine had the
+ * extractor's check_layout refuse the rest before the first frame */
+static gboolean
+psnr_hvs_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
+    void *ctx, void *out, GError **error)
+{
+  VhPsnrHvsSums *sums = out;
+  (void) h;
+  (void) index;
+  if (b->nplanes < 3) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "GPU backend: psnr_hvs needs three planes");
+    return FALSE;
+  }
+  return vh_psnr_hvs_gpu_enqueue (ctx, s->stream, s->ref, s->dis, b->pitch,
+      b->width, b->height, sums->sum, sums->pixels, error);
+}
+
 static const FeatureOps feature_ops[] = {
   {&vh_fex_vif, &vh_kernel_vif, sizeof (VhVifSums), vif_configure,
       vif_ctx_new, vif_ctx_free, vif_enqueue},
@@ -330,6 +365,11 @@ static const FeatureOps feature_ops[] = {
       ciede_ctx_new, ciede_ctx_free, ciede_enqueue},
   {&vh_fex_float_ssim, &vh_kernel_ssim, sizeof (VhSsimSums), ssim_configure,
       ssim_ctx_new, ssim_ctx_free, ssim_enqueue},
+  /* every option acts on the host, on the sums: nothing to configure */
+  {&vh_fex_float_ms_ssim, &vh_kernel_ms_ssim, sizeof (VhMsSsimSums), NULL,
+      ms_ssim_ctx_new, ms_ssim_ctx_free, ms_ssim_enqueue},
+  {&vh_fex_psnr_hvs, &vh_kernel_psnr_hvs, sizeof (VhPsnrHvsSums), NULL,
+      psnr_hvs_ctx_new, psnr_hvs_ctx_free, psnr_hvs_enqueue},
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (feature_ops)
     <= G_SIZEOF_MEMBER (VhGpuBackend, modules) / sizeof (VhGpuModule *));

@@ -27,10 +27,14 @@ static unsigned failures, comparisons;
 static struct {
   const char *name;
   double worst;                     /* largest |cpu - gpu| */
-} float_metrics[] = { {"ciede2000", 0}, {"float_ssim", 0} };
+} float_metrics[] = {
+  {"ciede2000", 0}, {"float_ssim", 0}, {"float_ms_ssim", 0},
+  /* PSNR-HVS: libvmaf's float sum reproduced exactly, so expected 0 */
+  {"psnr_hvs", 0}, {"psnr_hvs_y", 0}, {"psnr_hvs_cb", 0}, {"psnr_hvs_cr", 0},
+};
 
 static void
-setup (VhEngine *e, GError **error)
+setup (VhEngine *e, const VhVideoInfo *info, GError **error)
 {
   const VhModelOpt adm_v1[] = {
     {"adm_csf_mode", VH_OPTVAL_NUMBER, 2, 0, NULL},
@@ -52,10 +56,15 @@ setup (VhEngine *e, GError **error)
       || !vh_engine_add_feature (e, "psnr", error)
       || !vh_engine_add_feature (e, "ciede", error)
       || !vh_engine_add_feature (e, "float_ssim", error)
+      || !vh_engine_add_feature (e, "psnr_hvs", error)
       || !vh_engine_add_feature_with_options (e, "adm", adm_v1,
           G_N_ELEMENTS (adm_v1), error)
       || !vh_engine_add_feature_with_options (e, "motion", hfr,
           G_N_ELEMENTS (hfr), error))
+    g_error ("engine setup: %s", (*error)->message);
+  /* MS-SSIM's five scales need 176x176 (the CPU refuses less) */
+  if (info->width >= 176 && info->height >= 176
+      && !vh_engine_add_feature (e, "float_ms_ssim", error))
     g_error ("engine setup: %s", (*error)->message);
 }
 
@@ -77,10 +86,10 @@ compare (const char *what, const VhVideoInfo *info, unsigned n,
   VhGpuBackend *backend = dev ? vh_gpu_backend_new (dev, 0, &error) : NULL;
   if (!backend)
     g_error ("%s: GPU backend: %s", what, error->message);
-  setup (cpu, &error);
+  setup (cpu, info, &error);
   if (!vh_engine_set_accelerator (gpu, &vh_gpu_backend_ops, backend, &error))
     g_error ("%s: %s", what, error->message);
-  setup (gpu, &error);
+  setup (gpu, info, &error);
   /* every feature here has a GPU path: a backend declining one would
    * otherwise pass by comparing the CPU with itself */
   if (vh_engine_n_accelerated (gpu) == 0

@@ -1,0 +1,308 @@
+/* vmafhip — float MS-SSIM on the GPU: the per-thread arithmetic.
+ *
+ * Included by kernels/ms-ssim.hip (device code), by common/gpu/ms-ssim-gpu.c
+ * (C: the launch parameters and geometry only) and by the host test
+ * tests/check/test-ms-ssim-emulation.cpp, which runs these very functions
+ * block by block and thread by thread against the CPU extractor
+ * (common/ms-ssim.c).  Every per-pixel operation is the CPU's, in its
+ * order and with its float/double mix (kernels are built without fused
+ * multiply-add): the pictures of every scale and each pixel's l, c, s are
+ * bit for bit the CPU's; only the sums over the map are added in another
+ * (fixed) order.
+ *
+ * One launch per scale k (0..4), a 1-D grid of two kinds of blocks:
+ *   - blocks [0, n_tiles): SSIM over a tile of VH_MS_SSIM_TILE^2 pixels of
+ *     the valid region: the tile's input (plus the window's 10-pixel halo)
+ *     into shared memory as float, the 11-tap Gaussian along the rows of
+ *     the five products, then along the columns, l, c, s per pixel, and a
+ *     fixed-order tree of the block's three double sums -> partial[3 * tile];
+ *   - the blocks after them (k < 4): scale k + 1, one pixel of both
+ *     pictures per thread, IQA's 9x9 low-pass (mirrored edges) at every
+ *     other pixel.
+ * Scale 0 reads the luma planes (8 or 16-bit samples, scaled to 8 bits as
+ * libvmaf does), the others the float pictures the launch before wrote.
+ * A last launch adds each scale's partials in a fixed order (reduce). */
+#ifndef VH_MS_SSIM_DEVICE_H
+#define VH_MS_SSIM_DEVICE_H
+
+#include <stdint.h>
+
+#define VH_MS_SSIM_SCALES 5
+#define VH_MS_SSIM_WINDOW 11
+#define VH_MS_SSIM_LPF 9
+#define VH_MS_SSIM_BLOCK 256
+/* SSIM tile side (outputs); its input is TILE + WINDOW - 1 wide and high */
+#define VH_MS_SSIM_TILE 32
+#define VH_MS_SSIM_IN (VH_MS_SSIM_TILE + VH_MS_SSIM_WINDOW - 1)
+/* the smallest picture: an 11x11 window at the fifth scale */
+#define VH_MS_SSIM_MIN_SIZE 176
+
+/* One scale's launch, passed by value (device addresses as uint64). */
+typedef struct VhMsSsimParams {
+  uint64_t ref, dis;            /* this scale: the luma planes, or floats */
+  uint64_t next_ref, next_dis;  /* scale + 1 (packed floats); 0 at scale 4 */
+  uint64_t partial;             /* double [3 * n_tiles]: l, c, s per tile */
+  uint32_t pitch;               /* bytes per row of ref and dis */
+  uint32_t width, height;       /* this scale */
+  uint32_t next_width, next_height;
+  uint32_t tiles_x, n_tiles;    /* SSIM tiles: the grid's first blocks */
+  float scaler;                 /* samples to 8 bits: 1, 4, 16, 256 */
+} VhMsSsimParams;
+
+/* The reduction: one block per scale. */
+typedef struct VhMsSsimReduce {
+  uint64_t partial[VH_MS_SSIM_SCALES];
+  uint64_t sums;                /* double [5][3]: VhMsSsimSums */
+  uint32_t n_tiles[VH_MS_SSIM_SCALES];
+  uint32_t pad;
+} VhMsSsimReduce;
+
+#ifdef __cplusplus
+
+#if defined(__CUDACC__) || defined(__HIP__)
+#define VH_MS_SSIM_FN __host__ __device__ __forceinline__
+#else
+#include <math.h>
+#define VH_MS_SSIM_FN inline     /* plain host C++ (tests) */
+#endif
+/* Unrolled loops make every tap an immediate (device passes only: the
+ * host compilers would warn) */
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define VH_MS_SSIM_UNROLL _Pragma ("unroll")
+#else
+#define VH_MS_SSIM_UNROLL
+#endif
+
+static_assert (sizeof (VhMsSsimParams) == 72, "VhMsSsimParams layout");
+static_assert (sizeof (VhMsSsimReduce) == 72, "VhMsSsimReduce layout");
+static_assert (VH_MS_SSIM_TILE * VH_MS_SSIM_TILE % VH_MS_SSIM_BLOCK == 0,
+    "tile geometry");
+
+namespace vh_ms_ssim {
+
+constexpr int kTile = VH_MS_SSIM_TILE;
+constexpr int kIn = VH_MS_SSIM_IN;
+constexpr int kBlock = VH_MS_SSIM_BLOCK;
+constexpr int kRadius = VH_MS_SSIM_WINDOW / 2;
+
+/* A block's shared memory: the float input, then the row pass (the
+ * reduction reuses its space). 40,992 bytes. */
+struct Shared {
+  float in[2][kIn][kIn];
+  union {
+    float row[5][kIn][kTile];   /* ref, cmp, ref^2, cmp^2, ref*cmp */
+    double red[3][kBlock];
+  } u;
+};
+
+/* libvmaf's luma as float: 8-bit as is, deeper divided to 8 bits (Pixel
+ * float: a picture of a later scale, scaler 1). */
+template <typename Pixel>
+VH_MS_SSIM_FN float
+load (uint64_t plane, uint32_t pitch, int x, int y, float scaler)
+{
+  const float v = (float) ((const Pixel *) (uintptr_t) (plane
+          + (uint64_t) y * pitch))[x];
+  return scaler == 1.0f ? v : v / scaler;
+}
+
+/* IQA's KBND_SYMMETRIC: -1 -> 0, n -> n - 1 */
+VH_MS_SSIM_FN int
+mirror (int i, int n)
+{
+  return i < 0 ? -1 - i : i >= n ? n - (i - n) - 1 : i;
+}
+
+/* ---- SSIM tiles ------------------------------------------------------ */
+
+/* Step 1: the tile's input, zero outside the picture (never used). */
+template <typename Pixel>
+VH_MS_SSIM_FN void
+tile_load (const VhMsSsimParams &p, unsigned tile, unsigned t, Shared &sm)
+{
+  const int x0 = (int) (tile % p.tiles_x) * kTile;
+  const int y0 = (int) (tile / p.tiles_x) * kTile;
+  for (unsigned i = t; i < (unsigned) (kIn * kIn); i += kBlock) {
+    const int x = (int) (i % kIn), y = (int) (i / kIn);
+    const bool in = x0 + x < (int) p.width && y0 + y < (int) p.height;
+    sm.in[0][y][x] = in ? load<Pixel> (p.ref, p.pitch, x0 + x, y0 + y,
+        p.scaler) : 0.0f;
+    sm.in[1][y][x] = in ? load<Pixel> (p.dis, p.pitch, x0 + x, y0 + y,
+        p.scaler) : 0.0f;
+  }
+}
+
+/* Step 2: the Gaussian along the rows, as common/ssim.c's convolve: float
+ * products (the squares float first), double sums, the result float. */
+VH_MS_SSIM_FN void
+tile_rows (unsigned t, Shared &sm)
+{
+  const float g[VH_MS_SSIM_WINDOW] = {
+    0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f,
+    0.213006f, 0.109361f, 0.036001f, 0.007599f, 0.001028f,
+  };
+  for (unsigned i = t; i < (unsigned) (kIn * kTile); i += kBlock) {
+    const int x = (int) (i % kTile), y = (int) (i / kTile);
+    const float *a = &sm.in[0][y][x], *b = &sm.in[1][y][x];
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0;
+    VH_MS_SSIM_UNROLL
+    for (int u = 0; u < VH_MS_SSIM_WINDOW; u++) {
+      const float ra = a[u], rb = b[u];
+      const float sa = ra * ra, sb = rb * rb, ab = ra * rb;
+      s0 += ra * g[u];
+      s1 += rb * g[u];
+      s2 += sa * g[u];
+      s3 += sb * g[u];
+      s4 += ab * g[u];
+    }
+    sm.u.row[0][y][x] = (float) s0;
+    sm.u.row[1][y][x] = (float) s1;
+    sm.u.row[2][y][x] = (float) s2;
+    sm.u.row[3][y][x] = (float) s3;
+    sm.u.row[4][y][x] = (float) s4;
+  }
+}
+
+/* SSIM's terms of one pixel from its five filtered values, as
+ * vh_ssim_compute writes them (the float/double mix included). */
+VH_MS_SSIM_FN void
+lcs (const float v[5], double *l_out, double *c_out, double *s_out)
+{
+  const float c1 = (0.01f * 255) * (0.01f * 255);
+  const float c2 = (0.03f * 255) * (0.03f * 255);
+  const float c3 = c2 / 2.0f;
+  const float mr = v[0], mc = v[1];
+  float sr = v[2] - mr * mr;
+  float sc = v[3] - mc * mc;
+  sr = sr < 0.0f ? 0.0f : sr;
+  sc = sc < 0.0f ? 0.0f : sc;
+  const float sb = v[4] - mr * mc;
+  /* C's sqrt of a float product: the double sqrt */
+  const float sigma_rc = (float) sqrt ((double) (sr * sc));
+  const double l = (2.0 * mr * mc + c1) / (mr * mr + mc * mc + c1);
+  const double c = (2.0 * sigma_rc + c2) / (sr + sc + c2);
+  const float sb_clamped = sb < 0.0f && sigma_rc <= 0.0f ? 0.0f : sb;
+  const double s = (sb_clamped + c3) / (sigma_rc + c3);
+  *l_out = l;
+  *c_out = c;
+  *s_out = s;
+}
+
+/* Step 3: the Gaussian along the columns and each pixel's l, c, s added
+ * into the thread's sums (its pixels in a fixed order). */
+VH_MS_SSIM_FN void
+tile_columns (const VhMsSsimParams &p, unsigned tile, unsigned t,
+    const Shared &sm, double acc[3])
+{
+  const float g[VH_MS_SSIM_WINDOW] = {
+    0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f,
+    0.213006f, 0.109361f, 0.036001f, 0.007599f, 0.001028f,
+  };
+  const int dw = (int) p.width - VH_MS_SSIM_WINDOW + 1;
+  const int dh = (int) p.height - VH_MS_SSIM_WINDOW + 1;
+  const int x0 = (int) (tile % p.tiles_x) * kTile;
+  const int y0 = (int) (tile / p.tiles_x) * kTile;
+  acc[0] = acc[1] = acc[2] = 0.0;
+  for (unsigned i = t; i < (unsigned) (kTile * kTile); i += kBlock) {
+    const int x = (int) (i % kTile), y = (int) (i / kTile);
+    if (x0 + x >= dw || y0 + y >= dh)
+      continue;
+    float v[5];
+    VH_MS_SSIM_UNROLL
+    for (int k = 0; k < 5; k++) {
+      double s = 0.0;
+      VH_MS_SSIM_UNROLL
+      for (int u = 0; u < VH_MS_SSIM_WINDOW; u++)
+        s += sm.u.row[k][y + u][x] * g[u];
+      v[k] = (float) s;
+    }
+    double l, c, s;
+    lcs (v, &l, &c, &s);
+    acc[0] += l;
+    acc[1] += c;
+    acc[2] += s;
+  }
+}
+
+/* Step 4, the tree over the block: red[k][t] holds thread t's sums; this
+ * is one level (the threads below `step`), a barrier after each. */
+VH_MS_SSIM_FN void
+tree_level (unsigned t, unsigned step, double red[3][kBlock])
+{
+  if (t < step)
+    VH_MS_SSIM_UNROLL
+    for (int k = 0; k < 3; k++)
+      red[k][t] += red[k][t + step];
+}
+
+/* ---- the next scale ---------------------------------------------------- */
+
+/* Pixel i of scale k + 1 of one picture: vh_iqa_decimate's 9x9 sum (float
+ * products, double sum, row by row), mirrored at the edges. */
+template <typename Pixel>
+VH_MS_SSIM_FN float
+decimate_one (uint64_t plane, uint32_t pitch, int w, int h, int cx, int cy,
+    float scaler)
+{
+  const float k[VH_MS_SSIM_LPF * VH_MS_SSIM_LPF] = {
+    0.000714f, -0.000450f, -0.002090f, 0.007132f, 0.016114f, 0.007132f, -0.002090f, -0.000450f, 0.000714f,
+    -0.000450f, 0.000283f, 0.001316f, -0.004490f, -0.010146f, -0.004490f, 0.001316f, 0.000283f, -0.000450f,
+    -0.002090f, 0.001316f, 0.006115f, -0.020867f, -0.047149f, -0.020867f, 0.006115f, 0.001316f, -0.002090f,
+    0.007132f, -0.004490f, -0.020867f, 0.071207f, 0.160885f, 0.071207f, -0.020867f, -0.004490f, 0.007132f,
+    0.016114f, -0.010146f, -0.047149f, 0.160885f, 0.363505f, 0.160885f, -0.047149f, -0.010146f, 0.016114f,
+    0.007132f, -0.004490f, -0.020867f, 0.071207f, 0.160885f, 0.071207f, -0.020867f, -0.004490f, 0.007132f,
+    -0.002090f, 0.001316f, 0.006115f, -0.020867f, -0.047149f, -0.020867f, 0.006115f, 0.001316f, -0.002090f,
+    -0.000450f, 0.000283f, 0.001316f, -0.004490f, -0.010146f, -0.004490f, 0.001316f, 0.000283f, -0.000450f,
+    0.000714f, -0.000450f, -0.002090f, 0.007132f, 0.016114f, 0.007132f, -0.002090f, -0.000450f, 0.000714f,
+  };
+  const int c = VH_MS_SSIM_LPF / 2;
+  double sum = 0.0;
+  VH_MS_SSIM_UNROLL
+  for (int v = 0; v < VH_MS_SSIM_LPF; v++) {
+    const int y = mirror (cy + v - c, h);
+    VH_MS_SSIM_UNROLL
+    for (int u = 0; u < VH_MS_SSIM_LPF; u++) {
+      const float px = load<Pixel> (plane, pitch, mirror (cx + u - c, w), y,
+          scaler);
+      sum += px * k[v * VH_MS_SSIM_LPF + u];
+    }
+  }
+  return (float) sum;
+}
+
+/* Thread t of decimation block `block` (counted from the grid's first
+ * block after the tiles): one pixel of both pictures of scale k + 1. */
+template <typename Pixel>
+VH_MS_SSIM_FN void
+decimate (const VhMsSsimParams &p, unsigned block, unsigned t)
+{
+  const unsigned i = block * kBlock + t;
+  if (i >= p.next_width * p.next_height)
+    return;
+  const int cx = (int) (i % p.next_width) * 2;
+  const int cy = (int) (i / p.next_width) * 2;
+  const int w = (int) p.width, h = (int) p.height;
+  ((float *) (uintptr_t) p.next_ref)[i] = decimate_one<Pixel> (p.ref,
+      p.pitch, w, h, cx, cy, p.scaler);
+  ((float *) (uintptr_t) p.next_dis)[i] = decimate_one<Pixel> (p.dis,
+      p.pitch, w, h, cx, cy, p.scaler);
+}
+
+/* ---- the reduction ------------------------------------------------------ */
+
+/* Thread t's share of scale k's partials, in order. */
+VH_MS_SSIM_FN void
+reduce_thread (const VhMsSsimReduce &r, unsigned k, unsigned t, double acc[3])
+{
+  const double *partial = (const double *) (uintptr_t) r.partial[k];
+  acc[0] = acc[1] = acc[2] = 0.0;
+  for (unsigned i = t; i < r.n_tiles[k]; i += kBlock)
+    VH_MS_SSIM_UNROLL
+    for (int q = 0; q < 3; q++)
+      acc[q] += partial[3 * i + q];
+}
+
+}  /* namespace vh_ms_ssim */
+
+#endif /* __cplusplus */
+#endif /* VH_MS_SSIM_DEVICE_H */

@@ -1,0 +1,427 @@
+/* vmafhip — the PSNR-HVS kernels (kernels/psnr-hvs.hip) run on the host:
+ * their per-thread code (kernels/psnr-hvs-device.h) over every block and
+ * thread, in the kernels' launch order and indexing, including the walker
+ * that reproduces libvmaf's sequential float sum.  The emulated sums go to
+ * the engine through a host accelerator, and every psnr_hvs score must
+ * equal the CPU engine's exactly: the GPU path is checked without a GPU, on
+ * odd sizes, every depth and every chroma layout.  A second check feeds
+ * the walker adversarial error sequences (ties, crossings, zeros). */
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <glib.h>
+
+#include "../../kernels/psnr-hvs-device.h"
+
+extern "C" {
+#include "psnr-hvs.h"
+#include "vh-accel.h"
+#include "vh-engine.h"
+#include "vh-synth.h"
+}
+
+static unsigned failures, cases;
+
+/* The walker's team as one thread: a round evaluates every lane in turn */
+struct HostTeam {
+  unsigned rounds = 0, blocks = 0;
+
+  template <class Step>
+  unsigned
+  round (unsigned n, uint32_t mant, uint64_t *total, Step step)
+  {
+    uint64_t run = 0;
+    rounds++;
+    for (unsigned i = 0; i < n; i++) {
+      const uint64_t next = run + step (i);
+      if (mant + next > VH_PSNR_HVS_MANT_MAX) {
+        *total = run;
+        return i;
+      }
+      run = next;
+    }
+    *total = run;
+    return n;
+  }
+
+  VhPsnrHvsAcc
+  block (VhPsnrHvsAcc a, const float *v)
+  {
+    blocks++;
+    return vh_psnr_hvs_acc_block (a, v);
+  }
+};
+
+/* The device scratch of one frame, host memory standing in */
+struct Frame {
+  unsigned across[3], n_blocks[3], first_block[3], first_chunk[3];
+  unsigned total_blocks, total_chunks;
+  std::vector<float> values;
+  std::vector<double> approx;
+  std::vector<VhPsnrHvsBlockSpan> blocks;
+  std::vector<VhPsnrHvsChunkSpan> chunks;
+};
+
+/* vh_psnr_hvs_prefix: PREFIX_THREADS threads per plane, as the kernel */
+static void
+emulate_prefix (Frame &f, unsigned pl)
+{
+  const unsigned threads = 256, n = f.n_blocks[pl];
+  double *a = f.approx.data () + f.first_block[pl];
+  const unsigned per = (n + threads - 1) / threads;
+  std::vector<double> part (threads);
+  for (unsigned t = 0; t < threads; t++) {
+    const unsigned lo = t * per < n ? t * per : n;
+    const unsigned hi = lo + per < n ? lo + per : n;
+    double sum = 0;
+    for (unsigned i = lo; i < hi; i++)
+      sum += a[i];
+    part[t] = sum;
+  }
+  double run = 0;
+  for (unsigned t = 0; t < threads; t++) {
+    const double x = part[t];
+    part[t] = run;
+    run += x;
+  }
+  for (unsigned t = 0; t < threads; t++) {
+    const unsigned lo = t * per < n ? t * per : n;
+    const unsigned hi = lo + per < n ? lo + per : n;
+    double r = part[t];
+    for (unsigned i = lo; i < hi; i++) {
+      const double x = a[i];
+      a[i] = r;
+      r += x;
+    }
+  }
+}
+
+/* vh_psnr_hvs_quantize: one block of VH_PSNR_HVS_CHUNK threads per chunk,
+ * its tree reduction included */
+static void
+emulate_quantize (Frame &f)
+{
+  for (unsigned gc = 0; gc < f.total_chunks; gc++) {
+    const unsigned pl = gc >= f.first_chunk[2] ? 2 : gc >= f.first_chunk[1]
+        ? 1 : 0;
+    const unsigned first = (gc - f.first_chunk[pl]) * VH_PSNR_HVS_CHUNK;
+    const uint32_t g_chunk = vh_psnr_hvs_guess (f.approx[f.first_block[pl]
+            + first]);
+    uint64_t q[3][VH_PSNR_HVS_CHUNK];
+    uint32_t info[VH_PSNR_HVS_CHUNK];
+    for (unsigned t = 0; t < VH_PSNR_HVS_CHUNK; t++) {
+      uint64_t qc[3] = { 0, 0, 0 };
+      uint32_t ic = VH_PSNR_HVS_ZERO;
+      const unsigned local = first + t;
+      if (local < f.n_blocks[pl]) {
+        const unsigned b = f.first_block[pl] + local;
+        vh_psnr_hvs_quantize_block (&f.values[(size_t) b * 64],
+            vh_psnr_hvs_guess (f.approx[b]), g_chunk, &f.blocks[b], qc, &ic);
+      }
+      for (int k = 0; k < 3; k++)
+        q[k][t] = qc[k];
+      info[t] = ic;
+    }
+    for (unsigned s = VH_PSNR_HVS_CHUNK / 2; s > 0; s /= 2) {
+      for (unsigned t = 0; t < s; t++) {
+        for (int k = 0; k < 3; k++)
+          q[k][t] += q[k][t + s];
+        info[t] = vh_psnr_hvs_info_join (info[t], info[t + s]);
+      }
+    }
+    VhPsnrHvsChunkSpan span;
+    for (int k = 0; k < 3; k++)
+      span.q[k] = q[k][0];
+    span.info = info[0] | g_chunk << 8;
+    span.pad = 0;
+    f.chunks[gc] = span;
+  }
+}
+
+/* The kernels on one picture pair, planes packed with a pitch as the
+ * backend uploads them */
+static void
+emulate (const VhPicture *ref, const VhPicture *dis, VhPsnrHvsSums *out,
+    unsigned *walk_blocks)
+{
+  static const float csf[3][64] = {
+    VH_PSNR_HVS_CSF_Y, VH_PSNR_HVS_CSF_CB, VH_PSNR_HVS_CSF_CR,
+  };
+  Frame f;
+  unsigned total = 0, chunks = 0;
+  for (int i = 0; i < 3; i++) {
+    f.across[i] = vh_psnr_hvs_blocks_across (ref->plane[i].width);
+    f.n_blocks[i] = f.across[i]
+        * vh_psnr_hvs_blocks_across (ref->plane[i].height);
+    f.first_block[i] = total;
+    f.first_chunk[i] = chunks;
+    total += f.n_blocks[i];
+    chunks += (f.n_blocks[i] + VH_PSNR_HVS_CHUNK - 1) / VH_PSNR_HVS_CHUNK;
+    out->pixels[i] = f.n_blocks[i] * 64;
+  }
+  f.total_blocks = total;
+  f.total_chunks = chunks;
+  f.values.assign ((size_t) total * 64, NAN);
+  f.approx.assign (total, NAN);
+  f.blocks.resize (total);
+  f.chunks.resize (chunks);
+
+  /* vh_psnr_hvs_errors: one thread per block */
+  for (unsigned g = 0; g < total; g++) {
+    const int pl = g >= f.first_block[2] ? 2 : g >= f.first_block[1] ? 1 : 0;
+    const unsigned local = g - f.first_block[pl];
+    const unsigned x = local % f.across[pl] * 7, y = local / f.across[pl] * 7;
+    float mask[64];
+    for (int k = 0; k < 64; k++)
+      mask[k] = vh_psnr_hvs_mask_weight (csf[pl][k]);
+    int32_t s[64], d[64];
+    for (int i = 0; i < 8; i++) {
+      for (int j = 0; j < 8; j++) {
+        s[i * 8 + j] = (int32_t) vh_plane_sample (&ref->plane[pl], ref->bpc,
+            x + j, y + i);
+        d[i * 8 + j] = (int32_t) vh_plane_sample (&dis->plane[pl], dis->bpc,
+            x + j, y + i);
+      }
+    }
+    float *v = &f.values[(size_t) g * 64];
+    vh_psnr_hvs_block_errors (s, d, csf[pl], mask, v);
+    double sum = 0;
+    for (int k = 0; k < 64; k += 4)
+      sum += (double) v[k] + v[k + 1] + v[k + 2] + v[k + 3];
+    f.approx[g] = sum;
+  }
+  for (unsigned pl = 0; pl < 3; pl++)
+    emulate_prefix (f, pl);
+  emulate_quantize (f);
+  /* vh_psnr_hvs_walk: one team per plane */
+  *walk_blocks = 0;
+  for (unsigned pl = 0; pl < 3; pl++) {
+    HostTeam team;
+    out->sum[pl] = vh_psnr_hvs_walk (team, &f.chunks[f.first_chunk[pl]],
+        &f.blocks[f.first_block[pl]],
+        &f.values[(size_t) f.first_block[pl] * 64], f.n_blocks[pl]);
+    *walk_blocks += team.blocks;
+  }
+}
+
+/* ---- the emulated GPU as the engine's accelerator -------------------- */
+
+struct Emulated {
+  std::vector<std::pair<unsigned, VhPsnrHvsSums>> pending;
+  unsigned walk_blocks = 0, total_blocks = 0;
+  int handle = 0;
+};
+
+static gboolean
+emu_attach (gpointer backend, const VhFeatureExtractor *fex, const void *opts,
+    const VhVideoInfo *info, gpointer *handle, GError **error)
+{
+  Emulated *e = (Emulated *) backend;
+  (void) opts;
+  (void) info;
+  (void) error;
+  *handle = fex == &vh_fex_psnr_hvs ? &e->handle : NULL;
+  return TRUE;
+}
+
+static gboolean
+emu_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
+    unsigned index, GError **error)
+{
+  Emulated *e = (Emulated *) backend;
+  VhPsnrHvsSums sums;
+  unsigned walked;
+  (void) error;
+  emulate (ref, dis, &sums, &walked);
+  e->walk_blocks += walked;
+  for (int p = 0; p < 3; p++)
+    e->total_blocks += sums.pixels[p] / 64;
+  e->pending.push_back ({ index, sums });
+  return TRUE;
+}
+
+static gboolean
+emu_collect (gpointer backend, unsigned max_pending,
+    VhAccelDeliverFunc deliver, gpointer engine_data, unsigned *delivered,
+    GError **error)
+{
+  Emulated *e = (Emulated *) backend;
+  (void) max_pending;
+  (void) error;
+  *delivered = 0;
+  for (auto &p : e->pending) {
+    deliver (engine_data, &e->handle, p.first, &p.second);
+    (*delivered)++;
+  }
+  e->pending.clear ();
+  return TRUE;
+}
+
+static unsigned
+emu_max_in_flight (gpointer backend)
+{
+  (void) backend;
+  return 4;
+}
+
+static void
+emu_reset (gpointer backend)
+{
+  ((Emulated *) backend)->pending.clear ();
+}
+
+static void
+emu_free (gpointer backend)
+{
+  (void) backend;
+}
+
+static const VhAccelOps emu_ops = {
+  emu_attach, emu_submit, emu_collect, emu_max_in_flight, emu_reset,
+  emu_free,
+};
+
+static void
+check (unsigned w, unsigned h, unsigned bpc, VhSynthChroma chroma,
+    unsigned frames)
+{
+  static const char *const layouts[] = { "4:2:0", "4:2:2", "4:4:4" };
+  GError *error = NULL;
+  const VhVideoInfo info = { w, h, bpc };
+  VhEngine *cpu = vh_engine_new (&info, &error);
+  VhEngine *gpu = vh_engine_new (&info, &error);
+  Emulated emu;
+  if (!cpu || !gpu || !vh_engine_add_feature (cpu, "psnr_hvs", &error)
+      || !vh_engine_set_accelerator (gpu, &emu_ops, &emu, &error)
+      || !vh_engine_add_feature (gpu, "psnr_hvs", &error))
+    g_error ("%s", error->message);
+  if (!vh_engine_is_accelerated (gpu))
+    g_error ("psnr_hvs not on the emulated accelerator");
+  VhSynth *synth = vh_synth_new (w, h, bpc, chroma, w * 7 + h + bpc);
+  for (unsigned i = 0; i < frames; i++) {
+    VhPicture r, d;
+    vh_synth_render (synth, i, i % 4 ? 2 + i : 0, &r, &d);
+    if (!vh_engine_push (cpu, &r, &d, &error)
+        || !vh_engine_push (gpu, &r, &d, &error))
+      g_error ("%s", error->message);
+  }
+  if (!vh_engine_flush (cpu, &error) || !vh_engine_flush (gpu, &error))
+    g_error ("%s", error->message);
+
+  const VhScoreTable *tc = vh_engine_scores (cpu), *tg = vh_engine_scores (gpu);
+  unsigned compared = 0;
+  gboolean bad = FALSE;
+  for (unsigned m = 0; m < vh_score_table_n_metrics (tc); m++) {
+    const char *name = vh_score_table_metric_name (tc, m);
+    const int mg = vh_score_table_find (tg, name);
+    for (unsigned i = 0; i < frames; i++) {
+      double vc = 0, vg = 0;
+      const bool hc = vh_score_table_get (tc, m, i, &vc);
+      const bool hg = mg >= 0 && vh_score_table_get (tg, mg, i, &vg);
+      compared++;
+      /* equal, or both NaN/inf alike (identical frames: infinite dB) */
+      if (!hc || !hg || !(vc == vg || (std::isnan (vc) && std::isnan (vg)))) {
+        bad = TRUE;
+        std::printf ("  MISMATCH %s frame %u: cpu %.17g emulated %.17g\n",
+            name, i, vc, vg);
+      }
+    }
+  }
+  cases++;
+  if (bad || compared != 4 * frames)
+    failures++;
+  std::printf ("%ux%u %u-bit %s: %u scores %s (walker: %u of %u blocks one "
+      "error at a time)\n", w, h, bpc, layouts[chroma], compared,
+      bad ? "DIFFER" : "equal", emu.walk_blocks, emu.total_blocks);
+  vh_synth_free (synth);
+  vh_engine_free (cpu);
+  vh_engine_free (gpu);
+}
+
+/* The walker alone against a plain float loop, on sequences made to hit
+ * ties, binade crossings at every position and runs of zeros */
+static void
+check_walker (unsigned n_blocks, unsigned seed, int kind)
+{
+  std::vector<float> v ((size_t) n_blocks * 64);
+  uint32_t x = seed * 2654435761u + 1;
+  for (size_t i = 0; i < v.size (); i++) {
+    x = x * 1664525u + 1013904223u;
+    const unsigned r = x >> 8;
+    switch (kind) {
+      case 0:                  /* small integers and halves: many ties */
+        v[i] = (float) (r % 7) * 0.5f;
+        break;
+      case 1:                  /* spread over many binades */
+        v[i] = std::ldexp ((float) (r & 0xffff) + 1, (int) (r >> 16) % 40
+            - 20);
+        break;
+      case 2:                  /* mostly zeros, rare large values */
+        v[i] = r % 97 == 0 ? (float) r : 0.f;
+        break;
+      default:                 /* powers of two */
+        v[i] = std::ldexp (1.f, (int) (r % 24) - 4);
+        break;
+    }
+  }
+  float want = 0;
+  for (float e : v)
+    want += e;
+
+  Frame f;
+  f.across[0] = n_blocks;
+  f.n_blocks[0] = n_blocks;
+  f.n_blocks[1] = f.n_blocks[2] = 0;
+  f.first_block[0] = 0;
+  f.first_block[1] = f.first_block[2] = n_blocks;
+  f.first_chunk[0] = 0;
+  f.total_blocks = n_blocks;
+  f.total_chunks = (n_blocks + VH_PSNR_HVS_CHUNK - 1) / VH_PSNR_HVS_CHUNK;
+  f.first_chunk[1] = f.first_chunk[2] = f.total_chunks;
+  f.values = v;
+  f.approx.resize (n_blocks);
+  f.blocks.resize (n_blocks);
+  f.chunks.resize (f.total_chunks);
+  for (unsigned b = 0; b < n_blocks; b++) {
+    double sum = 0;
+    for (int k = 0; k < 64; k++)
+      sum += v[(size_t) b * 64 + k];
+    f.approx[b] = sum;
+  }
+  emulate_prefix (f, 0);
+  emulate_quantize (f);
+  HostTeam team;
+  const float got = vh_psnr_hvs_walk (team, f.chunks.data (),
+      f.blocks.data (), f.values.data (), n_blocks);
+  cases++;
+  if (got != want) {
+    failures++;
+    std::printf ("  MISMATCH walker kind %d, %u blocks: %.9g, float loop "
+        "%.9g\n", kind, n_blocks, got, want);
+  }
+}
+
+int
+main ()
+{
+  /* the minimum, odd sizes, a chunk edge, one larger picture */
+  static const unsigned sizes[][2] = {
+    {16, 16}, {33, 21}, {65, 47}, {161, 91}, {449, 255}, {1023, 577},
+  };
+  static const unsigned depths[] = { 8, 10, 12 };
+  static const VhSynthChroma chromas[] = {
+    VH_SYNTH_420, VH_SYNTH_422, VH_SYNTH_444,
+  };
+  for (const auto &s : sizes)
+    for (unsigned bpc : depths)
+      for (VhSynthChroma c : chromas)
+        check (s[0], s[1], bpc, c, s[0] > 500 ? 2 : 4);
+  check (1920, 1080, 8, VH_SYNTH_420, 2);
+  for (int kind = 0; kind < 4; kind++)
+    for (unsigned n : { 1u, 5u, 64u, 65u, 700u, 5000u })
+      check_walker (n, n + kind, kind);
+  std::printf ("%u cases: %s\n", cases, failures ? "MISMATCH" : "all equal");
+  return failures ? 1 : 0;
+}
