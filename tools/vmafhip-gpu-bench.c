@@ -18,6 +18,9 @@
 #include "adm-gpu.h"
 #include "motion-gpu.h"
 #include "ciede-gpu.h"
+#include "ms-ssim-gpu.h"
+#include "psnr-hvs-gpu.h"
+#include "psnr-hvs.h"
 #include "ssim-gpu.h"
 #include "ssim.h"
 #include "vh-engine.h"
@@ -88,6 +91,10 @@ main (int argc, char **argv)
       &vh_kernel_ciede, NULL);
   VhGpuModule *ssim_module = vh_gpu_module_load_embedded (gpu,
       &vh_kernel_ssim, NULL);
+  VhGpuModule *ms_ssim_module = vh_gpu_module_load_embedded (gpu,
+      &vh_kernel_ms_ssim, NULL);
+  VhGpuModule *psnr_hvs_module = vh_gpu_module_load_embedded (gpu,
+      &vh_kernel_psnr_hvs, NULL);
   VhGpuModule *vif_module = vh_gpu_module_load_embedded (gpu, &vh_kernel_vif,
       &error);
   VhGpuModule *adm_module = vh_gpu_module_load_embedded (gpu, &vh_kernel_adm,
@@ -176,18 +183,29 @@ main (int argc, char **argv)
     const double kernels_fps = n_frames / (now_s () - t0);
 
     /* per feature, one stream, device events; CIEDE2000 on 4:4:4 made of
-     * the luma plane three times (the same work as real chroma) */
-    float ms[5] = { 0, 0, 0, -1, -1 };
+     * the luma plane three times (the same work as real chroma), PSNR-HVS
+     * on 4:2:0 (chroma: the luma plane's top-left quarter); -1: no kernels
+     * for this GPU in the build */
+    enum { VIF, ADM, MOTION, CIEDE, SSIM, MS_SSIM, PSNR_HVS, N_TIMED };
+    float ms[N_TIMED];
     VhCiedeGpu *ciede = ciede_module ? vh_ciede_gpu_new (gpu, ciede_module, w,
         h, 8, NULL) : NULL;
-    double *ciede_sum = ciede ? vh_gpu_host_alloc (gpu, sizeof (double), NULL)
-        : NULL;
     VhSsimGpu *ssim = ssim_module ? vh_ssim_gpu_new (gpu, ssim_module, w, h,
         8, NULL) : NULL;
-    double *ssim_sums = ssim ? vh_gpu_host_alloc (gpu, 4 * sizeof (double),
-        NULL) : NULL;
-    for (int feat = 0; feat < 5; feat++) {
-      if ((feat == 3 && !ciede_sum) || (feat == 4 && !ssim_sums))
+    VhMsSsimGpu *ms_ssim = ms_ssim_module ? vh_ms_ssim_gpu_new (gpu,
+        ms_ssim_module, w, h, 8, NULL) : NULL;
+    VhPsnrHvsGpu *psnr_hvs = psnr_hvs_module ? vh_psnr_hvs_gpu_new (gpu,
+        psnr_hvs_module, w, h, 8, NULL) : NULL;
+    /* room for any feature's results */
+    double *sums = vh_gpu_host_alloc (gpu, sizeof (VhMsSsimSums)
+        + sizeof (VhPsnrHvsSums), &error);
+    if (!sums)
+      die ("sums", error);
+    const void *present[N_TIMED] = { slots, slots, slots, ciede,
+      ssim, ms_ssim, psnr_hvs };
+    for (int feat = 0; feat < N_TIMED; feat++) {
+      ms[feat] = -1;
+      if (!present[feat])
         continue;
       BenchSlot *s = &slots[0];
       VhGpuEvent *a = vh_gpu_event_new (gpu, TRUE, &error);
@@ -201,17 +219,40 @@ main (int argc, char **argv)
         const VhGpuPtr r3[3] = { dref[cur], dref[cur], dref[cur] };
         const VhGpuPtr d3[3] = { ddis[cur], ddis[cur], ddis[cur] };
         const size_t p3[3] = { pitch, pitch, pitch };
-        gboolean ok = feat == 4 ? vh_ssim_gpu_enqueue (ssim, s->stream,
-            dref[cur], ddis[cur], pitch, (unsigned) vh_ssim_auto_scale (w, h),
-            ssim_sums, &error)
-            : feat == 3 ? vh_ciede_gpu_enqueue (ciede, s->stream, r3,
-            d3, p3, 0, ciede_sum, &error)
-            : feat == 0 ? vh_vif_gpu_enqueue (s->vif, s->stream,
-            dref[cur], pitch, ddis[cur], pitch, 100.0, 0, s->vif_sums, &error)
-            : feat == 1 ? vh_adm_gpu_enqueue (s->adm, s->stream, dref[cur],
-            pitch, ddis[cur], pitch, &adm_params, s->adm_sums, &error)
-            : vh_motion_gpu_enqueue (s->motion, s->stream, dref[prev], pitch,
-            dref[cur], pitch, s->sad, &error);
+        const unsigned w3[3] = { w, w / 2, w / 2 };
+        const unsigned h3[3] = { h, h / 2, h / 2 };
+        VhPsnrHvsSums *hvs = (VhPsnrHvsSums *) (sums + 15);
+        gboolean ok = FALSE;
+        switch (feat) {
+          case VIF:
+            ok = vh_vif_gpu_enqueue (s->vif, s->stream, dref[cur], pitch,
+                ddis[cur], pitch, 100.0, 0, s->vif_sums, &error);
+            break;
+          case ADM:
+            ok = vh_adm_gpu_enqueue (s->adm, s->stream, dref[cur], pitch,
+                ddis[cur], pitch, &adm_params, s->adm_sums, &error);
+            break;
+          case MOTION:
+            ok = vh_motion_gpu_enqueue (s->motion, s->stream, dref[prev],
+                pitch, dref[cur], pitch, s->sad, &error);
+            break;
+          case CIEDE:
+            ok = vh_ciede_gpu_enqueue (ciede, s->stream, r3, d3, p3, 0, sums,
+                &error);
+            break;
+          case SSIM:
+            ok = vh_ssim_gpu_enqueue (ssim, s->stream, dref[cur], ddis[cur],
+                pitch, (unsigned) vh_ssim_auto_scale (w, h), sums, &error);
+            break;
+          case MS_SSIM:
+            ok = vh_ms_ssim_gpu_enqueue (ms_ssim, s->stream, dref[cur],
+                ddis[cur], pitch, sums, &error);
+            break;
+          case PSNR_HVS:
+            ok = vh_psnr_hvs_gpu_enqueue (psnr_hvs, s->stream, r3, d3, p3,
+                w3, h3, hvs->sum, hvs->pixels, &error);
+            break;
+        }
         if (!ok)
           die ("enqueue", error);
       }
@@ -223,10 +264,11 @@ main (int argc, char **argv)
       vh_gpu_event_free (a);
       vh_gpu_event_free (b);
     }
-    vh_gpu_host_free (gpu, ciede_sum);
+    vh_gpu_host_free (gpu, sums);
     vh_ciede_gpu_free (ciede);
-    vh_gpu_host_free (gpu, ssim_sums);
     vh_ssim_gpu_free (ssim);
+    vh_ms_ssim_gpu_free (ms_ssim);
+    vh_psnr_hvs_gpu_free (psnr_hvs);
 
     /* (b) engine from system memory, GPU backend vs CPU */
     double engine_fps[2];
@@ -256,8 +298,9 @@ main (int argc, char **argv)
 
     printf ("%-10s kernels-only %8.0f fps | engine+GPU from host %7.0f fps | "
         "CPU engine (1 thread) %5.1f fps | GPU ms/frame: VIF %.3f ADM %.3f "
-        "motion %.3f CIEDE2000 %.3f SSIM %.3f\n", list[si], kernels_fps,
-        engine_fps[1], engine_fps[0], ms[0], ms[1], ms[2], ms[3], ms[4]);
+        "motion %.3f CIEDE2000 %.3f SSIM %.3f MS-SSIM %.3f PSNR-HVS %.3f\n",
+        list[si], kernels_fps, engine_fps[1], engine_fps[0], ms[VIF],
+        ms[ADM], ms[MOTION], ms[CIEDE], ms[SSIM], ms[MS_SSIM], ms[PSNR_HVS]);
     fflush (stdout);
 
     for (unsigned i = 0; i < SLOTS; i++) {
@@ -284,6 +327,8 @@ main (int argc, char **argv)
   g_free (sizes);
   vh_gpu_module_free (motion_module);
   vh_gpu_module_free (ciede_module);
+  vh_gpu_module_free (ms_ssim_module);
+  vh_gpu_module_free (psnr_hvs_module);
   vh_gpu_module_free (ssim_module);
   vh_gpu_module_free (vif_module);
   vh_gpu_module_free (adm_module);
