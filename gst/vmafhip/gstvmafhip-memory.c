@@ -171,22 +171,6 @@ pinned_frame_pool_new (GstVmafHip * self, gsize size)
   return pool;
 }
 
-/* Where the engine reads luma only, of a frame laid out as its caps say:
- * the bytes before the first chroma plane (what the pinned copy needs);
- * else 0 (the whole frame is copied). */
-static gsize
-luma_prefix (GstVmafHip * self, Side * side, GstBuffer * buf)
-{
-  const GstVideoInfo *info = &side->info;
-  if (self->reads_chroma || GST_VIDEO_INFO_N_PLANES (info) < 2)
-    return 0;
-  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
-  if (meta && (meta->offset[0] != GST_VIDEO_INFO_PLANE_OFFSET (info, 0)
-          || meta->stride[0] != GST_VIDEO_INFO_PLANE_STRIDE (info, 0)))
-    return 0;
-  return GST_VIDEO_INFO_PLANE_OFFSET (info, 1);
-}
-
 /* Copying here, in the thread that just wrote the frame, reads it from the
  * cache and spreads the copies over upstream's threads; the backend's own
  * staging copy (in its threads, from memory) is then skipped. */
@@ -234,50 +218,11 @@ gst_vmafhip_pin_frame (GstVmafHip * self, int which, GstBuffer * buf)
     gst_buffer_unref (pinned);
     return buf;
   }
-  const gsize luma_bytes = luma_prefix (self, side, buf);
-  vh_stream_copy (out.data, in.data, luma_bytes ? luma_bytes : size);
+  vh_stream_copy (out.data, in.data, size);
   vh_stream_fence ();
   gst_buffer_unmap (pinned, &out);
   gst_buffer_unmap (buf, &in);
-  if (luma_bytes) {
-    /* the frame itself goes on (the reference is pushed downstream); its
-     * pinned luma rides along until then */
-    buf = gst_buffer_make_writable (buf);
-    gst_buffer_add_parent_buffer_meta (buf, pinned);
-    gst_buffer_unref (pinned);
-    return buf;
-  }
   gst_buffer_copy_into (pinned, buf, GST_BUFFER_COPY_METADATA, 0, -1);
   gst_buffer_unref (buf);
   return pinned;
-}
-
-static GstParentBufferMeta *
-pinned_luma_meta (GstVmafHip * self, int which, GstBuffer * buf)
-{
-  gpointer state = NULL;
-  GstMeta *meta;
-  GstBufferPool *pool = self->side[which].pinned_pool;
-  while (pool && (meta = gst_buffer_iterate_meta_filtered (buf, &state,
-              GST_PARENT_BUFFER_META_API_TYPE))) {
-    GstParentBufferMeta *parent = (GstParentBufferMeta *) meta;
-    if (parent->buffer && parent->buffer->pool == pool)
-      return parent;
-  }
-  return NULL;
-}
-
-GstBuffer *
-gst_vmafhip_pinned_luma (GstVmafHip * self, int which, GstBuffer * buf)
-{
-  GstParentBufferMeta *meta = pinned_luma_meta (self, which, buf);
-  return meta ? meta->buffer : NULL;
-}
-
-void
-gst_vmafhip_unpin (GstVmafHip * self, GstBuffer * buf)
-{
-  GstParentBufferMeta *meta = pinned_luma_meta (self, REF, buf);
-  if (meta)
-    gst_buffer_remove_meta (buf, (GstMeta *) meta);
 }

@@ -129,11 +129,7 @@ map_frame (GstVmafHip * self, int which, GstBuffer * buf, GstVideoFrame * f,
     return FALSE;
   if (*mapped || gst_vmafhip_dmabuf_import (self, which, buf, pic))
     return TRUE;
-  /* its pinned luma copy where it has one: the chroma there is not set,
-   * and the engine does not read it */
-  GstBuffer *pinned = gst_vmafhip_pinned_luma (self, which, buf);
-  if (gst_video_frame_map (f, &self->side[which].info, pinned ? pinned : buf,
-          GST_MAP_READ)) {
+  if (gst_video_frame_map (f, &self->side[which].info, buf, GST_MAP_READ)) {
     *mapped = TRUE;
     gst_vmafhip_fill_picture (self, which, f, pic);
     return TRUE;
@@ -196,10 +192,8 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
     GstVideoFrame *on_device = which == REF ? &rf : &df;
     gboolean *on_device_mapped = which == REF ? &rf_mapped : &df_mapped;
     unmap_frame (on_device, on_device_mapped);
-    GstBuffer *buf = which == REF ? ref : dist;
-    GstBuffer *pinned = gst_vmafhip_pinned_luma (self, which, buf);
     if (!gst_video_frame_map (on_device, &self->side[which].info,
-            pinned ? pinned : buf, GST_MAP_READ)) {
+            which == REF ? ref : dist, GST_MAP_READ)) {
       unmap_frame (&rf, &rf_mapped);
       unmap_frame (&df, &df_mapped);
       gst_buffer_unref (ref);

@@ -222,13 +222,6 @@ gboolean gst_vmafhip_planes_read_as_is (GstVmafHip * self, int which);
  * backend uploads it by DMA without its own staging copy.  Takes buf. */
 GstBuffer *gst_vmafhip_pin_frame (GstVmafHip * self, int which,
     GstBuffer * buf);
-/* Where the engine reads luma only, the frame is not replaced: its luma is
- * copied into a pinned buffer that rides along as a GstParentBufferMeta
- * until the frame is pushed (gst_vmafhip_unpin).  That pinned buffer, or
- * NULL. */
-GstBuffer *gst_vmafhip_pinned_luma (GstVmafHip * self, int which,
-    GstBuffer * buf);
-void gst_vmafhip_unpin (GstVmafHip * self, GstBuffer * buf);
 void gst_vmafhip_fill_picture (GstVmafHip * self, int which,
     GstVideoFrame * frame, VhPicture * pic);
 

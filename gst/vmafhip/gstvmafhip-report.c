@@ -72,7 +72,6 @@ output_frame (GstVmafHip * self, PendingFrame * pf)
 {
   GstBuffer *buf = gst_buffer_make_writable (pf->buffer);
   const gint index = pf->index;
-  gst_vmafhip_unpin (self, buf);
   /* the scores go straight into the meta's structure; the message copies
    * them from there */
   GstVmafHipMeta *meta = gst_buffer_add_vmafhip_meta (buf, index);

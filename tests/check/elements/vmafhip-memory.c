@@ -321,10 +321,10 @@ GST_START_TEST (test_dmabuf_imported_once_mock)
 
 GST_END_TEST;
 
-/* Frames in ordinary memory on a GPU backend that reads luma only: their
- * luma is copied into pinned memory and rides along; the reference frames
- * pushed downstream are the ones that came in, every byte (chroma too),
- * without the pinned copy attached. */
+/* Frames in ordinary memory on a GPU backend are copied into pinned memory
+ * in upstream's thread; the reference frames pushed downstream carry every
+ * byte that came in (chroma too, which the engine does not read), and no
+ * parent-buffer meta. */
 GST_START_TEST (test_pinned_luma_output_intact_mock)
 {
   const guint n = 6;
