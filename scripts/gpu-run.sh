@@ -40,7 +40,8 @@ pack)
         "$build"/tests/check/elements/test-element-vmafhip-errors
         "$build"/tests/check/elements/test-element-vmafhip-pipelines
         "$build"/tests/check/elements/test-element-vmafhip-timeline
-        "$build"/tests/check/elements/test-element-vmafhip-memory)
+        "$build"/tests/check/elements/test-element-vmafhip-memory
+        "$build"/tests/check/elements/test-element-vmafhip-golden)
   cp "${bins[@]}" "$dest/bin/"
   strip "$dest"/bin/* 2>/dev/null || true   # smaller pack
   cp "$build"/gst/vmafhip/libgstvmafhip.so "$dest/plugin/"
@@ -109,7 +110,7 @@ remote)
   # slots of frames in flight before they are final)
   for t in test-element-vmafhip test-element-vmafhip-pairing \
       test-element-vmafhip-results test-element-vmafhip-errors \
-      test-element-vmafhip-timeline; do
+      test-element-vmafhip-timeline test-element-vmafhip-golden; do
     GST_STATE_IGNORE_ELEMENTS= VMAFHIP_TEST_BACKEND=hip \
       GST_CHECKS_IGNORE=test_pipeline_encode_decode,test_backend_auto,test_error_backend_hip,test_allocation_cpu_no_pinned_pool,test_flushing_seek,test_live_late_frame \
       run "$dest/bin/$t" || status=1

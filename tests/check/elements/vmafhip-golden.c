@@ -47,6 +47,15 @@ static const Clip clips[] = {
 
 static const char *testdata;
 
+/* backend=cpu unless VMAFHIP_TEST_BACKEND says otherwise (scripts/gpu-run.sh
+ * runs this suite with hip) */
+static const char *
+backend (void)
+{
+  const char *b = g_getenv ("VMAFHIP_TEST_BACKEND");
+  return b && *b ? b : "cpu";
+}
+
 /* ---------------------------------------------------------- pipelines */
 
 typedef struct {
@@ -85,8 +94,8 @@ run_pipeline (const Clip * clip, const char *props, Run * run)
 {
   gchar *ref = source_desc (clip, clip->ref, "ref_sink");
   gchar *dis = source_desc (clip, clip->dis, "dist_sink");
-  gchar *desc = g_strdup_printf ("%s %s vmafhip name=v backend=cpu frame-message=true %s ! "
-      "fakesink", ref, dis, props);
+  gchar *desc = g_strdup_printf ("%s %s vmafhip name=v backend=%s "
+      "frame-message=true %s ! fakesink", ref, dis, backend (), props);
   GError *error = NULL;
   GstElement *pipe = gst_parse_launch (desc, &error);
   GstBus *bus;
@@ -190,6 +199,13 @@ name_in_run_a (const char *golden)
 static double
 tolerance_of (const char *golden)
 {
+  /* on the GPU, the float metrics may be 1e-5 from the CPU (the issue's
+   * bound; measured 0 to 4.4e-10) */
+  if (strcmp (backend (), "cpu") != 0 && (!strcmp (golden, "float_ssim")
+          || !strcmp (golden, "float_ms_ssim")
+          || !strcmp (golden, "ciede2000")
+          || g_str_has_prefix (golden, "psnr_hvs")))
+    return 1e-5 + 1e-6;
   /* integer features and PSNR: exact up to the 6-decimal print */
   if (g_str_has_prefix (golden, "integer_")
       || g_str_has_prefix (golden, "VMAF_integer_")
@@ -487,8 +503,9 @@ GST_START_TEST (test_golden_seek)
       (json_parser_get_root (golden)), "frames");
   gchar *ref = source_desc (clip, clip->ref, "ref_sink");
   gchar *dis = source_desc (clip, clip->dis, "dist_sink");
-  gchar *desc = g_strdup_printf ("%s %s vmafhip name=v backend=cpu frame-message=true threads=1 "
-      "models=vmaf_v0.6.1 psnr=true ! fakesink", ref, dis);
+  gchar *desc = g_strdup_printf ("%s %s vmafhip name=v backend=%s "
+      "frame-message=true threads=1 models=vmaf_v0.6.1 psnr=true ! fakesink",
+      ref, dis, backend ());
   GstElement *pipe = gst_parse_launch (desc, NULL);
   GstBus *bus = gst_element_get_bus (pipe);
   GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
@@ -597,7 +614,15 @@ vmafhip_golden_suite (void)
   TCase *tc = tcase_create ("golden");
 
   suite_add_tcase (s, tc);
-  tcase_add_loop_test (tc, test_golden_clip, 0, G_N_ELEMENTS (clips));
+  /* the MP4 pair (last) needs an H.264 decoder (the GPU machine has none
+   * that travels: scripts/gpu-run.sh checks those frames by other means) */
+  GstElementFactory *avdec = gst_element_factory_find ("avdec_h264");
+  const gsize n = G_N_ELEMENTS (clips) - (avdec ? 0 : 1);
+  if (!avdec)
+    vh_test_skip_case ("test_golden_clip (seeking_720x480)",
+        "no avdec_h264 (gstreamer1.0-libav)");
+  gst_clear_object (&avdec);
+  tcase_add_loop_test (tc, test_golden_clip, 0, (int) n);
   tcase_add_test (tc, test_golden_seek);
   return s;
 }
