@@ -322,6 +322,44 @@ vh_psnr_hvs_span_add (uint64_t q[3], uint32_t *info, float v, uint32_t g)
   }
 }
 
+/* One error of a quantize thread: into block b's spans around its own
+ * guess g_block and, when the chunk's guess g_chunk differs, into its part
+ * of the chunk's sums (equal guesses: vh_psnr_hvs_quantize_end adds the
+ * block's sums to the chunk's instead, the same integers at half the
+ * work). */
+VH_PHVS_FN void
+vh_psnr_hvs_quantize_value (float v, uint32_t g_block, uint32_t g_chunk,
+    uint64_t qb[3], uint32_t *ib, uint64_t qc[3], uint32_t *ic)
+{
+  vh_psnr_hvs_span_add (qb, ib, v, g_block);
+  if (g_chunk != g_block)
+    vh_psnr_hvs_span_add (qc, ic, v, g_chunk);
+}
+
+/* Two threads' chunk parts combined: ties and unusable candidates of
+ * either, zero if both */
+VH_PHVS_FN uint32_t
+vh_psnr_hvs_info_join (uint32_t a, uint32_t b)
+{
+  return ((a | b) & 7) | (a & b & VH_PSNR_HVS_ZERO);
+}
+
+/* After a block's 64 errors: its span, and the chunk's part completed */
+VH_PHVS_FN void
+vh_psnr_hvs_quantize_end (const uint64_t qb[3], uint32_t ib,
+    uint32_t g_block, uint32_t g_chunk, VhPsnrHvsBlockSpan *block,
+    uint64_t qc[3], uint32_t *ic)
+{
+  if (g_chunk == g_block) {
+    for (int k = 0; k < 3; k++)
+      qc[k] += qb[k];
+    *ic = vh_psnr_hvs_info_join (*ic, ib);
+  }
+  for (int k = 0; k < 3; k++)
+    block->q[k] = (uint32_t) qb[k];
+  block->info = ib;
+}
+
 /* One quantize thread: block b's spans around its own guess g_block, and
  * its part of the chunk's sums around the chunk's guess g_chunk */
 VH_PHVS_FN void
@@ -331,21 +369,9 @@ vh_psnr_hvs_quantize_block (const float v[64], uint32_t g_block,
 {
   uint64_t qb[3] = { 0, 0, 0 };
   uint32_t ib = VH_PSNR_HVS_ZERO | g_block << 8;
-  for (int k = 0; k < 64; k++) {
-    vh_psnr_hvs_span_add (qb, &ib, v[k], g_block);
-    vh_psnr_hvs_span_add (qc, ic, v[k], g_chunk);
-  }
-  for (int k = 0; k < 3; k++)
-    block->q[k] = (uint32_t) qb[k];
-  block->info = ib;
-}
-
-/* Two threads' chunk parts combined: ties and unusable candidates of
- * either, zero if both */
-VH_PHVS_FN uint32_t
-vh_psnr_hvs_info_join (uint32_t a, uint32_t b)
-{
-  return ((a | b) & 7) | (a & b & VH_PSNR_HVS_ZERO);
+  for (int k = 0; k < 64; k++)
+    vh_psnr_hvs_quantize_value (v[k], g_block, g_chunk, qb, &ib, qc, ic);
+  vh_psnr_hvs_quantize_end (qb, ib, g_block, g_chunk, block, qc, ic);
 }
 
 /* The walker's state: the running sum, and its mantissa and exponent */

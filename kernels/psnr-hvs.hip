@@ -1,13 +1,17 @@
 /* vmafhip — PSNR-HVS per frame on the GPU (libvmaf 3.2.0 `psnr_hvs`; the
  * arithmetic is kernels/psnr-hvs-device.h, the CPU's own).  The planes'
- * blocks are numbered Y, then Cb, then Cr, each plane's in libvmaf's order.
+ * blocks are numbered Y, then Cb, then Cr, each plane's in libvmaf's order,
+ * and cut into chunks of VH_PSNR_HVS_CHUNK blocks (each plane's last one
+ * partial).
  *
- * vh_psnr_hvs_errors_{8,16}bit: one thread per 8x8 block: its 64 weighted
- *   errors, and their sum (double, only a guess of the running sum).
- * vh_psnr_hvs_prefix: one block per plane: those sums into the running sum
- *   before each block.
+ * vh_psnr_hvs_errors_{8,16}bit: one block per chunk, one thread per 8x8
+ *   block: its 64 weighted errors, their sum and the chunk's (double, only
+ *   guesses of the running sum).
  * vh_psnr_hvs_quantize: one block per chunk, one thread per 8x8 block: the
- *   quantized sums of each block and chunk for three candidate binades.
+ *   running sum before the chunk (its plane's earlier chunks' sums) and
+ *   before each block, then the quantized sums of each block and chunk for
+ *   three candidate binades.  (A separate prefix pass over every block cost
+ *   more than all the rest: serial, strided.)
  * vh_psnr_hvs_walk: one block of VH_PSNR_HVS_LANES threads per plane: the
  *   float sum in libvmaf's order, exactly, into result[plane].
  * Host side: common/gpu/psnr-hvs-gpu.c. */
@@ -24,16 +28,18 @@ struct VhPsnrHvsParams {
   unsigned int first_chunk[3];
   unsigned int total_blocks, total_chunks;
   float *values;                 /* 64 per block */
-  double *approx;                /* per block: its sum, then the sum before */
+  double *approx;                /* per block: its sum */
+  double *chunk_sums;            /* per chunk: its sum */
   VhPsnrHvsBlockSpan *blocks;
   VhPsnrHvsChunkSpan *chunks;
   float *result;                 /* 3 */
 };
-static_assert (sizeof (VhPsnrHvsParams) == 168,
+static_assert (sizeof (VhPsnrHvsParams) == 176,
     "VhPsnrHvsParams layout is shared with common/gpu/psnr-hvs-gpu.c");
 
-#define ERR_THREADS 64
-#define PREFIX_THREADS 256
+/* The errors kernel keeps its ~240 registers: capping them (2 or more
+ * blocks of 64 threads per SM more) spilled and measured slower on an H100. */
+#define THREADS VH_PSNR_HVS_CHUNK
 
 __constant__ float c_csf[3][64] = {
   VH_PSNR_HVS_CSF_Y, VH_PSNR_HVS_CSF_CB, VH_PSNR_HVS_CSF_CR,
@@ -52,106 +58,123 @@ load_block (const void *plane, unsigned long long pitch, unsigned int x,
   }
 }
 
+/* The plane of global chunk gc */
+__device__ __forceinline__ int
+chunk_plane (const VhPsnrHvsParams &p, unsigned int gc)
+{
+  return gc >= p.first_chunk[2] ? 2 : gc >= p.first_chunk[1] ? 1 : 0;
+}
+
+/* part[0] += ... += part[THREADS - 1] as a tree (any order: a guess) */
+__device__ __forceinline__ double
+tree_sum (double *part)
+{
+  const unsigned int t = threadIdx.x;
+  for (unsigned int s = THREADS / 2; s > 0; s /= 2) {
+    __syncthreads ();
+    if (t < s)
+      part[t] += part[t + s];
+  }
+  __syncthreads ();
+  return part[0];
+}
+
 template <typename pixel_t>
 __device__ __forceinline__ void
 errors (const VhPsnrHvsParams &p)
 {
   __shared__ float csf[3][64], mask[3][64];
-  for (unsigned int k = threadIdx.x; k < 3 * 64; k += ERR_THREADS) {
+  __shared__ double part[THREADS];
+  for (unsigned int k = threadIdx.x; k < 3 * 64; k += THREADS) {
     csf[k / 64][k % 64] = c_csf[k / 64][k % 64];
     mask[k / 64][k % 64] = vh_psnr_hvs_mask_weight (c_csf[k / 64][k % 64]);
   }
   __syncthreads ();
-  const unsigned int g = blockIdx.x * ERR_THREADS + threadIdx.x;
-  if (g >= p.total_blocks)
-    return;
-  const int pl = g >= p.first_block[2] ? 2 : g >= p.first_block[1] ? 1 : 0;
-  const unsigned int local = g - p.first_block[pl];
-  const unsigned int x = local % p.across[pl] * 7, y = local / p.across[pl] * 7;
-  int32_t s[64], d[64];
-  float v[64];
-  load_block<pixel_t> (p.ref[pl], p.pitch[pl], x, y, s);
-  load_block<pixel_t> (p.dis[pl], p.pitch[pl], x, y, d);
-  vh_psnr_hvs_block_errors (s, d, csf[pl], mask[pl], v);
+  const unsigned int gc = blockIdx.x;
+  const int pl = chunk_plane (p, gc);
+  const unsigned int local = (gc - p.first_chunk[pl]) * VH_PSNR_HVS_CHUNK
+      + threadIdx.x;
   double sum = 0;
-  float4 *out = (float4 *) (p.values + (size_t) g * 64);
-  for (int k = 0; k < 64; k += 4) {
-    out[k / 4] = make_float4 (v[k], v[k + 1], v[k + 2], v[k + 3]);
-    sum += (double) v[k] + v[k + 1] + v[k + 2] + v[k + 3];
+  if (local < p.n_blocks[pl]) {
+    const unsigned int g = p.first_block[pl] + local;
+    const unsigned int x = local % p.across[pl] * 7;
+    const unsigned int y = local / p.across[pl] * 7;
+    int32_t s[64], d[64];
+    float v[64];
+    load_block<pixel_t> (p.ref[pl], p.pitch[pl], x, y, s);
+    load_block<pixel_t> (p.dis[pl], p.pitch[pl], x, y, d);
+    vh_psnr_hvs_block_errors (s, d, csf[pl], mask[pl], v);
+    float4 *out = (float4 *) (p.values + (size_t) g * 64);
+    for (int k = 0; k < 64; k += 4) {
+      out[k / 4] = make_float4 (v[k], v[k + 1], v[k + 2], v[k + 3]);
+      sum += (double) v[k] + v[k + 1] + v[k + 2] + v[k + 3];
+    }
+    p.approx[g] = sum;
   }
-  p.approx[g] = sum;
+  part[threadIdx.x] = sum;
+  const double chunk = tree_sum (part);
+  if (threadIdx.x == 0)
+    p.chunk_sums[gc] = chunk;
 }
 
-VH_KERNEL void __launch_bounds__ (ERR_THREADS)
+VH_KERNEL void __launch_bounds__ (THREADS)
 vh_psnr_hvs_errors_8bit (const VhPsnrHvsParams p)
 {
   errors<unsigned char> (p);
 }
 
-VH_KERNEL void __launch_bounds__ (ERR_THREADS)
+VH_KERNEL void __launch_bounds__ (THREADS)
 vh_psnr_hvs_errors_16bit (const VhPsnrHvsParams p)
 {
   errors<unsigned short> (p);
 }
 
-/* The running sums are guesses: any order will do */
-VH_KERNEL void __launch_bounds__ (PREFIX_THREADS)
-vh_psnr_hvs_prefix (const VhPsnrHvsParams p)
+VH_KERNEL void __launch_bounds__ (THREADS)
+vh_psnr_hvs_quantize (const VhPsnrHvsParams p)
 {
-  __shared__ double part[PREFIX_THREADS];
-  const unsigned int n = p.n_blocks[blockIdx.x];
-  double *a = p.approx + p.first_block[blockIdx.x];
-  const unsigned int per = (n + PREFIX_THREADS - 1) / PREFIX_THREADS;
-  const unsigned int lo = threadIdx.x * per < n ? threadIdx.x * per : n;
-  const unsigned int hi = lo + per < n ? lo + per : n;
+  __shared__ unsigned long long q[3][THREADS];
+  __shared__ unsigned int info[THREADS];
+  __shared__ double part[THREADS], before[THREADS];
+  const unsigned int gc = blockIdx.x, t = threadIdx.x;
+  const int pl = chunk_plane (p, gc);
+  const unsigned int first = (gc - p.first_chunk[pl]) * VH_PSNR_HVS_CHUNK;
+  const unsigned int local = first + t;
+  const unsigned int b = p.first_block[pl] + local;
+  /* the running sum before the chunk: its plane's earlier chunks */
   double sum = 0;
-  for (unsigned int i = lo; i < hi; i++)
-    sum += a[i];
-  part[threadIdx.x] = sum;
-  __syncthreads ();
-  if (threadIdx.x == 0) {
-    double run = 0;
-    for (unsigned int t = 0; t < PREFIX_THREADS; t++) {
-      const double x = part[t];
-      part[t] = run;
+  for (unsigned int c = p.first_chunk[pl] + t; c < gc; c += THREADS)
+    sum += p.chunk_sums[c];
+  part[t] = sum;
+  before[t] = local < p.n_blocks[pl] ? p.approx[b] : 0;
+  const double pre = tree_sum (part);
+  /* and before each of its blocks */
+  if (t == 0) {
+    double run = pre;
+    for (unsigned int i = 0; i < THREADS; i++) {
+      const double x = before[i];
+      before[i] = run;
       run += x;
     }
   }
   __syncthreads ();
-  double run = part[threadIdx.x];
-  for (unsigned int i = lo; i < hi; i++) {
-    const double x = a[i];
-    a[i] = run;
-    run += x;
-  }
-}
-
-VH_KERNEL void __launch_bounds__ (VH_PSNR_HVS_CHUNK)
-vh_psnr_hvs_quantize (const VhPsnrHvsParams p)
-{
-  __shared__ unsigned long long q[3][VH_PSNR_HVS_CHUNK];
-  __shared__ unsigned int info[VH_PSNR_HVS_CHUNK];
-  const unsigned int gc = blockIdx.x, t = threadIdx.x;
-  const int pl = gc >= p.first_chunk[2] ? 2 : gc >= p.first_chunk[1] ? 1 : 0;
-  const unsigned int first = (gc - p.first_chunk[pl]) * VH_PSNR_HVS_CHUNK;
-  const unsigned int local = first + t;
-  const uint32_t g_chunk = vh_psnr_hvs_guess (p.approx[p.first_block[pl]
-          + first]);
+  const uint32_t g_chunk = vh_psnr_hvs_guess (pre);
   uint64_t qc[3] = { 0, 0, 0 };
   uint32_t ic = VH_PSNR_HVS_ZERO;
   if (local < p.n_blocks[pl]) {
-    const unsigned int b = p.first_block[pl] + local;
-    float v[64];
+    const uint32_t g_block = vh_psnr_hvs_guess (before[t]);
+    uint64_t qb[3] = { 0, 0, 0 };
+    uint32_t ib = VH_PSNR_HVS_ZERO | g_block << 8;
+    /* streamed: no copy of the 64 errors in local memory */
     const float4 *in = (const float4 *) (p.values + (size_t) b * 64);
     for (int k = 0; k < 16; k++) {
       const float4 f = in[k];
-      v[4 * k] = f.x;
-      v[4 * k + 1] = f.y;
-      v[4 * k + 2] = f.z;
-      v[4 * k + 3] = f.w;
+      vh_psnr_hvs_quantize_value (f.x, g_block, g_chunk, qb, &ib, qc, &ic);
+      vh_psnr_hvs_quantize_value (f.y, g_block, g_chunk, qb, &ib, qc, &ic);
+      vh_psnr_hvs_quantize_value (f.z, g_block, g_chunk, qb, &ib, qc, &ic);
+      vh_psnr_hvs_quantize_value (f.w, g_block, g_chunk, qb, &ib, qc, &ic);
     }
-    vh_psnr_hvs_quantize_block (v, vh_psnr_hvs_guess (p.approx[b]), g_chunk,
-        &p.blocks[b], qc, &ic);
+    vh_psnr_hvs_quantize_end (qb, ib, g_block, g_chunk, &p.blocks[b], qc,
+        &ic);
   }
   for (int k = 0; k < 3; k++)
     q[k][t] = qc[k];
@@ -175,12 +198,60 @@ vh_psnr_hvs_quantize (const VhPsnrHvsParams p)
   }
 }
 
+#if defined(VH_GPU_NVIDIA)
+/* The walker as one warp (VH_PSNR_HVS_LANES == 32): the running totals a
+ * shuffle scan, the first span that no longer fits a ballot, no barriers;
+ * all lanes return the same values.  The walk is a chain of such rounds,
+ * so their latency is its time. */
+static_assert (VH_PSNR_HVS_LANES == 32, "the walker is one warp");
+struct Team {
+  float *vals;
+
+  template <class Step>
+  __device__ unsigned int
+  round (unsigned int n, uint32_t mant, uint64_t *total, Step step)
+  {
+    const unsigned int t = threadIdx.x;
+    unsigned long long scan = t < n ? step (t) : 0;
+    for (unsigned int off = 1; off < 32; off *= 2) {
+      const unsigned long long add = __shfl_up_sync (0xffffffffu, scan, off);
+      if (t >= off)
+        scan += add;
+    }
+    /* the totals only grow: the spans that fit are a prefix */
+    const unsigned int fits = __ballot_sync (0xffffffffu,
+        t < n && mant + scan <= VH_PSNR_HVS_MANT_MAX);
+    const unsigned int lo = __popc (fits);
+    const unsigned long long at = __shfl_sync (0xffffffffu, scan,
+        lo ? lo - 1 : 0);
+    *total = lo ? at : 0;
+    return lo;
+  }
+
+  /* the block's errors loaded by all lanes at once, added by lane 0 */
+  __device__ VhPsnrHvsAcc
+  block (VhPsnrHvsAcc a, const float *v)
+  {
+    const unsigned int t = threadIdx.x;
+    vals[t] = v[t];
+    vals[t + 32] = v[t + 32];
+    __syncwarp ();
+    float s = 0;
+    if (t == 0)
+      s = vh_psnr_hvs_acc_block (a, vals).s;
+    s = __shfl_sync (0xffffffffu, s, 0);
+    __syncwarp ();
+    return vh_psnr_hvs_acc (s);
+  }
+};
+#else
 /* The walker's threads as vh_psnr_hvs_walk's team: every thread evaluates
  * one span, the running totals are a shared scan, and all threads return
  * the same values. */
 struct Team {
   unsigned long long *scan;
   VhPsnrHvsAcc *acc;
+  float *vals;
 
   template <class Step>
   __device__ unsigned int
@@ -209,25 +280,35 @@ struct Team {
     return lo;
   }
 
+  /* the block's errors loaded by all threads at once, added by thread 0 */
   __device__ VhPsnrHvsAcc
   block (VhPsnrHvsAcc a, const float *v)
   {
+    for (unsigned int k = threadIdx.x; k < 64; k += VH_PSNR_HVS_LANES)
+      vals[k] = v[k];
+    __syncthreads ();
     if (threadIdx.x == 0)
-      *acc = vh_psnr_hvs_acc_block (a, v);
+      *acc = vh_psnr_hvs_acc_block (a, vals);
     __syncthreads ();
     a = *acc;
     __syncthreads ();
     return a;
   }
 };
+#endif
 
 VH_KERNEL void __launch_bounds__ (VH_PSNR_HVS_LANES)
 vh_psnr_hvs_walk (const VhPsnrHvsParams p)
 {
+  __shared__ float vals[64];
+  const int pl = blockIdx.x;
+#if defined(VH_GPU_NVIDIA)
+  Team team = { vals };
+#else
   __shared__ unsigned long long scan[VH_PSNR_HVS_LANES];
   __shared__ VhPsnrHvsAcc acc;
-  const int pl = blockIdx.x;
-  Team team = { scan, &acc };
+  Team team = { scan, &acc, vals };
+#endif
   const float s = vh_psnr_hvs_walk (team, p.chunks + p.first_chunk[pl],
       p.blocks + p.first_block[pl],
       p.values + (size_t) p.first_block[pl] * 64, p.n_blocks[pl]);

@@ -6,8 +6,6 @@
 #include "vh-error.h"
 #include "../../kernels/psnr-hvs-device.h"
 
-#define ERR_THREADS 64          /* the kernels' block sizes */
-#define PREFIX_THREADS 256
 
 /* the kernels' VhPsnrHvsParams */
 typedef struct {
@@ -15,20 +13,20 @@ typedef struct {
   guint64 pitch[3];
   guint32 across[3], n_blocks[3], first_block[3], first_chunk[3];
   guint32 total_blocks, total_chunks;
-  guint64 values, approx, blocks, chunks, result;
+  guint64 values, approx, chunk_sums, blocks, chunks, result;
 } PsnrHvsParams;
 
-G_STATIC_ASSERT (sizeof (PsnrHvsParams) == 168);
+G_STATIC_ASSERT (sizeof (PsnrHvsParams) == 176);
 G_STATIC_ASSERT (offsetof (PsnrHvsParams, values) == 128);
 G_STATIC_ASSERT (sizeof (VhPsnrHvsBlockSpan) == 16);
 G_STATIC_ASSERT (sizeof (VhPsnrHvsChunkSpan) == 32);
 
 struct VhPsnrHvsGpu {
   VhGpu *gpu;
-  VhGpuFunction *errors, *prefix, *quantize, *walk;
+  VhGpuFunction *errors, *quantize, *walk;
   unsigned bpc;
   guint64 capacity;             /* blocks the scratch holds */
-  VhGpuPtr values, approx, blocks, chunks, result;
+  VhGpuPtr values, approx, chunk_sums, blocks, chunks, result;
 };
 
 VhPsnrHvsGpu *
@@ -48,8 +46,6 @@ vh_psnr_hvs_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
   if (!(ctx->errors = vh_gpu_function (module, bpc == 8
               ? "vh_psnr_hvs_errors_8bit" : "vh_psnr_hvs_errors_16bit",
               error))
-      || !(ctx->prefix = vh_gpu_function (module, "vh_psnr_hvs_prefix",
-              error))
       || !(ctx->quantize = vh_gpu_function (module, "vh_psnr_hvs_quantize",
               error))
       || !(ctx->walk = vh_gpu_function (module, "vh_psnr_hvs_walk", error))
@@ -66,9 +62,10 @@ free_scratch (VhPsnrHvsGpu *ctx)
 {
   vh_gpu_mem_free (ctx->gpu, ctx->values);
   vh_gpu_mem_free (ctx->gpu, ctx->approx);
+  vh_gpu_mem_free (ctx->gpu, ctx->chunk_sums);
   vh_gpu_mem_free (ctx->gpu, ctx->blocks);
   vh_gpu_mem_free (ctx->gpu, ctx->chunks);
-  ctx->values = ctx->approx = ctx->blocks = ctx->chunks = 0;
+  ctx->values = ctx->approx = ctx->chunk_sums = ctx->blocks = ctx->chunks = 0;
   ctx->capacity = 0;
 }
 
@@ -94,6 +91,8 @@ reserve (VhPsnrHvsGpu *ctx, guint64 blocks, GError **error)
               error))
       || !(ctx->approx = vh_gpu_mem_alloc (ctx->gpu, blocks * sizeof (double),
               error))
+      || !(ctx->chunk_sums = vh_gpu_mem_alloc (ctx->gpu,
+              chunks * sizeof (double), error))
       || !(ctx->blocks = vh_gpu_mem_alloc (ctx->gpu,
               blocks * sizeof (VhPsnrHvsBlockSpan), error))
       || !(ctx->chunks = vh_gpu_mem_alloc (ctx->gpu,
@@ -138,15 +137,14 @@ vh_psnr_hvs_gpu_enqueue (VhPsnrHvsGpu *ctx, VhGpuStream *stream,
   p.total_chunks = (guint32) chunks;
   p.values = ctx->values;
   p.approx = ctx->approx;
+  p.chunk_sums = ctx->chunk_sums;
   p.blocks = ctx->blocks;
   p.chunks = ctx->chunks;
   p.result = ctx->result;
   void *args[] = { &p };
-  return vh_gpu_launch (ctx->errors, (VhGpuDim3) { (unsigned) ((total
-                  + ERR_THREADS - 1) / ERR_THREADS), 1, 1 },
-      (VhGpuDim3) { ERR_THREADS, 1, 1 }, 0, stream, args, error)
-      && vh_gpu_launch (ctx->prefix, (VhGpuDim3) { 3, 1, 1 },
-      (VhGpuDim3) { PREFIX_THREADS, 1, 1 }, 0, stream, args, error)
+  /* errors and quantize: one block of VH_PSNR_HVS_CHUNK threads per chunk */
+  return vh_gpu_launch (ctx->errors, (VhGpuDim3) { (unsigned) chunks, 1, 1 },
+      (VhGpuDim3) { VH_PSNR_HVS_CHUNK, 1, 1 }, 0, stream, args, error)
       && vh_gpu_launch (ctx->quantize, (VhGpuDim3) { (unsigned) chunks, 1, 1 },
       (VhGpuDim3) { VH_PSNR_HVS_CHUNK, 1, 1 }, 0, stream, args, error)
       && vh_gpu_launch (ctx->walk, (VhGpuDim3) { 3, 1, 1 },

@@ -59,47 +59,41 @@ struct Frame {
   unsigned across[3], n_blocks[3], first_block[3], first_chunk[3];
   unsigned total_blocks, total_chunks;
   std::vector<float> values;
-  std::vector<double> approx;
+  std::vector<double> approx, chunk_sums;
   std::vector<VhPsnrHvsBlockSpan> blocks;
   std::vector<VhPsnrHvsChunkSpan> chunks;
 };
 
-/* vh_psnr_hvs_prefix: PREFIX_THREADS threads per plane, as the kernel */
-static void
-emulate_prefix (Frame &f, unsigned pl)
+/* The kernels' tree over VH_PSNR_HVS_CHUNK partial sums, in their order */
+static double
+tree_sum (double *part)
 {
-  const unsigned threads = 256, n = f.n_blocks[pl];
-  double *a = f.approx.data () + f.first_block[pl];
-  const unsigned per = (n + threads - 1) / threads;
-  std::vector<double> part (threads);
-  for (unsigned t = 0; t < threads; t++) {
-    const unsigned lo = t * per < n ? t * per : n;
-    const unsigned hi = lo + per < n ? lo + per : n;
-    double sum = 0;
-    for (unsigned i = lo; i < hi; i++)
-      sum += a[i];
-    part[t] = sum;
-  }
-  double run = 0;
-  for (unsigned t = 0; t < threads; t++) {
-    const double x = part[t];
-    part[t] = run;
-    run += x;
-  }
-  for (unsigned t = 0; t < threads; t++) {
-    const unsigned lo = t * per < n ? t * per : n;
-    const unsigned hi = lo + per < n ? lo + per : n;
-    double r = part[t];
-    for (unsigned i = lo; i < hi; i++) {
-      const double x = a[i];
-      a[i] = r;
-      r += x;
-    }
+  for (unsigned s = VH_PSNR_HVS_CHUNK / 2; s > 0; s /= 2)
+    for (unsigned t = 0; t < s; t++)
+      part[t] += part[t + s];
+  return part[0];
+}
+
+/* The end of vh_psnr_hvs_errors: approx holds each block's sum; each
+ * chunk's, as a tree */
+static void
+emulate_chunk_sums (Frame &f)
+{
+  for (unsigned gc = 0; gc < f.total_chunks; gc++) {
+    const unsigned pl = gc >= f.first_chunk[2] ? 2 : gc >= f.first_chunk[1]
+        ? 1 : 0;
+    const unsigned first = (gc - f.first_chunk[pl]) * VH_PSNR_HVS_CHUNK;
+    double part[VH_PSNR_HVS_CHUNK];
+    for (unsigned t = 0; t < VH_PSNR_HVS_CHUNK; t++)
+      part[t] = first + t < f.n_blocks[pl]
+          ? f.approx[f.first_block[pl] + first + t] : 0;
+    f.chunk_sums[gc] = tree_sum (part);
   }
 }
 
-/* vh_psnr_hvs_quantize: one block of VH_PSNR_HVS_CHUNK threads per chunk,
- * its tree reduction included */
+/* vh_psnr_hvs_quantize: one block of VH_PSNR_HVS_CHUNK threads per chunk:
+ * the running sums before the chunk and its blocks, then the spans, its
+ * tree reduction included */
 static void
 emulate_quantize (Frame &f)
 {
@@ -107,8 +101,23 @@ emulate_quantize (Frame &f)
     const unsigned pl = gc >= f.first_chunk[2] ? 2 : gc >= f.first_chunk[1]
         ? 1 : 0;
     const unsigned first = (gc - f.first_chunk[pl]) * VH_PSNR_HVS_CHUNK;
-    const uint32_t g_chunk = vh_psnr_hvs_guess (f.approx[f.first_block[pl]
-            + first]);
+    double part[VH_PSNR_HVS_CHUNK], before[VH_PSNR_HVS_CHUNK];
+    for (unsigned t = 0; t < VH_PSNR_HVS_CHUNK; t++) {
+      double sum = 0;
+      for (unsigned c = f.first_chunk[pl] + t; c < gc; c += VH_PSNR_HVS_CHUNK)
+        sum += f.chunk_sums[c];
+      part[t] = sum;
+      before[t] = first + t < f.n_blocks[pl]
+          ? f.approx[f.first_block[pl] + first + t] : 0;
+    }
+    const double pre = tree_sum (part);
+    double run = pre;
+    for (unsigned i = 0; i < VH_PSNR_HVS_CHUNK; i++) {
+      const double x = before[i];
+      before[i] = run;
+      run += x;
+    }
+    const uint32_t g_chunk = vh_psnr_hvs_guess (pre);
     uint64_t q[3][VH_PSNR_HVS_CHUNK];
     uint32_t info[VH_PSNR_HVS_CHUNK];
     for (unsigned t = 0; t < VH_PSNR_HVS_CHUNK; t++) {
@@ -118,7 +127,7 @@ emulate_quantize (Frame &f)
       if (local < f.n_blocks[pl]) {
         const unsigned b = f.first_block[pl] + local;
         vh_psnr_hvs_quantize_block (&f.values[(size_t) b * 64],
-            vh_psnr_hvs_guess (f.approx[b]), g_chunk, &f.blocks[b], qc, &ic);
+            vh_psnr_hvs_guess (before[t]), g_chunk, &f.blocks[b], qc, &ic);
       }
       for (int k = 0; k < 3; k++)
         q[k][t] = qc[k];
@@ -165,10 +174,12 @@ emulate (const VhPicture *ref, const VhPicture *dis, VhPsnrHvsSums *out,
   f.total_chunks = chunks;
   f.values.assign ((size_t) total * 64, NAN);
   f.approx.assign (total, NAN);
+  f.chunk_sums.assign (chunks, NAN);
   f.blocks.resize (total);
   f.chunks.resize (chunks);
 
-  /* vh_psnr_hvs_errors: one thread per block */
+  /* vh_psnr_hvs_errors: one thread per block (each thread's work does not
+   * depend on how blocks are grouped into chunks) */
   for (unsigned g = 0; g < total; g++) {
     const int pl = g >= f.first_block[2] ? 2 : g >= f.first_block[1] ? 1 : 0;
     const unsigned local = g - f.first_block[pl];
@@ -192,8 +203,7 @@ emulate (const VhPicture *ref, const VhPicture *dis, VhPsnrHvsSums *out,
       sum += (double) v[k] + v[k + 1] + v[k + 2] + v[k + 3];
     f.approx[g] = sum;
   }
-  for (unsigned pl = 0; pl < 3; pl++)
-    emulate_prefix (f, pl);
+  emulate_chunk_sums (f);
   emulate_quantize (f);
   /* vh_psnr_hvs_walk: one team per plane */
   *walk_blocks = 0;
@@ -382,6 +392,7 @@ check_walker (unsigned n_blocks, unsigned seed, int kind)
   f.first_chunk[1] = f.first_chunk[2] = f.total_chunks;
   f.values = v;
   f.approx.resize (n_blocks);
+  f.chunk_sums.resize (f.total_chunks);
   f.blocks.resize (n_blocks);
   f.chunks.resize (f.total_chunks);
   for (unsigned b = 0; b < n_blocks; b++) {
@@ -390,7 +401,7 @@ check_walker (unsigned n_blocks, unsigned seed, int kind)
       sum += v[(size_t) b * 64 + k];
     f.approx[b] = sum;
   }
-  emulate_prefix (f, 0);
+  emulate_chunk_sums (f);
   emulate_quantize (f);
   HostTeam team;
   const float got = vh_psnr_hvs_walk (team, f.chunks.data (),
