@@ -46,7 +46,7 @@ typedef struct VhMsSsimParams {
   uint32_t width, height;       /* this scale */
   uint32_t next_width, next_height;
   uint32_t tiles_x, n_tiles;    /* SSIM tiles: the grid's first blocks */
-  float scaler;                 /* samples to 8 bits: 1, 4, 16, 256 */
+  float inv_scaler;             /* samples to 8 bits: 1, 1/4, 1/16, 1/256 */
 } VhMsSsimParams;
 
 /* The reduction: one block per scale. */
@@ -63,6 +63,7 @@ typedef struct VhMsSsimReduce {
 #define VH_MS_SSIM_FN __host__ __device__ __forceinline__
 #else
 #include <math.h>
+#include <string.h>
 #define VH_MS_SSIM_FN inline     /* plain host C++ (tests) */
 #endif
 /* Unrolled loops make every tap an immediate (device passes only: the
@@ -95,15 +96,97 @@ struct Shared {
   } u;
 };
 
+/* Float <-> bits (the device's intrinsics; memcpy on the host). */
+VH_MS_SSIM_FN uint32_t
+float_bits (float f)
+{
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __float_as_uint (f);
+#else
+  uint32_t u;
+  memcpy (&u, &f, sizeof u);
+  return u;
+#endif
+}
+
+VH_MS_SSIM_FN float
+bits_float (uint32_t u)
+{
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __uint_as_float (u);
+#else
+  float f;
+  memcpy (&f, &u, sizeof f);
+  return f;
+#endif
+}
+
+VH_MS_SSIM_FN double
+hilo_double (uint32_t hi, uint32_t lo)
+{
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __hiloint2double ((int) hi, (int) lo);
+#else
+  const uint64_t b = (uint64_t) hi << 32 | lo;
+  double d;
+  memcpy (&d, &b, sizeof d);
+  return d;
+#endif
+}
+
+/* The CPU's `sum += (double) float` without the float -> double
+ * conversion (a quarter of the double-add rate on the H100; these sums
+ * are most of the kernels' work).  widen (f) is f * 2^-896 exactly, for
+ * every finite f: the float's exponent field becomes the double's as is,
+ * its mantissa the double's top bits (a float denormal becomes a double
+ * denormal, scaled alike).  Sums of such terms round exactly as the
+ * unscaled sums do (every partial sum is a multiple of 2^-149 unscaled, so
+ * where the scaled one falls below the normal range it is exact in both),
+ * and narrow () scales back (exact: a power of two) before the one
+ * conversion per sum.  widen_pos: f known non-negative (one shift fewer). */
+VH_MS_SSIM_FN double
+widen (float f)
+{
+  const uint32_t u = float_bits (f);
+  return hilo_double ((u & 0x80000000u) | ((u >> 3) & 0x0fffffffu), u << 29);
+}
+
+VH_MS_SSIM_FN double
+widen_pos (float f)
+{
+  const uint32_t u = float_bits (f);
+  return hilo_double (u >> 3, u << 29);
+}
+
+template <bool kPos>
+VH_MS_SSIM_FN double
+widen_t (float f)
+{
+  return kPos ? widen_pos (f) : widen (f);
+}
+
+VH_MS_SSIM_FN float
+narrow (double s)
+{
+  return (float) (s * 0x1p896);
+}
+
 /* libvmaf's luma as float: 8-bit as is, deeper divided to 8 bits (Pixel
- * float: a picture of a later scale, scaler 1). */
+ * float: a picture of a later scale, inv_scaler 1).  Integer samples go
+ * through the float bits (2^23 + v, exact) rather than a conversion, and
+ * the division by a power of two is the multiplication by its inverse
+ * (exact, so the same float). */
 template <typename Pixel>
 VH_MS_SSIM_FN float
-load (uint64_t plane, uint32_t pitch, int x, int y, float scaler)
+load (uint64_t plane, uint32_t pitch, int x, int y, float inv_scaler)
 {
-  const float v = (float) ((const Pixel *) (uintptr_t) (plane
+  const Pixel v = ((const Pixel *) (uintptr_t) (plane
           + (uint64_t) y * pitch))[x];
-  return scaler == 1.0f ? v : v / scaler;
+  if (sizeof (Pixel) == sizeof (float))
+    return (float) v;
+  else
+    return (bits_float (0x4b000000u | (uint32_t) v) - 8388608.0f)
+        * inv_scaler;
 }
 
 /* IQA's KBND_SYMMETRIC: -1 -> 0, n -> n - 1 */
@@ -126,14 +209,16 @@ tile_load (const VhMsSsimParams &p, unsigned tile, unsigned t, Shared &sm)
     const int x = (int) (i % kIn), y = (int) (i / kIn);
     const bool in = x0 + x < (int) p.width && y0 + y < (int) p.height;
     sm.in[0][y][x] = in ? load<Pixel> (p.ref, p.pitch, x0 + x, y0 + y,
-        p.scaler) : 0.0f;
+        p.inv_scaler) : 0.0f;
     sm.in[1][y][x] = in ? load<Pixel> (p.dis, p.pitch, x0 + x, y0 + y,
-        p.scaler) : 0.0f;
+        p.inv_scaler) : 0.0f;
   }
 }
 
 /* Step 2: the Gaussian along the rows, as common/ssim.c's convolve: float
- * products (the squares float first), double sums, the result float. */
+ * products (the squares float first), double sums, the result float.
+ * kPos: scale 0, every sample and product non-negative. */
+template <bool kPos>
 VH_MS_SSIM_FN void
 tile_rows (unsigned t, Shared &sm)
 {
@@ -149,17 +234,17 @@ tile_rows (unsigned t, Shared &sm)
     for (int u = 0; u < VH_MS_SSIM_WINDOW; u++) {
       const float ra = a[u], rb = b[u];
       const float sa = ra * ra, sb = rb * rb, ab = ra * rb;
-      s0 += ra * g[u];
-      s1 += rb * g[u];
-      s2 += sa * g[u];
-      s3 += sb * g[u];
-      s4 += ab * g[u];
+      s0 += widen_t<kPos> (ra * g[u]);
+      s1 += widen_t<kPos> (rb * g[u]);
+      s2 += widen_pos (sa * g[u]);
+      s3 += widen_pos (sb * g[u]);
+      s4 += widen_t<kPos> (ab * g[u]);
     }
-    sm.u.row[0][y][x] = (float) s0;
-    sm.u.row[1][y][x] = (float) s1;
-    sm.u.row[2][y][x] = (float) s2;
-    sm.u.row[3][y][x] = (float) s3;
-    sm.u.row[4][y][x] = (float) s4;
+    sm.u.row[0][y][x] = narrow (s0);
+    sm.u.row[1][y][x] = narrow (s1);
+    sm.u.row[2][y][x] = narrow (s2);
+    sm.u.row[3][y][x] = narrow (s3);
+    sm.u.row[4][y][x] = narrow (s4);
   }
 }
 
@@ -189,7 +274,14 @@ lcs (const float v[5], double *l_out, double *c_out, double *s_out)
 }
 
 /* Step 3: the Gaussian along the columns and each pixel's l, c, s added
- * into the thread's sums (its pixels in a fixed order). */
+ * into the thread's sums.  Thread t takes kRows pixels one above the other
+ * (column t % kTile), so each shared value it reads serves up to kRows
+ * sums (a quarter of the loads of one pixel per thread); each sum still
+ * takes its 11 terms in the CPU's order.  kPos: scale 0 (the row sums,
+ * the squares' included, are non-negative). */
+constexpr int kRows = kTile * kTile / kBlock;
+
+template <bool kPos>
 VH_MS_SSIM_FN void
 tile_columns (const VhMsSsimParams &p, unsigned tile, unsigned t,
     const Shared &sm, double acc[3])
@@ -200,24 +292,36 @@ tile_columns (const VhMsSsimParams &p, unsigned tile, unsigned t,
   };
   const int dw = (int) p.width - VH_MS_SSIM_WINDOW + 1;
   const int dh = (int) p.height - VH_MS_SSIM_WINDOW + 1;
+  const int x = (int) (t % kTile), y = (int) (t / kTile) * kRows;
   const int x0 = (int) (tile % p.tiles_x) * kTile;
   const int y0 = (int) (tile / p.tiles_x) * kTile;
   acc[0] = acc[1] = acc[2] = 0.0;
-  for (unsigned i = t; i < (unsigned) (kTile * kTile); i += kBlock) {
-    const int x = (int) (i % kTile), y = (int) (i / kTile);
-    if (x0 + x >= dw || y0 + y >= dh)
-      continue;
-    float v[5];
+  if (x0 + x >= dw || y0 + y >= dh)
+    return;
+  float v[kRows][5];
+  VH_MS_SSIM_UNROLL
+  for (int k = 0; k < 5; k++) {
+    double s[kRows] = { };
     VH_MS_SSIM_UNROLL
-    for (int k = 0; k < 5; k++) {
-      double s = 0.0;
+    for (int r = 0; r < kRows + VH_MS_SSIM_WINDOW - 1; r++) {
+      const float in = sm.u.row[k][y + r][x];
       VH_MS_SSIM_UNROLL
-      for (int u = 0; u < VH_MS_SSIM_WINDOW; u++)
-        s += sm.u.row[k][y + u][x] * g[u];
-      v[k] = (float) s;
+      for (int j = 0; j < kRows; j++) {
+        if (r - j >= 0 && r - j < VH_MS_SSIM_WINDOW)
+          s[j] += k == 2 || k == 3 ? widen_pos (in * g[r - j])
+              : widen_t<kPos> (in * g[r - j]);
+      }
     }
+    VH_MS_SSIM_UNROLL
+    for (int j = 0; j < kRows; j++)
+      v[j][k] = narrow (s[j]);
+  }
+  VH_MS_SSIM_UNROLL
+  for (int j = 0; j < kRows; j++) {
+    if (y0 + y + j >= dh)
+      continue;
     double l, c, s;
-    lcs (v, &l, &c, &s);
+    lcs (v[j], &l, &c, &s);
     acc[0] += l;
     acc[1] += c;
     acc[2] += s;
@@ -239,10 +343,10 @@ tree_level (unsigned t, unsigned step, double red[3][kBlock])
 
 /* Pixel i of scale k + 1 of one picture: vh_iqa_decimate's 9x9 sum (float
  * products, double sum, row by row), mirrored at the edges. */
-template <typename Pixel>
+template <typename Pixel, bool kInner>
 VH_MS_SSIM_FN float
-decimate_one (uint64_t plane, uint32_t pitch, int w, int h, int cx, int cy,
-    float scaler)
+decimate_sum (uint64_t plane, uint32_t pitch, int w, int h, int cx, int cy,
+    float inv_scaler)
 {
   const float k[VH_MS_SSIM_LPF * VH_MS_SSIM_LPF] = {
     0.000714f, -0.000450f, -0.002090f, 0.007132f, 0.016114f, 0.007132f, -0.002090f, -0.000450f, 0.000714f,
@@ -259,15 +363,37 @@ decimate_one (uint64_t plane, uint32_t pitch, int w, int h, int cx, int cy,
   double sum = 0.0;
   VH_MS_SSIM_UNROLL
   for (int v = 0; v < VH_MS_SSIM_LPF; v++) {
-    const int y = mirror (cy + v - c, h);
+    const int y = kInner ? cy + v - c : mirror (cy + v - c, h);
+    const uint64_t row = plane + (uint64_t) y * pitch;
     VH_MS_SSIM_UNROLL
     for (int u = 0; u < VH_MS_SSIM_LPF; u++) {
-      const float px = load<Pixel> (plane, pitch, mirror (cx + u - c, w), y,
-          scaler);
-      sum += px * k[v * VH_MS_SSIM_LPF + u];
+      const int x = kInner ? cx + u - c : mirror (cx + u - c, w);
+      const float px = load<Pixel> (row, 0, x, 0, inv_scaler);
+      const float kv = k[v * VH_MS_SSIM_LPF + u];
+      if (sizeof (Pixel) == sizeof (float))
+        sum += widen (px * kv);
+      else if (kv < 0.0f)      /* px >= 0: fl (px kv) = -fl (px |kv|) */
+        sum -= widen_pos (px * -kv);
+      else
+        sum += widen_pos (px * kv);
     }
   }
-  return (float) sum;
+  return narrow (sum);
+}
+
+/* Inside the picture (nearly every pixel) the window's taps are fixed
+ * offsets from one address per row: no per-tap mirroring and addressing,
+ * which otherwise cost more than the arithmetic. */
+template <typename Pixel>
+VH_MS_SSIM_FN float
+decimate_one (uint64_t plane, uint32_t pitch, int w, int h, int cx, int cy,
+    float inv_scaler)
+{
+  const int c = VH_MS_SSIM_LPF / 2;
+  if (cx >= c && cy >= c && cx + c < w && cy + c < h)
+    return decimate_sum<Pixel, true> (plane, pitch, w, h, cx, cy,
+        inv_scaler);
+  return decimate_sum<Pixel, false> (plane, pitch, w, h, cx, cy, inv_scaler);
 }
 
 /* Thread t of decimation block `block` (counted from the grid's first
@@ -283,9 +409,9 @@ decimate (const VhMsSsimParams &p, unsigned block, unsigned t)
   const int cy = (int) (i / p.next_width) * 2;
   const int w = (int) p.width, h = (int) p.height;
   ((float *) (uintptr_t) p.next_ref)[i] = decimate_one<Pixel> (p.ref,
-      p.pitch, w, h, cx, cy, p.scaler);
+      p.pitch, w, h, cx, cy, p.inv_scaler);
   ((float *) (uintptr_t) p.next_dis)[i] = decimate_one<Pixel> (p.dis,
-      p.pitch, w, h, cx, cy, p.scaler);
+      p.pitch, w, h, cx, cy, p.inv_scaler);
 }
 
 /* ---- the reduction ------------------------------------------------------ */

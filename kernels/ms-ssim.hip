@@ -28,10 +28,11 @@ ms_ssim_scale (const VhMsSsimParams &p, Shared &sm)
   }
   tile_load<Pixel> (p, blockIdx.x, t, sm);
   __syncthreads ();
-  tile_rows (t, sm);
+  tile_rows<sizeof (Pixel) != sizeof (float)> (t, sm);
   __syncthreads ();
   double acc[3];
-  tile_columns (p, blockIdx.x, t, sm, acc);
+  tile_columns<sizeof (Pixel) != sizeof (float)> (p, blockIdx.x, t, sm,
+      acc);
   __syncthreads ();
 #pragma unroll
   for (int k = 0; k < 3; k++)

@@ -124,8 +124,8 @@ fill_params (const VhMsSsimGpu *ctx, VhGpuPtr ref, VhGpuPtr dis,
     p[k].tiles_x = ctx->tiles_x[k];
     p[k].n_tiles = ctx->n_tiles[k];
     /* libvmaf's picture_copy: to the 8-bit range */
-    p[k].scaler = k || ctx->bpc == 8 ? 1.0f : ctx->bpc == 10 ? 4.0f
-        : ctx->bpc == 12 ? 16.0f : 256.0f;
+    p[k].inv_scaler = k || ctx->bpc == 8 ? 1.0f : ctx->bpc == 10 ? 0.25f
+        : ctx->bpc == 12 ? 0.0625f : 0.00390625f;
     r->partial[k] = ctx->partial[k];
     r->n_tiles[k] = ctx->n_tiles[k];
   }

@@ -48,9 +48,10 @@ emulate_scale (const VhMsSsimParams &p, unsigned n_blocks)
     for (unsigned t = 0; t < (unsigned) kBlock; t++)
       tile_load<Pixel> (p, block, t, sm);
     for (unsigned t = 0; t < (unsigned) kBlock; t++)
-      tile_rows (t, sm);
+      tile_rows<sizeof (Pixel) != sizeof (float)> (t, sm);
     for (unsigned t = 0; t < (unsigned) kBlock; t++)
-      tile_columns (p, block, t, sm, acc[t]);
+      tile_columns<sizeof (Pixel) != sizeof (float)> (p, block, t, sm,
+          acc[t]);
     for (unsigned t = 0; t < (unsigned) kBlock; t++)
       for (int k = 0; k < 3; k++)
         sm.u.red[k][t] = acc[t][k];
