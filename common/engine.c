@@ -86,6 +86,29 @@ vh_feature_sink_put (VhFeatureSink *sink, const char *name, unsigned index,
     g_mutex_unlock (sink->lock);
 }
 
+void
+vh_feature_sink_put_plain (VhFeatureSink *sink, const char *name,
+    unsigned index, double value)
+{
+  /* cached under "/name", apart from the suffixed names */
+  char *key = g_strconcat ("/", name, NULL);
+  if (sink->lock)
+    g_mutex_lock (sink->lock);
+  gpointer v = g_hash_table_lookup (sink->metric_of_name, key);
+  unsigned metric;
+  if (v) {
+    metric = GPOINTER_TO_UINT (v) - 1;
+    g_free (key);
+  } else {
+    metric = vh_score_table_metric (sink->table, name);
+    g_hash_table_insert (sink->metric_of_name, key,
+        GUINT_TO_POINTER (metric + 1));
+  }
+  vh_score_table_set (sink->table, metric, index, value);
+  if (sink->lock)
+    g_mutex_unlock (sink->lock);
+}
+
 static void
 instance_free (gpointer p)
 {

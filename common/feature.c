@@ -31,10 +31,13 @@ static const VhFeatureName feature_names[] = {
   {"psnr_cb", "psnr_cb", &vh_fex_psnr},
   {"psnr_cr", "psnr_cr", &vh_fex_psnr},
   /* Known to libvmaf, not implemented yet: named so errors can say so. */
-  {"Cambi_feature_cambi_score", "cambi", NULL},
-  {"Speed_chroma_feature_speed_chroma_uv_score", "speed_chroma_uv", NULL},
-  {"Speed_chroma_feature_speed_chroma_u_score", "speed_chroma_u", NULL},
-  {"Speed_chroma_feature_speed_chroma_v_score", "speed_chroma_v", NULL},
+  {"Cambi_feature_cambi_score", "cambi", &vh_fex_cambi},
+  {"Speed_chroma_feature_speed_chroma_uv_score", "speed_chroma_uv",
+      &vh_fex_speed_chroma},
+  {"Speed_chroma_feature_speed_chroma_u_score", "speed_chroma_u",
+      &vh_fex_speed_chroma},
+  {"Speed_chroma_feature_speed_chroma_v_score", "speed_chroma_v",
+      &vh_fex_speed_chroma},
   {"float_ssim", "float_ssim", &vh_fex_float_ssim},
   {"float_ms_ssim", "float_ms_ssim", &vh_fex_float_ms_ssim},
   {"ciede2000", "ciede2000", &vh_fex_ciede},
@@ -50,6 +53,7 @@ static const VhFeatureName feature_names[] = {
 static const VhFeatureExtractor *const extractors[] = {
   &vh_fex_vif, &vh_fex_adm, &vh_fex_motion, &vh_fex_psnr, &vh_fex_float_ssim,
   &vh_fex_float_ms_ssim, &vh_fex_ciede, &vh_fex_psnr_hvs,
+  &vh_fex_cambi, &vh_fex_speed_chroma,
 };
 
 const VhFeatureName *
@@ -98,6 +102,7 @@ option_get (const VhOptionDesc *o, const void *opts)
     case VH_OPT_BOOL:
       return *(const bool *) p;
     case VH_OPT_INT:
+    case VH_OPT_ENUM:
       return *(const int *) p;
     case VH_OPT_DOUBLE:
     default:
@@ -114,6 +119,7 @@ option_put (const VhOptionDesc *o, void *opts, double v)
       *(bool *) p = v != 0.0;
       break;
     case VH_OPT_INT:
+    case VH_OPT_ENUM:
       *(int *) p = (int) v;
       break;
     case VH_OPT_DOUBLE:
@@ -128,6 +134,18 @@ vh_feature_opts_init_defaults (const VhFeatureExtractor *fex, void *opts)
   memset (opts, 0, fex->opts_size);
   for (const VhOptionDesc *o = fex->options; o && o->name; o++)
     option_put (o, opts, o->default_val);
+}
+
+/* The index of `value` among an enum option's names, or -1 */
+static int
+enum_index (const VhFeatureExtractor *fex, const VhOptionDesc *o,
+    const char *value)
+{
+  const char *const *names = fex->enum_names (o->name);
+  for (int i = 0; names[i]; i++)
+    if (!strcmp (names[i], value))
+      return i;
+  return -1;
 }
 
 gboolean
@@ -149,13 +167,19 @@ vh_feature_opts_set (const VhFeatureExtractor *fex, void *opts,
       v = mopt->boolean;
       break;
     case VH_OPTVAL_NUMBER:
-      if (o->type == VH_OPT_BOOL)
+      if (o->type == VH_OPT_BOOL || o->type == VH_OPT_ENUM)
         goto wrong_type;
       v = mopt->number;
       if (o->type == VH_OPT_INT && v != floor (v))
         goto wrong_type;
       break;
     case VH_OPTVAL_STRING:
+      if (o->type != VH_OPT_ENUM)
+        goto wrong_type;
+      v = enum_index (fex, o, mopt->string);
+      if (v < 0)
+        goto wrong_type;
+      break;
     default:
       goto wrong_type;
   }
@@ -169,6 +193,14 @@ vh_feature_opts_set (const VhFeatureExtractor *fex, void *opts,
   return TRUE;
 
 wrong_type:
+  if (o->type == VH_OPT_ENUM) {
+    char *names = g_strjoinv (", ", (char **) fex->enum_names (o->name));
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "option '%s' of feature '%s' wants one of %s", o->name, fex->name,
+        names);
+    g_free (names);
+    return FALSE;
+  }
   g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
       "option '%s' of feature '%s' wants %s", o->name, fex->name,
       o->type == VH_OPT_BOOL ? "a boolean" :
@@ -204,6 +236,10 @@ vh_feature_opts_suffix (const VhFeatureExtractor *fex, const void *opts)
         break;
       case VH_OPT_INT:
         g_string_append_printf (s, "_%s_%d", key, (int) option_get (o, opts));
+        break;
+      case VH_OPT_ENUM:
+        g_string_append_printf (s, "_%s_%s", key,
+            fex->enum_names (o->name)[(int) option_get (o, opts)]);
         break;
       case VH_OPT_DOUBLE:
         /* libvmaf prints with %g in the C locale */

@@ -18,7 +18,10 @@
 
 G_BEGIN_DECLS
 
-typedef enum { VH_OPT_BOOL, VH_OPT_INT, VH_OPT_DOUBLE } VhOptType;
+/* VH_OPT_ENUM: libvmaf's string options with a fixed set of values
+ * ("eotf": "bt1886", "pq"); stored as the int index into the names that the
+ * extractor's `enum_names` gives, printed in output names as the name. */
+typedef enum { VH_OPT_BOOL, VH_OPT_INT, VH_OPT_DOUBLE, VH_OPT_ENUM } VhOptType;
 
 /* One option of an extractor. The value lives in the extractor's options
  * struct (at `offset`) as bool, int or double according to `type`. */
@@ -36,6 +39,10 @@ typedef struct VhOptionDesc {
  * ("integer_vif_scale0"); the sink appends the instance's option suffix. */
 typedef struct VhFeatureSink VhFeatureSink;
 void vh_feature_sink_put (VhFeatureSink *sink, const char *name,
+    unsigned index, double value);
+/* Without the suffix: libvmaf's names outside an extractor's provided
+ * features ("cambi_source") carry none. */
+void vh_feature_sink_put_plain (VhFeatureSink *sink, const char *name,
     unsigned index, double value);
 
 typedef struct VhVideoInfo {
@@ -74,6 +81,9 @@ typedef struct VhFeatureExtractor {
    * subsampling: the sizes of `layout` count, not its data), with the
    * reason.  The engine asks before the first frame; NULL: any layout. */
   gboolean (*check_layout) (const VhPicture *layout, GError **error);
+  /* VH_OPT_ENUM options: the value names of option `option`, ended by
+   * NULL (index = stored int). NULL: the extractor has no such options. */
+  const char *const *(*enum_names) (const char *option);
 } VhFeatureExtractor;
 
 extern const VhFeatureExtractor vh_fex_vif;
@@ -84,6 +94,8 @@ extern const VhFeatureExtractor vh_fex_float_ssim;
 extern const VhFeatureExtractor vh_fex_float_ms_ssim;
 extern const VhFeatureExtractor vh_fex_ciede;
 extern const VhFeatureExtractor vh_fex_psnr_hvs;
+extern const VhFeatureExtractor vh_fex_cambi;
+extern const VhFeatureExtractor vh_fex_speed_chroma;
 
 /* Maps libvmaf's internal feature names (as in model files) to the
  * extractor that computes them and the alias it emits. NULL if unknown. */

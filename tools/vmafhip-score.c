@@ -603,7 +603,7 @@ main (int argc, char **argv)
         "(repeatable; default version=vmaf_v0.6.1; reported as name=, "
         "else 'vmaf')", "PARAMS"},
     {"feature", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.features,
-        "Extra feature, NAME[=OPTION=VALUE[:...]] (psnr, vif, adm, motion, float_ssim, float_ms_ssim, ciede, psnr_hvs; "
+        "Extra feature, NAME[=OPTION=VALUE[:...]] (psnr, vif, adm, motion, float_ssim, float_ms_ssim, ciede, psnr_hvs, cambi; "
         "repeatable)", "FEATURE"},
     {"threads", 0, 0, G_OPTION_ARG_INT, &o.threads,
         "Worker threads (default 1)", "N"},

@@ -795,7 +795,7 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
           "--feature syntax NAME[=OPTION=VALUE[:OPTION=VALUE...]], e.g. "
           "'float_ssim,float_ms_ssim=enable_lcs=true,psnr': reported under "
           "libvmaf's keys (psnr, float_ssim, float_ms_ssim, ciede, psnr_hvs, "
-          "vif, adm, motion)",
+          "cambi, vif, adm, motion)",
           NULL, rw));
   g_object_class_install_property (gobject_class, PROP_DISABLE_CLIP,
       g_param_spec_boolean ("disable-clip", "Disable clip",

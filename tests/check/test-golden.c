@@ -38,8 +38,7 @@ static const Clip clips[] = {
 
 /* Metrics in the golden files that vmafhip does not compute (yet). */
 static const char *const not_implemented[] = {
-  "cambi",
-  "speed_chroma", "vmaf_v1",
+  "vmaf_v1",
 };
 
 static const char *testdata;
@@ -61,7 +60,9 @@ tolerance_of (const char *metric)
   if (g_str_has_prefix (metric, "integer_") || g_str_has_prefix (metric,
           "VMAF_integer") || g_str_has_prefix (metric, "psnr_")
       || !strcmp (metric, "float_ssim") || !strcmp (metric, "float_ms_ssim")
-      || !strcmp (metric, "ciede2000") || g_str_has_prefix (metric, "psnr_hvs"))
+      || !strcmp (metric, "ciede2000") || g_str_has_prefix (metric, "psnr_hvs")
+      || g_str_has_prefix (metric, "cambi")
+      || g_str_has_prefix (metric, "speed_chroma"))
     return 1e-6 + 1e-9;
   return 1e-4;
 }
@@ -122,6 +123,29 @@ setup_engine (VhEngine *e, MetricSet set, const VhVideoInfo *info)
             G_N_ELEMENTS (motion), &error));
     ck_assert (vh_engine_add_feature_with_options (e, "motion", motion_hfr,
             G_N_ELEMENTS (motion_hfr), &error));
+    /* CAMBI: default (`cambi`) and the v1.0.16 models' options
+     * (`cambi_hrs_1080_cmxv_17_vlt_0.06`) */
+    const VhModelOpt cambi_v1[] = {
+      {"cambi_high_res_speedup", VH_OPTVAL_NUMBER, 1080, 0, NULL},
+      {"cambi_vis_lum_threshold", VH_OPTVAL_NUMBER, 0.06, 0, NULL},
+      {"cambi_max_val", VH_OPTVAL_NUMBER, 17, 0, NULL},
+    };
+    ck_assert_msg (vh_engine_add_feature (e, "cambi", &error), "cambi: %s",
+        error ? error->message : "?");
+    ck_assert (vh_engine_add_feature_with_options (e, "cambi", cambi_v1,
+            G_N_ELEMENTS (cambi_v1), &error));
+    /* SpEED-chroma with the v1.0.16 models' options
+     * (`speed_chroma_uv_mxv_45_nnf_0.1_snn_0.19_wvm_5`) */
+    const VhModelOpt speed_v1[] = {
+      {"speed_kernelscale", VH_OPTVAL_NUMBER, 1.0, 0, NULL},
+      {"speed_nn_floor", VH_OPTVAL_NUMBER, 0.1, 0, NULL},
+      {"speed_sigma_nn", VH_OPTVAL_NUMBER, 0.19, 0, NULL},
+      {"speed_weight_var_mode", VH_OPTVAL_NUMBER, 5, 0, NULL},
+      {"speed_max_val", VH_OPTVAL_NUMBER, 45, 0, NULL},
+    };
+    ck_assert_msg (vh_engine_add_feature_with_options (e, "speed_chroma",
+            speed_v1, G_N_ELEMENTS (speed_v1), &error), "speed_chroma: %s",
+        error ? error->message : "?");
     return;
   }
 

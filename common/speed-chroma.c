@@ -1,0 +1,1019 @@
+/* vmafhip — SpEED-chroma (libvmaf 3.2.0's `speed_chroma`).
+ *
+ * SpEED-QA's spatial entropic differences on the U and V planes: each plane
+ * to float (minus 128; 10/12-bit divided by 4/16), an optional prescale, a
+ * Gaussian anti-alias filter, decimation by 16, a 3-tap local mean taken
+ * off; then, on that 1/16 picture, the 25x25 covariance of 5x5 neighbour-
+ * hoods, its eigenvalues (Householder tridiagonalisation and implicit QR
+ * steps, in float), the variance of every 5x5 block (a QR solve against the
+ * covariance) and its entropy.  The score is the mean over blocks of
+ * |E_ref log2 (1 + v_ref) - E_dis log2 (1 + v_mix)|, v_mix chosen by
+ * `speed_weight_var_mode`.  Outputs speed_chroma_u, _v and _uv (their mean,
+ * or the other channel's score where one is singular), each clipped to
+ * `speed_max_val`.
+ *
+ * Every step keeps libvmaf's float/double mix and order of operations; the
+ * covariance sums follow its AVX-512 kernel (the golden logs come from an
+ * AVX-512 build): double lanes accumulated with FMA, 16 samples a step,
+ * then 8, then a plain tail, reduced as _mm512_reduce_add_pd does.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "vh-feature-internal.h"
+#include "vh-multiversion.h"
+
+#define BLOCK 5                     /* block side */
+#define NB (BLOCK * BLOCK)          /* elements in a block: the matrix size */
+#define NUM_SCALES 4                /* decimation by 2^4 */
+#define EIG_EPS (1e-6)
+#define EIG_MAX_ITERS 500
+
+enum { PRESCALE_NEAREST, PRESCALE_BILINEAR, PRESCALE_BICUBIC,
+  PRESCALE_LANCZOS4 };
+
+typedef struct {
+  double kernelscale;
+  double prescale;
+  int prescale_method;              /* PRESCALE_* */
+  double sigma_nn;
+  double nn_floor;
+  double max_val;
+  int weight_var_mode;
+} SpeedChromaOptions;
+
+typedef struct {
+  unsigned w, h;                    /* chroma plane (libvmaf's w/2 for 4:2:x) */
+  unsigned sw, sh;                  /* after the prescale */
+  unsigned ow, oh;                  /* 1/16 picture */
+  unsigned tw, th;                  /* truncated to whole blocks */
+  unsigned nbh, nbv, nblocks;       /* blocks across, down, in all */
+  unsigned subw, subh;              /* covariance window */
+} SpeedDims;
+
+typedef struct {
+  SpeedChromaOptions opt;
+  unsigned luma_w, luma_h, bpc;
+  gboolean ready;
+  SpeedDims d;
+  size_t stride;                    /* floats per row of the frame buffers */
+  float *frame, *tmp, *row;         /* a plane, prescale source, filter row */
+  float *small, *mean;              /* 1/16 picture and its local mean */
+  int fa_width, f4_width;
+  float fa[128], f4[128];           /* anti-alias and scale-4 filters */
+  /* est_params */
+  float cov[NB * NB], eig[NB], work[NB * NB + 4 * NB];
+  float qr[6 * NB * NB];
+  float *indep, *sol, *rect;        /* NB x nblocks */
+  float *entropy[2], *variance[2];  /* ref, dis */
+} SpeedChromaState;
+
+static const char *const prescale_methods[] = {
+  "nearest", "bilinear", "bicubic", "lanczos4", NULL
+};
+
+/* libvmaf's valid kernel scales (vif_tools.h), as floats */
+static const float valid_kernelscales[] = {
+  1.0f, 1.0f / 2.0f, 3.0f / 2.0f, 2.0f, 2.0f / 3.0f, 24.0f / 10.0f,
+  360.0f / 97.0f, 4.0f / 3.0f, 3.5f / 3.0f, 3.75f / 3.0f, 4.25f / 3.0f,
+  5.0f / 3.0f, 3.0f, 1.0f / 2.25f, 1.4746f, 1.54f, 1.6f, 1.06667f, 0.711111f,
+  0.740740f, 1.111111f,
+};
+
+/* ---- filters (libvmaf's vif_tools.c) ---------------------------------- */
+
+static int
+round_up_to_odd (float f)
+{
+  int c = (int) ceil (f);
+  return c % 2 == 0 ? c + 1 : c;
+}
+
+static int
+filter_size (int scale, float kernelscale)
+{
+  int n = (1 << (4 - scale)) + 1;
+  int size = round_up_to_odd (n * kernelscale);
+  return size > 3 ? size : 3;
+}
+
+/* Normalised Gaussian taps; the pdf is evaluated in double, stored as
+ * float, and the normalising sum is a float sum, as in libvmaf. */
+static void
+gaussian_kernel (float *out, int size, float stdev)
+{
+  const int k = (size - 1) / 2;
+  float sum = 0;
+  for (int i = 0; i < size; i++) {
+    const float x = (float) (i - k);
+    const float num = exp (-0.5 * x / stdev * x / stdev);
+    const float den = 1 / (stdev * sqrt (2 * M_PI));
+    out[i] = num / den;
+    sum += out[i];
+  }
+  for (int i = 0; i < size; i++)
+    out[i] /= sum;
+}
+
+static inline int
+mirror_index (int i, int n)
+{
+  return i < 0 ? -i : i >= n ? 2 * n - i - 2 : i;
+}
+
+/* ---- prescale (libvmaf's vif_scale_frame_s) ------------------------------ */
+
+static float
+mirror_f (float i, float left, float right)
+{
+  return i < left ? -i : i > right ? 2 * right - i : i;
+}
+
+static float
+bicubic_weight (float t)
+{
+  const float a = -0.75f;
+  if (t < 0)
+    t = -t;
+  if (t < 1)
+    return ((a + 2) * t - (a + 3)) * t * t + 1;
+  if (t < 2)
+    return (((t - 5) * t + 8) * t - 4) * a;
+  return 0;
+}
+
+static float
+lanczos4_weight (float x, float a)
+{
+  if (x == 0.0)
+    return 1.0;
+  if (x > -a && x < a)
+    return a * sin (M_PI * x) * sin (M_PI * x / a) / (M_PI * M_PI * x * x);
+  return 0.0;
+}
+
+static float
+sample_at (const float *src, int w, int h, size_t stride, int method,
+    float x, float y)
+{
+  if (method == PRESCALE_BILINEAR) {
+    const int x1 = (int) mirror_f (floor (x), 0, w - 1);
+    const int x2 = (int) mirror_f (ceil (x), 0, w - 1);
+    const int y1 = (int) mirror_f (floor (y), 0, h - 1);
+    const int y2 = (int) mirror_f (ceil (y), 0, h - 1);
+    const float dx = x - x1, dy = y - y1;
+    return (1 - dy) * (1 - dx) * src[y1 * stride + x1]
+        + (1 - dy) * dx * src[y1 * stride + x2]
+        + dy * (1 - dx) * src[y2 * stride + x1]
+        + dy * dx * src[y2 * stride + x2];
+  }
+  const int x0 = (int) floor (x), y0 = (int) floor (y);
+  const float dx = x - x0, dy = y - y0;
+  if (method == PRESCALE_BICUBIC) {
+    float wx[4], wy[4], v = 0.0f;
+    for (int i = -1; i <= 2; i++) {
+      wx[i + 1] = bicubic_weight (i - dx);
+      wy[i + 1] = bicubic_weight (i - dy);
+    }
+    for (int j = -1; j <= 2; j++)
+      for (int i = -1; i <= 2; i++) {
+        const int xi = (int) mirror_f (x0 + i, 0, w - 1);
+        const int yi = (int) mirror_f (y0 + j, 0, h - 1);
+        const float weight = wx[i + 1] * wy[j + 1];
+        v += src[yi * stride + xi] * weight;
+      }
+    return v;
+  }
+  /* lanczos4 */
+  const int a = 4;
+  float wx[9], wy[9], v = 0.0f, wsum = 0.0f;
+  for (int i = -a; i <= a; i++) {
+    wx[i + a] = lanczos4_weight (i - dx, (float) a);
+    wy[i + a] = lanczos4_weight (i - dy, (float) a);
+  }
+  for (int j = -a; j <= a; j++)
+    for (int i = -a; i <= a; i++) {
+      const float weight = wx[i + a] * wy[j + a];
+      wsum += weight;
+      const int xi = (int) mirror_f (x0 + i, 0, w - 1);
+      const int yi = (int) mirror_f (y0 + j, 0, h - 1);
+      v += src[yi * stride + xi] * weight;
+    }
+  return v / wsum;
+}
+
+static void
+prescale (const float *src, float *dst, size_t stride, int method, int sw,
+    int sh, int dw, int dh)
+{
+  if (sw == dw && sh == dh) {
+    memcpy (dst, src, stride * dh * sizeof (float));
+    return;
+  }
+  const float rx = (float) sw / dw, ry = (float) sh / dh;
+  for (int y = 0; y < dh; y++) {
+    const float yy = (y + 0.5) * ry - 0.5;
+    for (int x = 0; x < dw; x++) {
+      float v;
+      if (method == PRESCALE_NEAREST)
+        v = src[(int) (y * ry) * stride + (int) (x * rx)];
+      else
+        v = sample_at (src, sw, sh, stride, method, (x + 0.5) * rx - 0.5, yy);
+      dst[y * stride + x] = v;
+    }
+  }
+}
+
+/* ---- the 1/16 picture -------------------------------------------------- */
+
+/* libvmaf filters the whole plane with the anti-alias Gaussian and keeps
+ * every 16th sample; only the kept rows and columns are computed here, each
+ * with the same float sums (vertical pass, then horizontal). */
+static void
+filter_and_downscale (SpeedChromaState *s, float *frame)
+{
+  const SpeedDims *d = &s->d;
+  const int w = (int) d->sw, h = (int) d->sh, r = s->fa_width / 2;
+  const int ow = (int) d->ow, oh = (int) d->oh, r4 = s->f4_width / 2;
+  const size_t stride = s->stride;
+
+  if (fabs (s->opt.prescale - 1.0) >= 1.0e-3) {
+    memcpy (s->tmp, frame, stride * MAX (d->h, d->sh) * sizeof (float));
+    prescale (s->tmp, frame, stride, s->opt.prescale_method, (int) d->w,
+        (int) d->h, w, h);
+  }
+
+  for (int i = 0; i < oh; i++) {
+    const int y = 16 * i;
+    for (int x = 0; x < w; x++) {
+      float acc = 0;
+      for (int k = 0; k < s->fa_width; k++)
+        acc += s->fa[k] * frame[mirror_index (y - r + k, h) * stride + x];
+      s->row[x] = acc;
+    }
+    for (int j = 0; j < ow; j++) {
+      float acc = 0;
+      for (int k = 0; k < s->fa_width; k++)
+        acc += s->fa[k] * s->row[mirror_index (16 * j - r + k, w)];
+      s->small[i * ow + j] = acc;
+    }
+  }
+
+  /* local mean by the scale-4 filter, then taken off */
+  for (int i = 0; i < oh; i++) {
+    for (int x = 0; x < ow; x++) {
+      float acc = 0;
+      for (int k = 0; k < s->f4_width; k++)
+        acc += s->f4[k] * s->small[mirror_index (i - r4 + k, oh) * ow + x];
+      s->row[x] = acc;
+    }
+    for (int j = 0; j < ow; j++) {
+      float acc = 0;
+      for (int k = 0; k < s->f4_width; k++)
+        acc += s->f4[k] * s->row[mirror_index (j - r4 + k, ow)];
+      s->mean[i * ow + j] = acc;
+    }
+  }
+  for (int i = 0; i < oh * ow; i++)
+    s->small[i] -= s->mean[i];
+}
+
+/* ---- covariance -------------------------------------------------------- */
+
+/* Sum of (x - mx)(y - my) over the window, in the order of libvmaf's
+ * AVX-512 kernel: per row, 16 samples into two 8-lane FMA accumulators,
+ * then 8 into the first, then a scalar tail; lanes reduced pairwise. */
+VH_MULTIVERSION static double
+cov_sum (const float *x, const float *y, size_t stride, unsigned h,
+    unsigned w, double mx, double my)
+{
+  double a0[8] = { 0 }, a1[8] = { 0 }, tail = 0.0;
+  for (unsigned i = 0; i < h; i++) {
+    const float *rx = x + i * stride, *ry = y + i * stride;
+    unsigned j = 0;
+    for (; j + 15 < w; j += 16)
+      for (int l = 0; l < 8; l++) {
+        a0[l] = fma ((double) rx[j + l] - mx, (double) ry[j + l] - my, a0[l]);
+        a1[l] = fma ((double) rx[j + 8 + l] - mx,
+            (double) ry[j + 8 + l] - my, a1[l]);
+      }
+    for (; j + 7 < w; j += 8)
+      for (int l = 0; l < 8; l++)
+        a0[l] = fma ((double) rx[j + l] - mx, (double) ry[j + l] - my, a0[l]);
+    for (; j < w; j++)
+      tail += ((double) rx[j] - mx) * ((double) ry[j] - my);
+  }
+  double q[4], p[2];
+  for (int l = 0; l < 4; l++)
+    q[l] = (a0[l + 4] + a1[l + 4]) + (a0[l] + a1[l]);
+  for (int l = 0; l < 2; l++)
+    p[l] = q[l + 2] + q[l];
+  return (p[0] + p[1]) + tail;
+}
+
+static void
+covariance_matrix (const SpeedDims *d, const float *data, size_t stride,
+    float *cov)
+{
+  float means[NB];
+  const float n = (float) ((size_t) d->subw * d->subh);
+  for (int r = 0; r < BLOCK; r++)
+    for (int c = 0; c < BLOCK; c++) {
+      float sum = 0;
+      for (unsigned i = 0; i < d->subh; i++)
+        for (unsigned j = 0; j < d->subw; j++)
+          sum += data[(r + i) * stride + c + j];
+      means[r * BLOCK + c] = sum / n;
+    }
+  const double dn = (double) ((size_t) d->subw * d->subh);
+  for (int a = 0; a < NB; a++)
+    for (int b = 0; b <= a; b++) {
+      const float *x = data + (a / BLOCK) * stride + a % BLOCK;
+      const float *y = data + (b / BLOCK) * stride + b % BLOCK;
+      const float v = cov_sum (x, y, stride, d->subh, d->subw, means[a],
+          means[b]) / dn;
+      cov[a * NB + b] = v;
+      cov[b * NB + a] = v;
+    }
+}
+
+/* ---- eigenvalues of the symmetric covariance (GSL's symmtd + symm) ------ */
+
+static float
+hypot_f (float x, float y)
+{
+  return sqrt (x * x + y * y);
+}
+
+static int
+sign_of (float x)
+{
+  return x >= 0 ? 1 : -1;
+}
+
+/* Householder vector annihilating A[start+1:, col]; returns tau. */
+static float
+householder (float *A, int col, int start, int n)
+{
+  if (n - start == 1)
+    return 0.0f;
+  float norm2 = 0;
+  for (int i = start + 1; i < n; i++)
+    norm2 += A[i * n + col] * A[i * n + col];
+  const float xnorm = sqrt (norm2);
+  if (xnorm == 0.0f)
+    return 0.0f;
+  const float alpha = A[start * n + col];
+  const float beta = -sign_of (alpha) * hypot_f (alpha, xnorm);
+  const float tau = (beta - alpha) / beta;
+  const float sc = alpha - beta;
+  if (sc != 0.0f) {
+    for (int i = start; i < n; i++)
+      A[i * n + col] /= sc;
+    A[start * n + col] = beta;
+  }
+  return tau;
+}
+
+static void
+tridiagonalise (float *A, int n, float *diag, float *sub, float *buf)
+{
+  float *v = buf, *x = buf + n;
+  for (int i = 0; i < n - 2; i++) {
+    const float tau = householder (A, i, i + 1, n);
+    for (int j = i + 1; j < n; j++)
+      v[j] = A[j * n + i];
+    if (tau == 0.0f)
+      continue;
+    v[i + 1] = 1.0f;
+    const int b = i + 1;
+    /* x = tau A v */
+    for (int r = b; r < n; r++) {
+      x[r] = 0.0f;
+      for (int c = b; c < n; c++)
+        x[r] += tau * A[r * n + c] * v[c];
+    }
+    /* x -= 0.5 tau (x.v) v */
+    float xv = 0;
+    for (int r = b; r < n; r++)
+      xv += x[r] * v[r];
+    const float alpha = -0.5 * tau * xv;
+    for (int r = b; r < n; r++)
+      x[r] += alpha * v[r];
+    /* A -= x v' + v x' */
+    for (int r = b; r < n; r++)
+      for (int c = b; c < n; c++)
+        A[r * n + c] -= x[r] * v[c] + v[r] * x[c];
+  }
+  for (int i = 0; i < n; i++)
+    diag[i] = A[i * n + i];
+  for (int i = 0; i < n - 1; i++)
+    sub[i] = A[(i + 1) * n + i];
+}
+
+static void
+chop_small (const float *diag, float *sub, int n)
+{
+  for (int i = 0; i < n - 1; i++)
+    if (fabsf (sub[i]) < EIG_EPS * (fabsf (diag[i]) + fabsf (diag[i + 1])))
+      sub[i] = 0.0f;
+}
+
+static float
+trailing_eigenvalue (const float *diag, const float *sub, int n)
+{
+  const float ta = diag[n - 2], tb = diag[n - 1], tab = sub[n - 2];
+  const float dt = (ta - tb) / 2.0;
+  if (dt > 0)
+    return tb - tab * (tab / (dt + hypot_f (dt, tab)));
+  if (dt == 0)
+    return tb - fabsf (tab);
+  return tb + tab * (tab / (-dt + hypot_f (dt, tab)));
+}
+
+static void
+givens (float a, float b, float *c, float *s)
+{
+  if (b == 0) {
+    *c = 1;
+    *s = 0;
+  } else if (fabsf (b) > fabsf (a)) {
+    const float t = -a / b;
+    const float s1 = 1.0 / sqrt (1 + t * t);
+    *s = s1;
+    *c = s1 * t;
+  } else {
+    const float t = -b / a;
+    const float c1 = 1.0 / sqrt (1 + t * t);
+    *c = c1;
+    *s = c1 * t;
+  }
+}
+
+/* One implicit symmetric QR step with Wilkinson shift on an unreduced
+ * block (GSL's qrstep, float). */
+static void
+qr_step (float *diag, float *sub, int n)
+{
+  float mu = trailing_eigenvalue (diag, sub, n);
+  if (EIG_EPS * fabsf (mu) > fabsf (diag[0]) + fabsf (sub[0]))
+    mu = 0;
+  float x = diag[0] - mu, z = sub[0];
+  float bk = 0, zk = 0;
+  float ap = diag[0], bp = sub[0], aq = diag[1];
+
+  if (n == 2) {
+    float c, s;
+    givens (x, z, &c, &s);
+    const float ap1 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
+    const float bp1 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
+    const float aq1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
+    diag[0] = ap1;
+    sub[0] = bp1;
+    diag[1] = aq1;
+    return;
+  }
+
+  float bq = sub[1];
+  for (int k = 0; k < n - 1; k++) {
+    float c, s;
+    givens (x, z, &c, &s);
+    const float bk1 = c * bk - s * zk;
+    const float ap1 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
+    const float bp1 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
+    const float zp1 = -s * bq;
+    const float aq1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
+    const float bq1 = c * bq;
+    bk = bp1;
+    zk = zp1;
+    ap = aq1;
+    bp = bq1;
+    if (k < n - 2)
+      aq = diag[k + 2];
+    if (k < n - 3)
+      bq = sub[k + 2];
+    diag[k] = ap1;
+    if (k > 0)
+      sub[k - 1] = bk1;
+    if (k < n - 2)
+      sub[k + 1] = bp;
+    x = bk;
+    z = zk;
+  }
+  diag[n - 1] = ap;
+  sub[n - 2] = bk;
+}
+
+static void
+eigenvalues (const float *cov, float *eig, float *work)
+{
+  float *A = work, *diag = work + NB * NB, *sub = diag + NB, *buf = sub + NB;
+  memcpy (A, cov, sizeof (float) * NB * NB);
+  tridiagonalise (A, NB, diag, sub, buf);
+
+  chop_small (diag, sub, NB);
+  int b = NB - 1, iter = 0;
+  while (b > 0 && iter < EIG_MAX_ITERS) {
+    if (sub[b - 1] == 0.0f) {
+      b--;
+      continue;
+    }
+    int a = b - 1;
+    while (a > 0 && sub[a - 1] != 0.0f)
+      a--;
+    qr_step (diag + a, sub + a, b - a + 1);
+    chop_small (diag + a, sub + a, b - a + 1);
+    iter++;
+  }
+  if (iter == EIG_MAX_ITERS)
+    g_warning ("speed_chroma: eigenvalues did not converge in %d steps",
+        EIG_MAX_ITERS);
+  memcpy (eig, diag, sizeof (float) * NB);
+}
+
+/* ---- linear solve: Householder QR with explicit matrices, as libvmaf ---- */
+
+/* dst (n x m) = x (n x n) * y (n x m), summed over k in order */
+static void
+mat_mul (float *dst, const float *x, const float *y, int n, int m)
+{
+  memset (dst, 0, sizeof (float) * n * m);
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++)
+      for (int j = 0; j < m; j++)
+        dst[i * m + j] += x[i * n + k] * y[k * m + j];
+}
+
+static void
+transpose (float *m, int n)
+{
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < i; j++) {
+      const float t = m[i * n + j];
+      m[i * n + j] = m[j * n + i];
+      m[j * n + i] = t;
+    }
+}
+
+static float
+norm_f (const float *v, int n)
+{
+  float sum = 0;
+  for (int i = 0; i < n; i++)
+    sum += v[i] * v[i];
+  return sqrt (sum);
+}
+
+/* A = Q R.  R doubles as the product's scratch and the Householder vector,
+ * as in libvmaf (the values do not depend on it). */
+static void
+qr_decompose (const float *A, float *Q, float *R, float *H, float *Z)
+{
+  const int n = NB;
+  float *v = R;
+  memcpy (Z, A, sizeof (float) * n * n);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      Q[i * n + j] = i == j ? 1 : 0;
+  for (int k = 0; k < n - 1; k++) {
+    /* the minor: rows and columns before k become the identity's */
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        if (i < k || j < k)
+          Z[i * n + j] = i == j ? 1 : 0;
+    for (int i = 0; i < n; i++)
+      v[i] = Z[i * n + k];
+    const float norm = norm_f (v, n);
+    v[k] += sign_of (A[k * n + k]) * norm;
+    const float vn = norm_f (v, n);
+    for (int i = 0; i < n; i++)
+      v[i] = v[i] / vn;
+    /* H = I - 2 v v' */
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        H[i * n + j] = -2 * v[i] * v[j];
+    for (int i = 0; i < n; i++)
+      H[i * n + i] += 1;
+    mat_mul (R, H, Z, n, n);
+    memcpy (Z, R, sizeof (float) * n * n);
+    mat_mul (R, H, Q, n, n);
+    memcpy (Q, R, sizeof (float) * n * n);
+  }
+  mat_mul (R, Q, A, n, n);
+  transpose (Q, n);
+}
+
+/* Solves cov X = B (B and X: NB x m) by QR and back substitution; FALSE
+ * where R has a pivot under 1e-6, as libvmaf. */
+static gboolean
+solve (SpeedChromaState *s, const float *B, float *X, int m)
+{
+  const int n = NB;
+  float *Q = s->qr, *R = Q + n * n, *H = R + n * n, *Z = H + n * n;
+  float *A = Z + n * n;
+  memcpy (A, s->cov, sizeof (float) * n * n);
+  qr_decompose (A, Q, R, H, Z);
+  transpose (Q, n);
+  mat_mul (s->rect, Q, B, n, m);
+  for (int i = n - 1; i >= 0; i--) {
+    const float den = R[i * n + i];
+    if (fabsf (den) < EIG_EPS)
+      return FALSE;
+    for (int j = 0; j < m; j++) {
+      float t = s->rect[i * m + j];
+      for (int k = i + 1; k < n; k++)
+        t -= X[k * m + j] * R[i * n + k];
+      X[i * m + j] = t / den;
+    }
+  }
+  return TRUE;
+}
+
+/* ---- per-picture statistics and the score ------------------------------ */
+
+/* libvmaf's est_params on the 1/16 picture in s->small: each block's
+ * entropy and variance.  FALSE where the covariance is singular (the
+ * variances are then 0). */
+static gboolean
+est_params (SpeedChromaState *s, float sigma_nn, float *entropy,
+    float *variance)
+{
+  const SpeedDims *d = &s->d;
+  const int m = (int) d->nblocks;
+  const size_t ow = d->ow;
+
+  covariance_matrix (d, s->small, ow, s->cov);
+  eigenvalues (s->cov, s->eig, s->work);
+
+  /* the blocks' samples: row = position in the block, column = block */
+  for (int r = 0; r < BLOCK; r++)
+    for (int c = 0; c < BLOCK; c++)
+      for (unsigned bi = 0; bi < d->nbv; bi++)
+        for (unsigned bj = 0; bj < d->nbh; bj++)
+          s->indep[(r * BLOCK + c) * m + bi * d->nbh + bj] =
+              s->small[(r + BLOCK * bi) * ow + c + BLOCK * bj];
+
+  gboolean ok = TRUE;
+  for (int i = 0; i < NB; i++)
+    if (s->eig[i] < EIG_EPS)
+      ok = FALSE;
+  if (ok)
+    ok = solve (s, s->indep, s->sol, m);
+  if (!ok)
+    memset (s->sol, 0, sizeof (float) * NB * m);
+
+  const float nbf = (float) NB;
+  for (int i = 0; i < NB; i++)
+    for (int j = 0; j < m; j++)
+      s->sol[i * m + j] = (s->sol[i * m + j] * s->indep[i * m + j]) / nbf;
+  for (int i = 1; i < NB; i++)
+    for (int j = 0; j < m; j++)
+      s->sol[j] += s->sol[i * m + j];
+
+  for (int j = 0; j < m; j++) {
+    float e = 0;
+    for (int k = 0; k < NB; k++) {
+      const float L = s->eig[k] < 0 ? 0 : s->eig[k];
+      e += log2 (L * s->sol[j] + sigma_nn) + log2 (2 * M_PI * M_E);
+    }
+    entropy[j] = e;
+    variance[j] = s->sol[j];
+  }
+  return ok;
+}
+
+static float
+speed_score (const SpeedChromaState *s, float sigma_nn, float nn_floor)
+{
+  const unsigned n = s->d.nblocks;
+  const float *er = s->entropy[0], *ed = s->entropy[1];
+  const float *vr = s->variance[0], *vd = s->variance[1];
+  const float base = (size_t) NB * (log2 ((1 + nn_floor) * sigma_nn)
+      + log2 (2 * M_PI * M_E));
+  float score = 0;
+  for (unsigned i = 0; i < n; i++) {
+    /* both below the noise floor: no visible difference */
+    if (er[i] < base && ed[i] < base)
+      continue;
+    float sr, sd;
+    switch (s->opt.weight_var_mode) {
+      case 0:
+        sr = er[i] * log2 (1 + vr[i]);
+        sd = ed[i] * log2 (1 + vd[i]);
+        break;
+      case 1:
+        sr = er[i] * log2 (1 + vr[i]);
+        sd = ed[i] * log2 (1 + vr[i]);
+        break;
+      case 2:
+        sr = er[i] * log2 (1 + vd[i]);
+        sd = ed[i] * log2 (1 + vd[i]);
+        break;
+      case 3:
+        sr = er[i] * log2 (1 + (vr[i] + vd[i]) / 2.0);
+        sd = ed[i] * log2 (1 + (vr[i] + vd[i]) / 2.0);
+        break;
+      case 4:
+        sr = er[i] * log2 (1 + vr[i]);
+        sd = ed[i] * log2 (1 + (vr[i] + vd[i]) / 2.0);
+        break;
+      case 5:
+        sr = er[i] * log2 (1 + vr[i]);
+        sd = ed[i] * log2 (1 + (0.75 * vr[i] + 0.25 * vd[i]));
+        break;
+      default:
+        sr = er[i] * log2 (1 + vr[i]);
+        sd = ed[i] * log2 (1 + (0.25 * vr[i] + 0.75 * vd[i]));
+        break;
+    }
+    score += fabsf (sr - sd);
+  }
+  return score / (float) n;
+}
+
+/* One plane to float, minus 128, 10/12-bit scaled to 8 (picture_copy) */
+static void
+load_plane (const SpeedChromaState *s, const VhPlane *p, float *dst)
+{
+  const unsigned w = s->d.w, h = s->d.h;
+  if (s->bpc == 8) {
+    for (unsigned y = 0; y < h; y++) {
+      const uint8_t *row = (const uint8_t *) p->data + (ptrdiff_t) y * p->stride;
+      for (unsigned x = 0; x < w; x++)
+        dst[y * s->stride + x] = (float) row[(size_t) x * p->step] + -128;
+    }
+    return;
+  }
+  const float scaler = s->bpc == 10 ? 4.0f : s->bpc == 12 ? 16.0f : 256.0f;
+  for (unsigned y = 0; y < h; y++) {
+    const uint16_t *row = (const uint16_t *) ((const uint8_t *) p->data
+        + (ptrdiff_t) y * p->stride);
+    for (unsigned x = 0; x < w; x++)
+      dst[y * s->stride + x] = (float) row[(size_t) x * p->step] / scaler
+          + -128;
+  }
+}
+
+/* One channel's score; *singular where either picture's covariance was */
+static float
+channel_score (SpeedChromaState *s, const VhPlane *ref, const VhPlane *dis,
+    gboolean *singular)
+{
+  const float sigma_nn = (float) s->opt.sigma_nn;
+  const float nn_floor = (float) s->opt.nn_floor;
+  gboolean ok[2];
+  const VhPlane *planes[2] = { ref, dis };
+  for (int k = 0; k < 2; k++) {
+    load_plane (s, planes[k], s->frame);
+    filter_and_downscale (s, s->frame);
+    ok[k] = est_params (s, sigma_nn, s->entropy[k], s->variance[k]);
+  }
+  *singular = !ok[0] || !ok[1];
+  /* one picture singular (rare): 0 rather than an inflated score */
+  if (ok[0] != ok[1])
+    return 0.0f;
+  return speed_score (s, sigma_nn, nn_floor);
+}
+
+/* ---- sizes and buffers ------------------------------------------------- */
+
+static void
+dims_for (SpeedDims *d, unsigned w, unsigned h, double prescale)
+{
+  memset (d, 0, sizeof *d);
+  d->w = w;
+  d->h = h;
+  d->sw = (unsigned) (w * prescale + 0.5);
+  d->sh = (unsigned) (h * prescale + 0.5);
+  d->ow = d->sw >> NUM_SCALES;
+  d->oh = d->sh >> NUM_SCALES;
+  d->tw = d->ow / BLOCK * BLOCK;
+  d->th = d->oh / BLOCK * BLOCK;
+  d->nbh = d->tw / BLOCK;
+  d->nbv = d->th / BLOCK;
+  d->nblocks = d->nbh * d->nbv;
+  if (d->nblocks) {
+    d->subw = d->tw - BLOCK + 1;
+    d->subh = d->th - BLOCK + 1;
+  }
+}
+
+static gboolean
+check_dims (const SpeedDims *d, const SpeedChromaOptions *o, GError **error)
+{
+  if (d->nblocks)
+    return TRUE;
+  g_set_error (error, VH_ERROR, VH_ERROR_TOO_SMALL,
+      "speed_chroma: %ux%u chroma planes are too small: SpEED needs at "
+      "least 80x80 chroma samples (after speed_prescale %g) for one 5x5 "
+      "block at 1/16 resolution", d->w, d->h, o->prescale);
+  return FALSE;
+}
+
+static void
+free_buffers (SpeedChromaState *s)
+{
+  g_free (s->frame);
+  g_free (s->tmp);
+  g_free (s->row);
+  g_free (s->small);
+  g_free (s->mean);
+  g_free (s->indep);
+  g_free (s->sol);
+  g_free (s->rect);
+  for (int k = 0; k < 2; k++) {
+    g_free (s->entropy[k]);
+    g_free (s->variance[k]);
+  }
+  s->frame = s->tmp = s->row = s->small = s->mean = NULL;
+  s->indep = s->sol = s->rect = NULL;
+  s->entropy[0] = s->entropy[1] = s->variance[0] = s->variance[1] = NULL;
+  s->ready = FALSE;
+}
+
+/* Sets up for chroma planes of w x h (libvmaf's halved sizes for 4:2:x) */
+static gboolean
+setup (SpeedChromaState *s, unsigned w, unsigned h, GError **error)
+{
+  free_buffers (s);
+  dims_for (&s->d, w, h, s->opt.prescale);
+  if (!check_dims (&s->d, &s->opt, error))
+    return FALSE;
+  const SpeedDims *d = &s->d;
+  s->stride = MAX (d->w, d->sw);
+  const size_t frame = s->stride * MAX (d->h, d->sh);
+  const size_t small = (size_t) d->ow * d->oh;
+  const size_t rect = (size_t) NB * d->nblocks;
+  s->frame = g_try_new (float, frame);
+  s->tmp = g_try_new (float, frame);
+  s->row = g_try_new (float, s->stride);
+  s->small = g_try_new (float, small);
+  s->mean = g_try_new (float, small);
+  s->indep = g_try_new (float, rect);
+  s->sol = g_try_new (float, rect);
+  s->rect = g_try_new (float, rect);
+  gboolean ok = s->frame && s->tmp && s->row && s->small && s->mean
+      && s->indep && s->sol && s->rect;
+  for (int k = 0; k < 2; k++) {
+    s->entropy[k] = g_try_new (float, d->nblocks);
+    s->variance[k] = g_try_new (float, d->nblocks);
+    ok = ok && s->entropy[k] && s->variance[k];
+  }
+  if (!ok) {
+    free_buffers (s);
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "speed_chroma: out of memory for %ux%u chroma planes", w, h);
+    return FALSE;
+  }
+  s->ready = TRUE;
+  return TRUE;
+}
+
+/* libvmaf's chroma size: the luma size, halved (rounding down) where the
+ * chroma is subsampled */
+static void
+chroma_size (const VhPicture *p, unsigned *w, unsigned *h)
+{
+  const unsigned lw = p->plane[0].width, lh = p->plane[0].height;
+  *w = p->plane[1].width == lw ? lw : lw / 2;
+  *h = p->plane[1].height == lh ? lh : lh / 2;
+}
+
+/* ---- the extractor ----------------------------------------------------- */
+
+static gboolean
+speed_chroma_init (void *priv, const void *opts, const VhVideoInfo *info,
+    GError **error)
+{
+  SpeedChromaState *s = priv;
+  s->opt = *(const SpeedChromaOptions *) opts;
+  s->luma_w = info->width;
+  s->luma_h = info->height;
+  s->bpc = info->bpc;
+
+  const float ks = (float) s->opt.kernelscale;
+  gboolean valid = FALSE;
+  for (gsize i = 0; i < G_N_ELEMENTS (valid_kernelscales); i++)
+    if (fabsf (ks - valid_kernelscales[i]) < 1e-3)
+      valid = TRUE;
+  if (!valid) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "speed_chroma: speed_kernelscale %g is not one of libvmaf's kernel "
+        "scales (1, 0.5, 1.5, 2, 2/3, 2.4, 360/97, 4/3, 3.5/3, 3.75/3, "
+        "4.25/3, 5/3, 3, 1/2.25, 1.4746, 1.54, 1.6, 1.06667, 0.711111, "
+        "0.74074, 1.111111)", s->opt.kernelscale);
+    return FALSE;
+  }
+  s->fa_width = filter_size (1, ks);
+  /* libvmaf's sigma trick: scale 1's size, sqrt (4) times its sigma */
+  gaussian_kernel (s->fa, s->fa_width, sqrt (NUM_SCALES) * s->fa_width
+      / 5.0f);
+  s->f4_width = filter_size (NUM_SCALES, ks);
+  gaussian_kernel (s->f4, s->f4_width, s->f4_width / 5.0f);
+
+  /* 4:4:4 chroma is as large as it gets: refuse now what cannot fit then */
+  SpeedDims d;
+  dims_for (&d, info->width, info->height, s->opt.prescale);
+  return check_dims (&d, &s->opt, error);
+}
+
+static gboolean
+speed_chroma_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
+    unsigned index, VhFeatureSink *sink, GError **error)
+{
+  SpeedChromaState *s = priv;
+  unsigned w, h;
+  chroma_size (ref, &w, &h);
+  if ((!s->ready || w != s->d.w || h != s->d.h) && !setup (s, w, h, error))
+    return FALSE;
+
+  gboolean sing_u, sing_v;
+  const float u = channel_score (s, &ref->plane[1], &dis->plane[1], &sing_u);
+  const float v = channel_score (s, &ref->plane[2], &dis->plane[2], &sing_v);
+  /* one channel singular (e.g. flat): the other one's score stands for uv */
+  float uv;
+  if (sing_u && !sing_v)
+    uv = v;
+  else if (sing_v && !sing_u)
+    uv = u;
+  else
+    uv = (u + v) / 2.0;
+
+  const double mx = s->opt.max_val;
+  vh_feature_sink_put (sink, "speed_chroma_u", index, MIN (u, mx));
+  vh_feature_sink_put (sink, "speed_chroma_v", index, MIN (v, mx));
+  vh_feature_sink_put (sink, "speed_chroma_uv", index, MIN (uv, mx));
+  return TRUE;
+}
+
+static void
+speed_chroma_close (void *priv)
+{
+  free_buffers (priv);
+}
+
+/* libvmaf reads 4:2:0, 4:2:2 and 4:4:4 (its 4:2:x sizes are the luma's
+ * halved); anything else has no pixel format there. */
+static gboolean
+speed_chroma_check_layout (const VhPicture *layout, GError **error)
+{
+  if (layout->nplanes < 3) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "speed_chroma: needs chroma (the pictures are luma only)");
+    return FALSE;
+  }
+  const unsigned lw = layout->plane[0].width, lh = layout->plane[0].height;
+  const unsigned cw = layout->plane[1].width, ch = layout->plane[1].height;
+  const gboolean full_w = cw == lw, half_w = cw == (lw + 1) / 2;
+  const gboolean full_h = ch == lh, half_h = ch == (lh + 1) / 2;
+  if (layout->plane[2].width != cw || layout->plane[2].height != ch
+      || !((full_w && full_h) || (half_w && full_h) || (half_w && half_h))) {
+    g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "speed_chroma: reads 4:2:0, 4:2:2 and 4:4:4 chroma only (as "
+        "libvmaf); these pictures have %ux%u luma with %ux%u and %ux%u "
+        "chroma", lw, lh, cw, ch, layout->plane[2].width,
+        layout->plane[2].height);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static const char *const *
+speed_chroma_enum_names (const char *option)
+{
+  (void) option;                /* speed_prescale_method is the only one */
+  return prescale_methods;
+}
+
+#define OPT(f) offsetof (SpeedChromaOptions, f)
+static const VhOptionDesc speed_chroma_options[] = {
+  { "speed_kernelscale", "ks", VH_OPT_DOUBLE, 1.0, 0.1, 4.0,
+    OPT (kernelscale), true },
+  { "speed_prescale", "ps", VH_OPT_DOUBLE, 1.0, 0.1, 4.0, OPT (prescale),
+    true },
+  { "speed_prescale_method", "psm", VH_OPT_ENUM, PRESCALE_NEAREST,
+    PRESCALE_NEAREST, PRESCALE_LANCZOS4, OPT (prescale_method), true },
+  { "speed_sigma_nn", "snn", VH_OPT_DOUBLE, 0.29, 0.1, 2.0, OPT (sigma_nn),
+    true },
+  { "speed_nn_floor", "nnf", VH_OPT_DOUBLE, 0.0, 0.0, 1.0, OPT (nn_floor),
+    true },
+  { "speed_max_val", "mxv", VH_OPT_DOUBLE, 1000.0, 0.0, 1000.0,
+    OPT (max_val), true },
+  { "speed_weight_var_mode", "wvm", VH_OPT_INT, 0, 0, 6,
+    OPT (weight_var_mode), true },
+  { NULL, NULL, VH_OPT_BOOL, 0, 0, 0, 0, false },
+};
+#undef OPT
+
+const VhFeatureExtractor vh_fex_speed_chroma = {
+  .name = "speed_chroma",
+  .options = speed_chroma_options,
+  .opts_size = sizeof (SpeedChromaOptions),
+  .priv_size = sizeof (SpeedChromaState),
+  .needs_chroma = true,
+  .init = speed_chroma_init,
+  .extract = speed_chroma_extract,
+  .close = speed_chroma_close,
+  .check_layout = speed_chroma_check_layout,
+  .enum_names = speed_chroma_enum_names,
+};
