@@ -84,7 +84,28 @@ clip_input (const char *file, gboolean *is_temp)
   return path;
 }
 
-typedef enum { SET_V0_BUILTIN, SET_V0_FILES, SET_V1_FEATURES } MetricSet;
+typedef enum {
+  SET_V0_BUILTIN, SET_V0_FILES, SET_V1_FEATURES,
+  SET_V1_MODELS      /* libvmaf's v1.0.16 model files: their scores only */
+} MetricSet;
+
+/* The v1.0.16 models of the v1 logs, from libvmaf's files. */
+static const struct {
+  const char *file, *report;
+} v1_models[] = {
+  {"vmaf_v1.0.16/vmaf_v1.0.16_3d0h.json", "vmaf_v1"},
+  {"vmaf_v1.0.16/vmaf_v1.0.16_1d5h_2160.json", "vmaf_v1_4k"},
+  {"vmaf_v1.0.16_hfr/vmaf_v1.0.16_hfr_3d0h.json", "vmaf_v1_hfr"},
+};
+
+/* Whether a metric of the golden log is compared in this set. */
+static gboolean
+compared_in (const char *metric, MetricSet set)
+{
+  if (set == SET_V1_MODELS)
+    return g_str_has_prefix (metric, "vmaf_v1");
+  return is_implemented (metric);
+}
 
 static void
 setup_engine (VhEngine *e, MetricSet set, const VhVideoInfo *info)
@@ -92,6 +113,17 @@ setup_engine (VhEngine *e, MetricSet set, const VhVideoInfo *info)
   GError *error = NULL;
   const VhModelFlags transform = { .enable_transform = true };
 
+  if (set == SET_V1_MODELS) {
+    /* the models bring their own features (CAMBI, SpEED-chroma, ADM and
+     * motion with their options) */
+    for (gsize i = 0; i < G_N_ELEMENTS (v1_models); i++) {
+      char *src = g_build_filename (models_dir, v1_models[i].file, NULL);
+      ck_assert_msg (vh_engine_add_model (e, src, v1_models[i].report, NULL,
+              &error), "model %s: %s", src, error ? error->message : "?");
+      g_free (src);
+    }
+    return;
+  }
   if (set == SET_V1_FEATURES) {
     /* the integer features of the v1.0.16 models (3d0h, 1d5h_2160, hfr) */
     const VhModelOpt adm_1080[] = {
@@ -206,7 +238,7 @@ compare_clip (const Clip *clip, MetricSet set)
         clip->name, i, error ? error->message : "?");
     /* motion: a frame is final once the next one is in (the next two with
      * the five-frame window of the v1 hfr set) */
-    const unsigned lookahead = set == SET_V1_FEATURES ? 2 : 1;
+    const unsigned lookahead = set >= SET_V1_FEATURES ? 2 : 1;
     ck_assert_uint_eq (vh_engine_n_final (e), i + 1 > lookahead ?
         i + 1 - lookahead : 0);
   }
@@ -215,7 +247,7 @@ compare_clip (const Clip *clip, MetricSet set)
 
   /* Golden file */
   char *golden_path = g_strdup_printf ("%s/golden/%s.%s.json", testdata,
-      clip->name, set == SET_V1_FEATURES ? "v1" : "v0");
+      clip->name, set >= SET_V1_FEATURES ? "v1" : "v0");
   JsonParser *parser = json_parser_new ();
   ck_assert_msg (json_parser_load_from_file (parser, golden_path, &error),
       "%s: %s", golden_path, error ? error->message : "?");
@@ -234,7 +266,7 @@ compare_clip (const Clip *clip, MetricSet set)
     GList *names = json_object_get_members (metrics);
     for (GList *l = names; l; l = l->next) {
       const char *name = l->data;
-      if (!is_implemented (name))
+      if (!compared_in (name, set))
         continue;
       int m = vh_score_table_find (t, name);
       double ours, gold = json_object_get_double_member (metrics, name);
@@ -263,7 +295,7 @@ compare_clip (const Clip *clip, MetricSet set)
     static const VhPoolMethod pm[] = { VH_POOL_MIN, VH_POOL_MAX, VH_POOL_MEAN,
         VH_POOL_HARMONIC_MEAN };
     VhPooled p;
-    if (!is_implemented (name))
+    if (!compared_in (name, set))
       continue;
     ck_assert (vh_score_table_pool (t, vh_score_table_find (t, name), 0,
             n_frames - 1, 1, &p));
@@ -278,10 +310,13 @@ compare_clip (const Clip *clip, MetricSet set)
     }
   }
   g_list_free (names);
-  ck_assert_uint_gt (compared, n_frames * 10);
+  /* three model scores a frame, pooled four ways */
+  ck_assert_uint_gt (compared, set == SET_V1_MODELS ? n_frames * 3
+      : n_frames * 10);
   fprintf (stderr, "%s (%s): %u values match libvmaf; worst |diff| %.2g (%s)\n",
       clip->name, set == SET_V0_BUILTIN ? "v0 built-in models" :
-      set == SET_V0_FILES ? "v0 model files" : "v1 integer features",
+      set == SET_V0_FILES ? "v0 model files" : set == SET_V1_FEATURES
+      ? "v1 features" : "v1.0.16 model files",
       compared, worst, worst_name);
 
   g_object_unref (parser);
@@ -317,6 +352,27 @@ START_TEST (test_golden_v1_features)
 }
 END_TEST
 
+/* registered only with the shared v1.0.16 model files, for the clips that
+ * have a v1 log */
+START_TEST (test_golden_v1_model_files)
+{
+  compare_clip (&clips[_i], SET_V1_MODELS);
+}
+END_TEST
+
+static gboolean
+have_v1_model_files (void)
+{
+  for (gsize i = 0; models_dir && i < G_N_ELEMENTS (v1_models); i++) {
+    char *path = g_build_filename (models_dir, v1_models[i].file, NULL);
+    const gboolean found = g_file_test (path, G_FILE_TEST_EXISTS);
+    g_free (path);
+    if (!found)
+      return FALSE;
+  }
+  return models_dir != NULL;
+}
+
 static Suite *
 golden_suite (void)
 {
@@ -329,7 +385,14 @@ golden_suite (void)
         G_N_ELEMENTS (clips));
   else
     vh_test_skip_case ("test_golden_v0_model_files", "no shared models");
+  const gboolean v1_files = have_v1_model_files ();
+  if (!v1_files)
+    vh_test_skip_case ("test_golden_v1_model_files", "no shared v1.0.16 "
+        "model files");
   for (gsize i = 0; i < G_N_ELEMENTS (clips); i++) {
+    if (clips[i].has_v1 && v1_files)
+      tcase_add_loop_test (tc, test_golden_v1_model_files, (int) i,
+          (int) i + 1);
     if (clips[i].has_v1)
       tcase_add_loop_test (tc, test_golden_v1_features, (int) i, (int) i + 1);
     else
