@@ -30,7 +30,6 @@ static const VhFeatureName feature_names[] = {
   {"psnr_y", "psnr_y", &vh_fex_psnr},
   {"psnr_cb", "psnr_cb", &vh_fex_psnr},
   {"psnr_cr", "psnr_cr", &vh_fex_psnr},
-  /* Known to libvmaf, not implemented yet: named so errors can say so. */
   {"Cambi_feature_cambi_score", "cambi", &vh_fex_cambi},
   {"Speed_chroma_feature_speed_chroma_uv_score", "speed_chroma_uv",
       &vh_fex_speed_chroma},
@@ -45,6 +44,7 @@ static const VhFeatureName feature_names[] = {
   {"psnr_hvs_y", "psnr_hvs_y", &vh_fex_psnr_hvs},
   {"psnr_hvs_cb", "psnr_hvs_cb", &vh_fex_psnr_hvs},
   {"psnr_hvs_cr", "psnr_hvs_cr", &vh_fex_psnr_hvs},
+  /* Known to libvmaf, not implemented: named so errors can say so. */
   {"VMAF_feature_vif_scale0_score", "vif_scale0", NULL},
   {"VMAF_feature_adm2_score", "adm2", NULL},
   {"VMAF_feature_motion2_score", "motion2", NULL},
