@@ -6,7 +6,8 @@ Usage:
 
 MODELS_DIR holds libvmaf's published JSON model files (vmaf_v0.6.1.json,
 vmaf_v0.6.1neg.json, vmaf_4k_v0.6.1.json, vmaf_4k_v0.6.1neg.json,
-vmaf_b_v0.6.3.json). OUTPUT defaults to common/model-builtin.c next to this
+vmaf_b_v0.6.3.json, and the v1.0.16 models in vmaf_v1.0.16/ and
+vmaf_v1.0.16_hfr/). OUTPUT defaults to common/model-builtin.c next to this
 script's directory.
 
 The JSON files are not shipped: their parameters (SVM gamma, rho, support
@@ -38,6 +39,16 @@ BUILTIN_MODELS = [
     ("vmaf_4k_v0.6.1", "vmaf_4k_v0.6.1.json"),
     ("vmaf_4k_v0.6.1neg", "vmaf_4k_v0.6.1neg.json"),
     ("vmaf_b_v0.6.3", "vmaf_b_v0.6.3.json"),
+    ("vmaf_v1.0.16_3d0h", "vmaf_v1.0.16/vmaf_v1.0.16_3d0h.json"),
+    ("vmaf_v1.0.16_5d0h", "vmaf_v1.0.16/vmaf_v1.0.16_5d0h.json"),
+    ("vmaf_v1.0.16_3d0h_2160", "vmaf_v1.0.16/vmaf_v1.0.16_3d0h_2160.json"),
+    ("vmaf_v1.0.16_1d5h_2160", "vmaf_v1.0.16/vmaf_v1.0.16_1d5h_2160.json"),
+    ("vmaf_v1.0.16_hfr_3d0h", "vmaf_v1.0.16_hfr/vmaf_v1.0.16_hfr_3d0h.json"),
+    ("vmaf_v1.0.16_hfr_5d0h", "vmaf_v1.0.16_hfr/vmaf_v1.0.16_hfr_5d0h.json"),
+    ("vmaf_v1.0.16_hfr_3d0h_2160",
+     "vmaf_v1.0.16_hfr/vmaf_v1.0.16_hfr_3d0h_2160.json"),
+    ("vmaf_v1.0.16_hfr_1d5h_2160",
+     "vmaf_v1.0.16_hfr/vmaf_v1.0.16_hfr_1d5h_2160.json"),
 ]
 
 MAX_FEATURES = 64      # libvmaf's MAX_FEATURE_COUNT

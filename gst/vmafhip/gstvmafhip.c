@@ -767,14 +767,16 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
    * GstVmafHip:model-filename:
    *
    * Built-in model name (vmaf_v0.6.1, vmaf_v0.6.1neg, vmaf_4k_v0.6.1,
-   * vmaf_4k_v0.6.1neg, vmaf_b_v0.6.3) or path of a libvmaf JSON model.
-   * Used when #GstVmafHip:models is not set.
+   * vmaf_4k_v0.6.1neg, vmaf_b_v0.6.3, the eight vmaf_v1.0.16_* models) or
+   * path of a libvmaf JSON model.  Used when #GstVmafHip:models is not set.
    */
   g_object_class_install_property (gobject_class, PROP_MODEL_FILENAME,
       g_param_spec_string ("model-filename", "Model",
           "Built-in VMAF model name (vmaf_v0.6.1, vmaf_v0.6.1neg, "
-          "vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, vmaf_b_v0.6.3) or path of a "
-          "libvmaf JSON model file; ignored when 'models' is set",
+          "vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, vmaf_b_v0.6.3, "
+          "vmaf_v1.0.16_3d0h, _5d0h, _3d0h_2160, _1d5h_2160 and their hfr_ "
+          "variants) or path of a libvmaf JSON model file; ignored when "
+          "'models' is set",
           DEFAULT_MODEL_FILENAME, rw));
   /**
    * GstVmafHip:models:

@@ -86,23 +86,26 @@ clip_input (const char *file, gboolean *is_temp)
 
 typedef enum {
   SET_V0_BUILTIN, SET_V0_FILES, SET_V1_FEATURES,
-  SET_V1_MODELS      /* libvmaf's v1.0.16 model files: their scores only */
+  SET_V1_MODELS,     /* libvmaf's v1.0.16 model files: their scores only */
+  SET_V1_BUILTIN     /* the same models built in, by name */
 } MetricSet;
 
-/* The v1.0.16 models of the v1 logs, from libvmaf's files. */
+/* The v1.0.16 models of the v1 logs. */
 static const struct {
-  const char *file, *report;
+  const char *builtin, *file, *report;
 } v1_models[] = {
-  {"vmaf_v1.0.16/vmaf_v1.0.16_3d0h.json", "vmaf_v1"},
-  {"vmaf_v1.0.16/vmaf_v1.0.16_1d5h_2160.json", "vmaf_v1_4k"},
-  {"vmaf_v1.0.16_hfr/vmaf_v1.0.16_hfr_3d0h.json", "vmaf_v1_hfr"},
+  {"vmaf_v1.0.16_3d0h", "vmaf_v1.0.16/vmaf_v1.0.16_3d0h.json", "vmaf_v1"},
+  {"vmaf_v1.0.16_1d5h_2160", "vmaf_v1.0.16/vmaf_v1.0.16_1d5h_2160.json",
+      "vmaf_v1_4k"},
+  {"vmaf_v1.0.16_hfr_3d0h", "vmaf_v1.0.16_hfr/vmaf_v1.0.16_hfr_3d0h.json",
+      "vmaf_v1_hfr"},
 };
 
 /* Whether a metric of the golden log is compared in this set. */
 static gboolean
 compared_in (const char *metric, MetricSet set)
 {
-  if (set == SET_V1_MODELS)
+  if (set >= SET_V1_MODELS)
     return g_str_has_prefix (metric, "vmaf_v1");
   return is_implemented (metric);
 }
@@ -113,11 +116,12 @@ setup_engine (VhEngine *e, MetricSet set, const VhVideoInfo *info)
   GError *error = NULL;
   const VhModelFlags transform = { .enable_transform = true };
 
-  if (set == SET_V1_MODELS) {
+  if (set >= SET_V1_MODELS) {
     /* the models bring their own features (CAMBI, SpEED-chroma, ADM and
      * motion with their options) */
     for (gsize i = 0; i < G_N_ELEMENTS (v1_models); i++) {
-      char *src = g_build_filename (models_dir, v1_models[i].file, NULL);
+      char *src = set == SET_V1_MODELS ? g_build_filename (models_dir,
+          v1_models[i].file, NULL) : g_strdup (v1_models[i].builtin);
       ck_assert_msg (vh_engine_add_model (e, src, v1_models[i].report, NULL,
               &error), "model %s: %s", src, error ? error->message : "?");
       g_free (src);
@@ -311,12 +315,13 @@ compare_clip (const Clip *clip, MetricSet set)
   }
   g_list_free (names);
   /* three model scores a frame, pooled four ways */
-  ck_assert_uint_gt (compared, set == SET_V1_MODELS ? n_frames * 3
+  ck_assert_uint_gt (compared, set >= SET_V1_MODELS ? n_frames * 3
       : n_frames * 10);
   fprintf (stderr, "%s (%s): %u values match libvmaf; worst |diff| %.2g (%s)\n",
       clip->name, set == SET_V0_BUILTIN ? "v0 built-in models" :
       set == SET_V0_FILES ? "v0 model files" : set == SET_V1_FEATURES
-      ? "v1 features" : "v1.0.16 model files",
+      ? "v1 features" : set == SET_V1_MODELS ? "v1.0.16 model files"
+      : "v1.0.16 built-in models",
       compared, worst, worst_name);
 
   g_object_unref (parser);
@@ -360,6 +365,13 @@ START_TEST (test_golden_v1_model_files)
 }
 END_TEST
 
+/* every clip with a v1 log: needs no model files */
+START_TEST (test_golden_v1_builtin)
+{
+  compare_clip (&clips[_i], SET_V1_BUILTIN);
+}
+END_TEST
+
 static gboolean
 have_v1_model_files (void)
 {
@@ -393,8 +405,10 @@ golden_suite (void)
     if (clips[i].has_v1 && v1_files)
       tcase_add_loop_test (tc, test_golden_v1_model_files, (int) i,
           (int) i + 1);
-    if (clips[i].has_v1)
+    if (clips[i].has_v1) {
       tcase_add_loop_test (tc, test_golden_v1_features, (int) i, (int) i + 1);
+      tcase_add_loop_test (tc, test_golden_v1_builtin, (int) i, (int) i + 1);
+    }
     else
       fprintf (stderr, "test_golden_v1_features: clip %s has no v1 log: "
           "not registered\n", clips[i].name);
