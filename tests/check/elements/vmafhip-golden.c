@@ -403,6 +403,59 @@ name_in_run_b (const char *golden)
   return NULL;
 }
 
+/* Run C (clips with a v1 log): the v1.0.16 models built in, and CAMBI on
+ * its own through `features`. */
+static gchar *
+name_in_run_c (const char *golden)
+{
+  static const struct {
+    const char *golden, *ours;
+  } names[] = {
+    {"vmaf_v1", "vmaf_v1.0.16_3d0h"},
+    {"vmaf_v1_4k", "vmaf_v1.0.16_1d5h_2160"},
+    {"vmaf_v1_hfr", "vmaf_v1.0.16_hfr_3d0h"},
+    {"cambi", "cambi"},
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    if (!strcmp (golden, names[i].golden))
+      return g_strdup (names[i].ours);
+  return NULL;
+}
+
+static void
+golden_v1_run (const Clip * clip, const char *dir, Stats * st)
+{
+  gchar *path = g_strdup_printf ("%s/golden/%s.v1.json", testdata,
+      clip->name);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
+    g_free (path);
+    return;
+  }
+  JsonParser *golden = load_json (path);
+  JsonObject *root = json_node_get_object (json_parser_get_root (golden));
+  gchar *log_c = g_build_filename (dir, "c.json", NULL);
+  gchar *props = g_strdup_printf ("threads=0 models=vmaf_v1.0.16_3d0h,"
+      "vmaf_v1.0.16_1d5h_2160,vmaf_v1.0.16_hfr_3d0h features=cambi "
+      "results-filename=\"%s\" results-format=json", log_c);
+  Run c = { 0 };
+  const guint before = st->compared;
+  run_pipeline (clip, props, &c);
+  compare_messages (clip, json_object_get_array_member (root, "frames"), &c,
+      name_in_run_c, st);
+  compare_pooled_message (clip, json_object_get_object_member (root,
+          "pooled_metrics"), &c, name_in_run_c, st);
+  compare_results_file (clip, root, log_c, name_in_run_c, st);
+  /* four metrics a frame at least, in messages and file */
+  fail_unless (st->compared - before >= 8 * clip->n_frames, "%s: v1 run "
+      "compared %u values", clip->name, st->compared - before);
+  run_clear (&c);
+  g_unlink (log_c);
+  g_free (log_c);
+  g_free (props);
+  g_object_unref (golden);
+  g_free (path);
+}
+
 GST_START_TEST (test_golden_clip)
 {
   const Clip *clip = &clips[__i__];
@@ -468,6 +521,8 @@ GST_START_TEST (test_golden_clip)
             "vmaf_v0.6.1", &v));
     fail_unless (s == v);
   }
+
+  golden_v1_run (clip, dir, &st);
 
   printf ("%-18s %3u frames: %5u values compared, worst |diff| integer "
       "features/PSNR %.3g, models %.3g\n", clip->name, clip->n_frames,
