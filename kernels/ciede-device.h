@@ -46,32 +46,6 @@ vh_ciede_lab_f (double c)
   return (float) ((kappa * c + 16.0) * (1.0 / 116.0));
 }
 
-/* Limited-range BT.709 YUV (bpc bits) to CIE Lab */
-VH_CIEDE_FN VhLab
-vh_ciede_lab (double y, double u, double v, unsigned bpc)
-{
-  const double scale = (double) (1 << (bpc - 8));
-  y = (y - 16. * scale) * (1. / (219. * scale));
-  u = (u - 128. * scale) * (1. / (224. * scale));
-  v = (v - 128. * scale) * (1. / (224. * scale));
-  const double r = vh_ciede_linear (y + 1.28033 * v);
-  const double g = vh_ciede_linear (y - 0.21482 * u - 0.38059 * v);
-  const double b = vh_ciede_linear (y + 2.12798 * u);
-  const double x = vh_ciede_lab_f ((r * 0.4124564390896921
-          + g * 0.357576077643909 + b * 0.18043748326639894)
-      * (1.0 / 0.95047));
-  const double yy = vh_ciede_lab_f (r * 0.21267285140562248
-      + g * 0.715152155287818 + b * 0.07217499330655958);
-  const double z = vh_ciede_lab_f ((r * 0.019333895582329317
-          + g * 0.119192025881303 + b * 0.9503040785363677)
-      * (1.0 / 1.08883));
-  VhLab lab;
-  lab.l = (float) ((116.0 * yy) - 16.0);
-  lab.a = (float) (500.0 * (x - yy));
-  lab.b = (float) (200.0 * (yy - z));
-  return lab;
-}
-
 VH_CIEDE_FN float
 vh_ciede_hue (float x, float y)
 {
@@ -288,30 +262,50 @@ vh_ciedeg_linear (double c)
   return c * (1.0 / 12.92);
 }
 
-/* vh_ciede_lab's steps, with the GPU's x^2.4 and cbrt */
+/* Limited-range BT.709 YUV (bpc bits) to CIE Lab, one body for both:
+ * gpu picks the GPU's x^2.4 and cbrt (vh_ciedeg_*) over libvmaf's pow (a
+ * constant at every call, so the other branch is compiled away). */
 VH_CIEDE_FN VhLab
-vh_ciedeg_lab (double y, double u, double v, unsigned bpc)
+vh_ciede_lab_with (double y, double u, double v, unsigned bpc, int gpu)
 {
   const double scale = (double) (1 << (bpc - 8));
   y = (y - 16. * scale) * (1. / (219. * scale));
   u = (u - 128. * scale) * (1. / (224. * scale));
   v = (v - 128. * scale) * (1. / (224. * scale));
-  const double r = vh_ciedeg_linear (y + 1.28033 * v);
-  const double g = vh_ciedeg_linear (y - 0.21482 * u - 0.38059 * v);
-  const double b = vh_ciedeg_linear (y + 2.12798 * u);
-  const double x = vh_ciedeg_lab_f ((r * 0.4124564390896921
-          + g * 0.357576077643909 + b * 0.18043748326639894)
-      * (1.0 / 0.95047));
-  const double yy = vh_ciedeg_lab_f (r * 0.21267285140562248
-      + g * 0.715152155287818 + b * 0.07217499330655958);
-  const double z = vh_ciedeg_lab_f ((r * 0.019333895582329317
-          + g * 0.119192025881303 + b * 0.9503040785363677)
-      * (1.0 / 1.08883));
+  const double rp = y + 1.28033 * v;
+  const double gp = y - 0.21482 * u - 0.38059 * v;
+  const double bp = y + 2.12798 * u;
+  const double r = gpu ? vh_ciedeg_linear (rp) : vh_ciede_linear (rp);
+  const double g = gpu ? vh_ciedeg_linear (gp) : vh_ciede_linear (gp);
+  const double b = gpu ? vh_ciedeg_linear (bp) : vh_ciede_linear (bp);
+  const double xs = (r * 0.4124564390896921 + g * 0.357576077643909
+      + b * 0.18043748326639894) * (1.0 / 0.95047);
+  const double ys = r * 0.21267285140562248 + g * 0.715152155287818
+      + b * 0.07217499330655958;
+  const double zs = (r * 0.019333895582329317 + g * 0.119192025881303
+      + b * 0.9503040785363677) * (1.0 / 1.08883);
+  const double x = gpu ? vh_ciedeg_lab_f (xs) : vh_ciede_lab_f (xs);
+  const double yy = gpu ? vh_ciedeg_lab_f (ys) : vh_ciede_lab_f (ys);
+  const double z = gpu ? vh_ciedeg_lab_f (zs) : vh_ciede_lab_f (zs);
   VhLab lab;
   lab.l = (float) ((116.0 * yy) - 16.0);
   lab.a = (float) (500.0 * (x - yy));
   lab.b = (float) (200.0 * (yy - z));
   return lab;
+}
+
+/* libvmaf's arithmetic (the CPU) */
+VH_CIEDE_FN VhLab
+vh_ciede_lab (double y, double u, double v, unsigned bpc)
+{
+  return vh_ciede_lab_with (y, u, v, bpc, 0);
+}
+
+/* the GPU's */
+VH_CIEDE_FN VhLab
+vh_ciedeg_lab (double y, double u, double v, unsigned bpc)
+{
+  return vh_ciede_lab_with (y, u, v, bpc, 1);
 }
 
 /* c^7 of a float: c^2 is exact, two more roundings */
