@@ -10,7 +10,7 @@
  * BT.1886 or PQ threshold-versus-intensity model deems visible), the mean
  * of the top-k values; the scales weighted 16, 8, 4, 2, 1 over the window's
  * pixel count.  Everything is integer except the contrast values (float,
- * libvmaf's reciprocal table) and the pooling (double), which follow
+ * libvmaf's reciprocal table, rebuilt from its rule) and the pooling (double), which follow
  * libvmaf's order of operations, quick-select included, so the scores are
  * the same doubles.  The buffers are the encode size and the scales work in
  * place, as libvmaf's do: with small pictures the window reaches past a
@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "vh-feature-internal.h"
-#include "cambi-lut.h"
 
 #define NUM_SCALES 5
 #define MASK_FILTER_SIZE 7
@@ -32,6 +31,23 @@ static const int scale_weights[NUM_SCALES] = {16, 8, 4, 2, 1};
 /* suprathreshold contrast response per luma step */
 static const int contrast_weights[32] = {1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7,
     7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
+
+/* libvmaf's reciprocal table: 1/i printed with 9 significant digits, read
+ * back as float (42 entries are not 1.0f / i, and libvmaf multiplies by
+ * the table's values); entry 0 is 0.  Built once, locale-independent. */
+#define RECIPROCAL_SIZE 4226
+static float reciprocal[RECIPROCAL_SIZE];
+
+static gpointer
+fill_reciprocal (gpointer unused)
+{
+  (void) unused;
+  char text[G_ASCII_DTOSTR_BUF_SIZE];
+  for (int i = 1; i < RECIPROCAL_SIZE; i++)
+    reciprocal[i] = (float) g_ascii_strtod (g_ascii_formatd (text,
+            sizeof text, "%.9g", 1.0 / i), NULL);
+  return NULL;
+}
 
 enum { EOTF_BT1886, EOTF_PQ };
 static const char *const eotf_names[] = {"bt1886", "pq", NULL};
@@ -229,6 +245,8 @@ cambi_init (void *priv, const void *opts_, const VhVideoInfo *info,
   CambiState *s = priv;
   const CambiOptions *o = opts_;
   unsigned w = info->width, h = info->height;
+  static GOnce reciprocal_once = G_ONCE_INIT;
+  g_once (&reciprocal_once, fill_reciprocal, NULL);
 
   if (info->bpc != 8 && info->bpc != 10 && info->bpc != 12) {
     g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
@@ -290,7 +308,7 @@ cambi_init (void *priv, const void *opts_, const VhVideoInfo *info,
   s->src_window = adjust_window (o->window_size, s->src_w, s->src_h,
       s->speedup);
   unsigned max_window = MAX (s->window, s->src_window);
-  if (max_window * max_window >= VH_CAMBI_LUT_SIZE) {
+  if (max_window * max_window >= RECIPROCAL_SIZE) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "cambi: window_size %d gives a %u-pixel window at %ux%u, larger "
         "than libvmaf's limit of 65", o->window_size, max_window, s->enc_w,
@@ -545,7 +563,7 @@ c_values_row (CambiState *s, unsigned row, int w)
         unsigned p2 = i2 >= 0 ? s->hist[(size_t) i2 * w + col] : 0;
         unsigned pm = MAX (p1, p2);
         float val = (float) (contrast_weights[d] * (int) (p0 * pm))
-            * vh_cambi_reciprocal[pm + p0];
+            * reciprocal[pm + p0];
         if (val > c)
           c = val;
       }
