@@ -13,22 +13,12 @@
 
 #include "ssim.h"
 #include "vh-feature-internal.h"
+#include "../kernels/ms-ssim-device.h"
 
-#define SCALES 5
-#define LPF_LEN 9
+#define SCALES VH_MS_SSIM_SCALES
+#define LPF_LEN VH_MS_SSIM_LPF
 
-/* The low-pass as IQA's 2-D table (used as such: not separated) */
-static const float lpf[LPF_LEN * LPF_LEN] = {
-  0.000714f, -0.000450f, -0.002090f, 0.007132f, 0.016114f, 0.007132f, -0.002090f, -0.000450f, 0.000714f,
-  -0.000450f, 0.000283f, 0.001316f, -0.004490f, -0.010146f, -0.004490f, 0.001316f, 0.000283f, -0.000450f,
-  -0.002090f, 0.001316f, 0.006115f, -0.020867f, -0.047149f, -0.020867f, 0.006115f, 0.001316f, -0.002090f,
-  0.007132f, -0.004490f, -0.020867f, 0.071207f, 0.160885f, 0.071207f, -0.020867f, -0.004490f, 0.007132f,
-  0.016114f, -0.010146f, -0.047149f, 0.160885f, 0.363505f, 0.160885f, -0.047149f, -0.010146f, 0.016114f,
-  0.007132f, -0.004490f, -0.020867f, 0.071207f, 0.160885f, 0.071207f, -0.020867f, -0.004490f, 0.007132f,
-  -0.002090f, 0.001316f, 0.006115f, -0.020867f, -0.047149f, -0.020867f, 0.006115f, 0.001316f, -0.002090f,
-  -0.000450f, 0.000283f, 0.001316f, -0.004490f, -0.010146f, -0.004490f, 0.001316f, 0.000283f, -0.000450f,
-  0.000714f, -0.000450f, -0.002090f, 0.007132f, 0.016114f, 0.007132f, -0.002090f, -0.000450f, 0.000714f,
-};
+static const float lpf[LPF_LEN * LPF_LEN] = VH_MS_SSIM_LPF_TAPS;
 
 /* Wang's exponents per scale */
 static const float alphas[SCALES] = { 0.0000f, 0.0000f, 0.0000f, 0.0000f, 0.1333f };
