@@ -96,51 +96,6 @@ vh_ciede_rotation (float c_bar, float h_bar)
       * sin ((double) rad));
 }
 
-/* CIEDE2000 difference of two Lab colours (kL 0.65, kC 1, kH 4) */
-VH_CIEDE_FN float
-vh_ciede_delta_e (VhLab p, VhLab q)
-{
-  const float kl = 0.65f, kc = 1.0f, kh = 4.0f;
-  const float dl = q.l - p.l;
-  const float l_bar = (p.l + q.l) / 2;
-  const float c1 = (float) sqrt (pow ((double) p.a, 2.0)
-      + pow ((double) p.b, 2.0));
-  const float c2 = (float) sqrt (pow ((double) q.a, 2.0)
-      + pow ((double) q.b, 2.0));
-  const float c_bar = (c1 + c2) / 2;
-  const double g = 1 - sqrt (pow ((double) c_bar, 7.0)
-      / (pow ((double) c_bar, 7.0) + pow (25.0, 7.0)));
-  const float a1 = (float) (p.a + (p.a / 2) * g);
-  const float a2 = (float) (q.a + (q.a / 2) * g);
-  const float cp1 = (float) sqrt (pow ((double) a1, 2.0)
-      + pow ((double) p.b, 2.0));
-  const float cp2 = (float) sqrt (pow ((double) a2, 2.0)
-      + pow ((double) q.b, 2.0));
-  const float cp_bar = (cp1 + cp2) / 2;
-  const float dc = cp2 - cp1;
-  const double lm = (double) (l_bar - 50);
-  const float sl = (float) (1. + ((0.015 * pow (lm, 2.0))
-          / sqrt (20 + pow (lm, 2.0))));
-  const float sc = (float) (1. + 0.045 * cp_bar);
-  const float h1 = vh_ciede_hue (p.b, a1);
-  const float h2 = vh_ciede_hue (q.b, a2);
-  /* libvmaf tests the unprimed chromas here */
-  const float dh = vh_ciede_hue_difference (c1, c2, h1, h2);
-  /* sqrtf of a float is the double sqrt rounded (but for double rounding
-   * ties) */
-  const float d_hue = (float) (2.0 * (double) sqrtf (cp1 * cp2)
-      * sin (dh / 2.0));
-  const float h_bar = vh_ciede_mean_hue (h1, h2);
-  const float sh = (float) (1.0 + 0.015 * cp_bar * vh_ciede_weight_t (h_bar));
-  const float rt = vh_ciede_rotation (cp_bar, h_bar);
-  const float lightness = dl / (kl * sl);
-  const float chroma = dc / (kc * sc);
-  const float hue = d_hue / (kh * sh);
-  return (float) sqrt (pow ((double) lightness, 2.0)
-      + pow ((double) chroma, 2.0) + pow ((double) hue, 2.0)
-      + rt * chroma * hue);
-}
-
 /* ------------------------------------------------------------------------
  * The GPU's arithmetic (vh_ciedeg_*): the same steps, float and double
  * where libvmaf has them, but without double pow / sin / cos, which are
@@ -371,45 +326,70 @@ vh_ciedeg_rotation (float c_bar, float h_bar)
   return -2.0f * sqrtf (c7 / (c7 + 6103515625.0f)) * vh_ciedeg_sinf (rad);
 }
 
-/* vh_ciede_delta_e with the GPU's functions */
+/* CIEDE2000 difference of two Lab colours (kL 0.65, kC 1, kH 4), one body
+ * for both: gpu picks the GPU's functions (a constant at every call).
+ * Squares of floats are exact in double, so x * x stands for libvmaf's
+ * pow (x, 2) on both. */
 VH_CIEDE_FN float
-vh_ciedeg_delta_e (VhLab p, VhLab q)
+vh_ciede_delta_e_with (VhLab p, VhLab q, int gpu)
 {
   const float kl = 0.65f, kc = 1.0f, kh = 4.0f;
   const float dl = q.l - p.l;
   const float l_bar = (p.l + q.l) / 2;
-  const double pb = p.b, qb = q.b;
-  /* C1, C2 only set G (both a' alike) and the zero tests: float */
-  const float c1 = sqrtf (p.a * p.a + p.b * p.b);
-  const float c2 = sqrtf (q.a * q.a + q.b * q.b);
+  const double pa = p.a, pb = p.b, qa = q.a, qb = q.b;
+  /* GPU: C1, C2 only set G (both a' alike) and the zero tests: float */
+  const float c1 = gpu ? sqrtf (p.a * p.a + p.b * p.b)
+      : (float) sqrt (pa * pa + pb * pb);
+  const float c2 = gpu ? sqrtf (q.a * q.a + q.b * q.b)
+      : (float) sqrt (qa * qa + qb * qb);
   const float c_bar = (c1 + c2) / 2;
-  const double c7 = vh_ciedeg_pow7 (c_bar);
-  const double g = 1 - sqrt (c7 / (c7 + 6103515625.0));
+  const double c7 = gpu ? vh_ciedeg_pow7 (c_bar) : pow ((double) c_bar, 7.0);
+  const double g = 1 - sqrt (c7 / (c7 + (gpu ? 6103515625.0
+              : pow (25.0, 7.0))));
   const float a1 = (float) (p.a + (p.a / 2) * g);
   const float a2 = (float) (q.a + (q.a / 2) * g);
   const float cp1 = (float) sqrt ((double) a1 * a1 + pb * pb);
   const float cp2 = (float) sqrt ((double) a2 * a2 + qb * qb);
   const float cp_bar = (cp1 + cp2) / 2;
   const float dc = cp2 - cp1;
-  /* S_L scales the lightness term alone: float */
-  const float lm = l_bar - 50;
-  const float sl = 1.0f + (0.015f * (lm * lm)) / sqrtf (20.0f + lm * lm);
+  /* GPU: S_L scales the lightness term alone: float */
+  const float lf = l_bar - 50;
+  const double lm = lf;
+  const float sl = gpu ? 1.0f + (0.015f * (lf * lf)) / sqrtf (20.0f + lf * lf)
+      : (float) (1. + ((0.015 * (lm * lm)) / sqrt (20 + lm * lm)));
   const float sc = (float) (1. + 0.045 * cp_bar);
   const float h1 = vh_ciede_hue (p.b, a1);
   const float h2 = vh_ciede_hue (q.b, a2);
+  /* libvmaf tests the unprimed chromas here */
   const float dh = vh_ciede_hue_difference (c1, c2, h1, h2);
   /* sqrtf of a float is the double sqrt rounded (but for double rounding
    * ties) */
   const float d_hue = (float) (2.0 * (double) sqrtf (cp1 * cp2)
-      * vh_ciedeg_sin (dh / 2.0));
+      * (gpu ? vh_ciedeg_sin (dh / 2.0) : sin (dh / 2.0)));
   const float h_bar = vh_ciede_mean_hue (h1, h2);
-  const float sh = (float) (1.0 + 0.015 * cp_bar * vh_ciedeg_weight_t (h_bar));
-  const float rt = vh_ciedeg_rotation (cp_bar, h_bar);
+  const float sh = (float) (1.0 + 0.015 * cp_bar * (gpu
+          ? vh_ciedeg_weight_t (h_bar) : vh_ciede_weight_t (h_bar)));
+  const float rt = gpu ? vh_ciedeg_rotation (cp_bar, h_bar)
+      : vh_ciede_rotation (cp_bar, h_bar);
   const float lightness = dl / (kl * sl);
   const float chroma = dc / (kc * sc);
   const float hue = d_hue / (kh * sh);
   const double ld = lightness, cd = chroma, hd = hue;
   return (float) sqrt (ld * ld + cd * cd + hd * hd + rt * chroma * hue);
+}
+
+/* libvmaf's arithmetic (the CPU) */
+VH_CIEDE_FN float
+vh_ciede_delta_e (VhLab p, VhLab q)
+{
+  return vh_ciede_delta_e_with (p, q, 0);
+}
+
+/* the GPU's */
+VH_CIEDE_FN float
+vh_ciedeg_delta_e (VhLab p, VhLab q)
+{
+  return vh_ciede_delta_e_with (p, q, 1);
 }
 
 #endif /* VH_CIEDE_DEVICE_H */
