@@ -201,8 +201,8 @@ main (int argc, char **argv)
         + sizeof (VhPsnrHvsSums), &error);
     if (!sums)
       die ("sums", error);
-    const void *present[N_TIMED] = { slots, slots, slots, ciede,
-      ssim, ms_ssim, psnr_hvs };
+    const gboolean present[N_TIMED] = { TRUE, TRUE, TRUE, ciede != NULL,
+      ssim != NULL, ms_ssim != NULL, psnr_hvs != NULL };
     for (int feat = 0; feat < N_TIMED; feat++) {
       ms[feat] = -1;
       if (!present[feat])
