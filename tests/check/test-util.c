@@ -71,3 +71,10 @@ vh_test_decode_mp4 (const char *mp4_path, GError **error)
   }
   return tmp;
 }
+
+const char *
+vh_test_backend (void)
+{
+  const char *backend = g_getenv ("VMAFHIP_TEST_BACKEND");
+  return backend && *backend ? backend : "cpu";
+}

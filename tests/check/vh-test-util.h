@@ -14,6 +14,10 @@ const char *vh_test_models_dir (void);
  * says so loudly on stderr, so a skip never reads as a pass. */
 void vh_test_skip_case (const char *test, const char *why);
 
+/* The element's backend in tests: "cpu" unless VMAFHIP_TEST_BACKEND names
+ * another (scripts/gpu-run.sh runs the element suites with "hip"). */
+const char *vh_test_backend (void);
+
 /* Exit status meson counts as "skipped". */
 #define VH_TEST_SKIP 77
 

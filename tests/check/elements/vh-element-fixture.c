@@ -123,9 +123,8 @@ make_element (const char *props)
    * The CPU unless VMAFHIP_TEST_BACKEND says otherwise (scripts/gpu-run.sh
    * runs these tests with hip: every score must still equal the CPU
    * engine's). */
-  const char *backend = g_getenv ("VMAFHIP_TEST_BACKEND");
   g_object_set (e, "threads", 1, "frame-message", TRUE, NULL);
-  gst_util_set_object_arg (G_OBJECT (e), "backend", backend ? backend : "cpu");
+  gst_util_set_object_arg (G_OBJECT (e), "backend", vh_test_backend ());
   apply_props (e, props);
   return e;
 }

@@ -47,14 +47,6 @@ static const Clip clips[] = {
 
 static const char *testdata;
 
-/* backend=cpu unless VMAFHIP_TEST_BACKEND says otherwise (scripts/gpu-run.sh
- * runs this suite with hip) */
-static const char *
-backend (void)
-{
-  const char *b = g_getenv ("VMAFHIP_TEST_BACKEND");
-  return b && *b ? b : "cpu";
-}
 
 /* ---------------------------------------------------------- pipelines */
 
@@ -95,7 +87,7 @@ run_pipeline (const Clip * clip, const char *props, Run * run)
   gchar *ref = source_desc (clip, clip->ref, "ref_sink");
   gchar *dis = source_desc (clip, clip->dis, "dist_sink");
   gchar *desc = g_strdup_printf ("%s %s vmafhip name=v backend=%s "
-      "frame-message=true %s ! fakesink", ref, dis, backend (), props);
+      "frame-message=true %s ! fakesink", ref, dis, vh_test_backend (), props);
   GError *error = NULL;
   GstElement *pipe = gst_parse_launch (desc, &error);
   GstBus *bus;
@@ -201,7 +193,7 @@ tolerance_of (const char *golden)
 {
   /* on the GPU, the float metrics may be 1e-5 from the CPU (the issue's
    * bound; measured 0 to 4.4e-10) */
-  if (strcmp (backend (), "cpu") != 0 && (!strcmp (golden, "float_ssim")
+  if (strcmp (vh_test_backend (), "cpu") != 0 && (!strcmp (golden, "float_ssim")
           || !strcmp (golden, "float_ms_ssim")
           || !strcmp (golden, "ciede2000")
           || g_str_has_prefix (golden, "psnr_hvs")))
@@ -560,7 +552,7 @@ GST_START_TEST (test_golden_seek)
   gchar *dis = source_desc (clip, clip->dis, "dist_sink");
   gchar *desc = g_strdup_printf ("%s %s vmafhip name=v backend=%s "
       "frame-message=true threads=1 models=vmaf_v0.6.1 psnr=true ! fakesink",
-      ref, dis, backend ());
+      ref, dis, vh_test_backend ());
   GstElement *pipe = gst_parse_launch (desc, NULL);
   GstBus *bus = gst_element_get_bus (pipe);
   GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
