@@ -5,7 +5,8 @@
  * Per size (8-bit 4:2:0 synthetic content, rendered before timing):
  *   kernels  VIF + ADM + motion of vmaf_v0.6.1 on frames already on the
  *            device, several frames in flight on their own streams;
- *   feature  GPU time per frame of each feature alone (device events);
+ *   feature  GPU time per frame of each feature alone: on one stream
+ *            (device events) and with 4 frames in flight on 4 streams;
  *   engine   the engine with the GPU backend from system memory
  *            (staging copy, upload, kernels, read-back, scores, model),
  *            and the same engine on the CPU for the baseline.
@@ -182,93 +183,124 @@ main (int argc, char **argv)
         die ("sync", error);
     const double kernels_fps = n_frames / (now_s () - t0);
 
-    /* per feature, one stream, device events; CIEDE2000 on 4:4:4 made of
-     * the luma plane three times (the same work as real chroma), PSNR-HVS
-     * on 4:2:0 (chroma: the luma plane's top-left quarter); -1: no kernels
-     * for this GPU in the build */
+    /* per feature: GPU time per frame on one stream (device events:
+     * latency, every launch waiting for the one before), and the cost per
+     * frame with SLOTS frames in flight on their own streams (wall time:
+     * what a frame takes of the GPU when kernels of several frames
+     * overlap, as in the element). CIEDE2000 on 4:4:4 made of the luma
+     * plane three times (the same work as real chroma), PSNR-HVS on 4:2:0
+     * (chroma: the luma plane's top-left quarter); -1: no kernels for
+     * this GPU in the build */
     enum { VIF, ADM, MOTION, CIEDE, SSIM, MS_SSIM, PSNR_HVS, N_TIMED };
-    float ms[N_TIMED];
-    VhCiedeGpu *ciede = ciede_module ? vh_ciede_gpu_new (gpu, ciede_module, w,
-        h, 8, NULL) : NULL;
-    VhSsimGpu *ssim = ssim_module ? vh_ssim_gpu_new (gpu, ssim_module, w, h,
-        8, NULL) : NULL;
-    VhMsSsimGpu *ms_ssim = ms_ssim_module ? vh_ms_ssim_gpu_new (gpu,
-        ms_ssim_module, w, h, 8, NULL) : NULL;
-    VhPsnrHvsGpu *psnr_hvs = psnr_hvs_module ? vh_psnr_hvs_gpu_new (gpu,
-        psnr_hvs_module, w, h, 8, NULL) : NULL;
-    /* room for any feature's results */
-    double *sums = vh_gpu_host_alloc (gpu, sizeof (VhMsSsimSums)
-        + sizeof (VhPsnrHvsSums), &error);
-    if (!sums)
-      die ("sums", error);
-    const gboolean present[N_TIMED] = { TRUE, TRUE, TRUE, ciede != NULL,
-      ssim != NULL, ms_ssim != NULL, psnr_hvs != NULL };
+    float ms[N_TIMED], ms_flight[N_TIMED];
+    VhCiedeGpu *ciede[SLOTS] = { NULL };
+    VhSsimGpu *ssim[SLOTS] = { NULL };
+    VhMsSsimGpu *ms_ssim[SLOTS] = { NULL };
+    VhPsnrHvsGpu *psnr_hvs[SLOTS] = { NULL };
+    double *sums[SLOTS];
+    for (unsigned i = 0; i < SLOTS; i++) {
+      ciede[i] = ciede_module ? vh_ciede_gpu_new (gpu, ciede_module, w, h, 8,
+          NULL) : NULL;
+      ssim[i] = ssim_module ? vh_ssim_gpu_new (gpu, ssim_module, w, h, 8,
+          NULL) : NULL;
+      ms_ssim[i] = ms_ssim_module ? vh_ms_ssim_gpu_new (gpu, ms_ssim_module,
+          w, h, 8, NULL) : NULL;
+      psnr_hvs[i] = psnr_hvs_module ? vh_psnr_hvs_gpu_new (gpu,
+          psnr_hvs_module, w, h, 8, NULL) : NULL;
+      /* room for any feature's results */
+      if (!(sums[i] = vh_gpu_host_alloc (gpu, sizeof (VhMsSsimSums)
+                  + sizeof (VhPsnrHvsSums), &error)))
+        die ("sums", error);
+    }
+    const gboolean present[N_TIMED] = { TRUE, TRUE, TRUE, ciede[0] != NULL,
+      ssim[0] != NULL, ms_ssim[0] != NULL, psnr_hvs[0] != NULL };
     for (int feat = 0; feat < N_TIMED; feat++) {
-      ms[feat] = -1;
+      ms[feat] = ms_flight[feat] = -1;
       if (!present[feat])
         continue;
-      BenchSlot *s = &slots[0];
-      VhGpuEvent *a = vh_gpu_event_new (gpu, TRUE, &error);
-      VhGpuEvent *b = vh_gpu_event_new (gpu, TRUE, &error);
-      const int reps = 200;
-      for (int r = -10; r < reps; r++) {
-        if (r == 0 && !vh_gpu_event_record (a, s->stream, &error))
-          die ("event", error);
-        const unsigned cur = (unsigned) (r + 10) % DISTINCT;
-        const unsigned prev = (cur + DISTINCT - 1) % DISTINCT;
-        const VhGpuPtr r3[3] = { dref[cur], dref[cur], dref[cur] };
-        const VhGpuPtr d3[3] = { ddis[cur], ddis[cur], ddis[cur] };
-        const size_t p3[3] = { pitch, pitch, pitch };
-        const unsigned w3[3] = { w, w / 2, w / 2 };
-        const unsigned h3[3] = { h, h / 2, h / 2 };
-        VhPsnrHvsSums *hvs = (VhPsnrHvsSums *) (sums + 15);
-        gboolean ok = FALSE;
-        switch (feat) {
-          case VIF:
-            ok = vh_vif_gpu_enqueue (s->vif, s->stream, dref[cur], pitch,
-                ddis[cur], pitch, 100.0, 0, s->vif_sums, &error);
-            break;
-          case ADM:
-            ok = vh_adm_gpu_enqueue (s->adm, s->stream, dref[cur], pitch,
-                ddis[cur], pitch, &adm_params, s->adm_sums, &error);
-            break;
-          case MOTION:
-            ok = vh_motion_gpu_enqueue (s->motion, s->stream, dref[prev],
-                pitch, dref[cur], pitch, s->sad, &error);
-            break;
-          case CIEDE:
-            ok = vh_ciede_gpu_enqueue (ciede, s->stream, r3, d3, p3, 0, sums,
-                &error);
-            break;
-          case SSIM:
-            ok = vh_ssim_gpu_enqueue (ssim, s->stream, dref[cur], ddis[cur],
-                pitch, (unsigned) vh_ssim_auto_scale (w, h), sums, &error);
-            break;
-          case MS_SSIM:
-            ok = vh_ms_ssim_gpu_enqueue (ms_ssim, s->stream, dref[cur],
-                ddis[cur], pitch, sums, &error);
-            break;
-          case PSNR_HVS:
-            ok = vh_psnr_hvs_gpu_enqueue (psnr_hvs, s->stream, r3, d3, p3,
-                w3, h3, hvs->sum, hvs->pixels, &error);
-            break;
+      for (int in_flight = 0; in_flight <= 1; in_flight++) {
+        VhGpuEvent *a = vh_gpu_event_new (gpu, TRUE, &error);
+        VhGpuEvent *b = vh_gpu_event_new (gpu, TRUE, &error);
+        const int reps = 200;
+        double t_start = 0;
+        for (int r = -10; r < reps; r++) {
+          const unsigned si = in_flight ? (unsigned) (r + 10) % SLOTS : 0;
+          BenchSlot *s = &slots[si];
+          if (r == 0) {
+            if (in_flight) {
+              for (unsigned i = 0; i < SLOTS; i++)
+                if (!vh_gpu_stream_sync (slots[i].stream, &error))
+                  die ("sync", error);
+              t_start = now_s ();
+            } else if (!vh_gpu_event_record (a, s->stream, &error))
+              die ("event", error);
+          }
+          const unsigned cur = (unsigned) (r + 10) % DISTINCT;
+          const unsigned prev = (cur + DISTINCT - 1) % DISTINCT;
+          const VhGpuPtr r3[3] = { dref[cur], dref[cur], dref[cur] };
+          const VhGpuPtr d3[3] = { ddis[cur], ddis[cur], ddis[cur] };
+          const size_t p3[3] = { pitch, pitch, pitch };
+          const unsigned w3[3] = { w, w / 2, w / 2 };
+          const unsigned h3[3] = { h, h / 2, h / 2 };
+          VhPsnrHvsSums *hvs = (VhPsnrHvsSums *) (sums[si] + 15);
+          gboolean ok = FALSE;
+          switch (feat) {
+            case VIF:
+              ok = vh_vif_gpu_enqueue (s->vif, s->stream, dref[cur], pitch,
+                  ddis[cur], pitch, 100.0, 0, s->vif_sums, &error);
+              break;
+            case ADM:
+              ok = vh_adm_gpu_enqueue (s->adm, s->stream, dref[cur], pitch,
+                  ddis[cur], pitch, &adm_params, s->adm_sums, &error);
+              break;
+            case MOTION:
+              ok = vh_motion_gpu_enqueue (s->motion, s->stream, dref[prev],
+                  pitch, dref[cur], pitch, s->sad, &error);
+              break;
+            case CIEDE:
+              ok = vh_ciede_gpu_enqueue (ciede[si], s->stream, r3, d3, p3, 0,
+                  sums[si], &error);
+              break;
+            case SSIM:
+              ok = vh_ssim_gpu_enqueue (ssim[si], s->stream, dref[cur],
+                  ddis[cur], pitch, (unsigned) vh_ssim_auto_scale (w, h),
+                  sums[si], &error);
+              break;
+            case MS_SSIM:
+              ok = vh_ms_ssim_gpu_enqueue (ms_ssim[si], s->stream, dref[cur],
+                  ddis[cur], pitch, sums[si], &error);
+              break;
+            case PSNR_HVS:
+              ok = vh_psnr_hvs_gpu_enqueue (psnr_hvs[si], s->stream, r3, d3,
+                  p3, w3, h3, hvs->sum, hvs->pixels, &error);
+              break;
+          }
+          if (!ok)
+            die ("enqueue", error);
         }
-        if (!ok)
-          die ("enqueue", error);
+        if (in_flight) {
+          for (unsigned i = 0; i < SLOTS; i++)
+            if (!vh_gpu_stream_sync (slots[i].stream, &error))
+              die ("sync", error);
+          ms_flight[feat] = (float) ((now_s () - t_start) * 1e3 / reps);
+        } else {
+          if (!vh_gpu_event_record (b, slots[0].stream, &error)
+              || !vh_gpu_event_sync (b, &error)
+              || !vh_gpu_event_elapsed_ms (a, b, &ms[feat], &error))
+            die ("timing", error);
+          ms[feat] /= reps;
+        }
+        vh_gpu_event_free (a);
+        vh_gpu_event_free (b);
       }
-      if (!vh_gpu_event_record (b, s->stream, &error)
-          || !vh_gpu_event_sync (b, &error)
-          || !vh_gpu_event_elapsed_ms (a, b, &ms[feat], &error))
-        die ("timing", error);
-      ms[feat] /= reps;
-      vh_gpu_event_free (a);
-      vh_gpu_event_free (b);
     }
-    vh_gpu_host_free (gpu, sums);
-    vh_ciede_gpu_free (ciede);
-    vh_ssim_gpu_free (ssim);
-    vh_ms_ssim_gpu_free (ms_ssim);
-    vh_psnr_hvs_gpu_free (psnr_hvs);
+    for (unsigned i = 0; i < SLOTS; i++) {
+      vh_gpu_host_free (gpu, sums[i]);
+      vh_ciede_gpu_free (ciede[i]);
+      vh_ssim_gpu_free (ssim[i]);
+      vh_ms_ssim_gpu_free (ms_ssim[i]);
+      vh_psnr_hvs_gpu_free (psnr_hvs[i]);
+    }
 
     /* (b) engine from system memory, GPU backend vs CPU */
     double engine_fps[2];
@@ -298,9 +330,14 @@ main (int argc, char **argv)
 
     printf ("%-10s kernels-only %8.0f fps | engine+GPU from host %7.0f fps | "
         "CPU engine (1 thread) %5.1f fps | GPU ms/frame: VIF %.3f ADM %.3f "
-        "motion %.3f CIEDE2000 %.3f SSIM %.3f MS-SSIM %.3f PSNR-HVS %.3f\n",
+        "motion %.3f CIEDE2000 %.3f SSIM %.3f MS-SSIM %.3f PSNR-HVS %.3f | "
+        "GPU ms/frame, %d frames in flight: VIF %.3f ADM %.3f motion %.3f "
+        "CIEDE2000 %.3f SSIM %.3f MS-SSIM %.3f PSNR-HVS %.3f\n",
         list[si], kernels_fps, engine_fps[1], engine_fps[0], ms[VIF],
-        ms[ADM], ms[MOTION], ms[CIEDE], ms[SSIM], ms[MS_SSIM], ms[PSNR_HVS]);
+        ms[ADM], ms[MOTION], ms[CIEDE], ms[SSIM], ms[MS_SSIM], ms[PSNR_HVS],
+        SLOTS, ms_flight[VIF], ms_flight[ADM], ms_flight[MOTION],
+        ms_flight[CIEDE], ms_flight[SSIM], ms_flight[MS_SSIM],
+        ms_flight[PSNR_HVS]);
     fflush (stdout);
 
     for (unsigned i = 0; i < SLOTS; i++) {
