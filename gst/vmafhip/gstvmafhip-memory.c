@@ -171,6 +171,26 @@ pinned_frame_pool_new (GstVmafHip * self, gsize size)
   return pool;
 }
 
+/* How much of an incoming frame its pinned copy needs: all of it, except
+ * for the distorted frame where nothing reads chroma: that frame is never
+ * pushed downstream, so its chroma (a third of a 4:2:0 frame) is not
+ * copied at all. */
+static gsize
+pinned_copy_size (GstVmafHip * self, int which, GstBuffer * buf)
+{
+  const GstVideoInfo *info = &self->side[which].info;
+  const gsize size = gst_buffer_get_size (buf);
+  if (which != DIST || !(self->luma_only || !self->reads_chroma))
+    return size;
+  const GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  const gsize luma_end = meta
+      ? meta->offset[0] + (gsize) meta->stride[0] * meta->height
+      : GST_VIDEO_INFO_PLANE_OFFSET (info, 0)
+      + (gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, 0)
+      * GST_VIDEO_INFO_COMP_HEIGHT (info, 0);
+  return MIN (luma_end, size);
+}
+
 /* Copying here, in the thread that just wrote the frame, reads it from the
  * cache and spreads the copies over upstream's threads; the backend's own
  * staging copy (in its threads, from memory) is then skipped. */
@@ -218,7 +238,7 @@ gst_vmafhip_pin_frame (GstVmafHip * self, int which, GstBuffer * buf)
     gst_buffer_unref (pinned);
     return buf;
   }
-  vh_stream_copy (out.data, in.data, size);
+  vh_stream_copy (out.data, in.data, pinned_copy_size (self, which, buf));
   vh_stream_fence ();
   gst_buffer_unmap (pinned, &out);
   gst_buffer_unmap (buf, &in);
