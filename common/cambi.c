@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "vh-feature-internal.h"
+#include "vh-multiversion.h"
 
 #define NUM_SCALES 5
 #define MASK_FILTER_SIZE 7
@@ -416,15 +417,16 @@ ceil_log2 (uint32_t n)
 }
 
 /* 1 where a pixel equals its right and lower neighbours (the picture's
- * edges count as equal) */
-static void
+ * edges count as equal); the last column apart, so the loop vectorises */
+VH_MULTIVERSION static void
 zero_derivative_row (const uint16_t *img, unsigned st, unsigned w,
     unsigned h, unsigned row, uint16_t *out)
 {
   const uint16_t *r = img + (size_t) row * st;
   const uint16_t *n = row + 1 < h ? r + st : r;
-  for (unsigned c = 0; c < w; c++)
-    out[c] = (c + 1 == w || r[c] == r[c + 1]) && n[c] == r[c];
+  for (unsigned c = 0; c + 1 < w; c++)
+    out[c] = (uint16_t) ((r[c] == r[c + 1]) & (n[c] == r[c]));
+  out[w - 1] = n[w - 1] == r[w - 1];
 }
 
 /* mask = (count of zero-derivative pixels in the 7x7 window, zero outside
@@ -484,20 +486,19 @@ decimate (uint16_t *data, unsigned st, unsigned w, unsigned h)
       data[i * st + j] = data[2 * i * st + 2 * j];
 }
 
-/* the value two of three share, else the smallest */
+/* the value two of three share, else the smallest; selects, not
+ * branches, so that the loops below vectorise */
 static inline uint16_t
 mode3 (uint16_t a, uint16_t b, uint16_t c)
 {
-  if (a == b || a == c)
-    return a;
-  if (b == c)
-    return b;
-  return MIN (MIN (a, b), c);
+  const uint16_t smallest = MIN (MIN (a, b), c);
+  const uint16_t bc = b == c ? b : smallest;
+  return a == b || a == c ? a : bc;
 }
 
 /* 3x3 mode, separable (horizontal, then vertical), in place; the outer
  * rows, and the outer columns of the horizontal pass, stay as they are */
-static void
+VH_MULTIVERSION static void
 filter_mode (CambiState *s, unsigned w, unsigned h)
 {
   const unsigned st = s->stride;
@@ -511,9 +512,9 @@ filter_mode (CambiState *s, unsigned w, unsigned h)
     line[w - 1] = r[w - 1];
     if (i > 1) {
       uint16_t *o = data + (size_t) (i - 1) * st;
+      const uint16_t *l0 = s->mode_rows, *l1 = l0 + w, *l2 = l1 + w;
       for (unsigned j = 0; j < w; j++)
-        o[j] = mode3 (s->mode_rows[j], s->mode_rows[w + j],
-            s->mode_rows[2 * w + j]);
+        o[j] = mode3 (l0[j], l1[j], l2[j]);
     }
   }
 }
@@ -521,8 +522,12 @@ filter_mode (CambiState *s, unsigned w, unsigned h)
 /* Adds `delta` (+1 / -1, modulo 2^16 as libvmaf's counts) to the histogram
  * columns within `pad` of each masked in-band pixel of row `row`.  Columns
  * run to max (pad, w) as in libvmaf (with pad >= w it reads past the
- * scale's row, what earlier scales left there). */
-static void
+ * scale's row, what earlier scales left there).  Masked pixels come in
+ * runs of one value (the mask keeps flat areas): a run's windows overlap,
+ * so column k takes the number of the run's pixels within `pad` of it in
+ * one addition (the same counts modulo 2^16, a window's work per run
+ * instead of per pixel). */
+VH_MULTIVERSION static void
 hist_row (CambiState *s, unsigned row, int w, int pad, int delta)
 {
   const uint16_t *img = s->image + (size_t) row * s->stride;
@@ -534,10 +539,21 @@ hist_row (CambiState *s, unsigned row, int w, int pad, int delta)
     uint16_t v = (uint16_t) (img[j] - s->band_base);
     if (v >= s->band_size)
       continue;
+    int last = j;
+    while (last + 1 < n && m[last + 1] && img[last + 1] == img[j])
+      last++;
     uint16_t *hr = s->hist + (size_t) v * w;
-    int lo = MAX (j - pad, 0), hi = MIN (j + pad + 1, w);
-    for (int k = lo; k < hi; k++)
-      hr[k] = (uint16_t) (hr[k] + delta);
+    int lo = MAX (j - pad, 0), hi = MIN (last + pad + 1, w);
+    if (last == j) {
+      for (int k = lo; k < hi; k++)
+        hr[k] = (uint16_t) (hr[k] + delta);
+    } else {
+      for (int k = lo; k < hi; k++) {
+        const int first_in = MAX (j, k - pad), last_in = MIN (last, k + pad);
+        hr[k] = (uint16_t) (hr[k] + delta * (last_in - first_in + 1));
+      }
+    }
+    j = last;
   }
 }
 
