@@ -2,14 +2,25 @@
 #include <string.h>
 
 #include "vh-engine.h"
+#include "frame-pool.h"
 #include "vh-accel.h"
 #include "vh-feature-internal.h"
 
+/* A put made by a worker: kept with its frame, written to the table in the
+ * pushing thread, in frame order (the table has no lock). */
+typedef struct {
+  unsigned instance, index;
+  gboolean plain;
+  char *name;
+  double value;
+} RecordedPut;
+
 struct VhFeatureSink {
   VhScoreTable *table;
-  GMutex *lock;                 /* the engine's, when extractors run in parallel */
   const char *suffix;
   GHashTable *metric_of_name;   /* base name -> metric index + 1 */
+  GArray *record;               /* a worker's: RecordedPut, not the table */
+  unsigned record_instance;
 };
 
 typedef struct {
@@ -20,7 +31,22 @@ typedef struct {
   VhFeatureSink sink;
   gboolean initialised;
   gpointer accel_handle;        /* non-NULL: the accelerator computes it */
+  gboolean on_workers;          /* frames in flight: the workers run it */
+  size_t sums_offset;           /* compute_sums' output in a PoolFrame */
 } Instance;
+
+/* A worker's own state of each instance it runs (NULL for the others), and
+ * sinks that record. */
+typedef struct {
+  void **priv;
+  VhFeatureSink *sink;
+} WorkerState;
+
+/* What a frame in flight carries besides its pictures. */
+typedef struct {
+  guint8 *sums;
+  GArray *record;               /* RecordedPut */
+} PoolFrame;
 
 typedef struct {
   VhModel *model;
@@ -49,27 +75,31 @@ struct VhEngine {
   unsigned n_accelerated;       /* instances the accelerator took */
   GError *deliver_error;
 
-  /* Parallel extraction: one job per instance and frame. */
-  GThreadPool *pool;
-  GMutex lock;            /* the score table, and the job counter */
-  GCond jobs_done;
-  unsigned jobs_left;
+  /* Frames in flight on worker threads (frame-pool.c), from the first
+   * push when n_threads > 1. */
+  unsigned n_threads;
+  VhFramePool *frames;
+  WorkerState *workers;   /* n_threads */
+  size_t pool_sums_size;
 };
 
-typedef struct {
-  VhEngine *engine;
-  Instance *inst;
-  const VhPicture *ref, *dis;
-  unsigned index;
-  GError *error;
-} ExtractJob;
+static void
+record_put (VhFeatureSink *sink, gboolean plain, const char *name,
+    unsigned index, double value)
+{
+  const RecordedPut r = { sink->record_instance, index, plain,
+    g_strdup (name), value };
+  g_array_append_val (sink->record, r);
+}
 
 void
 vh_feature_sink_put (VhFeatureSink *sink, const char *name, unsigned index,
     double value)
 {
-  if (sink->lock)
-    g_mutex_lock (sink->lock);
+  if (sink->record) {
+    record_put (sink, FALSE, name, index, value);
+    return;
+  }
   gpointer v = g_hash_table_lookup (sink->metric_of_name, name);
   unsigned metric;
   if (v) {
@@ -82,18 +112,18 @@ vh_feature_sink_put (VhFeatureSink *sink, const char *name, unsigned index,
         GUINT_TO_POINTER (metric + 1));
   }
   vh_score_table_set (sink->table, metric, index, value);
-  if (sink->lock)
-    g_mutex_unlock (sink->lock);
 }
 
 void
 vh_feature_sink_put_plain (VhFeatureSink *sink, const char *name,
     unsigned index, double value)
 {
+  if (sink->record) {
+    record_put (sink, TRUE, name, index, value);
+    return;
+  }
   /* cached under "/name", apart from the suffixed names */
   char *key = g_strconcat ("/", name, NULL);
-  if (sink->lock)
-    g_mutex_lock (sink->lock);
   gpointer v = g_hash_table_lookup (sink->metric_of_name, key);
   unsigned metric;
   if (v) {
@@ -105,8 +135,6 @@ vh_feature_sink_put_plain (VhFeatureSink *sink, const char *name,
         GUINT_TO_POINTER (metric + 1));
   }
   vh_score_table_set (sink->table, metric, index, value);
-  if (sink->lock)
-    g_mutex_unlock (sink->lock);
 }
 
 static void
@@ -172,22 +200,29 @@ vh_engine_new_unsized (void)
   e->models = g_ptr_array_new_with_free_func (bound_model_free);
   e->table = vh_score_table_new ();
   e->metric_kind = g_array_new (FALSE, TRUE, sizeof (guint8));
-  g_mutex_init (&e->lock);
-  g_cond_init (&e->jobs_done);
+  e->n_threads = 1;
   return e;
 }
 
 static void
-run_extract_job (gpointer data, gpointer user_data)
+workers_free (VhEngine *e)
 {
-  ExtractJob *job = data;
-  VhEngine *e = user_data;
-  job->inst->fex->extract (job->inst->priv, job->ref, job->dis, job->index,
-      &job->inst->sink, &job->error);
-  g_mutex_lock (&e->lock);
-  if (--e->jobs_left == 0)
-    g_cond_signal (&e->jobs_done);
-  g_mutex_unlock (&e->lock);
+  vh_frame_pool_free (e->frames);
+  e->frames = NULL;
+  for (unsigned w = 0; e->workers && w < e->n_threads; w++) {
+    for (guint i = 0; i < e->instances->len; i++) {
+      const Instance *inst = g_ptr_array_index (e->instances, i);
+      void *priv = e->workers[w].priv[i];
+      if (priv && inst->fex->close)
+        inst->fex->close (priv);
+      g_free (priv);
+    }
+    g_free (e->workers[w].priv);
+    g_free (e->workers[w].sink);
+  }
+  g_clear_pointer (&e->workers, g_free);
+  for (guint i = 0; i < e->instances->len; i++)
+    ((Instance *) g_ptr_array_index (e->instances, i))->on_workers = FALSE;
 }
 
 gboolean
@@ -198,65 +233,173 @@ vh_engine_set_threads (VhEngine *e, unsigned n_threads, GError **error)
         "threads must be set before the first frame");
     return FALSE;
   }
-  if (e->pool) {
-    g_thread_pool_free (e->pool, FALSE, TRUE);
-    e->pool = NULL;
-  }
-  if (n_threads == 0)
-    n_threads = g_get_num_processors ();
-  if (n_threads <= 1)
-    return TRUE;
-  e->pool = g_thread_pool_new (run_extract_job, e, (gint) n_threads, FALSE,
-      error);
-  return e->pool != NULL;
+  workers_free (e);
+  /* more workers than CPUs only add frames in flight */
+  const unsigned cpus = (unsigned) g_get_num_processors ();
+  e->n_threads = n_threads ? MIN (n_threads, cpus) : cpus;
+  return TRUE;
 }
 
-/* Runs every instance's extract for one frame, in parallel if threads are
- * set; the first error wins. */
+/* The extractors of one frame, one after the other, in this thread: every
+ * CPU one without frames in flight, the sequential ones without
+ * compute_sums with them. */
 static gboolean
-extract_all (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
+extract_here (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
     GError **error)
 {
-  const guint n = e->instances->len;
-  if (!e->pool || n < 2) {
-    for (guint i = 0; i < n; i++) {
-      Instance *inst = g_ptr_array_index (e->instances, i);
-      if (inst->accel_handle)
-        continue;
-      if (!inst->fex->extract (inst->priv, ref, dis, e->n_pushed, &inst->sink,
-              error))
-        return FALSE;
-    }
-    return TRUE;
-  }
-
-  ExtractJob *jobs = g_newa (ExtractJob, n);
-  gboolean ok = TRUE;
-  guint n_jobs = 0;
-  for (guint i = 0; i < n; i++) {
+  for (guint i = 0; i < e->instances->len; i++) {
     Instance *inst = g_ptr_array_index (e->instances, i);
-    if (!inst->accel_handle)
-      jobs[n_jobs++] = (ExtractJob) { e, inst, ref, dis, e->n_pushed, NULL };
+    if (inst->accel_handle || inst->on_workers)
+      continue;
+    if (!inst->fex->extract (inst->priv, ref, dis, e->n_pushed, &inst->sink,
+            error))
+      return FALSE;
   }
-  e->jobs_left = n_jobs;
-  for (guint i = 0; i < n_jobs; i++) {
-    jobs[i].inst->sink.lock = &e->lock;
-    g_thread_pool_push (e->pool, &jobs[i], NULL);
+  return TRUE;
+}
+
+/* ---- frames in flight --------------------------------------------------- */
+
+static void
+recorded_put_clear (gpointer p)
+{
+  g_free (((RecordedPut *) p)->name);
+}
+
+static gpointer
+pool_frame_new (gpointer user)
+{
+  const VhEngine *e = user;
+  PoolFrame *f = g_new0 (PoolFrame, 1);
+  f->sums = g_malloc0 (MAX (e->pool_sums_size, 1));
+  f->record = g_array_new (FALSE, FALSE, sizeof (RecordedPut));
+  g_array_set_clear_func (f->record, recorded_put_clear);
+  return f;
+}
+
+static void
+pool_frame_free (gpointer p)
+{
+  PoolFrame *f = p;
+  g_free (f->sums);
+  g_array_unref (f->record);
+  g_free (f);
+}
+
+/* In a worker: every instance it runs, on its own states. */
+static gboolean
+pool_work (gpointer user, unsigned worker, const VhPicture *ref,
+    const VhPicture *dis, const VhPicture *const *earlier, unsigned index,
+    gpointer frame_data, GError **error)
+{
+  VhEngine *e = user;
+  PoolFrame *f = frame_data;
+  WorkerState *w = &e->workers[worker];
+
+  g_array_set_size (f->record, 0);
+  for (guint i = 0; i < e->instances->len; i++) {
+    const Instance *inst = g_ptr_array_index (e->instances, i);
+    if (!w->priv[i])
+      continue;
+    w->sink[i].record = f->record;
+    const gboolean ok = inst->fex->compute_sums
+        ? inst->fex->compute_sums (w->priv[i], ref, dis, earlier, index,
+        f->sums + inst->sums_offset, error)
+        : inst->fex->extract (w->priv[i], ref, dis, index, &w->sink[i],
+        error);
+    if (!ok)
+      return FALSE;
   }
-  g_mutex_lock (&e->lock);
-  while (e->jobs_left)
-    g_cond_wait (&e->jobs_done, &e->lock);
-  g_mutex_unlock (&e->lock);
-  for (guint i = 0; i < n_jobs; i++) {
-    if (jobs[i].error) {
-      if (ok)
-        g_propagate_error (error, jobs[i].error);
-      else
-        g_error_free (jobs[i].error);
-      ok = FALSE;
+  return TRUE;
+}
+
+/* In the pushing thread, in frame order: the workers' puts into the
+ * table, and the sequential extractors' sums into them. */
+static gboolean
+pool_finish (gpointer user, unsigned index, gpointer frame_data,
+    GError **error)
+{
+  VhEngine *e = user;
+  PoolFrame *f = frame_data;
+
+  for (guint k = 0; k < f->record->len; k++) {
+    const RecordedPut *r = &g_array_index (f->record, RecordedPut, k);
+    Instance *inst = g_ptr_array_index (e->instances, r->instance);
+    if (r->plain)
+      vh_feature_sink_put_plain (&inst->sink, r->name, r->index, r->value);
+    else
+      vh_feature_sink_put (&inst->sink, r->name, r->index, r->value);
+  }
+  g_array_set_size (f->record, 0);
+  for (guint i = 0; i < e->instances->len; i++) {
+    Instance *inst = g_ptr_array_index (e->instances, i);
+    if (inst->on_workers && inst->fex->compute_sums
+        && !inst->fex->extract_sums (inst->priv, f->sums + inst->sums_offset,
+            index, &inst->sink, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* At the first push with n_threads > 1: the CPU extractors that can run
+ * with frames in flight get a state per worker, and the pool starts. */
+static gboolean
+start_workers (VhEngine *e, const VhPicture *ref, GError **error)
+{
+  static const VhFramePoolOps ops = {
+    pool_work, pool_finish, pool_frame_new, pool_frame_free,
+  };
+  unsigned lookback = 0, n_on_workers = 0;
+  gboolean chroma = FALSE;
+
+  e->pool_sums_size = 0;
+  for (guint i = 0; i < e->instances->len; i++) {
+    Instance *inst = g_ptr_array_index (e->instances, i);
+    const VhFeatureExtractor *fex = inst->fex;
+    inst->on_workers = !inst->accel_handle
+        && (!fex->sequential || fex->compute_sums);
+    if (!inst->on_workers)
+      continue;
+    n_on_workers++;
+    chroma |= fex->needs_chroma;
+    if (fex->compute_sums) {
+      inst->sums_offset = e->pool_sums_size;
+      e->pool_sums_size += (fex->sums_size + 15) & ~(size_t) 15;
+      if (fex->lookback)
+        lookback = MAX (lookback, fex->lookback (inst->opts));
     }
   }
-  return ok;
+  if (!n_on_workers)
+    return TRUE;
+
+  e->workers = g_new0 (WorkerState, e->n_threads);
+  for (unsigned w = 0; w < e->n_threads; w++) {
+    e->workers[w].priv = g_new0 (void *, e->instances->len);
+    e->workers[w].sink = g_new0 (VhFeatureSink, e->instances->len);
+    for (guint i = 0; i < e->instances->len; i++) {
+      const Instance *inst = g_ptr_array_index (e->instances, i);
+      if (!inst->on_workers)
+        continue;
+      void *priv = g_malloc0 (MAX (inst->fex->priv_size, 1));
+      if (inst->fex->init && !inst->fex->init (priv, inst->opts, &e->info,
+              error)) {
+        g_free (priv);
+        goto failed;
+      }
+      e->workers[w].priv[i] = priv;
+      e->workers[w].sink[i] = (VhFeatureSink) {
+        .suffix = inst->suffix, .record_instance = i,
+      };
+    }
+  }
+  e->frames = vh_frame_pool_new (e->n_threads, lookback,
+      chroma ? ref->nplanes : 1, &ops, e, error);
+  if (e->frames)
+    return TRUE;
+
+failed:
+  workers_free (e);
+  return FALSE;
 }
 
 void
@@ -264,13 +407,10 @@ vh_engine_free (VhEngine *e)
 {
   if (!e)
     return;
-  if (e->pool)
-    g_thread_pool_free (e->pool, FALSE, TRUE);
+  workers_free (e);
   if (e->accel)
     e->accel->free (e->accel_backend);
   g_clear_error (&e->deliver_error);
-  g_mutex_clear (&e->lock);
-  g_cond_clear (&e->jobs_done);
   g_ptr_array_unref (e->models);
   g_ptr_array_unref (e->instances);
   vh_score_table_free (e->table);
@@ -790,12 +930,17 @@ collect_accelerated (VhEngine *e, unsigned max_pending, GError **error)
   return TRUE;
 }
 
-/* Frames whose every feature is in: all pushed ones on the CPU, those the
- * accelerator handed back otherwise. */
+/* Frames whose every feature is in: the pushed ones, less those the
+ * accelerator or the workers still have. */
 static unsigned
 frames_complete (const VhEngine *e)
 {
-  return vh_engine_is_accelerated (e) ? e->n_delivered : e->n_pushed;
+  unsigned done = e->n_pushed;
+  if (vh_engine_is_accelerated (e))
+    done = MIN (done, e->n_delivered);
+  if (e->frames)
+    done = MIN (done, vh_frame_pool_n_finished (e->frames));
+  return done;
 }
 
 static void
@@ -861,7 +1006,13 @@ vh_engine_push (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
         e->n_accelerated, e->instances->len);
     return FALSE;
   }
-  if (!extract_all (e, ref, dis, error))
+  if (e->n_pushed == 0 && e->n_threads > 1 && !e->frames
+      && !start_workers (e, ref, error))
+    return FALSE;
+  if (!extract_here (e, ref, dis, error))
+    return FALSE;
+  if (e->frames && (!vh_frame_pool_submit (e->frames, ref, dis, error)
+          || !vh_frame_pool_drain (e->frames, FALSE, error)))
     return FALSE;
   if (vh_engine_is_accelerated (e)) {
     /* keep a slot free, then queue this frame and take what is done */
@@ -887,6 +1038,8 @@ vh_engine_flush (VhEngine *e, GError **error)
     return TRUE;
   if (!collect_accelerated (e, 0, error))
     return FALSE;
+  if (e->frames && !vh_frame_pool_drain (e->frames, TRUE, error))
+    return FALSE;
   for (guint i = 0; i < e->instances->len; i++) {
     Instance *inst = g_ptr_array_index (e->instances, i);
     if (inst->fex->flush && e->n_pushed
@@ -903,6 +1056,8 @@ vh_engine_reset (VhEngine *e)
 {
   if (e->accel)
     e->accel->reset (e->accel_backend);
+  if (e->frames)
+    vh_frame_pool_reset (e->frames);
   e->n_delivered = 0;
   g_clear_error (&e->deliver_error);
   for (guint i = 0; i < e->instances->len; i++) {
@@ -941,6 +1096,26 @@ vh_engine_release_frames (VhEngine *e, unsigned upto, unsigned subsample,
   }
   vh_score_table_retire (e->table, upto, subsample);
   return TRUE;
+}
+
+unsigned
+vh_engine_frames_in_flight (const VhEngine *e)
+{
+  if (e->n_threads < 2)
+    return 0;
+  for (guint i = 0; i < e->instances->len; i++) {
+    const Instance *inst = g_ptr_array_index (e->instances, i);
+    if (!inst->accel_handle && (!inst->fex->sequential
+            || inst->fex->compute_sums))
+      return e->n_threads + 2;
+  }
+  return 0;
+}
+
+unsigned
+vh_engine_threads (const VhEngine *e)
+{
+  return e->n_threads;
 }
 
 unsigned

@@ -362,23 +362,11 @@ emit_frame (MotionState *s, unsigned index, double score, VhFeatureSink *sink)
     emit_motion23 (s, index - 1, true, sink);
 }
 
+/* Frame `index`'s reference luma fits the stream */
 static gboolean
-motion_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
-    unsigned index, VhFeatureSink *sink, GError **error)
+check_reference (const MotionState *s, const VhPicture *ref, unsigned index,
+    GError **error)
 {
-  MotionState *s = priv;
-  const char *problem;
-  double score = 0.;
-
-  (void) dis;  /* motion looks at the reference only */
-
-  if (s->flushed || index != s->n_frames) {
-    g_set_error (error, VH_ERROR, VH_ERROR_STATE,
-        "motion: got frame %u, expected %s %u", index,
-        s->flushed ? "none after flush, stream ended at" : "frame",
-        s->n_frames);
-    return FALSE;
-  }
   if (!ref || ref->nplanes < 1) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "motion: frame %u has no reference luma", index);
@@ -397,12 +385,34 @@ motion_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
         s->height);
     return FALSE;
   }
-  problem = luma_plane_problem (&ref->plane[0], s->width, s->height, s->bpc);
+  const char *problem = luma_plane_problem (&ref->plane[0], s->width,
+      s->height, s->bpc);
   if (problem) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "motion: reference luma of frame %u %s", index, problem);
     return FALSE;
   }
+  return TRUE;
+}
+
+static gboolean
+motion_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
+    unsigned index, VhFeatureSink *sink, GError **error)
+{
+  MotionState *s = priv;
+  double score = 0.;
+
+  (void) dis;  /* motion looks at the reference only */
+
+  if (s->flushed || index != s->n_frames) {
+    g_set_error (error, VH_ERROR, VH_ERROR_STATE,
+        "motion: got frame %u, expected %s %u", index,
+        s->flushed ? "none after flush, stream ended at" : "frame",
+        s->n_frames);
+    return FALSE;
+  }
+  if (!check_reference (s, ref, index, error))
+    return FALSE;
 
   if (!s->opt.force_zero) {
     const VhPlane *cur = &ref->plane[0];
@@ -444,6 +454,27 @@ motion_extract_sums (void *priv, const void *sums, unsigned index,
   const double score = s->opt.force_zero || index < s->lag ? 0. :
       sad_to_score (s, *(const uint64_t *) sums);
   emit_frame (s, index, score, sink);
+  return TRUE;
+}
+
+/* Frames in flight: frame `index`'s SAD against frame index − lag, from
+ * the pool's pictures, with this instance's scratch only (any thread);
+ * motion_extract_sums then takes the SADs in order. */
+static gboolean
+motion_compute_sums (void *priv, const VhPicture *ref, const VhPicture *dis,
+    const VhPicture *const *earlier, unsigned index, void *sums,
+    GError **error)
+{
+  MotionState *s = priv;
+  uint64_t sad = 0;
+
+  (void) dis;
+  if (!check_reference (s, ref, index, error))
+    return FALSE;
+  if (!s->opt.force_zero && index >= s->lag)
+    sad = vh_motion_sad (s->work, &earlier[s->lag - 1]->plane[0],
+        &ref->plane[0], s->bpc);
+  memcpy (sums, &sad, sizeof sad);
   return TRUE;
 }
 
@@ -493,4 +524,8 @@ const VhFeatureExtractor vh_fex_motion = {
   .close = motion_close,
   .lookahead = motion_lookahead,
   .extract_sums = motion_extract_sums,
+  .sequential = true,
+  .compute_sums = motion_compute_sums,
+  .sums_size = sizeof (uint64_t),
+  .lookback = motion_lookahead,   /* the SAD reads frame index − lag */
 };

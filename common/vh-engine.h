@@ -73,6 +73,12 @@ char *vh_model_extractor_names (const VhModel *model);
 /* Frames a frame's scores wait for (1 with motion, 2 with the five-frame
  * window), for the element's latency. */
 unsigned vh_engine_lookahead (const VhEngine *engine);
+/* Frames a push may leave unfinished besides the lookahead: threads + 2
+ * where CPU extractors run on worker threads, 0 otherwise (known once the
+ * features, the size and the accelerator are). */
+unsigned vh_engine_frames_in_flight (const VhEngine *engine);
+/* The worker threads set_threads chose (capped at the number of CPUs). */
+unsigned vh_engine_threads (const VhEngine *engine);
 /* Adds a feature extractor with default options ("psnr", "vif", ...). */
 gboolean vh_engine_add_feature (VhEngine *engine, const char *name,
     GError **error);
@@ -82,9 +88,14 @@ gboolean vh_engine_add_feature_with_options (VhEngine *engine,
     const char *name, const VhModelOpt *opts, unsigned n_opts,
     GError **error);
 
-/* Worker threads for feature extraction (0: one per CPU, 1: none, the
- * default). Extractors of one frame run in parallel; frames stay in order.
- * Call before the first push. */
+/* Worker threads (0: one per CPU; 1: none, the default). With more than
+ * one, frames are scored in parallel, each on one worker (frames in
+ * flight, common/frame-pool.h): a push copies the pictures and returns, and
+ * a frame becomes final once its worker is done and every earlier frame is
+ * (scores are the same, frame by frame). At most n_threads + 2 frames are
+ * in flight, besides the lookahead (vh_engine_frames_in_flight). More
+ * threads than CPUs are capped (vh_engine_threads). Call before the first
+ * push. */
 gboolean vh_engine_set_threads (VhEngine *engine, unsigned n_threads,
     GError **error);
 

@@ -77,6 +77,22 @@ typedef struct VhFeatureExtractor {
    * motion SAD, VhPsnrSums), computed elsewhere. NULL: not accelerable. */
   gboolean (*extract_sums) (void *priv, const void *sums, unsigned index,
       VhFeatureSink *sink, GError **error);
+  /* Frames in flight (the engine's worker pool, vh_engine_set_threads).
+   * An extractor whose extract() keeps nothing from one frame to the next
+   * needs none of these: a second instance (init'ed alike) per worker runs
+   * it.  One that must see the frames in order (sequential) gives what
+   * extract_sums takes, computed from frame `index`'s pictures and the
+   * references of the lookback (opts) frames before it (earlier[0]: frame
+   * index - 1; NULL before the first frame), in any thread and with the
+   * state of a second instance: compute_sums writes sums_size bytes, and
+   * extract_sums then takes them in frame order.  Sequential without
+   * compute_sums: extract() runs in the pushing thread. */
+  bool sequential;
+  gboolean (*compute_sums) (void *priv, const VhPicture *ref,
+      const VhPicture *dis, const VhPicture *const *earlier, unsigned index,
+      void *sums, GError **error);
+  size_t sums_size;
+  unsigned (*lookback) (const void *opts);
   /* Refuses pictures whose layout it cannot read (planes, chroma
    * subsampling: the sizes of `layout` count, not its data), with the
    * reason.  The engine asks before the first frame; NULL: any layout. */

@@ -120,13 +120,17 @@ gst_vmafhip_update_latency (GstVmafHip * self, GstClockTime frame_duration)
 
   if (!GST_CLOCK_TIME_IS_VALID (frame_duration) || frame_duration == 0)
     return;
-  /* Frame i is final once frame i+lookahead arrives: that is our latency. */
-  latency = frame_duration * self->lookahead;
+  /* Frame i is final once frame i+lookahead arrives, and, with worker
+   * threads, once the frames in flight before it are scored: that is our
+   * latency. */
+  const guint frames = self->lookahead
+      + (self->engine ? vh_engine_frames_in_flight (self->engine) : 0);
+  latency = frame_duration * frames;
   if (latency == self->reported_latency)
     return;
   self->reported_latency = latency;
   GST_INFO_OBJECT (self, "latency %" GST_TIME_FORMAT " (%u frame(s))",
-      GST_TIME_ARGS (latency), self->lookahead);
+      GST_TIME_ARGS (latency), frames);
   gst_aggregator_set_latency (GST_AGGREGATOR (self), latency, latency);
 }
 
@@ -224,6 +228,11 @@ gst_vmafhip_build_engine (GstVmafHip * self, GError ** error)
   self->engine = vh_engine_new_unsized ();
   if (!vh_engine_set_threads (self->engine, self->cfg.threads, error))
     goto failed;
+  if (self->cfg.threads > vh_engine_threads (self->engine))
+    GST_ELEMENT_INFO (self, RESOURCE, SETTINGS,
+        ("threads=%u is more than this machine's %u CPUs: %u worker threads",
+            self->cfg.threads, vh_engine_threads (self->engine),
+            vh_engine_threads (self->engine)), (NULL));
   for (guint i = 0; i < self->specs->len; i++) {
     ModelSpec *spec = g_ptr_array_index (self->specs, i);
     VhModel *model = spec->model;

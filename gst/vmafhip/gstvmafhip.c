@@ -42,7 +42,9 @@
  *   frame.
  * - `results-filename` (string, NULL), `results-format` (enum none, xml,
  *   json, csv; none = json): write libvmaf's log at EOS.
- * - `threads` (uint, 0): engine worker threads, 0 = one per CPU.
+ * - `threads` (uint, 0): worker threads that score frames in parallel on
+ *   the CPU, one frame each (0 = one per CPU; capped at the number of CPUs
+ *   with an INFO message); the latency grows by threads + 2 frames.
  * - `backend` (enum auto, cpu, hip; auto), `device-id` (int, -1): where to
  *   score. hip requires a working GPU; auto takes one if it works, else
  *   warns once and uses the CPU. `active-backend` (read-only) and an INFO
@@ -820,8 +822,8 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
           rw));
   g_object_class_install_property (gobject_class, PROP_MS_SSIM,
       g_param_spec_boolean ("ms-ssim", "MS-SSIM",
-          "Also compute MS-SSIM (libvmaf's float_ms_ssim, on the CPU; "
-          "pictures of at least 176x176)", FALSE, rw));
+          "Also compute MS-SSIM (libvmaf's float_ms_ssim; pictures of at "
+          "least 176x176)", FALSE, rw));
   g_object_class_install_property (gobject_class, PROP_POOL_METHOD,
       g_param_spec_enum ("pool-method", "Pool method",
           "Pooled value reported as each metric's value (and 'score') in "
@@ -829,8 +831,10 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
           GST_TYPE_VMAFHIP_POOL_METHOD, DEFAULT_POOL_METHOD, rw));
   g_object_class_install_property (gobject_class, PROP_THREADS,
       g_param_spec_uint ("threads", "Threads",
-          "Worker threads for feature extraction (0 = one per CPU, "
-          "1 = none)", 0, G_MAXINT, DEFAULT_THREADS, rw));
+          "Worker threads scoring frames on the CPU in parallel, one frame "
+          "each (0 = one per CPU, 1 = none; capped at the number of CPUs; "
+          "adds up to threads + 2 frames of latency)", 0, G_MAXINT,
+          DEFAULT_THREADS, rw));
   g_object_class_install_property (gobject_class, PROP_SUBSAMPLE,
       g_param_spec_uint ("subsample", "Subsample",
           "Report and pool one of every N frames (frame messages and pooled "

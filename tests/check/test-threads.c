@@ -1,0 +1,209 @@
+/* vmafhip — the engine with worker threads (frames in flight,
+ * common/frame-pool.c), on content the project makes itself: every score
+ * of every frame equal to one thread's, frames final in order and never
+ * lost or scored twice, reset and errors in the middle of a stream. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "vh-engine.h"
+#include "vh-synth.h"
+
+#define W 256
+#define H 192
+#define FRAMES 23
+
+static void
+check_ok (gboolean ok, GError *error)
+{
+  ck_assert_msg (ok, "%s", error ? error->message : "failed");
+}
+
+/* vmaf_v0.6.1 (VIF, ADM, motion), motion with the five-frame window,
+ * PSNR (chroma), SSIM, MS-SSIM and CAMBI: every kind of extractor */
+static VhEngine *
+engine_new (unsigned threads, unsigned bpc)
+{
+  GError *error = NULL;
+  const VhVideoInfo info = { W, H, bpc };
+  VhEngine *e = vh_engine_new (&info, &error);
+  check_ok (e != NULL, error);
+  check_ok (vh_engine_set_threads (e, threads, &error), error);
+  check_ok (vh_engine_add_model (e, "vmaf_v0.6.1", "vmaf", NULL, &error),
+      error);
+  const VhModelOpt five = { "motion_five_frame_window", VH_OPTVAL_BOOL,
+    0, true, NULL };
+  check_ok (vh_engine_add_feature_with_options (e, "motion", &five, 1,
+          &error), error);
+  static const char *const features[] = { "psnr", "float_ssim",
+    "float_ms_ssim", "cambi" };
+  for (unsigned i = 0; i < G_N_ELEMENTS (features); i++)
+    check_ok (vh_engine_add_feature (e, features[i], &error), error);
+  return e;
+}
+
+static void
+push_frames (VhEngine *e, VhSynth *s, unsigned first, unsigned n)
+{
+  GError *error = NULL;
+  for (unsigned i = first; i < first + n; i++) {
+    VhPicture ref, dis;
+    vh_synth_render (s, i, 4, &ref, &dis);
+    check_ok (vh_engine_push (e, &ref, &dis, &error), error);
+    /* final frames only ever in order, never ahead of the lookahead */
+    const unsigned pushed = vh_engine_n_pushed (e);
+    const unsigned ahead = vh_engine_lookahead (e);
+    ck_assert_uint_le (vh_engine_n_final (e), pushed > ahead ? pushed - ahead
+        : 0);
+  }
+}
+
+static VhEngine *
+score (unsigned threads, unsigned bpc)
+{
+  GError *error = NULL;
+  VhEngine *e = engine_new (threads, bpc);
+  VhSynth *s = vh_synth_new (W, H, bpc, VH_SYNTH_420, 7);
+  push_frames (e, s, 0, FRAMES);
+  check_ok (vh_engine_flush (e, &error), error);
+  vh_synth_free (s);
+  return e;
+}
+
+/* Every metric of every frame of b equal to a's (the same doubles). */
+static void
+assert_same_scores (VhEngine *a, VhEngine *b)
+{
+  const VhScoreTable *ta = vh_engine_scores (a), *tb = vh_engine_scores (b);
+  ck_assert_uint_eq (vh_engine_n_final (a), FRAMES);
+  ck_assert_uint_eq (vh_engine_n_final (b), FRAMES);
+  ck_assert_uint_eq (vh_score_table_n_frames (tb), FRAMES);
+  ck_assert_uint_eq (vh_score_table_n_metrics (ta),
+      vh_score_table_n_metrics (tb));
+  ck_assert_uint_ge (vh_score_table_n_metrics (ta), 20);
+  for (unsigned m = 0; m < vh_score_table_n_metrics (ta); m++) {
+    const char *name = vh_score_table_metric_name (ta, m);
+    const int mb = vh_score_table_find (tb, name);
+    ck_assert_msg (mb >= 0, "%s missing with threads", name);
+    for (unsigned f = 0; f < FRAMES; f++) {
+      double va = NAN, vb = NAN;
+      ck_assert_msg (vh_score_table_get (ta, m, f, &va), "%s %u", name, f);
+      ck_assert_msg (vh_score_table_get (tb, (unsigned) mb, f, &vb),
+          "%s of frame %u missing with threads", name, f);
+      ck_assert_msg (va == vb, "%s of frame %u: %.17g, with threads %.17g",
+          name, f, va, vb);
+    }
+  }
+}
+
+START_TEST (test_same_scores)
+{
+  static const unsigned threads[] = { 2, 3, 8 };
+  const unsigned bpc = _i ? 10 : 8;
+  VhEngine *one = score (1, bpc);
+  ck_assert_uint_eq (vh_engine_frames_in_flight (one), 0);
+  for (unsigned k = 0; k < G_N_ELEMENTS (threads); k++) {
+    VhEngine *many = score (threads[k], bpc);
+    /* capped at the number of CPUs */
+    const unsigned workers = MIN (threads[k], g_get_num_processors ());
+    ck_assert_uint_eq (vh_engine_threads (many), workers);
+    ck_assert_uint_eq (vh_engine_frames_in_flight (many), workers + 2);
+    assert_same_scores (one, many);
+    vh_engine_free (many);
+  }
+  vh_engine_free (one);
+}
+END_TEST
+
+/* A flushing seek in the middle of a stream: frames in flight are
+ * dropped, the stream starts again at frame 0 and scores as a fresh one. */
+START_TEST (test_reset_mid_stream)
+{
+  GError *error = NULL;
+  VhEngine *one = score (1, 8);
+  VhEngine *e = engine_new (4, 8);
+  VhSynth *s = vh_synth_new (W, H, 8, VH_SYNTH_420, 7);
+  push_frames (e, s, 5, 9);      /* other frames, left in flight */
+  vh_engine_reset (e);
+  ck_assert_uint_eq (vh_engine_n_pushed (e), 0);
+  ck_assert_uint_eq (vh_engine_n_final (e), 0);
+  push_frames (e, s, 0, FRAMES);
+  check_ok (vh_engine_flush (e, &error), error);
+  assert_same_scores (one, e);
+  vh_synth_free (s);
+  vh_engine_free (e);
+  vh_engine_free (one);
+}
+END_TEST
+
+/* A worker's error (CAMBI refuses 10-bit samples above 1023) fails the
+ * push or the flush that meets it, names the frame, and every later call:
+ * no score from that frame on is reported. */
+START_TEST (test_worker_error)
+{
+  GError *error = NULL;
+  const VhVideoInfo info = { W, H, 10 };
+  VhEngine *e = vh_engine_new (&info, &error);
+  check_ok (vh_engine_set_threads (e, 3, &error), error);
+  check_ok (vh_engine_add_feature (e, "cambi", &error), error);
+  VhSynth *s = vh_synth_new (W, H, 10, VH_SYNTH_420, 7);
+  gboolean ok = TRUE;
+  unsigned i;
+  for (i = 0; ok && i < 12; i++) {
+    VhPicture ref, dis;
+    vh_synth_render (s, i, 4, &ref, &dis);
+    if (i == 4)
+      ((guint16 *) dis.plane[0].data)[W + 3] = 4000;
+    ok = vh_engine_push (e, &ref, &dis, &error);
+  }
+  if (ok)
+    ok = vh_engine_flush (e, &error);
+  ck_assert_msg (!ok, "a sample above 10 bits was scored");
+  ck_assert_msg (strstr (error->message, "frame 4")
+      && strstr (error->message, "above 10 bits"), "%s", error->message);
+  g_clear_error (&error);
+  ck_assert_uint_le (vh_engine_n_final (e), 4);
+  VhPicture ref, dis;
+  vh_synth_render (s, i, 4, &ref, &dis);
+  ck_assert (!vh_engine_push (e, &ref, &dis, &error));
+  ck_assert_msg (strstr (error->message, "frame 4"), "%s", error->message);
+  g_clear_error (&error);
+  vh_synth_free (s);
+  vh_engine_free (e);
+}
+END_TEST
+
+/* Freed with frames still in flight (no flush): nothing leaks or hangs. */
+START_TEST (test_free_in_flight)
+{
+  VhEngine *e = engine_new (3, 8);
+  VhSynth *s = vh_synth_new (W, H, 8, VH_SYNTH_420, 7);
+  push_frames (e, s, 0, 7);
+  vh_engine_free (e);
+  vh_synth_free (s);
+}
+END_TEST
+
+static Suite *
+threads_suite (void)
+{
+  Suite *s = suite_create ("vmafhip-threads");
+  TCase *tc = tcase_create ("frames-in-flight");
+  tcase_set_timeout (tc, 600);
+  tcase_add_loop_test (tc, test_same_scores, 0, 2);
+  tcase_add_test (tc, test_reset_mid_stream);
+  tcase_add_test (tc, test_worker_error);
+  tcase_add_test (tc, test_free_in_flight);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (threads_suite ());
+  srunner_run_all (sr, CK_NORMAL);
+  int failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed ? 1 : 0;
+}
