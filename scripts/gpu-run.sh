@@ -31,6 +31,7 @@ pack)
   bins=("$build"/tests/check/gpu/test-gpu-runtime "$build"/tests/check/gpu/test-gpu-features
         "$build"/tests/check/gpu/test-gpu-sums
         "$build"/tools/vmafhip-gpu-bench "$build"/tools/vmafhip-bench
+        "$build"/tools/vmafhip-score
         "$build"/tools/vmafhip-info
         "$build"/gst/vmafhip/vmafhip-element-bench
         "$build"/gst/vmafhip/vmafhip-pipeline-bench
@@ -90,7 +91,7 @@ remote)
   run() { echo "== $*"; "$@" 2>&1 | tee -a "$out/gpu-run.log"; return "${PIPESTATUS[0]}"; }
   what=${2:-all}
   export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
-  if [ "$what" != bench ]; then
+  if [ "$what" = all ] || [ "$what" = tests ]; then
   run "$dest/bin/vmafhip-info" || status=1
   run "$dest/bin/test-gpu-runtime" > /dev/null || status=1
   run "$dest/bin/test-gpu-sums" || status=1

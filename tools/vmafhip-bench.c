@@ -1,14 +1,21 @@
-/* vmafhip-bench — CPU engine throughput, single-threaded.
+/* vmafhip-bench — CPU engine throughput.
  *
  * Renders a few synthetic frame pairs up front (not timed), then scores them
- * in a loop with vmaf_v0.6.1 and with each feature alone, and prints frames
- * per second. A benchmark program, not a test.
+ * in a loop with vmaf_v0.6.1 and with each feature alone (one thread), and
+ * prints frames per second; then vmaf_v0.6.1 at each --threads count (frames
+ * in flight on worker threads). With --libvmaf PATH (libvmaf's `vmaf` tool,
+ * never part of vmafhip), the same frames are written to two YUV files and
+ * libvmaf and vmafhip-score (beside this program) score them at each thread
+ * count, whole programs timed. A benchmark program, not a test.
  *
  *   vmafhip-bench [--frames N] [--sizes 1920x1080,3840x2160]
+ *       [--threads 1,2,4,all] [--libvmaf /path/to/vmaf]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 
 #include "vh-engine.h"
 #include "vh-synth.h"
@@ -22,11 +29,11 @@ typedef struct {
 
 static double
 run_once (const VhVideoInfo *info, Frame *frames, unsigned n_frames,
-    const char *model, const char *feature)
+    const char *model, const char *feature, unsigned threads)
 {
   GError *error = NULL;
   VhEngine *e = vh_engine_new (info, &error);
-  gboolean ok = e != NULL;
+  gboolean ok = e != NULL && vh_engine_set_threads (e, threads, &error);
   if (ok && model)
     ok = vh_engine_add_model (e, model, NULL, NULL, &error);
   if (ok && feature)
@@ -47,18 +54,111 @@ run_once (const VhVideoInfo *info, Frame *frames, unsigned n_frames,
   return n_frames / ((t1 - t0) / 1e6);
 }
 
+/* "all": every CPU; else a number (0 if it is none) */
+static unsigned
+thread_count (const char *s)
+{
+  if (!strcmp (s, "all"))
+    return g_get_num_processors ();
+  guint64 n = 0;
+  return g_ascii_string_to_unsigned (s, 10, 1, 4096, &n, NULL)
+      ? (unsigned) n : 0;
+}
+
+/* Wall time of a whole program run, in seconds (exits on failure). */
+static double
+time_program (char **argv)
+{
+  GError *error = NULL;
+  int status = 0;
+  const gint64 t0 = g_get_monotonic_time ();
+  if (!g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+          NULL, NULL, &status, &error)
+      || !g_spawn_check_wait_status (status, &error)) {
+    fprintf (stderr, "vmafhip-bench: %s: %s\n", argv[0], error->message);
+    exit (1);
+  }
+  return (g_get_monotonic_time () - t0) / 1e6;
+}
+
+/* The frames as two 8-bit 4:2:0 files, n_frames long */
+static void
+write_yuv (const char *path, Frame *frames, unsigned n_frames, gboolean ref)
+{
+  FILE *f = fopen (path, "wb");
+  if (!f) {
+    perror (path);
+    exit (1);
+  }
+  for (unsigned i = 0; i < n_frames; i++) {
+    const VhPicture *p = ref ? &frames[i % DISTINCT_FRAMES].ref
+        : &frames[i % DISTINCT_FRAMES].dis;
+    for (unsigned c = 0; c < 3; c++)
+      for (unsigned y = 0; y < p->plane[c].height; y++)
+        fwrite ((const guint8 *) p->plane[c].data + y * p->plane[c].stride, 1,
+            p->plane[c].width, f);
+  }
+  fclose (f);
+}
+
+/* libvmaf's CLI and vmafhip-score on the same files, vmaf_v0.6.1 */
+static void
+compare_clis (const char *libvmaf, const char *score_tool,
+    const VhVideoInfo *info, Frame *frames, unsigned n_frames,
+    char **threads)
+{
+  char *dir = g_dir_make_tmp ("vmafhip-bench-XXXXXX", NULL);
+  char *ref = g_build_filename (dir, "ref.yuv", NULL);
+  char *dis = g_build_filename (dir, "dis.yuv", NULL);
+  char *w = g_strdup_printf ("%u", info->width);
+  char *h = g_strdup_printf ("%u", info->height);
+  write_yuv (ref, frames, n_frames, TRUE);
+  write_yuv (dis, frames, n_frames, FALSE);
+  for (guint t = 0; threads[t]; t++) {
+    char n[16];
+    g_snprintf (n, sizeof n, "%u", thread_count (threads[t]));
+    char *tool_argv[2][20] = {
+      { (char *) libvmaf, "-r", ref, "-d", dis, "-w", w, "-h", h, "-p", "420",
+        "-b", "8", "--threads", n, "-q", "--json", "-o", "/dev/null",
+        NULL },
+      { (char *) score_tool, "-r", ref, "-d", dis, "-w", w, "-h", h, "-p",
+        "420", "-b", "8", "--threads", n, "--backend", "cpu", "-q",
+        NULL },
+    };
+    const double lv = n_frames / time_program (tool_argv[0]);
+    const double vh = n_frames / time_program (tool_argv[1]);
+    printf ("%ux%u  %s threads: libvmaf %.1f fps, vmafhip-score %.1f fps "
+        "(%.2fx)\n", info->width, info->height, n, lv, vh, vh / lv);
+    fflush (stdout);
+  }
+  g_unlink (ref);
+  g_unlink (dis);
+  g_rmdir (dir);
+  g_free (ref);
+  g_free (dis);
+  g_free (dir);
+  g_free (w);
+  g_free (h);
+}
+
 int
 main (int argc, char **argv)
 {
   int n_frames = 48;
   char *sizes = NULL;
-  char *features = NULL;
+  char *features = NULL, *threads = NULL, *libvmaf = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames per run (48)", "N"},
     {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes,
         "Comma-separated sizes (1920x1080,3840x2160)", "LIST"},
     {"features", 0, 0, G_OPTION_ARG_STRING, &features,
         "Comma-separated features timed alone (vif,adm,motion)", "LIST"},
+    {"threads", 0, 0, G_OPTION_ARG_STRING, &threads,
+        "Comma-separated thread counts for vmaf_v0.6.1 (1; all: every CPU)",
+        "LIST"},
+    {"libvmaf", 0, 0, G_OPTION_ARG_FILENAME, &libvmaf,
+        "libvmaf's vmaf tool: compare whole programs on the same files",
+        "PATH"},
     {NULL, 0, 0, 0, NULL, NULL, NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- vmafhip CPU benchmark");
@@ -71,9 +171,19 @@ main (int argc, char **argv)
   g_option_context_free (ctx);
   char **list = g_strsplit (sizes ? sizes : "1920x1080,3840x2160", ",", -1);
 
-  printf ("# vmafhip CPU engine, 1 thread, 8-bit 4:2:0 synthetic content, "
+  printf ("# vmafhip CPU engine, 8-bit 4:2:0 synthetic content, "
       "%d frames per run\n", n_frames);
   char **feats = g_strsplit (features ? features : "vif,adm,motion", ",", -1);
+  char **thread_list = g_strsplit (threads ? threads : "", ",", -1);
+  for (guint t = 0; thread_list[t]; t++)
+    if (!thread_count (thread_list[t])) {
+      fprintf (stderr, "vmafhip-bench: bad thread count '%s'\n",
+          thread_list[t]);
+      return 2;
+    }
+  char *here = g_path_get_dirname (argv[0]);
+  char *score_tool = g_build_filename (here, "vmafhip-score", NULL);
+  g_free (here);
   printf ("%-10s %12s", "size", "vmaf_v0.6.1");
   for (guint f = 0; feats[f]; f++)
     printf (" %13s", feats[f]);
@@ -95,18 +205,30 @@ main (int argc, char **argv)
     }
     vh_synth_free (synth);
     const double fps_model = run_once (&info, frames, n_frames, "vmaf_v0.6.1",
-        NULL);
+        NULL, 1);
     printf ("%-10s %8.1f fps", list[s], fps_model);
     for (guint f = 0; feats[f]; f++)
       printf (" %9.1f fps", run_once (&info, frames, n_frames, NULL,
-              feats[f]));
+              feats[f], 1));
     printf ("\n");
+    for (guint t = 0; thread_list[t]; t++) {
+      const unsigned n = thread_count (thread_list[t]);
+      printf ("%-10s vmaf_v0.6.1, %u threads: %.1f fps\n", list[s], n,
+          run_once (&info, frames, n_frames, "vmaf_v0.6.1", NULL, n));
+    }
+    if (libvmaf)
+      compare_clis (libvmaf, score_tool, &info, frames, n_frames,
+          thread_list);
     fflush (stdout);
     for (unsigned i = 0; i < DISTINCT_FRAMES; i++)
       g_free (frames[i].store);
   }
   g_strfreev (list);
   g_strfreev (feats);
+  g_strfreev (thread_list);
+  g_free (score_tool);
+  g_free (threads);
+  g_free (libvmaf);
   g_free (sizes);
   g_free (features);
   return 0;

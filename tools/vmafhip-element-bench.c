@@ -21,12 +21,14 @@
 int
 main (int argc, char **argv)
 {
-  int n_frames = 600;
+  int n_frames = 600, threads = 0;
   char *size = NULL, *backend = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames (600)", "N"},
     {"size", 0, 0, G_OPTION_ARG_STRING, &size, "WxH (1920x1080)", "WxH"},
     {"backend", 0, 0, G_OPTION_ARG_STRING, &backend, "hip or cpu (hip)", "B"},
+    {"threads", 0, 0, G_OPTION_ARG_INT, &threads,
+        "The element's threads (0: one per CPU, its default)", "N"},
     {NULL, 0, 0, 0, NULL, NULL, NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- vmafhip element benchmark");
@@ -44,9 +46,9 @@ main (int argc, char **argv)
 
   char *desc = g_strdup_printf ("appsrc name=r format=time block=true "
       "max-buffers=8 ! v.ref_sink appsrc name=d format=time block=true "
-      "max-buffers=8 ! v.dist_sink vmafhip name=v backend=%s "
+      "max-buffers=8 ! v.dist_sink vmafhip name=v backend=%s threads=%d "
       "frame-message=false model-filename=vmaf_v0.6.1 ! fakesink sync=false",
-      backend ? backend : "hip");
+      backend ? backend : "hip", MAX (threads, 0));
   GstElement *pipe = gst_parse_launch (desc, &error);
   if (!pipe) {
     fprintf (stderr, "pipeline: %s\n", error->message);
