@@ -13,7 +13,10 @@
 #                               .gpurun/out); ab: the raw-file pipelines
 #                               with this plugin and another build of it
 #                               (OLD_PLUGIN=path/libgstvmafhip.so at pack
-#                               time), alternating, AB_ROUNDS rounds
+#                               time), alternating, AB_ROUNDS rounds;
+#                               PACK_TESTDATA=0 / PACK_BENCH=0 at pack time
+#                               leave the test vectors / the benchmark
+#                               programs out (a smaller pack)
 #
 # With the device tool: pack here, then run `scripts/gpu-run.sh remote`
 # there with carry [".gpurun"].
@@ -30,11 +33,7 @@ pack)
   mkdir -p "$dest/bin" "$dest/plugin"
   bins=("$build"/tests/check/gpu/test-gpu-runtime "$build"/tests/check/gpu/test-gpu-features
         "$build"/tests/check/gpu/test-gpu-sums
-        "$build"/tools/vmafhip-gpu-bench "$build"/tools/vmafhip-bench
-        "$build"/tools/vmafhip-score
         "$build"/tools/vmafhip-info
-        "$build"/gst/vmafhip/vmafhip-element-bench
-        "$build"/gst/vmafhip/vmafhip-pipeline-bench
         "$build"/tests/check/elements/test-element-vmafhip
         "$build"/tests/check/elements/test-element-vmafhip-pairing
         "$build"/tests/check/elements/test-element-vmafhip-results
@@ -43,6 +42,12 @@ pack)
         "$build"/tests/check/elements/test-element-vmafhip-timeline
         "$build"/tests/check/elements/test-element-vmafhip-memory
         "$build"/tests/check/elements/test-element-vmafhip-golden)
+  # PACK_BENCH=0: the tests only (the benchmark programs carry every
+  # kernel image each, and the carry is limited)
+  [ "${PACK_BENCH:-1}" = 0 ] || bins+=("$build"/tools/vmafhip-gpu-bench
+        "$build"/tools/vmafhip-bench "$build"/tools/vmafhip-score
+        "$build"/gst/vmafhip/vmafhip-element-bench
+        "$build"/gst/vmafhip/vmafhip-pipeline-bench)
   cp "${bins[@]}" "$dest/bin/"
   strip "$dest"/bin/* 2>/dev/null || true   # smaller pack
   cp "$build"/gst/vmafhip/libgstvmafhip.so "$dest/plugin/"
@@ -58,7 +63,7 @@ pack)
   ../shared/device/pack-gst-runtime "$dest/gstrt" "$dest"/bin/* "$dest/plugin/libgstvmafhip.so" $nvcodec
   [ -z "$nvcodec" ] || cp "$nvcodec" "$dest/gstrt/plugins/"
   strip "$dest"/gstrt/lib/* "$dest"/gstrt/plugins/* 2>/dev/null || true
-  if [ -d ../shared/testdata ]; then
+  if [ -d ../shared/testdata ] && [ "${PACK_TESTDATA:-1}" != 0 ]; then
     mkdir -p "$dest/testdata"
     cp -r ../shared/testdata/clips ../shared/testdata/golden "$dest/testdata/"
     # no H.264 decoder travels: decode the first frames of the MP4 pair here
