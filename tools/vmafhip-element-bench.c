@@ -1,10 +1,11 @@
 /* vmafhip-element-bench — the vmafhip element end to end, from system
  * memory: two appsrc push the same few pre-rendered I420 frame pairs (input
- * generation is outside the timing), vmafhip scores them with vmaf_v0.6.1,
- * fakesink takes the output.
+ * generation is outside the timing), vmafhip scores them with vmaf_v0.6.1
+ * (or --model), fakesink takes the output.
  *
  *   GST_PLUGIN_PATH=build/gst/vmafhip vmafhip-element-bench \
- *       [--frames N] [--size 1920x1080] [--backend hip|cpu]
+ *       [--frames N] [--size 1920x1080] [--backend hip|cpu] [--threads N]
+ *       [--model NAME]
  *
  * A benchmark program, not a test.
  */
@@ -22,11 +23,13 @@ int
 main (int argc, char **argv)
 {
   int n_frames = 600, threads = 0;
-  char *size = NULL, *backend = NULL;
+  char *size = NULL, *backend = NULL, *model = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames (600)", "N"},
     {"size", 0, 0, G_OPTION_ARG_STRING, &size, "WxH (1920x1080)", "WxH"},
     {"backend", 0, 0, G_OPTION_ARG_STRING, &backend, "hip or cpu (hip)", "B"},
+    {"model", 0, 0, G_OPTION_ARG_STRING, &model,
+        "The element's model-filename (vmaf_v0.6.1)", "NAME"},
     {"threads", 0, 0, G_OPTION_ARG_INT, &threads,
         "The element's threads (0: one per CPU, its default)", "N"},
     {NULL, 0, 0, 0, NULL, NULL, NULL}
@@ -47,8 +50,9 @@ main (int argc, char **argv)
   char *desc = g_strdup_printf ("appsrc name=r format=time block=true "
       "max-buffers=8 ! v.ref_sink appsrc name=d format=time block=true "
       "max-buffers=8 ! v.dist_sink vmafhip name=v backend=%s threads=%d "
-      "frame-message=false model-filename=vmaf_v0.6.1 ! fakesink sync=false",
-      backend ? backend : "hip", MAX (threads, 0));
+      "frame-message=false model-filename=%s ! fakesink sync=false",
+      backend ? backend : "hip", MAX (threads, 0),
+      model ? model : "vmaf_v0.6.1");
   GstElement *pipe = gst_parse_launch (desc, &error);
   if (!pipe) {
     fprintf (stderr, "pipeline: %s\n", error->message);
