@@ -365,7 +365,8 @@ static const guint8 log2_steps[4096] = {
 const uint16_t *
 vh_vif_log2_table (void)
 {
-  static uint16_t table[65536];
+  /* one spare entry: the AVX-512 statistic gathers 32 bits an entry */
+  static uint16_t table[65536 + 2];
   static gsize built;
 
   if (g_once_init_enter (&built)) {

@@ -10,7 +10,7 @@
  * FMA: σ₂² − g·σ₁₂ must not be contracted into a fused multiply-add (the
  * truncated sv² would differ now and then). GCC contracts by default in its
  * GNU modes when the target has FMA and ignores #pragma STDC FP_CONTRACT,
- * so the product goes through a volatile (see vif_pixel); -std=c11 or
+ * so the product goes through a volatile (see vif-pixels.c); -std=c11 or
  * -ffp-contract=off is still the recommended build.
  *
  * Layout: each scale is a separable filter, vertical then horizontal, one
@@ -35,6 +35,7 @@
 #include <glib.h>
 
 #include "vif.h"
+#include "vif-pixels.h"
 #include "vh-multiversion.h"
 #include "vh-feature.h"
 
@@ -64,8 +65,6 @@ static const unsigned vif_half[VH_VIF_SCALES] = { 8, 4, 2, 1 };
 /* Keeps every index and size comfortably within int and size_t. */
 #define VIF_MAX_SIZE (1u << 20)
 
-/* σ_n² = 2 in the units of the statistics ((8-bit pixel)² · 2^16). */
-#define SIGMA_NSQ (2 * 65536)
 
 /* Kernels are inlined into their callers, where run lengths are known to
  * be multiples of VIF_ALIGN. */
@@ -104,6 +103,7 @@ struct VhVifWork {
    * reads: 2 pictures x VIF_MAX_TAPS rows x VIF_ALIGN 16-bit samples. */
   uint8_t *tail;
   const uint16_t *log2;
+  VhVifPixelsFunc pixels;
   void *mem;
 };
 
@@ -125,22 +125,6 @@ mirror_margins (uint16_t *row, unsigned w, unsigned half)
     row[-(int) f] = row[f];
     row[w - 1 + f] = row[w - 1 - f];
   }
-}
-
-/* Q11 log2 of x ≥ 2^17: the top 16 bits through the table, the shift
- * (truncating, as libvmaf) in whole units of 2048. */
-VIF_INLINE int32_t
-log2_q11_32 (const uint16_t *table, uint32_t x)
-{
-  const int k = 16 - __builtin_clz (x);
-  return table[x >> k] + 2048 * k;
-}
-
-VIF_INLINE int32_t
-log2_q11_64 (const uint16_t *table, uint64_t x)
-{
-  const int k = 48 - __builtin_clzll (x);
-  return table[x >> k] + 2048 * k;
 }
 
 /* ---------------------------------------------------------------------
@@ -450,38 +434,8 @@ vertical_row (VhVifWork *work, const VifVerticalJob *job,
 typedef struct VifPixelParams {
   double enhn_gain_limit;
   const uint16_t *log2;
+  VhVifPixelsFunc pixels;       /* vif-pixels.c: plain C or AVX-512 */
 } VifPixelParams;
-
-/* libvmaf's per-pixel contribution, in its order of operations. */
-VIF_INLINE void
-vif_pixel (int32_t sigma1_sq, int32_t sigma2_sq, int32_t sigma12,
-    const VifPixelParams *p, VhVifScaleSums *acc)
-{
-  if (sigma1_sq < SIGMA_NSQ) {
-    acc->num_non_log += sigma2_sq;
-    acc->den_non_log++;
-    return;
-  }
-  /* log2(1 + σ₁²/σ_n²) as L(σ_n² + σ₁²) − L(σ_n²), L(2^17) = 17·2048. */
-  acc->den_log += log2_q11_32 (p->log2, SIGMA_NSQ + sigma1_sq) - 17 * 2048;
-  if (sigma12 > 0 && sigma2_sq > 0) {
-    /* The epsilon is libvmaf's, kept for bit-exactness. */
-    double g = sigma12 / (sigma1_sq + 65536 * 1.0e-10);
-    /* libvmaf rounds g·σ₁₂ before subtracting (no FMA). The volatile
-     * keeps it so whatever the compiler's contraction setting. */
-    volatile double g_sigma12 = g * sigma12;
-    /* libvmaf truncates to int32 then clamps at 0; the double is at most
-     * σ₂², and a very negative one (out of int32) also ends at 0. */
-    const double sv_sq_d = sigma2_sq - g_sigma12;
-    const int32_t sv_sq = sv_sq_d > 0 ? (int32_t) sv_sq_d : 0;
-    /* The gain limit applies after sv² (libvmaf's order). */
-    if (!(g < p->enhn_gain_limit))
-      g = p->enhn_gain_limit;
-    const uint32_t n1 = (uint32_t) sv_sq + SIGMA_NSQ;
-    const int64_t n2 = (int64_t) (g * g * sigma1_sq) + n1;
-    acc->num_log += log2_q11_64 (p->log2, n2) - log2_q11_64 (p->log2, n1);
-  }
-}
 
 /* Horizontal filter of the row buffers over columns [j0, j0 + n) (n a
  * multiple of VIF_ALIGN, possibly past the row end), then the statistics
@@ -525,8 +479,8 @@ horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
     sigma12[j] = (int32_t) (xy - mu12);
   }
 
-  for (unsigned j = 0; j < valid; j++)
-    vif_pixel (sigma1_sq[j], sigma2_sq[j], sigma12[j], p, sums);
+  p->pixels (sigma1_sq, sigma2_sq, sigma12, valid, p->enhn_gain_limit,
+      p->log2, sums);
 }
 
 /* Sums of one scale. `ref`/`dis` are its rows (input plane at scale 0,
@@ -713,6 +667,7 @@ vh_vif_work_new (unsigned width, unsigned height)
     for (unsigned k = 0; k <= 2 * vif_half[s]; k++)
       work->taps[s][k] = vif_taps[s][k];
   work->log2 = vh_vif_log2_table ();
+  work->pixels = vh_vif_pixels_best ();
   return work;
 }
 
@@ -741,6 +696,7 @@ vh_vif_compute_sums_from (VhVifWork *work, const VhPlane *ref,
   const VifPixelParams params = {
     .enhn_gain_limit = enhn_gain_limit,
     .log2 = work->log2,
+    .pixels = work->pixels,
   };
   const bool wide = bpc > 8;
   /* Scale 0 brings everything to 8-bit units: μ by >> bpc; squares not at

@@ -1,0 +1,183 @@
+/* vmafhip — VIF's per-pixel statistic, plain C and AVX-512 (vif-pixels.h). */
+#include "vif-pixels.h"
+
+#include <glib.h>
+
+/* Q11 log2 of x >= 2^17: the top 16 bits through the table, the shift
+ * (truncating, as libvmaf) in whole units of 2048. */
+static inline int32_t
+log2_q11_32 (const uint16_t *table, uint32_t x)
+{
+  const int k = 16 - __builtin_clz (x);
+  return table[x >> k] + 2048 * k;
+}
+
+static inline int32_t
+log2_q11_64 (const uint16_t *table, uint64_t x)
+{
+  const int k = 48 - __builtin_clzll (x);
+  return table[x >> k] + 2048 * k;
+}
+
+void
+vh_vif_pixels_scalar (const int32_t *sigma1_sq, const int32_t *sigma2_sq,
+    const int32_t *sigma12, unsigned n, double enhn_gain_limit,
+    const uint16_t *log2, VhVifScaleSums *acc)
+{
+  for (unsigned j = 0; j < n; j++) {
+    const int32_t s1 = sigma1_sq[j], s2 = sigma2_sq[j], s12 = sigma12[j];
+    if (s1 < VH_VIF_SIGMA_NSQ) {
+      acc->num_non_log += s2;
+      acc->den_non_log++;
+      continue;
+    }
+    /* log2(1 + σ₁²/σ_n²) as L(σ_n² + σ₁²) − L(σ_n²), L(2^17) = 17·2048. */
+    acc->den_log += log2_q11_32 (log2, VH_VIF_SIGMA_NSQ + s1) - 17 * 2048;
+    if (s12 > 0 && s2 > 0) {
+      /* The epsilon is libvmaf's, kept for bit-exactness. */
+      double g = s12 / (s1 + 65536 * 1.0e-10);
+      /* libvmaf rounds g·σ₁₂ before subtracting (no FMA). The volatile
+       * keeps it so whatever the compiler's contraction setting. */
+      volatile double g_sigma12 = g * s12;
+      /* libvmaf truncates to int32 then clamps at 0; the double is at most
+       * σ₂², and a very negative one (out of int32) also ends at 0. */
+      const double sv_sq_d = s2 - g_sigma12;
+      const int32_t sv_sq = sv_sq_d > 0 ? (int32_t) sv_sq_d : 0;
+      /* The gain limit applies after sv² (libvmaf's order). */
+      if (!(g < enhn_gain_limit))
+        g = enhn_gain_limit;
+      const uint32_t n1 = (uint32_t) sv_sq + VH_VIF_SIGMA_NSQ;
+      const int64_t n2 = (int64_t) (g * g * s1) + n1;
+      acc->num_log += log2_q11_64 (log2, n2) - log2_q11_64 (log2, n1);
+    }
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+
+#define AVX512 __attribute__ ((target ("avx512f,avx512cd,avx512dq,avx512vl,avx512bw")))
+#define ROUND (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+
+/* table[x] for 8 uint32 indices (lanes in `m`; the table has a spare
+ * entry at its end, as gathers read 32 bits) */
+AVX512 static inline __m256i
+gather_log2_32 (const uint16_t *table, __m256i idx, __mmask8 m)
+{
+  const __m256i v = _mm256_mmask_i32gather_epi32 (_mm256_setzero_si256 (), m,
+      idx, (const int *) table, 2);
+  return _mm256_and_si256 (v, _mm256_set1_epi32 (0xffff));
+}
+
+/* log2_q11_64 of 8 uint64 values (lanes in `m`) */
+AVX512 static inline __m512i
+log2_q11_64x8 (const uint16_t *table, __m512i x, __mmask8 m)
+{
+  const __m512i k = _mm512_sub_epi64 (_mm512_set1_epi64 (48),
+      _mm512_lzcnt_epi64 (x));
+  const __m512i idx = _mm512_srlv_epi64 (x, k);
+  const __m256i t = _mm512_mask_i64gather_epi32 (_mm256_setzero_si256 (), m,
+      idx, (const int *) table, 2);
+  const __m512i t64 = _mm512_cvtepu32_epi64 (_mm256_and_si256 (t,
+          _mm256_set1_epi32 (0xffff)));
+  return _mm512_add_epi64 (t64, _mm512_slli_epi64 (k, 11));
+}
+
+/* Eight pixels at a time, every operation the scalar one's: the same
+ * double division, products and truncations, the same table lookups. */
+AVX512 static void
+pixels_avx512 (const int32_t *sigma1_sq, const int32_t *sigma2_sq,
+    const int32_t *sigma12, unsigned n, double enhn_gain_limit,
+    const uint16_t *log2, VhVifScaleSums *acc)
+{
+  const __m256i nsq = _mm256_set1_epi32 (VH_VIF_SIGMA_NSQ);
+  const __m256i zero = _mm256_setzero_si256 ();
+  const __m512d eps = _mm512_set1_pd (65536 * 1.0e-10);
+  const __m512d limit = _mm512_set1_pd (enhn_gain_limit);
+  __m512i num_non_log = _mm512_setzero_si512 ();
+  __m512i den_log = _mm512_setzero_si512 ();
+  __m512i num_log = _mm512_setzero_si512 ();
+  int64_t den_non_log = 0;
+
+  for (unsigned j = 0; j < n; j += 8) {
+    const __mmask8 live = n - j >= 8 ? 0xff
+        : (__mmask8) ((1u << (n - j)) - 1);
+    const __m256i s1 = _mm256_maskz_loadu_epi32 (live, sigma1_sq + j);
+    const __m256i s2 = _mm256_maskz_loadu_epi32 (live, sigma2_sq + j);
+    const __m256i s12 = _mm256_maskz_loadu_epi32 (live, sigma12 + j);
+
+    /* σ₁² < σ_n²: σ₂² and a count */
+    const __mmask8 small = _mm256_mask_cmplt_epi32_mask (live, s1, nsq);
+    num_non_log = _mm512_mask_add_epi64 (num_non_log, small, num_non_log,
+        _mm512_cvtepi32_epi64 (s2));
+    den_non_log += __builtin_popcount (small);
+    const __mmask8 big = live & (__mmask8) ~small;
+    if (!big)
+      continue;
+
+    /* L32(σ_n² + σ₁²) − 17·2048 */
+    const __m256i x = _mm256_add_epi32 (s1, nsq);
+    const __m256i k = _mm256_sub_epi32 (_mm256_set1_epi32 (16),
+        _mm256_lzcnt_epi32 (x));
+    const __m256i l = _mm256_add_epi32 (gather_log2_32 (log2,
+            _mm256_srlv_epi32 (x, k), big), _mm256_slli_epi32 (k, 11));
+    den_log = _mm512_mask_add_epi64 (den_log, big, den_log,
+        _mm512_cvtepi32_epi64 (_mm256_sub_epi32 (l,
+                _mm256_set1_epi32 (17 * 2048))));
+
+    const __mmask8 pos = big & _mm256_cmpgt_epi32_mask (s12, zero)
+        & _mm256_cmpgt_epi32_mask (s2, zero);
+    if (!pos)
+      continue;
+    const __m512d d1 = _mm512_cvtepi32_pd (s1);
+    const __m512d d12 = _mm512_cvtepi32_pd (s12);
+    __m512d g = _mm512_div_pd (d12, _mm512_add_pd (d1, eps));
+    /* the _round forms are never fused into an FMA, whatever the build's
+     * contraction setting (g·σ₁₂ is rounded before the subtraction) */
+    const __m512d sv_d = _mm512_sub_round_pd (_mm512_cvtepi32_pd (s2),
+        _mm512_mul_round_pd (g, d12, ROUND), ROUND);
+    const __m256i sv = _mm256_maskz_mov_epi32 (_mm512_cmp_pd_mask (sv_d,
+            _mm512_setzero_pd (), _CMP_GT_OQ), _mm512_cvttpd_epi32 (sv_d));
+    g = _mm512_mask_blend_pd (_mm512_cmp_pd_mask (g, limit, _CMP_LT_OQ),
+        limit, g);
+    const __m512i n1 = _mm512_cvtepu32_epi64 (_mm256_add_epi32 (sv, nsq));
+    const __m512i n2 = _mm512_add_epi64 (_mm512_cvttpd_epi64
+        (_mm512_mul_round_pd (_mm512_mul_round_pd (g, g, ROUND), d1, ROUND)),
+        n1);
+    num_log = _mm512_mask_add_epi64 (num_log, pos, num_log,
+        _mm512_sub_epi64 (log2_q11_64x8 (log2, n2, pos),
+            log2_q11_64x8 (log2, n1, pos)));
+  }
+  acc->num_non_log += _mm512_reduce_add_epi64 (num_non_log);
+  acc->den_non_log += den_non_log;
+  acc->den_log += _mm512_reduce_add_epi64 (den_log);
+  acc->num_log += _mm512_reduce_add_epi64 (num_log);
+}
+
+VhVifPixelsFunc
+vh_vif_pixels_avx512 (void)
+{
+  __builtin_cpu_init ();
+  if (__builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512cd")
+      && __builtin_cpu_supports ("avx512dq")
+      && __builtin_cpu_supports ("avx512vl")
+      && __builtin_cpu_supports ("avx512bw"))
+    return pixels_avx512;
+  return NULL;
+}
+#else
+VhVifPixelsFunc
+vh_vif_pixels_avx512 (void)
+{
+  return NULL;
+}
+#endif
+
+VhVifPixelsFunc
+vh_vif_pixels_best (void)
+{
+  const char *simd = g_getenv ("VMAFHIP_CPU_SIMD");
+  VhVifPixelsFunc f = simd && !g_strcmp0 (simd, "0") ? NULL
+      : vh_vif_pixels_avx512 ();
+  return f ? f : vh_vif_pixels_scalar;
+}
