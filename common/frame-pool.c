@@ -240,7 +240,16 @@ vh_frame_pool_submit (VhFramePool *pool, const VhPicture *ref,
   pool->n_running++;
   g_mutex_unlock (&pool->lock);
   pool->n_submitted++;
-  return g_thread_pool_push (pool->threads, slot, error);
+  GError *err = NULL;
+  if (!g_thread_pool_push (pool->threads, slot, &err)) {
+    /* no thread for it: the frame fails when drained, like a work error */
+    g_mutex_lock (&pool->lock);
+    slot->error = err;
+    slot->state = SLOT_DONE;
+    pool->n_running--;
+    g_mutex_unlock (&pool->lock);
+  }
+  return TRUE;
 }
 
 void

@@ -278,9 +278,9 @@ motion_init (void *priv, const void *opts, const VhVideoInfo *info,
   s->lag = s->opt.five_frame_window ? 2 : 1;
   s->row_bytes = (size_t) s->width * (s->bpc > 8 ? 2 : 1);
   s->work = vh_motion_work_new (s->width, s->height);
-  /* With force_zero libvmaf never looks at the pictures. */
-  if (!s->opt.force_zero)
-    s->history = g_malloc ((size_t) s->lag * s->row_bytes * s->height);
+  /* the frames kept for the SAD: allocated by the first extract (a
+   * worker's copy, which only runs compute_sums, never needs them) */
+  s->history = NULL;
   return TRUE;
 }
 
@@ -416,6 +416,8 @@ motion_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
 
   if (!s->opt.force_zero) {
     const VhPlane *cur = &ref->plane[0];
+    if (!s->history)
+      s->history = g_malloc ((size_t) s->lag * s->row_bytes * s->height);
     uint8_t *slot = s->history
         + (size_t) (index % s->lag) * s->row_bytes * s->height;
 
