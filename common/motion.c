@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "motion.h"
+#include "vh-multiversion.h"
 #include "vh-feature.h"
 
 /* The blur's taps: one source with the GPU kernels. */
@@ -95,7 +96,7 @@ hblur_row_abs_sum (const int32_t *restrict v, unsigned width)
  * is arithmetic (GCC/Clang, as libvmaf assumes). Rows whose vertical pass is
  * all zero add nothing, so they skip the horizontal pass, as libvmaf does. */
 #define DEFINE_MOTION_SAD(suffix, pixel_t)                                    \
-static uint64_t                                                               \
+VH_MULTIVERSION static uint64_t                                               \
 motion_sad_##suffix (const VhPlane *prev, const VhPlane *cur, unsigned bpc,   \
     int32_t *restrict vrow)                                                   \
 {                                                                             \
