@@ -213,8 +213,9 @@ vh_adm_work_free (VhAdmWork *work)
 /* Both tap sets down four rows. Scale 0 fits int32 (8-12 bit input, so
  * 16x16-bit products), the coarser scales need int64 like libvmaf. */
 #define DEF_DWT_VERTICAL(name, src_t, mul_t, acc_t)                           \
-  static void name (const src_t *r0, const src_t *r1, const src_t *r2,        \
-      const src_t *r3, int n, acc_t add_lo, acc_t add_hi, int shift,          \
+  VH_MULTIVERSION static void name (const src_t *r0, const src_t *r1,       \
+      const src_t *r2, const src_t *r3, int n, acc_t add_lo, acc_t add_hi,    \
+      int shift,                                                              \
       int32_t *restrict lo, int32_t *restrict hi)                             \
   {                                                                           \
     FOR_COLUMNS (j, 0, n, {                                                   \
@@ -234,7 +235,8 @@ DEF_DWT_VERTICAL (dwt_vertical_i32, int32_t, int64_t, int64_t)
 /* Both tap sets along a padded row, keeping every second output. At scale
  * 0 the vertical outputs fit int16 (|v| < 27500). */
 #define DEF_DWT_HORIZONTAL(name, mul_t, acc_t)                                \
-  static void name (const int32_t *t, int half, acc_t add, int shift,         \
+  VH_MULTIVERSION static void name (const int32_t *t, int half, acc_t add,  \
+      int shift,                                                              \
       int32_t *restrict lo, int32_t *restrict hi)                             \
   {                                                                           \
     FOR_COLUMNS (j, 0, half, {                                                \
@@ -459,7 +461,7 @@ restore_row_int (const int32_t *o, const int32_t *t, const int32_t *k,
 
 /* Scale 0 with an integer egl: bands stay within ±23000 for 8-12 bit input
  * (the DWT gains bound them) and egl ≤ 100, so int32 suffices. */
-static void
+VH_MULTIVERSION static void
 restore_row_s0 (const int32_t *o, const int32_t *t, const int32_t *k,
     const uint8_t *within_1deg, int l, int r, int32_t egl,
     int32_t *restrict out)
@@ -550,7 +552,7 @@ csf_row_s0 (const int32_t *rr, const int32_t *t, int l, int r, int32_t weight,
 
 /* The same at scales 1-3, where the CM signal is the CSF output itself.
  * Sums are modulo 2^32 like libvmaf's int32 ones on x86. */
-static void
+VH_MULTIVERSION static void
 csf_row_s123 (const int32_t *rr, const int32_t *t, int l, int r,
     uint32_t weight, int32_t *restrict x_dlm, int32_t *restrict x_aim,
     int32_t *restrict m_dlm, int32_t *restrict c_dlm,
