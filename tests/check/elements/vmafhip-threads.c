@@ -6,6 +6,8 @@
 
 #include <gst/check/gstcheck.h>
 
+#include "vh-element-fixture.h"
+
 #define FRAMES 40
 
 /* ref: videotestsrc; dist: the same through videobalance (so the scores
@@ -196,6 +198,37 @@ GST_START_TEST (test_threads_capped)
 
 GST_END_TEST;
 
+/* A worker's error (CAMBI refuses a 10-bit sample above 1023 in frame 3):
+ * an element error that names the frame, the pushes after it refused, and
+ * the element torn down with frames in flight. */
+GST_START_TEST (test_threads_worker_error)
+{
+  Fixture *f = fixture_new ("backend=cpu threads=2 features=cambi", FALSE);
+  video_info_init (&f->ref_info, "I420_10LE", 256, 144);
+  video_info_init (&f->dist_info, "I420_10LE", 256, 144);
+  gst_harness_set_src_caps (f->ref, gst_video_info_to_caps (&f->ref_info));
+  gst_harness_set_src_caps (f->dist, gst_video_info_to_caps (&f->dist_info));
+  content_init (&f->content, &f->ref_info, 5);
+  GstFlowReturn ret = GST_FLOW_OK;
+  for (guint i = 0; i < 12 && ret == GST_FLOW_OK; i++) {
+    VhPicture r, d;
+    render (f, i, &r, &d);
+    if (i == 3)
+      ((guint16 *) d.plane[0].data)[2 * 256 + 5] = 3000;
+    ret = gst_harness_push (f->ref, make_buffer (&f->ref_info, &r, i, 0));
+    if (ret == GST_FLOW_OK)
+      ret = gst_harness_push (f->dist, make_buffer (&f->dist_info, &d, i,
+              0));
+  }
+  fail_unless (ret != GST_FLOW_OK, "frames kept being scored after the bad "
+      "sample");
+  static const gchar *const needles[] = { "frame 3", "above 10 bits", NULL };
+  expect_message (f->bus, &f->seen, GST_MESSAGE_ERROR, needles);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
 static Suite *
 vmafhip_threads_suite (void)
 {
@@ -205,6 +238,7 @@ vmafhip_threads_suite (void)
   tcase_add_test (tc, test_threads_latency);
   tcase_add_test (tc, test_threads_state_changes_and_seek);
   tcase_add_test (tc, test_threads_capped);
+  tcase_add_test (tc, test_threads_worker_error);
   suite_add_tcase (s, tc);
   return s;
 }
