@@ -4,6 +4,8 @@
 #   --cuda-memory   also GStreamer's CUDA library headers (CUDA memory in;
 #                   needs the CUDA toolkit's cuda.h too). Heavy on Debian 12:
 #                   libgstreamer-plugins-bad1.0-dev depends on OpenCV.
+#   --aarch64       instead: the arm64 cross compilers, qemu and the engine's
+#                   arm64 libraries (scripts/test-aarch64.sh)
 set -euo pipefail
 
 packages=(
@@ -18,6 +20,16 @@ packages=(
 )
 [ "${1:-}" != --cuda-memory ] || packages+=(libgstreamer-plugins-bad1.0-dev)
 
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+if [ "${1:-}" = --aarch64 ]; then
+  packages=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu qemu-user-static
+    meson ninja-build pkg-config
+    libglib2.0-dev:arm64 libjson-glib-dev:arm64 check:arm64 libstdc++6:arm64)
+  dpkg --print-foreign-architectures | grep -qx arm64 \
+    || $sudo dpkg --add-architecture arm64
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" \
@@ -28,8 +40,6 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
 echo "install-deps: installing ${missing[*]}"
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

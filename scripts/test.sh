@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs, builds and runs every test. Golden tests read ../shared/testdata
-# (override with VMAFHIP_TESTDATA) and are skipped, loudly, without it.
+# Installs, builds and runs every test, then the engine's on 64-bit Arm
+# under qemu (scripts/test-aarch64.sh; VMAFHIP_SKIP_AARCH64=1 leaves it
+# out). Golden tests read ../shared/testdata (override with
+# VMAFHIP_TESTDATA) and are skipped, loudly, without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -16,4 +18,8 @@ for line in open(sys.argv[1]):
     counts[key] += 1
 print(f"tests: {counts['OK']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
 PY
+# the engine on 64-bit Arm, under qemu
+if [ "${VMAFHIP_SKIP_AARCH64:-0}" != 1 ]; then
+  scripts/test-aarch64.sh || status=1
+fi
 exit $status
