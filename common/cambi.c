@@ -16,9 +16,14 @@
  * place, as libvmaf's do: with small pictures the window reaches past a
  * scale's rows and reads what earlier scales left there, as libvmaf does.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "vh-feature-internal.h"
 #include "vh-multiversion.h"
@@ -65,6 +70,7 @@ typedef struct {
   bool full_ref;
   int eotf, cambi_eotf;
   int cambi_high_res_speedup;
+  char heatmaps_path[VH_OPT_STRING_SIZE];
 } CambiOptions;
 
 typedef struct {
@@ -85,6 +91,11 @@ typedef struct {
   uint16_t *deriv;              /* 7 rows of zero-derivative flags */
   uint32_t *colsum;             /* per column: flags in the 7-row window */
   float *c_values;
+  /* heatmaps_path: one file per scale (-1: none); written with pwrite at
+   * each frame's offset, so that the engine's workers, each with a state
+   * of its own, can share the files */
+  int heatmap_fd[NUM_SCALES];
+  uint16_t *heatmap_row;
 } CambiState;
 
 #define OPT(f) offsetof (CambiOptions, f)
@@ -113,6 +124,8 @@ static const VhOptionDesc cambi_options[] = {
       true},
   {"cambi_high_res_speedup", "hrs", VH_OPT_INT, 0, 0, 2160,
       OPT (cambi_high_res_speedup), true},
+  {"heatmaps_path", NULL, VH_OPT_STRING, 0, 0, 0, OPT (heatmaps_path),
+      false},
   {NULL, NULL, VH_OPT_BOOL, 0, 0, 0, 0, false},
 };
 
@@ -230,6 +243,10 @@ static void
 cambi_close (void *priv)
 {
   CambiState *s = priv;
+  for (int k = 0; k < NUM_SCALES; k++)
+    if (s->heatmap_fd[k] >= 0)
+      close (s->heatmap_fd[k]);
+  g_free (s->heatmap_row);
   g_free (s->image);
   g_free (s->mask);
   g_free (s->hist);
@@ -237,6 +254,80 @@ cambi_close (void *priv)
   g_free (s->deriv);
   g_free (s->colsum);
   g_free (s->c_values);
+}
+
+/* libvmaf's heatmap files, cambi_heatmap_scale_K_WxH_16b.gray, named with
+ * the encode size halved per scale (also with the high-resolution
+ * speed-up, whose maps are half that), emptied at start */
+static gboolean
+open_heatmaps (CambiState *s, const char *path, GError **error)
+{
+  for (int k = 0; k < NUM_SCALES; k++)
+    s->heatmap_fd[k] = -1;
+  if (!path[0])
+    return TRUE;
+  if (g_mkdir_with_parents (path, 0770) != 0) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "cambi: heatmaps_path %s: cannot create the folder: %s", path,
+        g_strerror (errno));
+    return FALSE;
+  }
+  unsigned w = s->enc_w, h = s->enc_h;
+  for (int k = 0; k < NUM_SCALES; k++) {
+    char name[64];
+    g_snprintf (name, sizeof name, "cambi_heatmap_scale_%d_%ux%u_16b.gray", k,
+        w, h);
+    char *file = g_build_filename (path, name, NULL);
+    const int fd = g_open (file, O_WRONLY | O_CREAT, 0666);
+    if (fd < 0 || ftruncate (fd, 0) != 0) {
+      g_set_error (error, VH_ERROR, VH_ERROR_IO,
+          "cambi: heatmaps_path: cannot write %s: %s", file,
+          g_strerror (errno));
+      if (fd >= 0)
+        close (fd);
+      g_free (file);
+      for (int j = 0; j < k; j++) {
+        close (s->heatmap_fd[j]);
+        s->heatmap_fd[j] = -1;
+      }
+      return FALSE;
+    }
+    g_free (file);
+    s->heatmap_fd[k] = fd;
+    w = (w + 1) >> 1;
+    h = (h + 1) >> 1;
+  }
+  s->heatmap_row = g_new (uint16_t, s->stride);
+  return TRUE;
+}
+
+/* One scale's contrast values as libvmaf dumps them: scaled so that the
+ * largest possible value (the top step weight times a quarter of the
+ * window) is 65535, truncated to 16 bits, frame `index` at its offset. */
+static gboolean
+write_heatmap (CambiState *s, int scale, unsigned w, unsigned h,
+    unsigned window, unsigned index, GError **error)
+{
+  int max_weight = contrast_weights[0];
+  for (int d = 0; d < s->num_diffs; d++)
+    max_weight = MAX (max_weight, contrast_weights[d]);
+  const int max_c = max_weight * (int) window * (int) window / 4;
+  const double scaling = (double) ((1 << 16) - 1) / max_c;
+  for (unsigned i = 0; i < h; i++) {
+    const float *c = s->c_values + (size_t) i * w;
+    for (unsigned j = 0; j < w; j++)
+      s->heatmap_row[j] = (uint16_t) (scaling * c[j]);
+    const off_t at = ((off_t) index * h + i) * w * sizeof (uint16_t);
+    const size_t bytes = w * sizeof (uint16_t);
+    if (pwrite (s->heatmap_fd[scale], s->heatmap_row, bytes, at)
+        != (ssize_t) bytes) {
+      g_set_error (error, VH_ERROR, VH_ERROR_IO,
+          "cambi: writing the heatmap of scale %d, frame %u: %s", scale,
+          index, g_strerror (errno));
+      return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -343,7 +434,7 @@ cambi_init (void *priv, const void *opts_, const VhVideoInfo *info,
   s->deriv = g_new (uint16_t, MASK_FILTER_SIZE * (size_t) aw);
   s->colsum = g_new (uint32_t, aw);
   s->c_values = g_new (float, (size_t) aw * ah);
-  return TRUE;
+  return open_heatmaps (s, o->heatmaps_path, error);
 }
 
 /* ---- preprocessing: to 10 bits at the encode size */
@@ -658,14 +749,18 @@ pool_topk (float *c, double topk, int n)
 }
 
 static gboolean
-score_picture (CambiState *s, const VhPlane *p, bool is_src, double *score)
+score_picture (CambiState *s, const VhPlane *p, bool is_src, unsigned index,
+    double *score, GError **error)
 {
   unsigned w = is_src ? s->src_w : s->enc_w, h = is_src ? s->src_h : s->enc_h;
   unsigned window = is_src ? s->src_window : s->window;
   double per_scale[NUM_SCALES];
 
-  if (!preprocess (s, p, w, h))
+  if (!preprocess (s, p, w, h)) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "cambi: frame %u has luma samples above %u bits", index, s->bpc);
     return FALSE;
+  }
   spatial_mask (s, w, h);
   for (int scale = 0; scale < NUM_SCALES; scale++) {
     if (scale > 0 || s->speedup) {
@@ -676,6 +771,10 @@ score_picture (CambiState *s, const VhPlane *p, bool is_src, double *score)
     }
     filter_mode (s, w, h);
     c_values (s, window, (int) w, (int) h);
+    /* libvmaf dumps the distorted picture's maps only */
+    if (s->heatmap_row && !is_src
+        && !write_heatmap (s, scale, w, h, window, index, error))
+      return FALSE;
     per_scale[scale] = pool_topk (s->c_values, s->topk, (int) (w * h));
   }
   double sum = 0.0;
@@ -692,12 +791,12 @@ cambi_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
   CambiState *s = priv;
   double dist, src;
 
-  if (!score_picture (s, &dis->plane[0], false, &dist))
-    goto bad_sample;
+  if (!score_picture (s, &dis->plane[0], false, index, &dist, error))
+    return FALSE;
   vh_feature_sink_put (sink, "cambi", index, MIN (dist, s->max_val));
   if (s->full_ref) {
-    if (!score_picture (s, &ref->plane[0], true, &src))
-      goto bad_sample;
+    if (!score_picture (s, &ref->plane[0], true, index, &src, error))
+      return FALSE;
     /* libvmaf prints these two without the option suffix */
     vh_feature_sink_put_plain (sink, "cambi_source", index,
         MIN (src, s->max_val));
@@ -705,11 +804,6 @@ cambi_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
         MIN (MAX (0, dist - src), s->max_val));
   }
   return TRUE;
-
-bad_sample:
-  g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-      "cambi: frame %u has luma samples above %u bits", index, s->bpc);
-  return FALSE;
 }
 
 const VhFeatureExtractor vh_fex_cambi = {

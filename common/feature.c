@@ -104,6 +104,8 @@ option_get (const VhOptionDesc *o, const void *opts)
     case VH_OPT_INT:
     case VH_OPT_ENUM:
       return *(const int *) p;
+    case VH_OPT_STRING:
+      return 0;               /* not a number: compared as text */
     case VH_OPT_DOUBLE:
     default:
       return *(const double *) p;
@@ -125,6 +127,8 @@ option_put (const VhOptionDesc *o, void *opts, double v)
     case VH_OPT_DOUBLE:
       *(double *) p = v;
       break;
+    case VH_OPT_STRING:
+      break;                  /* empty by default (zeroed) */
   }
 }
 
@@ -159,6 +163,20 @@ vh_feature_opts_set (const VhFeatureExtractor *fex, void *opts,
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "feature '%s' has no option '%s'", fex->name, mopt->key);
     return FALSE;
+  }
+  if (o->type == VH_OPT_STRING) {
+    if (mopt->kind != VH_OPTVAL_STRING)
+      goto wrong_type;
+    if (strlen (mopt->string) >= VH_OPT_STRING_SIZE) {
+      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+          "option '%s' of feature '%s' is longer than %d characters",
+          o->name, fex->name, VH_OPT_STRING_SIZE - 1);
+      return FALSE;
+    }
+    char *dst = (char *) opts + o->offset;
+    memset (dst, 0, VH_OPT_STRING_SIZE);
+    strcpy (dst, mopt->string);
+    return TRUE;
   }
   switch (mopt->kind) {
     case VH_OPTVAL_BOOL:
@@ -204,7 +222,8 @@ wrong_type:
   g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
       "option '%s' of feature '%s' wants %s", o->name, fex->name,
       o->type == VH_OPT_BOOL ? "a boolean" :
-      o->type == VH_OPT_INT ? "an integer" : "a number");
+      o->type == VH_OPT_INT ? "an integer" :
+      o->type == VH_OPT_STRING ? "text (a path)" : "a number");
   return FALSE;
 }
 
@@ -241,6 +260,8 @@ vh_feature_opts_suffix (const VhFeatureExtractor *fex, const void *opts)
         g_string_append_printf (s, "_%s_%s", key,
             fex->enum_names (o->name)[(int) option_get (o, opts)]);
         break;
+      case VH_OPT_STRING:
+        break;                /* never a feature parameter */
       case VH_OPT_DOUBLE:
         /* libvmaf prints with %g in the C locale */
         g_ascii_formatd (num, sizeof num, "%g", option_get (o, opts));

@@ -20,11 +20,16 @@ G_BEGIN_DECLS
 
 /* VH_OPT_ENUM: libvmaf's string options with a fixed set of values
  * ("eotf": "bt1886", "pq"); stored as the int index into the names that the
- * extractor's `enum_names` gives, printed in output names as the name. */
-typedef enum { VH_OPT_BOOL, VH_OPT_INT, VH_OPT_DOUBLE, VH_OPT_ENUM } VhOptType;
+ * extractor's `enum_names` gives, printed in output names as the name.
+ * VH_OPT_STRING: free text (a path), stored as a NUL-terminated char array
+ * of VH_OPT_STRING_SIZE bytes, empty by default; never a feature parameter. */
+typedef enum {
+  VH_OPT_BOOL, VH_OPT_INT, VH_OPT_DOUBLE, VH_OPT_ENUM, VH_OPT_STRING
+} VhOptType;
+#define VH_OPT_STRING_SIZE 512
 
 /* One option of an extractor. The value lives in the extractor's options
- * struct (at `offset`) as bool, int or double according to `type`. */
+ * struct (at `offset`) as bool, int, double or chars according to `type`. */
 typedef struct VhOptionDesc {
   const char *name;      /* libvmaf option name: "vif_enhn_gain_limit" */
   const char *alias;     /* name-suffix key: "egl" (NULL: use name) */

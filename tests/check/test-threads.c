@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "vh-engine.h"
 #include "vh-synth.h"
 
@@ -184,6 +186,107 @@ START_TEST (test_free_in_flight)
 }
 END_TEST
 
+/* CAMBI's heatmaps (heatmaps_path): one file per scale, named as
+ * libvmaf's, each frame at its offset: byte for byte the same whether one
+ * thread or several workers (each with its own CAMBI state) write them. */
+static GBytes *
+heatmap_files (unsigned threads, const char *dir, unsigned n)
+{
+  GError *error = NULL;
+  const VhVideoInfo info = { W, H, 8 };
+  VhEngine *e = vh_engine_new (&info, &error);
+  check_ok (vh_engine_set_threads (e, threads, &error), error);
+  const VhModelOpt path = { "heatmaps_path", VH_OPTVAL_STRING, 0, false,
+    dir };
+  check_ok (vh_engine_add_feature_with_options (e, "cambi", &path, 1,
+          &error), error);
+  /* a slow ramp in 8 bits: flat bands one level apart, what CAMBI sees */
+  guint8 *luma = g_malloc (W * H), *chroma = g_malloc (W * H / 4);
+  memset (chroma, 128, W * H / 4);
+  for (unsigned i = 0; i < n; i++) {
+    for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++)
+        luma[y * W + x] = (guint8) (40 + (x + 2 * y + 5 * i) / 37);
+    VhPicture pic = { .nplanes = 3, .bpc = 8 };
+    pic.plane[0] = (VhPlane) { luma, W, W, H, 1 };
+    pic.plane[1] = (VhPlane) { chroma, W / 2, W / 2, H / 2, 1 };
+    pic.plane[2] = pic.plane[1];
+    check_ok (vh_engine_push (e, &pic, &pic, &error), error);
+  }
+  check_ok (vh_engine_flush (e, &error), error);
+  vh_engine_free (e);          /* closes the files */
+  g_free (luma);
+  g_free (chroma);
+
+  GByteArray *all = g_byte_array_new ();
+  unsigned w = W, h = H;
+  for (int k = 0; k < 5; k++) {
+    char *name = g_strdup_printf ("%s/cambi_heatmap_scale_%d_%ux%u_16b.gray",
+        dir, k, w, h);
+    gchar *data;
+    gsize len;
+    ck_assert_msg (g_file_get_contents (name, &data, &len, NULL), "no %s",
+        name);
+    ck_assert_uint_eq (len, (gsize) n * w * h * 2);
+    g_byte_array_append (all, (const guint8 *) data, (guint) len);
+    g_free (data);
+    g_unlink (name);
+    g_free (name);
+    w = (w + 1) >> 1;
+    h = (h + 1) >> 1;
+  }
+  g_rmdir (dir);
+  return g_byte_array_free_to_bytes (all);
+}
+
+START_TEST (test_cambi_heatmaps)
+{
+  char *tmp = g_dir_make_tmp ("vmafhip-heatmaps-XXXXXX", NULL);
+  char *one_dir = g_build_filename (tmp, "one", NULL);
+  char *many_dir = g_build_filename (tmp, "many", "deeper", NULL);
+  GBytes *one = heatmap_files (1, one_dir, 7);
+  GBytes *many = heatmap_files (3, many_dir, 7);
+  ck_assert (g_bytes_equal (one, many));
+  /* the content has flat areas: some contrast values are not zero */
+  gsize len;
+  const guint8 *b = g_bytes_get_data (one, &len);
+  gsize nonzero = 0;
+  for (gsize i = 0; i < len; i++)
+    nonzero += b[i] != 0;
+  ck_assert_uint_gt (nonzero, 0);
+  g_bytes_unref (one);
+  g_bytes_unref (many);
+  char *parent = g_build_filename (tmp, "many", NULL);
+  g_rmdir (parent);
+  g_rmdir (tmp);
+  g_free (parent);
+  g_free (one_dir);
+  g_free (many_dir);
+  g_free (tmp);
+
+  /* a folder that cannot be made: an error at start that names it */
+  GError *error = NULL;
+  const VhVideoInfo info = { W, H, 8 };
+  VhEngine *e = vh_engine_new (&info, &error);
+  const VhModelOpt bad = { "heatmaps_path", VH_OPTVAL_STRING, 0, false,
+    "/proc/vmafhip-no-such/heatmaps" };
+  ck_assert (!vh_engine_add_feature_with_options (e, "cambi", &bad, 1,
+          &error));
+  ck_assert_msg (strstr (error->message, "heatmaps_path")
+      && strstr (error->message, "/proc/vmafhip-no-such"), "%s",
+      error->message);
+  g_clear_error (&error);
+  /* and a number where a path is wanted */
+  const VhModelOpt number = { "heatmaps_path", VH_OPTVAL_NUMBER, 3, false,
+    NULL };
+  ck_assert (!vh_engine_add_feature_with_options (e, "cambi", &number, 1,
+          &error));
+  ck_assert_msg (strstr (error->message, "a path"), "%s", error->message);
+  g_clear_error (&error);
+  vh_engine_free (e);
+}
+END_TEST
+
 static Suite *
 threads_suite (void)
 {
@@ -194,6 +297,7 @@ threads_suite (void)
   tcase_add_test (tc, test_reset_mid_stream);
   tcase_add_test (tc, test_worker_error);
   tcase_add_test (tc, test_free_in_flight);
+  tcase_add_test (tc, test_cambi_heatmaps);
   suite_add_tcase (s, tc);
   return s;
 }
