@@ -4,6 +4,7 @@
  * and state changes; more threads than CPUs capped with a note. */
 #include <string.h>
 
+#include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 
 #include "vh-element-fixture.h"
@@ -229,6 +230,47 @@ GST_START_TEST (test_threads_worker_error)
 
 GST_END_TEST;
 
+/* CAMBI's heatmaps through the element, with workers: every frame is in
+ * the files at the end (the reset at the end of the measurement keeps
+ * them). */
+GST_START_TEST (test_threads_cambi_heatmaps)
+{
+  char *dir = g_dir_make_tmp ("vmafhip-heatmaps-XXXXXX", NULL);
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=6 "
+      "pattern=gradient ! video/x-raw,width=320,height=240,format=I420 ! "
+      "tee name=t t. ! queue ! v.ref_sink t. ! queue ! v.dist_sink vmafhip "
+      "name=v backend=cpu threads=2 features=cambi=heatmaps_path=%s ! "
+      "fakesink", dir);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  fail_unless (pipe != NULL, "%s", desc);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS);
+  gst_message_unref (m);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  guint w = 320, h = 240;
+  for (int k = 0; k < 5; k++) {
+    gchar *file = g_strdup_printf ("%s/cambi_heatmap_scale_%d_%ux%u_16b.gray",
+        dir, k, w, h);
+    GStatBuf st;
+    fail_unless (g_stat (file, &st) == 0, "no %s", file);
+    fail_unless_equals_uint64 ((guint64) st.st_size, 6ull * w * h * 2);
+    g_unlink (file);
+    g_free (file);
+    w = (w + 1) >> 1;
+    h = (h + 1) >> 1;
+  }
+  g_rmdir (dir);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+  g_free (desc);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 static Suite *
 vmafhip_threads_suite (void)
 {
@@ -239,6 +281,7 @@ vmafhip_threads_suite (void)
   tcase_add_test (tc, test_threads_state_changes_and_seek);
   tcase_add_test (tc, test_threads_capped);
   tcase_add_test (tc, test_threads_worker_error);
+  tcase_add_test (tc, test_threads_cambi_heatmaps);
   suite_add_tcase (s, tc);
   return s;
 }
