@@ -1,103 +1,16 @@
-/* vmafhip — the CPU scoring engine. */
+/* vmafhip — the CPU scoring engine: features and their sinks, pictures,
+ * frames, the accelerator, finality. Models are in engine-models.c, frames
+ * in flight on worker threads in engine-workers.c. */
 #include <string.h>
 
-#include "vh-engine.h"
-#include "frame-pool.h"
-#include "vh-accel.h"
-#include "vh-feature-internal.h"
-
-/* A put made by a worker: kept with its frame, written to the table in the
- * pushing thread, in frame order (the table has no lock). */
-typedef struct {
-  unsigned instance, index;
-  gboolean plain;
-  char *name;
-  double value;
-} RecordedPut;
-
-struct VhFeatureSink {
-  VhScoreTable *table;
-  const char *suffix;
-  GHashTable *metric_of_name;   /* base name -> metric index + 1 */
-  GArray *record;               /* a worker's: RecordedPut, not the table */
-  unsigned record_instance;
-};
-
-typedef struct {
-  const VhFeatureExtractor *fex;
-  void *opts;
-  void *priv;
-  char *suffix;
-  VhFeatureSink sink;
-  gboolean initialised;
-  gpointer accel_handle;        /* non-NULL: the accelerator computes it */
-  gboolean on_workers;          /* frames in flight: the workers run it */
-  size_t sums_offset;           /* compute_sums' output in a PoolFrame */
-} Instance;
-
-/* A worker's own state of each instance it runs (NULL for the others), and
- * sinks that record. */
-typedef struct {
-  void **priv;
-  VhFeatureSink *sink;
-} WorkerState;
-
-/* What a frame in flight carries besides its pictures. */
-typedef struct {
-  guint8 *sums;
-  GArray *record;               /* RecordedPut */
-} PoolFrame;
-
-typedef struct {
-  VhModel *model;
-  char *report_name;
-  VhModelFlags flags;
-  GArray *feature_metric;  /* unsigned: table metric of each model feature */
-  unsigned score_metric;
-} BoundModel;
-
-struct VhEngine {
-  VhVideoInfo info;
-  gboolean have_info;     /* the picture size is known: instances are set up */
-  GPtrArray *instances;   /* Instance* */
-  GPtrArray *models;      /* BoundModel* */
-  VhScoreTable *table;
-  GArray *metric_kind;    /* guint8 VhMetricKind per model output metric */
-  unsigned n_pushed;
-  unsigned n_final;
-  unsigned lookahead;     /* frames a score waits for (max of extractors') */
-  gboolean flushed;
-
-  /* Accelerator (GPU backend), if any: frames it has handed back. */
-  const VhAccelOps *accel;
-  gpointer accel_backend;
-  unsigned n_delivered;
-  unsigned n_accelerated;       /* instances the accelerator took */
-  GError *deliver_error;
-
-  /* Frames in flight on worker threads (frame-pool.c), from the first
-   * push when n_threads > 1. */
-  unsigned n_threads;
-  VhFramePool *frames;
-  WorkerState *workers;   /* n_threads */
-  size_t pool_sums_size;
-};
-
-static void
-record_put (VhFeatureSink *sink, gboolean plain, const char *name,
-    unsigned index, double value)
-{
-  const RecordedPut r = { sink->record_instance, index, plain,
-    g_strdup (name), value };
-  g_array_append_val (sink->record, r);
-}
+#include "engine-private.h"
 
 void
 vh_feature_sink_put (VhFeatureSink *sink, const char *name, unsigned index,
     double value)
 {
   if (sink->record) {
-    record_put (sink, FALSE, name, index, value);
+    vh_engine_record_put (sink, FALSE, name, index, value);
     return;
   }
   gpointer v = g_hash_table_lookup (sink->metric_of_name, name);
@@ -119,19 +32,16 @@ vh_feature_sink_put_plain (VhFeatureSink *sink, const char *name,
     unsigned index, double value)
 {
   if (sink->record) {
-    record_put (sink, TRUE, name, index, value);
+    vh_engine_record_put (sink, TRUE, name, index, value);
     return;
   }
-  /* cached under "/name", apart from the suffixed names */
-  char *key = g_strconcat ("/", name, NULL);
-  gpointer v = g_hash_table_lookup (sink->metric_of_name, key);
+  gpointer v = g_hash_table_lookup (sink->metric_of_plain, name);
   unsigned metric;
   if (v) {
     metric = GPOINTER_TO_UINT (v) - 1;
-    g_free (key);
   } else {
     metric = vh_score_table_metric (sink->table, name);
-    g_hash_table_insert (sink->metric_of_name, key,
+    g_hash_table_insert (sink->metric_of_plain, g_strdup (name),
         GUINT_TO_POINTER (metric + 1));
   }
   vh_score_table_set (sink->table, metric, index, value);
@@ -147,17 +57,8 @@ instance_free (gpointer p)
   g_free (inst->opts);
   g_free (inst->suffix);
   g_hash_table_unref (inst->sink.metric_of_name);
+  g_hash_table_unref (inst->sink.metric_of_plain);
   g_free (inst);
-}
-
-static void
-bound_model_free (gpointer p)
-{
-  BoundModel *bm = p;
-  vh_model_free (bm->model);
-  g_free (bm->report_name);
-  g_array_unref (bm->feature_metric);
-  g_free (bm);
 }
 
 static gboolean
@@ -197,47 +98,11 @@ vh_engine_new_unsized (void)
 {
   VhEngine *e = g_new0 (VhEngine, 1);
   e->instances = g_ptr_array_new_with_free_func (instance_free);
-  e->models = g_ptr_array_new_with_free_func (bound_model_free);
+  e->models = g_ptr_array_new_with_free_func (vh_engine_bound_model_free);
   e->table = vh_score_table_new ();
   e->metric_kind = g_array_new (FALSE, TRUE, sizeof (guint8));
   e->n_threads = 1;
   return e;
-}
-
-static void
-workers_free (VhEngine *e)
-{
-  vh_frame_pool_free (e->frames);
-  e->frames = NULL;
-  for (unsigned w = 0; e->workers && w < e->n_threads; w++) {
-    for (guint i = 0; i < e->instances->len; i++) {
-      const Instance *inst = g_ptr_array_index (e->instances, i);
-      void *priv = e->workers[w].priv[i];
-      if (priv && inst->fex->close)
-        inst->fex->close (priv);
-      g_free (priv);
-    }
-    g_free (e->workers[w].priv);
-    g_free (e->workers[w].sink);
-  }
-  g_clear_pointer (&e->workers, g_free);
-  for (guint i = 0; i < e->instances->len; i++)
-    ((Instance *) g_ptr_array_index (e->instances, i))->on_workers = FALSE;
-}
-
-gboolean
-vh_engine_set_threads (VhEngine *e, unsigned n_threads, GError **error)
-{
-  if (e->n_pushed) {
-    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
-        "threads must be set before the first frame");
-    return FALSE;
-  }
-  workers_free (e);
-  /* more workers than CPUs only add frames in flight */
-  const unsigned cpus = (unsigned) g_get_num_processors ();
-  e->n_threads = n_threads ? MIN (n_threads, cpus) : cpus;
-  return TRUE;
 }
 
 /* The extractors of one frame, one after the other, in this thread: every
@@ -258,156 +123,12 @@ extract_here (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
   return TRUE;
 }
 
-/* ---- frames in flight --------------------------------------------------- */
-
-static void
-recorded_put_clear (gpointer p)
-{
-  g_free (((RecordedPut *) p)->name);
-}
-
-static gpointer
-pool_frame_new (gpointer user)
-{
-  const VhEngine *e = user;
-  PoolFrame *f = g_new0 (PoolFrame, 1);
-  f->sums = g_malloc0 (MAX (e->pool_sums_size, 1));
-  f->record = g_array_new (FALSE, FALSE, sizeof (RecordedPut));
-  g_array_set_clear_func (f->record, recorded_put_clear);
-  return f;
-}
-
-static void
-pool_frame_free (gpointer p)
-{
-  PoolFrame *f = p;
-  g_free (f->sums);
-  g_array_unref (f->record);
-  g_free (f);
-}
-
-/* In a worker: every instance it runs, on its own states. */
-static gboolean
-pool_work (gpointer user, unsigned worker, const VhPicture *ref,
-    const VhPicture *dis, const VhPicture *const *earlier, unsigned index,
-    gpointer frame_data, GError **error)
-{
-  VhEngine *e = user;
-  PoolFrame *f = frame_data;
-  WorkerState *w = &e->workers[worker];
-
-  g_array_set_size (f->record, 0);
-  for (guint i = 0; i < e->instances->len; i++) {
-    const Instance *inst = g_ptr_array_index (e->instances, i);
-    if (!w->priv[i])
-      continue;
-    w->sink[i].record = f->record;
-    const gboolean ok = inst->fex->compute_sums
-        ? inst->fex->compute_sums (w->priv[i], ref, dis, earlier, index,
-        f->sums + inst->sums_offset, error)
-        : inst->fex->extract (w->priv[i], ref, dis, index, &w->sink[i],
-        error);
-    if (!ok)
-      return FALSE;
-  }
-  return TRUE;
-}
-
-/* In the pushing thread, in frame order: the workers' puts into the
- * table, and the sequential extractors' sums into them. */
-static gboolean
-pool_finish (gpointer user, unsigned index, gpointer frame_data,
-    GError **error)
-{
-  VhEngine *e = user;
-  PoolFrame *f = frame_data;
-
-  for (guint k = 0; k < f->record->len; k++) {
-    const RecordedPut *r = &g_array_index (f->record, RecordedPut, k);
-    Instance *inst = g_ptr_array_index (e->instances, r->instance);
-    if (r->plain)
-      vh_feature_sink_put_plain (&inst->sink, r->name, r->index, r->value);
-    else
-      vh_feature_sink_put (&inst->sink, r->name, r->index, r->value);
-  }
-  g_array_set_size (f->record, 0);
-  for (guint i = 0; i < e->instances->len; i++) {
-    Instance *inst = g_ptr_array_index (e->instances, i);
-    if (inst->on_workers && inst->fex->compute_sums
-        && !inst->fex->extract_sums (inst->priv, f->sums + inst->sums_offset,
-            index, &inst->sink, error))
-      return FALSE;
-  }
-  return TRUE;
-}
-
-/* At the first push with n_threads > 1: the CPU extractors that can run
- * with frames in flight get a state per worker, and the pool starts. */
-static gboolean
-start_workers (VhEngine *e, const VhPicture *ref, GError **error)
-{
-  static const VhFramePoolOps ops = {
-    pool_work, pool_finish, pool_frame_new, pool_frame_free,
-  };
-  unsigned lookback = 0, n_on_workers = 0;
-  gboolean chroma = FALSE;
-
-  e->pool_sums_size = 0;
-  for (guint i = 0; i < e->instances->len; i++) {
-    Instance *inst = g_ptr_array_index (e->instances, i);
-    const VhFeatureExtractor *fex = inst->fex;
-    inst->on_workers = !inst->accel_handle
-        && (!fex->sequential || fex->compute_sums);
-    if (!inst->on_workers)
-      continue;
-    n_on_workers++;
-    chroma |= fex->needs_chroma;
-    if (fex->compute_sums) {
-      inst->sums_offset = e->pool_sums_size;
-      e->pool_sums_size += (fex->sums_size + 15) & ~(size_t) 15;
-      if (fex->lookback)
-        lookback = MAX (lookback, fex->lookback (inst->opts));
-    }
-  }
-  if (!n_on_workers)
-    return TRUE;
-
-  e->workers = g_new0 (WorkerState, e->n_threads);
-  for (unsigned w = 0; w < e->n_threads; w++) {
-    e->workers[w].priv = g_new0 (void *, e->instances->len);
-    e->workers[w].sink = g_new0 (VhFeatureSink, e->instances->len);
-    for (guint i = 0; i < e->instances->len; i++) {
-      const Instance *inst = g_ptr_array_index (e->instances, i);
-      if (!inst->on_workers)
-        continue;
-      void *priv = g_malloc0 (MAX (inst->fex->priv_size, 1));
-      if (inst->fex->init && !inst->fex->init (priv, inst->opts, &e->info,
-              error)) {
-        g_free (priv);
-        goto failed;
-      }
-      e->workers[w].priv[i] = priv;
-      e->workers[w].sink[i] = (VhFeatureSink) {
-        .suffix = inst->suffix, .record_instance = i,
-      };
-    }
-  }
-  e->frames = vh_frame_pool_new (e->n_threads, lookback,
-      chroma ? ref->nplanes : 1, &ops, e, error);
-  if (e->frames)
-    return TRUE;
-
-failed:
-  workers_free (e);
-  return FALSE;
-}
-
 void
 vh_engine_free (VhEngine *e)
 {
   if (!e)
     return;
-  workers_free (e);
+  vh_engine_workers_free (e);
   if (e->accel)
     e->accel->free (e->accel_backend);
   g_clear_error (&e->deliver_error);
@@ -548,9 +269,9 @@ vh_engine_n_accelerable (const VhEngine *e)
 }
 
 /* Finds the instance of `fex` with exactly these options, or makes one. */
-static Instance *
-get_instance (VhEngine *e, const VhFeatureExtractor *fex, const void *opts,
-    GError **error)
+Instance *
+vh_engine_get_instance (VhEngine *e, const VhFeatureExtractor *fex,
+    const void *opts, GError **error)
 {
   for (guint i = 0; i < e->instances->len; i++) {
     Instance *inst = g_ptr_array_index (e->instances, i);
@@ -571,6 +292,8 @@ get_instance (VhEngine *e, const VhFeatureExtractor *fex, const void *opts,
   inst->sink.suffix = inst->suffix;
   inst->sink.metric_of_name = g_hash_table_new_full (g_str_hash, g_str_equal,
       g_free, NULL);
+  inst->sink.metric_of_plain = g_hash_table_new_full (g_str_hash,
+      g_str_equal, g_free, NULL);
   if (!instance_init (e, inst, error) || !instance_attach (e, inst, error)) {
     instance_free (inst);
     return NULL;
@@ -601,7 +324,7 @@ vh_engine_add_feature_with_options (VhEngine *e, const char *name,
   for (unsigned k = 0; ok && k < n_opts; k++)
     ok = vh_feature_opts_set (fex, opts, &mopts[k], error);
   if (ok)
-    ok = get_instance (e, fex, opts, error) != NULL;
+    ok = vh_engine_get_instance (e, fex, opts, error) != NULL;
   g_free (opts);
   return ok;
 }
@@ -610,156 +333,6 @@ gboolean
 vh_engine_add_feature (VhEngine *e, const char *name, GError **error)
 {
   return vh_engine_add_feature_with_options (e, name, NULL, 0, error);
-}
-
-gboolean
-vh_engine_add_model (VhEngine *e, const char *name_or_path,
-    const char *report_name, const VhModelFlags *flags, GError **error)
-{
-  VhModel *model = vh_model_load (name_or_path, error);
-  if (!model)
-    return FALSE;
-  return vh_engine_add_loaded_model (e, model, report_name, flags, error);
-}
-
-char *
-vh_model_extractor_names (const VhModel *model)
-{
-  GString *names = g_string_new (NULL);
-  for (unsigned i = 0; i < vh_model_n_features (model); i++) {
-    const VhFeatureName *fn =
-        vh_feature_name_lookup (vh_model_feature_name (model, i));
-    const char *name = fn && fn->fex ? fn->fex->name : NULL;
-    if (!name)
-      continue;
-    /* once each, in first-use order */
-    gboolean seen = FALSE;
-    for (unsigned k = 0; k < i && !seen; k++) {
-      const VhFeatureName *other =
-          vh_feature_name_lookup (vh_model_feature_name (model, k));
-      seen = other && other->fex && !strcmp (other->fex->name, name);
-    }
-    if (!seen)
-      g_string_append_printf (names, "%s%s", names->len ? ", " : "", name);
-  }
-  return g_string_free (names, FALSE);
-}
-
-gboolean
-vh_model_check_overrides (const VhModel *model,
-    const VhFeatureOverride *overrides, unsigned n_overrides, GError **error)
-{
-  const char *mname = vh_model_name (model);
-
-  /* every feature is one vmafhip computes (a v1.0.16 model fails here) */
-  for (unsigned i = 0; i < vh_model_n_features (model); i++) {
-    const char *fname = vh_model_feature_name (model, i);
-    const VhFeatureName *fn = vh_feature_name_lookup (fname);
-    if (!fn || !fn->fex) {
-      g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-          "model '%s' needs feature '%s' (%s), which vmafhip does not "
-          "implement yet", mname, fn ? fn->alias : fname, fname);
-      return FALSE;
-    }
-  }
-  for (unsigned k = 0; k < n_overrides; k++) {
-    const VhFeatureOverride *ov = &overrides[k];
-    const VhFeatureExtractor *fex = NULL;
-    for (unsigned i = 0; i < vh_model_n_features (model) && !fex; i++) {
-      const VhFeatureName *fn =
-          vh_feature_name_lookup (vh_model_feature_name (model, i));
-      if (!strcmp (fn->fex->name, ov->feature))
-        fex = fn->fex;
-    }
-    if (!fex) {
-      char *names = vh_model_extractor_names (model);
-      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-          "model '%s': override '%s.%s' names '%s', which this model does "
-          "not use (its features come from: %s)", mname, ov->feature,
-          ov->opt.key, ov->feature, names);
-      g_free (names);
-      return FALSE;
-    }
-    /* the option and its value, on a scratch option set */
-    void *opts = g_malloc0 (MAX (fex->opts_size, 1));
-    vh_feature_opts_init_defaults (fex, opts);
-    gboolean ok = vh_feature_opts_set (fex, opts, &ov->opt, error);
-    g_free (opts);
-    if (!ok) {
-      g_prefix_error (error, "model '%s', override '%s.%s': ", mname,
-          ov->feature, ov->opt.key);
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
-
-gboolean
-vh_engine_add_loaded_model (VhEngine *e, VhModel *model,
-    const char *report_name, const VhModelFlags *flags, GError **error)
-{
-  return vh_engine_add_loaded_model_with_overrides (e, model, report_name,
-      flags, NULL, 0, error);
-}
-
-gboolean
-vh_engine_add_loaded_model_with_overrides (VhEngine *e, VhModel *model,
-    const char *report_name, const VhModelFlags *flags,
-    const VhFeatureOverride *overrides, unsigned n_overrides, GError **error)
-{
-  const char *mname = vh_model_name (model);
-  BoundModel *bm = g_new0 (BoundModel, 1);
-  bm->model = model;
-  bm->report_name = g_strdup (report_name ? report_name : mname);
-  if (flags)
-    bm->flags = *flags;
-  bm->feature_metric = g_array_new (FALSE, FALSE, sizeof (unsigned));
-  if (!vh_model_check_overrides (model, overrides, n_overrides, error))
-    goto fail;
-
-  for (unsigned i = 0; i < vh_model_n_features (model); i++) {
-    const char *fname = vh_model_feature_name (model, i);
-    /* known and implemented: checked above */
-    const VhFeatureName *fn = vh_feature_name_lookup (fname);
-    unsigned n_opts = 0;
-    const VhModelOpt *mopts = vh_model_feature_opts (model, i, &n_opts);
-    void *opts = g_malloc0 (MAX (fn->fex->opts_size, 1));
-    vh_feature_opts_init_defaults (fn->fex, opts);
-    for (unsigned k = 0; k < n_opts; k++) {
-      if (!vh_feature_opts_set (fn->fex, opts, &mopts[k], error)) {
-        g_prefix_error (error, "model '%s': ", mname);
-        g_free (opts);
-        goto fail;
-      }
-    }
-    /* the user's overrides win over the model's options */
-    for (unsigned k = 0; k < n_overrides; k++) {
-      if (strcmp (overrides[k].feature, fn->fex->name))
-        continue;
-      if (!vh_feature_opts_set (fn->fex, opts, &overrides[k].opt, error)) {
-        g_prefix_error (error, "model '%s', override '%s.%s': ", mname,
-            overrides[k].feature, overrides[k].opt.key);
-        g_free (opts);
-        goto fail;
-      }
-    }
-    Instance *inst = get_instance (e, fn->fex, opts, error);
-    g_free (opts);
-    if (!inst) {
-      g_prefix_error (error, "model '%s': ", mname);
-      goto fail;
-    }
-    char *metric_name = g_strconcat (fn->alias, inst->suffix, NULL);
-    unsigned metric = vh_score_table_metric (e->table, metric_name);
-    g_free (metric_name);
-    g_array_append_val (bm->feature_metric, metric);
-  }
-  g_ptr_array_add (e->models, bm);
-  return TRUE;
-
-fail:
-  bound_model_free (bm);
-  return FALSE;
 }
 
 unsigned
@@ -824,76 +397,7 @@ check_picture (const VhEngine *e, const VhPicture *pic, const char *which,
   return TRUE;
 }
 
-/* Runs the models on frames that just became final. */
-/* A model output's metric, marked with its kind (the engine names them, so
- * it knows, and callers need not parse names). */
-static unsigned
-model_metric (VhEngine *e, const char *name, VhMetricKind kind)
-{
-  const unsigned metric = vh_score_table_metric (e->table, name);
-  if (e->metric_kind->len <= metric)
-    g_array_set_size (e->metric_kind, metric + 1);
-  g_array_index (e->metric_kind, guint8, metric) = (guint8) kind;
-  return metric;
-}
-
-VhMetricKind
-vh_engine_metric_kind (const VhEngine *e, unsigned metric)
-{
-  return metric < e->metric_kind->len
-      ? (VhMetricKind) g_array_index (e->metric_kind, guint8, metric)
-      : VH_METRIC_FEATURE;
-}
-
-static void
-predict_final_frames (VhEngine *e, unsigned new_final)
-{
-  unsigned max_features = 1;
-  for (guint m = 0; m < e->models->len; m++)
-    max_features = MAX (max_features, ((BoundModel *)
-            g_ptr_array_index (e->models, m))->feature_metric->len);
-  /* one buffer for the whole call: stack use must not grow with the number
-   * of frames that become final at once (a flush after many in flight) */
-  double *x = g_newa (double, max_features);
-
-  for (; e->n_final < new_final; e->n_final++) {
-    const unsigned frame = e->n_final;
-    for (guint m = 0; m < e->models->len; m++) {
-      BoundModel *bm = g_ptr_array_index (e->models, m);
-      const unsigned nf = bm->feature_metric->len;
-      VhModelScore s;
-      gboolean complete = TRUE;
-
-      for (unsigned i = 0; i < nf; i++)
-        complete &= vh_score_table_get (e->table,
-            g_array_index (bm->feature_metric, unsigned, i), frame, &x[i]);
-      /* An extractor broke its contract; never report a score from
-       * partial inputs. */
-      g_return_if_fail (complete);
-
-      vh_model_predict (bm->model, x, &bm->flags, &s);
-      vh_score_table_set (e->table,
-          model_metric (e, bm->report_name, VH_METRIC_MODEL), frame, s.score);
-      if (!s.n_bootstrap)
-        continue;
-      static const char *const ci_suffix[] =
-          { "_bagging", "_stddev", "_ci_p95_lo", "_ci_p95_hi" };
-      const double ci[] = { s.bagging, s.stddev, s.ci_p95_lo, s.ci_p95_hi };
-      char name[256];
-      for (unsigned k = 0; k < s.n_bootstrap; k++) {
-        g_snprintf (name, sizeof name, "%s_%04u", bm->report_name, k + 1);
-        vh_score_table_set (e->table, model_metric (e, name,
-                VH_METRIC_MODEL_BOOTSTRAP), frame, s.bootstrap[k]);
-      }
-      for (unsigned k = 0; k < G_N_ELEMENTS (ci); k++) {
-        g_snprintf (name, sizeof name, "%s%s", bm->report_name, ci_suffix[k]);
-        vh_score_table_set (e->table, model_metric (e, name,
-                VH_METRIC_MODEL_BOOTSTRAP), frame, ci[k]);
-      }
-    }
-  }
-}
-
+/* The accelerator's sums of one instance and frame, into its extractor. */
 static void
 deliver_sums (gpointer data, gpointer handle, unsigned index,
     const void *sums)
@@ -948,9 +452,9 @@ update_final (VhEngine *e)
 {
   const unsigned done = frames_complete (e);
   if (e->flushed)
-    predict_final_frames (e, done);
+    vh_engine_predict_final_frames (e, done);
   else if (done > e->lookahead)
-    predict_final_frames (e, done - e->lookahead);
+    vh_engine_predict_final_frames (e, done - e->lookahead);
 }
 
 gboolean
@@ -1007,7 +511,7 @@ vh_engine_push (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
     return FALSE;
   }
   if (e->n_pushed == 0 && e->n_threads > 1 && !e->frames
-      && !start_workers (e, ref, error))
+      && !vh_engine_workers_start (e, ref, error))
     return FALSE;
   if (!extract_here (e, ref, dis, error))
     return FALSE;
@@ -1099,26 +603,6 @@ vh_engine_release_frames (VhEngine *e, unsigned upto, unsigned subsample,
 }
 
 unsigned
-vh_engine_frames_in_flight (const VhEngine *e)
-{
-  if (e->n_threads < 2)
-    return 0;
-  for (guint i = 0; i < e->instances->len; i++) {
-    const Instance *inst = g_ptr_array_index (e->instances, i);
-    if (!inst->accel_handle && (!inst->fex->sequential
-            || inst->fex->compute_sums))
-      return e->n_threads + 2;
-  }
-  return 0;
-}
-
-unsigned
-vh_engine_threads (const VhEngine *e)
-{
-  return e->n_threads;
-}
-
-unsigned
 vh_engine_n_pushed (const VhEngine *e)
 {
   return e->n_pushed;
@@ -1142,23 +626,3 @@ vh_engine_scores (const VhEngine *e)
   return e->table;
 }
 
-unsigned
-vh_engine_n_models (const VhEngine *e)
-{
-  return e->models->len;
-}
-
-const char *
-vh_engine_model_report_name (const VhEngine *e, unsigned i)
-{
-  g_return_val_if_fail (i < e->models->len, NULL);
-  return ((BoundModel *) g_ptr_array_index (e->models, i))->report_name;
-}
-
-gboolean
-vh_engine_model_is_bootstrap (const VhEngine *e, unsigned i)
-{
-  g_return_val_if_fail (i < e->models->len, FALSE);
-  return vh_model_is_bootstrap (((BoundModel *)
-          g_ptr_array_index (e->models, i))->model);
-}

@@ -1,0 +1,97 @@
+/* vmafhip — the engine's state, shared by its files: engine.c (features,
+ * pictures, frames and scores), engine-models.c (models bound to the
+ * score table) and engine-workers.c (frames in flight on worker threads).
+ * Not installed, not for the element. */
+#ifndef VH_ENGINE_PRIVATE_H
+#define VH_ENGINE_PRIVATE_H
+
+#include "vh-engine.h"
+#include "frame-pool.h"
+#include "vh-accel.h"
+#include "vh-feature-internal.h"
+
+struct VhFeatureSink {
+  VhScoreTable *table;
+  const char *suffix;
+  GHashTable *metric_of_name;   /* base name -> metric index + 1 */
+  GHashTable *metric_of_plain;  /* unsuffixed name -> metric index + 1 */
+  /* a worker's sink: puts go to this frame's record, not the table */
+  struct PoolFrame *record;
+  unsigned record_instance;
+};
+
+typedef struct {
+  const VhFeatureExtractor *fex;
+  void *opts;
+  void *priv;
+  char *suffix;
+  VhFeatureSink sink;
+  gboolean initialised;
+  gpointer accel_handle;        /* non-NULL: the accelerator computes it */
+  gboolean on_workers;          /* frames in flight: the workers run it */
+  size_t sums_offset;           /* compute_sums' output in a PoolFrame */
+} Instance;
+
+/* A worker's own state of each instance it runs (NULL for the others), and
+ * sinks that record. */
+typedef struct {
+  void **priv;
+  VhFeatureSink *sink;
+} WorkerState;
+
+typedef struct {
+  VhModel *model;
+  char *report_name;
+  VhModelFlags flags;
+  GArray *feature_metric;  /* unsigned: table metric of each model feature */
+  unsigned score_metric;
+} BoundModel;
+
+struct VhEngine {
+  VhVideoInfo info;
+  gboolean have_info;     /* the picture size is known: instances are set up */
+  GPtrArray *instances;   /* Instance* */
+  GPtrArray *models;      /* BoundModel* */
+  VhScoreTable *table;
+  GArray *metric_kind;    /* guint8 VhMetricKind per model output metric */
+  unsigned n_pushed;
+  unsigned n_final;
+  unsigned lookahead;     /* frames a score waits for (max of extractors') */
+  gboolean flushed;
+
+  /* Accelerator (GPU backend), if any: frames it has handed back. */
+  const VhAccelOps *accel;
+  gpointer accel_backend;
+  unsigned n_delivered;
+  unsigned n_accelerated;       /* instances the accelerator took */
+  GError *deliver_error;
+
+  /* Frames in flight on worker threads (frame-pool.c), from the first
+   * push when n_threads > 1. */
+  unsigned n_threads;
+  VhFramePool *frames;
+  WorkerState *workers;   /* n_threads */
+  size_t pool_sums_size;
+};
+
+/* engine.c */
+Instance *vh_engine_get_instance (VhEngine *e, const VhFeatureExtractor *fex,
+    const void *opts, GError **error);
+
+/* engine-models.c */
+void vh_engine_bound_model_free (gpointer bound_model);
+unsigned vh_engine_model_metric (VhEngine *e, const char *name,
+    VhMetricKind kind);
+void vh_engine_predict_final_frames (VhEngine *e, unsigned new_final);
+
+/* engine-workers.c */
+/* The workers' states and the pool, at the first push with threads > 1
+ * (nothing where every extractor is accelerated or sequential). */
+gboolean vh_engine_workers_start (VhEngine *e, const VhPicture *ref,
+    GError **error);
+void vh_engine_workers_free (VhEngine *e);
+/* A worker's put, kept with its frame (sink->record set). */
+void vh_engine_record_put (VhFeatureSink *sink, gboolean plain,
+    const char *name, unsigned index, double value);
+
+#endif /* VH_ENGINE_PRIVATE_H */
