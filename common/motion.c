@@ -363,6 +363,19 @@ emit_frame (MotionState *s, unsigned index, double score, VhFeatureSink *sink)
     emit_motion23 (s, index - 1, true, sink);
 }
 
+/* Frame `index` is the next one, and the stream has not ended */
+static gboolean
+check_order (const MotionState *s, unsigned index, GError **error)
+{
+  if (!s->flushed && index == s->n_frames)
+    return TRUE;
+  g_set_error (error, VH_ERROR, VH_ERROR_STATE,
+      "motion: got frame %u, expected %s %u", index,
+      s->flushed ? "none after flush, stream ended at" : "frame",
+      s->n_frames);
+  return FALSE;
+}
+
 /* Frame `index`'s reference luma fits the stream */
 static gboolean
 check_reference (const MotionState *s, const VhPicture *ref, unsigned index,
@@ -405,13 +418,8 @@ motion_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
 
   (void) dis;  /* motion looks at the reference only */
 
-  if (s->flushed || index != s->n_frames) {
-    g_set_error (error, VH_ERROR, VH_ERROR_STATE,
-        "motion: got frame %u, expected %s %u", index,
-        s->flushed ? "none after flush, stream ended at" : "frame",
-        s->n_frames);
+  if (!check_order (s, index, error))
     return FALSE;
-  }
   if (!check_reference (s, ref, index, error))
     return FALSE;
 
@@ -447,13 +455,8 @@ motion_extract_sums (void *priv, const void *sums, unsigned index,
     VhFeatureSink *sink, GError **error)
 {
   MotionState *s = priv;
-  if (s->flushed || index != s->n_frames) {
-    g_set_error (error, VH_ERROR, VH_ERROR_STATE,
-        "motion: got frame %u, expected %s %u", index,
-        s->flushed ? "none after flush, stream ended at" : "frame",
-        s->n_frames);
+  if (!check_order (s, index, error))
     return FALSE;
-  }
   const double score = s->opt.force_zero || index < s->lag ? 0. :
       sad_to_score (s, *(const uint64_t *) sums);
   emit_frame (s, index, score, sink);
