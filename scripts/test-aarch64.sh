@@ -25,14 +25,5 @@ status=0
 VMAFHIP_GOLDEN_CLIPS=${VMAFHIP_GOLDEN_CLIPS:-src01_160x90,src01_576x324_10b,hall_352x288,bsds_481x321_444} \
   meson test -C build-aarch64 --print-errorlogs --timeout-multiplier 4 \
   "${tests[@]}" "$@" || status=$?
-python3 - build-aarch64/meson-logs/testlog.json <<'PY'
-import json, sys
-counts = {"OK": 0, "FAIL": 0, "SKIP": 0}
-for line in open(sys.argv[1]):
-    r = json.loads(line)["result"]
-    key = r if r in counts else ("OK" if r == "EXPECTEDFAIL" else "FAIL")
-    counts[key] += 1
-print(f"aarch64 tests (qemu): {counts['OK']} passed, {counts['FAIL']} failed, "
-      f"{counts['SKIP']} skipped")
-PY
+python3 scripts/test-summary.py build-aarch64/meson-logs/testlog.json "aarch64 tests (qemu)"
 exit $status

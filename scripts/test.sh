@@ -9,15 +9,7 @@ scripts/install-deps.sh
 scripts/build.sh
 status=0
 meson test -C build --print-errorlogs --verbose "$@" || status=$?
-python3 - build/meson-logs/testlog.json <<'PY'
-import json, sys
-counts = {"OK": 0, "FAIL": 0, "SKIP": 0}
-for line in open(sys.argv[1]):
-    r = json.loads(line)["result"]
-    key = r if r in counts else ("OK" if r == "EXPECTEDFAIL" else "FAIL")
-    counts[key] += 1
-print(f"tests: {counts['OK']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
-PY
+python3 scripts/test-summary.py build/meson-logs/testlog.json
 # the engine on 64-bit Arm, under qemu
 if [ "${VMAFHIP_SKIP_AARCH64:-0}" != 1 ]; then
   scripts/test-aarch64.sh || status=1
