@@ -223,7 +223,7 @@ vh_engine_frames_in_flight (const VhEngine *e)
   for (guint i = 0; i < e->instances->len; i++) {
     const Instance *inst = g_ptr_array_index (e->instances, i);
     if (runs_on_workers (inst))
-      return e->n_threads + 2;
+      return vh_frame_pool_max_unfinished (e->n_threads);
   }
   return 0;
 }

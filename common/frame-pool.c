@@ -83,9 +83,8 @@ vh_frame_pool_new (unsigned n_workers, unsigned lookback,
   pool->n_workers = n_workers;
   pool->lookback = lookback;
   pool->copy_planes = copy_planes;
-  /* every worker busy, one frame queued behind them, one being copied,
-   * and the references the oldest of them may read */
-  pool->capacity = n_workers + lookback + 2;
+  /* the unfinished frames and the references the oldest may read */
+  pool->capacity = vh_frame_pool_max_unfinished (n_workers) + lookback;
   pool->slots = g_new0 (Slot, pool->capacity);
   for (unsigned i = 0; i < pool->capacity; i++)
     pool->slots[i].data = ops->new_frame_data (user);
@@ -277,6 +276,12 @@ unsigned
 vh_frame_pool_n_finished (const VhFramePool *pool)
 {
   return pool->n_finished;
+}
+
+unsigned
+vh_frame_pool_max_unfinished (unsigned n_workers)
+{
+  return n_workers + 2;
 }
 
 unsigned

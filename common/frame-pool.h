@@ -61,6 +61,9 @@ unsigned vh_frame_pool_n_finished (const VhFramePool *pool);
 /* Frames held at most (submitted and not yet finished, plus the earlier
  * references kept for lookback). */
 unsigned vh_frame_pool_capacity (const VhFramePool *pool);
+/* Frames submitted and not yet finished, at most, with n_workers: every
+ * worker busy, one frame queued behind them and one being copied. */
+unsigned vh_frame_pool_max_unfinished (unsigned n_workers);
 
 G_END_DECLS
 #endif /* VH_FRAME_POOL_H */
