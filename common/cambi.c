@@ -256,25 +256,11 @@ cambi_close (void *priv)
   g_free (s->c_values);
 }
 
-/* A heatmap file is emptied the first time this process opens it: the
- * engine opens it again for each worker and after each reset (a flushing
- * seek, the end of a measurement), and those must keep what was written. */
-static gboolean
-first_open (const char *file)
-{
-  static GMutex lock;
-  static GHashTable *seen;
-  g_mutex_lock (&lock);
-  if (!seen)
-    seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  const gboolean first = g_hash_table_add (seen, g_strdup (file));
-  g_mutex_unlock (&lock);
-  return first;
-}
-
 /* libvmaf's heatmap files, cambi_heatmap_scale_K_WxH_16b.gray, named with
  * the encode size halved per scale (also with the high-resolution
- * speed-up, whose maps are half that) */
+ * speed-up, whose maps are half that), emptied when the feature starts
+ * (the engine does not start it again at a reset, and the workers' states
+ * open them before any frame is written) */
 static gboolean
 open_heatmaps (CambiState *s, const char *path, GError **error)
 {
@@ -295,7 +281,7 @@ open_heatmaps (CambiState *s, const char *path, GError **error)
         w, h);
     char *file = g_build_filename (path, name, NULL);
     const int fd = g_open (file, O_WRONLY | O_CREAT, 0666);
-    if (fd < 0 || (first_open (file) && ftruncate (fd, 0) != 0)) {
+    if (fd < 0 || ftruncate (fd, 0) != 0) {
       g_set_error (error, VH_ERROR, VH_ERROR_IO,
           "cambi: heatmaps_path: cannot write %s: %s", file,
           g_strerror (errno));

@@ -566,6 +566,11 @@ vh_engine_reset (VhEngine *e)
   g_clear_error (&e->deliver_error);
   for (guint i = 0; i < e->instances->len; i++) {
     Instance *inst = g_ptr_array_index (e->instances, i);
+    /* only extractors that carry frames over have anything to forget; the
+     * others keep their state (and what it holds open: CAMBI's heatmap
+     * files, written again from frame 0) */
+    if (!inst->fex->sequential)
+      continue;
     if (inst->initialised && inst->fex->close)
       inst->fex->close (inst->priv);
     inst->initialised = FALSE;

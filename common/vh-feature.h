@@ -91,7 +91,9 @@ typedef struct VhFeatureExtractor {
    * index - 1; NULL before the first frame), in any thread and with the
    * state of a second instance: compute_sums writes sums_size bytes, and
    * extract_sums then takes them in frame order.  Sequential without
-   * compute_sums: extract() runs in the pushing thread. */
+   * compute_sums: extract() runs in the pushing thread.  A reset (flushing
+   * seek) closes and inits the sequential ones only: the others have
+   * nothing of earlier frames to forget. */
   bool sequential;
   gboolean (*compute_sums) (void *priv, const VhPicture *ref,
       const VhPicture *dis, const VhPicture *const *earlier, unsigned index,
