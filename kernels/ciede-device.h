@@ -28,6 +28,19 @@ typedef struct {
   float l, a, b;
 } VhLab;
 
+/* The GPU's 8-bit table (kernels/ciede.hip): one entry per (y, u, v), the
+ * colour's Lab and its chroma, 16 bytes for one 128-bit load. */
+#define VH_CIEDE_TABLE_ENTRIES (1u << 24)
+typedef struct {
+#if defined(__cplusplus)
+  alignas (16)
+#else
+  _Alignas (16)
+#endif
+  float l;
+  float a, b, c;
+} VhCiedeLabEntry;
+
 /* sRGB's transfer inverted (values below 10/255 linear) */
 VH_CIEDE_FN double
 vh_ciede_linear (double c)
@@ -326,22 +339,26 @@ vh_ciedeg_rotation (float c_bar, float h_bar)
   return -2.0f * sqrtf (c7 / (c7 + 6103515625.0f)) * vh_ciedeg_sinf (rad);
 }
 
-/* CIEDE2000 difference of two Lab colours (kL 0.65, kC 1, kH 4), one body
- * for both: gpu picks the GPU's functions (a constant at every call).
- * Squares of floats are exact in double, so x * x stands for libvmaf's
- * pow (x, 2) on both. */
+/* C (the chroma) of a Lab colour, as libvmaf (double sqrt) or as the GPU
+ * (float: C1 and C2 only set G, both a' alike, and the zero tests) */
 VH_CIEDE_FN float
-vh_ciede_delta_e_with (VhLab p, VhLab q, int gpu)
+vh_ciede_chroma_with (VhLab p, int gpu)
+{
+  const double a = p.a, b = p.b;
+  return gpu ? sqrtf (p.a * p.a + p.b * p.b) : (float) sqrt (a * a + b * b);
+}
+
+/* CIEDE2000 difference of two Lab colours (kL 0.65, kC 1, kH 4) whose
+ * chromas c1, c2 (vh_ciede_chroma_with) are known, one body for both: gpu
+ * picks the GPU's functions (a constant at every call).  Squares of floats
+ * are exact in double, so x * x stands for libvmaf's pow (x, 2) on both. */
+VH_CIEDE_FN float
+vh_ciede_delta_e_chroma (VhLab p, VhLab q, float c1, float c2, int gpu)
 {
   const float kl = 0.65f, kc = 1.0f, kh = 4.0f;
   const float dl = q.l - p.l;
   const float l_bar = (p.l + q.l) / 2;
-  const double pa = p.a, pb = p.b, qa = q.a, qb = q.b;
-  /* GPU: C1, C2 only set G (both a' alike) and the zero tests: float */
-  const float c1 = gpu ? sqrtf (p.a * p.a + p.b * p.b)
-      : (float) sqrt (pa * pa + pb * pb);
-  const float c2 = gpu ? sqrtf (q.a * q.a + q.b * q.b)
-      : (float) sqrt (qa * qa + qb * qb);
+  const double pb = p.b, qb = q.b;
   const float c_bar = (c1 + c2) / 2;
   const double c7 = gpu ? vh_ciedeg_pow7 (c_bar) : pow ((double) c_bar, 7.0);
   const double g = 1 - sqrt (c7 / (c7 + (gpu ? 6103515625.0
@@ -376,6 +393,13 @@ vh_ciede_delta_e_with (VhLab p, VhLab q, int gpu)
   const float hue = d_hue / (kh * sh);
   const double ld = lightness, cd = chroma, hd = hue;
   return (float) sqrt (ld * ld + cd * cd + hd * hd + rt * chroma * hue);
+}
+
+VH_CIEDE_FN float
+vh_ciede_delta_e_with (VhLab p, VhLab q, int gpu)
+{
+  return vh_ciede_delta_e_chroma (p, q, vh_ciede_chroma_with (p, gpu),
+      vh_ciede_chroma_with (q, gpu), gpu);
 }
 
 /* libvmaf's arithmetic (the CPU) */

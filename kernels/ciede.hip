@@ -5,7 +5,14 @@
  * vh_ciede_{8,16}bit: one thread per pixel (grid-stride), each block's
  * sum of differences (double) into partial[blockIdx.x], in a fixed order.
  * vh_ciede_reduce: one block adds the partials up, in a fixed order, into
- * *sum.  Host side: common/gpu/ciede-gpu.c. */
+ * *sum.
+ * 8-bit pictures take a table instead (VH_CIEDE_TABLE_ENTRIES): every
+ * (y, u, v) triple's Lab and chroma, written once per device by
+ * vh_ciede_lab_table with the same arithmetic; vh_ciede_8bit_table then
+ * looks both colours up and computes only the difference (about half of
+ * the per-pixel work was the two Lab conversions).  A pixel whose triple
+ * is the same in both pictures differs by exactly 0 and is skipped.
+ * Host side: common/gpu/ciede-gpu.c. */
 #include "vh-hip-compat.h"
 #include "ciede-device.h"
 
@@ -33,11 +40,26 @@ sample (const void *plane, unsigned long long pitch, unsigned int x,
   return __hiloint2double (0x43300000, (int) v) - 4503599627370496.0;
 }
 
+/* the block's sums (double), added in a fixed order into partial[block] */
+__device__ __forceinline__ void
+block_sum (double sum, double *partial)
+{
+  __shared__ double part[VH_CIEDE_THREADS];
+  part[threadIdx.x] = sum;
+  __syncthreads ();
+  for (unsigned int s = VH_CIEDE_THREADS / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s)
+      part[threadIdx.x] += part[threadIdx.x + s];
+    __syncthreads ();
+  }
+  if (threadIdx.x == 0)
+    partial[blockIdx.x] = part[0];
+}
+
 template <typename pixel_t>
 __device__ __forceinline__ void
 ciede_block (const VhCiedeParams &p)
 {
-  __shared__ double part[VH_CIEDE_THREADS];
   const unsigned int n = p.width * p.height;
   double sum = 0.0;
   for (unsigned int i = blockIdx.x * VH_CIEDE_THREADS + threadIdx.x; i < n;
@@ -52,15 +74,7 @@ ciede_block (const VhCiedeParams &p)
         sample<pixel_t> (p.dis[2], p.pitch[2], cx, cy), p.bpc);
     sum += vh_ciedeg_delta_e (a, b);
   }
-  part[threadIdx.x] = sum;
-  __syncthreads ();
-  for (unsigned int s = VH_CIEDE_THREADS / 2; s > 0; s /= 2) {
-    if (threadIdx.x < s)
-      part[threadIdx.x] += part[threadIdx.x + s];
-    __syncthreads ();
-  }
-  if (threadIdx.x == 0)
-    p.partial[blockIdx.x] = part[0];
+  block_sum (sum, p.partial);
 }
 
 VH_KERNEL void __launch_bounds__ (VH_CIEDE_THREADS)
@@ -73,6 +87,52 @@ VH_KERNEL void __launch_bounds__ (VH_CIEDE_THREADS)
 vh_ciede_16bit (const VhCiedeParams p)
 {
   ciede_block<unsigned short> (p);
+}
+
+/* Entry i of the 8-bit table: y = i & 255, v = i >> 8 & 255, u = i >> 16
+ * (pixels sharing their chroma, as 4:2:0's do, look up nearby entries). */
+VH_KERNEL void __launch_bounds__ (VH_CIEDE_THREADS)
+vh_ciede_lab_table (VhCiedeLabEntry *table)
+{
+  const unsigned int i = blockIdx.x * VH_CIEDE_THREADS + threadIdx.x;
+  if (i >= VH_CIEDE_TABLE_ENTRIES)
+    return;
+  const VhLab lab = vh_ciedeg_lab ((double) (i & 255),
+      (double) (i >> 16), (double) (i >> 8 & 255), 8);
+  const VhCiedeLabEntry e = { lab.l, lab.a, lab.b,
+    vh_ciede_chroma_with (lab, 1) };
+  table[i] = e;
+}
+
+__device__ __forceinline__ unsigned int
+table_index (const void *const plane[3], const unsigned long long pitch[3],
+    unsigned int x, unsigned int y, unsigned int cx, unsigned int cy)
+{
+  const unsigned char *py = (const unsigned char *) plane[0] + y * pitch[0];
+  const unsigned char *pu = (const unsigned char *) plane[1] + cy * pitch[1];
+  const unsigned char *pv = (const unsigned char *) plane[2] + cy * pitch[2];
+  return (unsigned int) pu[cx] << 16 | (unsigned int) pv[cx] << 8 | py[x];
+}
+
+VH_KERNEL void __launch_bounds__ (VH_CIEDE_THREADS)
+vh_ciede_8bit_table (const VhCiedeParams p,
+    const VhCiedeLabEntry *__restrict__ table)
+{
+  const unsigned int n = p.width * p.height;
+  double sum = 0.0;
+  for (unsigned int i = blockIdx.x * VH_CIEDE_THREADS + threadIdx.x; i < n;
+      i += gridDim.x * VH_CIEDE_THREADS) {
+    const unsigned int x = i % p.width, y = i / p.width;
+    const unsigned int cx = x >> p.shift, cy = y >> p.shift;
+    const unsigned int ri = table_index (p.ref, p.pitch, x, y, cx, cy);
+    const unsigned int di = table_index (p.dis, p.pitch, x, y, cx, cy);
+    if (ri == di)
+      continue;
+    const VhCiedeLabEntry ea = table[ri], eb = table[di];
+    const VhLab a = { ea.l, ea.a, ea.b }, b = { eb.l, eb.a, eb.b };
+    sum += vh_ciede_delta_e_chroma (a, b, ea.c, eb.c, 1);
+  }
+  block_sum (sum, p.partial);
 }
 
 VH_KERNEL void __launch_bounds__ (VH_CIEDE_THREADS)

@@ -2,6 +2,8 @@
 #include "ciede-gpu.h"
 
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "vh-error.h"
 #include "../../kernels/ciede-device.h"
@@ -26,7 +28,51 @@ struct VhCiedeGpu {
   VhGpuFunction *kernel, *reduce;
   unsigned width, height, bpc;
   VhGpuPtr partial, sum;
+  VhGpuPtr table;           /* 8-bit: the shared Lab table, or 0 */
 };
+
+/* The 8-bit Lab table: 2^24 entries of 16 bytes (256 MiB), one per device
+ * for the whole process (vh_gpu_table_acquire), written on first use. */
+#define CIEDE_TABLE_NAME "ciede-lab-8bit"
+#define CIEDE_TABLE_SIZE ((size_t) VH_CIEDE_TABLE_ENTRIES \
+    * sizeof (VhCiedeLabEntry))
+
+G_STATIC_ASSERT (sizeof (VhCiedeLabEntry) == 16);
+
+static gboolean
+fill_table (VhGpu *gpu, VhGpuPtr mem, void *data, GError **error)
+{
+  VhGpuFunction *build = vh_gpu_function (data, "vh_ciede_lab_table", error);
+  VhGpuStream *stream = build ? vh_gpu_stream_new (gpu, error) : NULL;
+  if (!stream)
+    return FALSE;
+  void *args[] = { &mem };
+  const gboolean ok = vh_gpu_launch (build,
+      (VhGpuDim3) { VH_CIEDE_TABLE_ENTRIES / VH_CIEDE_THREADS, 1, 1 },
+      (VhGpuDim3) { VH_CIEDE_THREADS, 1, 1 }, 0, stream, args, error)
+      && vh_gpu_stream_sync (stream, error);
+  vh_gpu_stream_free (stream);
+  return ok;
+}
+
+/* The table unless VMAFHIP_CIEDE_TABLE=0 (to compare the two kernels) or
+ * the device has no room for it: then every pixel is converted. */
+static VhGpuPtr
+acquire_table (VhGpu *gpu, VhGpuModule *module)
+{
+  const char *env = getenv ("VMAFHIP_CIEDE_TABLE");
+  if (env && strcmp (env, "0") == 0)
+    return 0;
+  GError *error = NULL;
+  const VhGpuPtr table = vh_gpu_table_acquire (gpu, CIEDE_TABLE_NAME,
+      CIEDE_TABLE_SIZE, fill_table, module, &error);
+  if (!table) {
+    g_debug ("ciede (GPU): no Lab table, converting every pixel: %s",
+        error->message);
+    g_clear_error (&error);
+  }
+  return table;
+}
 
 VhCiedeGpu *
 vh_ciede_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
@@ -39,14 +85,20 @@ vh_ciede_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
         width, height);
     return NULL;
   }
-  VhGpuFunction *kernel = vh_gpu_function (module,
-      bpc == 8 ? "vh_ciede_8bit" : "vh_ciede_16bit", error);
+  const VhGpuPtr table = bpc == 8 ? acquire_table (gpu, module) : 0;
+  VhGpuFunction *kernel = vh_gpu_function (module, table
+      ? "vh_ciede_8bit_table" : bpc == 8 ? "vh_ciede_8bit" : "vh_ciede_16bit",
+      error);
   VhGpuFunction *reduce = kernel ? vh_gpu_function (module, "vh_ciede_reduce",
       error) : NULL;
-  if (!reduce)
+  if (!reduce) {
+    if (table)
+      vh_gpu_table_release (gpu, CIEDE_TABLE_NAME);
     return NULL;
+  }
   VhCiedeGpu *ctx = g_new0 (VhCiedeGpu, 1);
   ctx->gpu = gpu;
+  ctx->table = table;
   ctx->kernel = kernel;
   ctx->reduce = reduce;
   ctx->width = width;
@@ -68,7 +120,15 @@ vh_ciede_gpu_free (VhCiedeGpu *ctx)
     return;
   vh_gpu_mem_free (ctx->gpu, ctx->partial);
   vh_gpu_mem_free (ctx->gpu, ctx->sum);
+  if (ctx->table)
+    vh_gpu_table_release (ctx->gpu, CIEDE_TABLE_NAME);
   g_free (ctx);
+}
+
+gboolean
+vh_ciede_gpu_uses_table (const VhCiedeGpu *ctx)
+{
+  return ctx && ctx->table != 0;
 }
 
 gboolean
@@ -89,7 +149,7 @@ vh_ciede_gpu_enqueue (VhCiedeGpu *ctx, VhGpuStream *stream,
   unsigned blocks = (unsigned) MIN ((pixels + VH_CIEDE_THREADS - 1)
       / VH_CIEDE_THREADS, CIEDE_BLOCKS);
   unsigned n_partial = blocks;
-  void *args[] = { &p };
+  void *args[] = { &p, &ctx->table };
   void *reduce_args[] = { &ctx->partial, &n_partial, &ctx->sum };
   const VhGpuDim3 block = { VH_CIEDE_THREADS, 1, 1 };
   return vh_gpu_launch (ctx->kernel, (VhGpuDim3) { blocks, 1, 1 }, block, 0,

@@ -8,7 +8,13 @@
  * ref / dis: device planes Y, Cb, Cr (planar; chroma at full size, shift 0,
  * or halved both ways, shift 1); pitch: bytes per row of each plane, the
  * same for both pictures; sum: host memory (pinned) the result is copied
- * to.  One context per frame in flight. */
+ * to.  One context per frame in flight.
+ *
+ * 8-bit pictures use a table of every (y, u, v) colour's Lab, 256 MiB of
+ * device memory shared by the process's contexts on the device (built
+ * at the first context, freed with the last).  Where it cannot be
+ * allocated, or with VMAFHIP_CIEDE_TABLE=0 in the environment, every pixel
+ * is converted instead; the scores are the same either way. */
 #ifndef VH_CIEDE_GPU_H
 #define VH_CIEDE_GPU_H
 
@@ -23,6 +29,8 @@ typedef struct VhCiedeGpu VhCiedeGpu;
 VhCiedeGpu *vh_ciede_gpu_new (VhGpu *gpu, VhGpuModule *module,
     unsigned width, unsigned height, unsigned bpc, GError **error);
 void vh_ciede_gpu_free (VhCiedeGpu *ctx);
+/* Whether ctx looks colours up in the shared 8-bit Lab table. */
+gboolean vh_ciede_gpu_uses_table (const VhCiedeGpu *ctx);
 gboolean vh_ciede_gpu_enqueue (VhCiedeGpu *ctx, VhGpuStream *stream,
     const VhGpuPtr ref[3], const VhGpuPtr dis[3], const size_t pitch[3],
     unsigned shift, double *sum, GError **error);

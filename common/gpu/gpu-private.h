@@ -23,6 +23,8 @@ struct VhGpu {
   int multiprocessor_count;
   int max_shared_per_block;
   size_t total_memory;
+  GMutex tables_lock;
+  GHashTable *tables;       /* name -> VhGpuTable *: vh_gpu_table_acquire */
 };
 
 struct VhGpuStream {
@@ -58,5 +60,8 @@ gboolean vh_gpu_invalid (GError **error, const char *message);
 /* Makes the device current on this thread (gpu.c). */
 gboolean vh_gpu_make_current_or_warn (VhGpu *gpu);
 gboolean vh_gpu_make_current (VhGpu *gpu, GError **error);
+
+/* Frees the tables still held at the device's last close (gpu-work.c). */
+void vh_gpu_tables_clear (VhGpu *gpu);
 
 #endif /* VH_GPU_PRIVATE_H */

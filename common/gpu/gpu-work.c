@@ -46,6 +46,86 @@ vh_gpu_mem_free (VhGpu *gpu, VhGpuPtr ptr)
   vh_gpu_warn_if_failed (gpu->f, gpu->f->mem_free (ptr), VH_GPU_CALL_MEM_FREE);
 }
 
+/* ---- shared tables ------------------------------------------------------ */
+
+typedef struct {
+  VhGpuPtr mem;
+  size_t size;
+  int users;
+} VhGpuTable;
+
+VhGpuPtr
+vh_gpu_table_acquire (VhGpu *gpu, const char *name, size_t size,
+    VhGpuTableFill fill, void *data, GError **error)
+{
+  if (!gpu || !name || !fill)
+    return vh_gpu_invalid (error, "shared table: no GPU, name or fill"), 0;
+  /* the lock is held through the fill: a second user of the same table
+   * waits for it rather than reading it half written */
+  g_mutex_lock (&gpu->tables_lock);
+  if (!gpu->tables)
+    gpu->tables = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+        g_free);
+  VhGpuTable *table = g_hash_table_lookup (gpu->tables, name);
+  if (table && table->size != size) {
+    g_mutex_unlock (&gpu->tables_lock);
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "shared table %s: asked for %zu bytes, it has %zu", name, size,
+        table->size);
+    return 0;
+  }
+  if (!table) {
+    const VhGpuPtr mem = vh_gpu_mem_alloc (gpu, size, error);
+    if (!mem || !fill (gpu, mem, data, error)) {
+      vh_gpu_mem_free (gpu, mem);
+      g_mutex_unlock (&gpu->tables_lock);
+      return 0;
+    }
+    table = g_new0 (VhGpuTable, 1);
+    table->mem = mem;
+    table->size = size;
+    g_hash_table_insert (gpu->tables, g_strdup (name), table);
+  }
+  table->users++;
+  const VhGpuPtr mem = table->mem;
+  g_mutex_unlock (&gpu->tables_lock);
+  return mem;
+}
+
+void
+vh_gpu_table_release (VhGpu *gpu, const char *name)
+{
+  if (!gpu || !name)
+    return;
+  g_mutex_lock (&gpu->tables_lock);
+  VhGpuTable *table = gpu->tables ? g_hash_table_lookup (gpu->tables, name)
+      : NULL;
+  if (table && --table->users == 0) {
+    vh_gpu_mem_free (gpu, table->mem);
+    g_hash_table_remove (gpu->tables, name);
+  }
+  g_mutex_unlock (&gpu->tables_lock);
+  if (!table)
+    g_warning ("vh_gpu_table_release: no shared table %s", name);
+}
+
+void
+vh_gpu_tables_clear (VhGpu *gpu)
+{
+  if (gpu->tables) {
+    GHashTableIter iter;
+    gpointer name, value;
+    g_hash_table_iter_init (&iter, gpu->tables);
+    while (g_hash_table_iter_next (&iter, &name, &value)) {
+      g_warning ("shared GPU table %s still held at close", (char *) name);
+      vh_gpu_mem_free (gpu, ((VhGpuTable *) value)->mem);
+    }
+    g_hash_table_destroy (gpu->tables);
+    gpu->tables = NULL;
+  }
+  g_mutex_clear (&gpu->tables_lock);
+}
+
 /* ---- pinned-memory registry --------------------------------------------
  * Every live block of vh_gpu_host_alloc, sorted by address (blocks never
  * overlap), so vh_gpu_host_contains is a binary search.  A handful of

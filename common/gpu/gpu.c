@@ -260,6 +260,7 @@ vh_gpu_open (VhGpuVendor vendor, int device_id, GError **error)
   gpu->f = f;
   gpu->refcount = 1;
   gpu->device_id = device_id;
+  g_mutex_init (&gpu->tables_lock);
   if (!query_device (gpu, error)) {
     g_prefix_error (error, "%s device %d: ", vendor_name, device_id);
     vh_gpu_close (gpu);
@@ -338,6 +339,7 @@ vh_gpu_close (VhGpu *gpu)
   g_mutex_unlock (&shared_lock);
   if (!last)
     return;
+  vh_gpu_tables_clear (gpu);
   if (gpu->context_open)
     vh_gpu_warn_if_failed (gpu->f, gpu->f->context_close (gpu->device_id, gpu->context),
         VH_GPU_CALL_CONTEXT_CLOSE);

@@ -116,6 +116,18 @@ gboolean vh_gpu_bind (VhGpu *gpu, GError **error);
 VhGpuPtr vh_gpu_mem_alloc (VhGpu *gpu, size_t size, GError **error);
 void vh_gpu_mem_free (VhGpu *gpu, VhGpuPtr ptr);          /* 0 is ignored */
 
+/* A read-only table in device memory shared by every user of the device
+ * in the process (a VhGpu from vh_gpu_acquire is one per device), by name:
+ * the first caller allocates size bytes and has fill write them (it
+ * returns once they are written); later callers get the same memory.
+ * Each successful acquire is paired with one release; the last release
+ * frees it.  Returns 0 on failure (fill's error, or out of memory). */
+typedef gboolean (*VhGpuTableFill) (VhGpu *gpu, VhGpuPtr mem, void *data,
+    GError **error);
+VhGpuPtr vh_gpu_table_acquire (VhGpu *gpu, const char *name, size_t size,
+    VhGpuTableFill fill, void *data, GError **error);
+void vh_gpu_table_release (VhGpu *gpu, const char *name);
+
 /* Page-locked ("pinned") host memory: the only host memory that copies
  * asynchronously at full bus speed.  NULL on failure. */
 void *vh_gpu_host_alloc (VhGpu *gpu, size_t size, GError **error);
