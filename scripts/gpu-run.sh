@@ -5,12 +5,14 @@
 #   scripts/gpu-run.sh pack     here: build, then gather the GPU test and
 #                               benchmark programs, the plugin, a GStreamer
 #                               runtime and the test vectors into .gpurun/
-#   scripts/gpu-run.sh remote [tests|bench|all|ab]
+#   scripts/gpu-run.sh remote [tests|bench|all|kernels|ab]
 #                               there, in a copy of the tree that carries
 #                               .gpurun/: run the GPU tests (accumulators and
 #                               scores against the CPU) and/or the benchmarks
 #                               (all: both, the default), logs into $OUT (or
-#                               .gpurun/out); ab: the raw-file pipelines
+#                               .gpurun/out); kernels: only the feature
+#                               kernels against the CPU and their timings;
+#                               ab: the raw-file pipelines
 #                               with this plugin and another build of it
 #                               (OLD_PLUGIN=path/libgstvmafhip.so at pack
 #                               time), alternating, AB_ROUNDS rounds;
@@ -96,6 +98,14 @@ remote)
   run() { echo "== $*"; "$@" 2>&1 | tee -a "$out/gpu-run.log"; return "${PIPESTATUS[0]}"; }
   what=${2:-all}
   export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+  # kernels: the feature kernels against the CPU (CIEDE2000 with and
+  # without its 8-bit table) and their timings, nothing else
+  if [ "$what" = kernels ]; then
+    run "$dest/bin/test-gpu-features" || status=1
+    VMAFHIP_CIEDE_TABLE=0 run "$dest/bin/test-gpu-features" || status=1
+    run "$dest/bin/vmafhip-gpu-bench" --frames 200 || status=1
+    exit $status
+  fi
   if [ "$what" = all ] || [ "$what" = tests ]; then
   run "$dest/bin/vmafhip-info" || status=1
   run "$dest/bin/test-gpu-runtime" > /dev/null || status=1

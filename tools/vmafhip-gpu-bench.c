@@ -119,13 +119,21 @@ main (int argc, char **argv)
     for (unsigned i = 0; i < DISTINCT; i++) {
       VhPicture r, d;
       vh_synth_render (synth, i, 3, &r, &d);
-      if (!(dref[i] = vh_gpu_mem_alloc (gpu, pitch * h, &error))
-          || !(ddis[i] = vh_gpu_mem_alloc (gpu, pitch * h, &error))
-          || !vh_gpu_copy2d_h2d_async (upload, dref[i], pitch, r.plane[0].data,
-              r.plane[0].stride, w, h, &error)
-          || !vh_gpu_copy2d_h2d_async (upload, ddis[i], pitch, d.plane[0].data,
-              d.plane[0].stride, w, h, &error)
-          || !vh_gpu_stream_sync (upload, &error))
+      /* luma, then Cb and Cr (half size, the same pitch) */
+      const size_t chroma_at[3] = { 0, pitch * h, pitch * h
+            + pitch * (h / 2) };
+      const unsigned pw[3] = { w, w / 2, w / 2 }, ph[3] = { h, h / 2, h / 2 };
+      if (!(dref[i] = vh_gpu_mem_alloc (gpu, pitch * h * 2, &error))
+          || !(ddis[i] = vh_gpu_mem_alloc (gpu, pitch * h * 2, &error)))
+        die ("upload", error);
+      for (int p = 0; p < 3; p++)
+        if (!vh_gpu_copy2d_h2d_async (upload, dref[i] + chroma_at[p], pitch,
+                r.plane[p].data, r.plane[p].stride, pw[p], ph[p], &error)
+            || !vh_gpu_copy2d_h2d_async (upload, ddis[i] + chroma_at[p],
+                pitch, d.plane[p].data, d.plane[p].stride, pw[p], ph[p],
+                &error))
+          die ("upload", error);
+      if (!vh_gpu_stream_sync (upload, &error))
         die ("upload", error);
       /* keep host copies (the synth reuses its buffers) */
       href[i] = r;
@@ -187,13 +195,14 @@ main (int argc, char **argv)
      * latency, every launch waiting for the one before), and the cost per
      * frame with SLOTS frames in flight on their own streams (wall time:
      * what a frame takes of the GPU when kernels of several frames
-     * overlap, as in the element). CIEDE2000 on 4:4:4 made of the luma
-     * plane three times (the same work as real chroma), PSNR-HVS on 4:2:0
-     * (chroma: the luma plane's top-left quarter); -1: no kernels for
-     * this GPU in the build */
-    enum { VIF, ADM, MOTION, CIEDE, SSIM, MS_SSIM, PSNR_HVS, N_TIMED };
+     * overlap, as in the element). CIEDE2000 and PSNR-HVS on the 4:2:0
+     * pictures; CIEDE2000 also without its 8-bit Lab table (every pixel
+     * converted, as deeper pictures are); -1: no kernels for this GPU in
+     * the build */
+    enum { VIF, ADM, MOTION, CIEDE, SSIM, MS_SSIM, PSNR_HVS, CIEDE_CONVERT,
+      N_TIMED };
     float ms[N_TIMED], ms_flight[N_TIMED];
-    VhCiedeGpu *ciede[SLOTS] = { NULL };
+    VhCiedeGpu *ciede[SLOTS] = { NULL }, *ciede_convert[SLOTS] = { NULL };
     VhSsimGpu *ssim[SLOTS] = { NULL };
     VhMsSsimGpu *ms_ssim[SLOTS] = { NULL };
     VhPsnrHvsGpu *psnr_hvs[SLOTS] = { NULL };
@@ -201,6 +210,10 @@ main (int argc, char **argv)
     for (unsigned i = 0; i < SLOTS; i++) {
       ciede[i] = ciede_module ? vh_ciede_gpu_new (gpu, ciede_module, w, h, 8,
           NULL) : NULL;
+      g_setenv ("VMAFHIP_CIEDE_TABLE", "0", TRUE);
+      ciede_convert[i] = ciede_module ? vh_ciede_gpu_new (gpu, ciede_module,
+          w, h, 8, NULL) : NULL;
+      g_unsetenv ("VMAFHIP_CIEDE_TABLE");
       ssim[i] = ssim_module ? vh_ssim_gpu_new (gpu, ssim_module, w, h, 8,
           NULL) : NULL;
       ms_ssim[i] = ms_ssim_module ? vh_ms_ssim_gpu_new (gpu, ms_ssim_module,
@@ -213,7 +226,10 @@ main (int argc, char **argv)
         die ("sums", error);
     }
     const gboolean present[N_TIMED] = { TRUE, TRUE, TRUE, ciede[0] != NULL,
-      ssim[0] != NULL, ms_ssim[0] != NULL, psnr_hvs[0] != NULL };
+      ssim[0] != NULL, ms_ssim[0] != NULL, psnr_hvs[0] != NULL,
+      ciede_convert[0] != NULL };
+    if (ciede[0] && !vh_ciede_gpu_uses_table (ciede[0]))
+      printf ("# CIEDE2000: no Lab table (no room for it?)\n");
     for (int feat = 0; feat < N_TIMED; feat++) {
       ms[feat] = ms_flight[feat] = -1;
       if (!present[feat])
@@ -237,8 +253,10 @@ main (int argc, char **argv)
           }
           const unsigned cur = (unsigned) (r + 10) % DISTINCT;
           const unsigned prev = (cur + DISTINCT - 1) % DISTINCT;
-          const VhGpuPtr r3[3] = { dref[cur], dref[cur], dref[cur] };
-          const VhGpuPtr d3[3] = { ddis[cur], ddis[cur], ddis[cur] };
+          const VhGpuPtr r3[3] = { dref[cur], dref[cur] + pitch * h,
+            dref[cur] + pitch * h + pitch * (h / 2) };
+          const VhGpuPtr d3[3] = { ddis[cur], ddis[cur] + pitch * h,
+            ddis[cur] + pitch * h + pitch * (h / 2) };
           const size_t p3[3] = { pitch, pitch, pitch };
           const unsigned w3[3] = { w, w / 2, w / 2 };
           const unsigned h3[3] = { h, h / 2, h / 2 };
@@ -258,8 +276,10 @@ main (int argc, char **argv)
                   pitch, dref[cur], pitch, s->sad, &error);
               break;
             case CIEDE:
-              ok = vh_ciede_gpu_enqueue (ciede[si], s->stream, r3, d3, p3, 0,
-                  sums[si], &error);
+            case CIEDE_CONVERT:
+              ok = vh_ciede_gpu_enqueue (feat == CIEDE ? ciede[si]
+                  : ciede_convert[si], s->stream, r3, d3, p3, 1, sums[si],
+                  &error);
               break;
             case SSIM:
               ok = vh_ssim_gpu_enqueue (ssim[si], s->stream, dref[cur],
@@ -297,6 +317,7 @@ main (int argc, char **argv)
     for (unsigned i = 0; i < SLOTS; i++) {
       vh_gpu_host_free (gpu, sums[i]);
       vh_ciede_gpu_free (ciede[i]);
+      vh_ciede_gpu_free (ciede_convert[i]);
       vh_ssim_gpu_free (ssim[i]);
       vh_ms_ssim_gpu_free (ms_ssim[i]);
       vh_psnr_hvs_gpu_free (psnr_hvs[i]);
@@ -330,14 +351,15 @@ main (int argc, char **argv)
 
     printf ("%-10s kernels-only %8.0f fps | engine+GPU from host %7.0f fps | "
         "CPU engine (1 thread) %5.1f fps | GPU ms/frame: VIF %.3f ADM %.3f "
-        "motion %.3f CIEDE2000 %.3f SSIM %.3f MS-SSIM %.3f PSNR-HVS %.3f | "
-        "GPU ms/frame, %d frames in flight: VIF %.3f ADM %.3f motion %.3f "
-        "CIEDE2000 %.3f SSIM %.3f MS-SSIM %.3f PSNR-HVS %.3f\n",
+        "motion %.3f CIEDE2000 %.3f (no table %.3f) SSIM %.3f MS-SSIM %.3f "
+        "PSNR-HVS %.3f | GPU ms/frame, %d frames in flight: VIF %.3f ADM %.3f "
+        "motion %.3f CIEDE2000 %.3f (no table %.3f) SSIM %.3f MS-SSIM %.3f "
+        "PSNR-HVS %.3f\n",
         list[si], kernels_fps, engine_fps[1], engine_fps[0], ms[VIF],
-        ms[ADM], ms[MOTION], ms[CIEDE], ms[SSIM], ms[MS_SSIM], ms[PSNR_HVS],
-        SLOTS, ms_flight[VIF], ms_flight[ADM], ms_flight[MOTION],
-        ms_flight[CIEDE], ms_flight[SSIM], ms_flight[MS_SSIM],
-        ms_flight[PSNR_HVS]);
+        ms[ADM], ms[MOTION], ms[CIEDE], ms[CIEDE_CONVERT], ms[SSIM],
+        ms[MS_SSIM], ms[PSNR_HVS], SLOTS, ms_flight[VIF], ms_flight[ADM],
+        ms_flight[MOTION], ms_flight[CIEDE], ms_flight[CIEDE_CONVERT],
+        ms_flight[SSIM], ms_flight[MS_SSIM], ms_flight[PSNR_HVS]);
     fflush (stdout);
 
     for (unsigned i = 0; i < SLOTS; i++) {
