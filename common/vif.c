@@ -35,6 +35,7 @@
 #include <glib.h>
 
 #include "vif.h"
+#include "vif-filters.h"
 #include "vif-pixels.h"
 #include "vh-multiversion.h"
 #include "vh-feature.h"
@@ -104,6 +105,10 @@ struct VhVifWork {
   uint8_t *tail;
   const uint16_t *log2;
   VhVifPixelsFunc pixels;
+  /* vif-filters.c (AVX-512), or NULL: the loops here */
+  VhVifFilter16Func filter16;
+  VhVifVertical8Func vertical8;
+  bool simd_taps[VH_VIF_SCALES];  /* every tap < 2^15: filter16 can run */
   void *mem;
 };
 
@@ -170,6 +175,19 @@ filter_##sfx (uint32_t *restrict acc, const void *const *x,                 \
 
 DEFINE_FILTER (8, uint8_t)
 DEFINE_FILTER (16, uint16_t)
+
+/* filter_16, or its AVX-512 version where the CPU and the scale's taps
+ * allow (the same sums) */
+VIF_INLINE void
+filter_16_best (const VhVifWork *work, unsigned scale, uint32_t *acc,
+    const void *const *x, unsigned ntaps, unsigned n)
+{
+  if (work->filter16 && work->simd_taps[scale])
+    work->filter16 (acc, (const uint16_t *const *) x, work->taps[scale],
+        ntaps, n);
+  else
+    filter_16 (acc, x, work->taps[scale], ntaps, n);
+}
 
 /* 8-bit μ with the symmetric taps folded (a + b fits 16 bits):
  * acc += f0·(a0 + b0) + f1·(a1 + b1). */
@@ -286,6 +304,16 @@ vertical_stats_8 (VhVifWork *work, const void *const *ref,
   const uint8_t *const *r = (const uint8_t *const *) ref;
   const uint8_t *const *d = (const uint8_t *const *) dis;
 
+  if (work->vertical8) {
+    uint16_t *const out[ROW_ARRAYS] = {
+      work->row[0] + col, work->row[1] + col, work->row[2] + col,
+      work->row[3] + col, work->row[4] + col, work->row[5] + col,
+      work->row[6] + col, work->row[7] + col,
+    };
+    work->vertical8 (out, r, d, taps, last + 1, n);
+    return;
+  }
+
   /* The three square sums: the first tap alone, then pairs. */
   mac2_squares_8 (acc[ROW_XX_HI], acc[ROW_YY_HI], acc[ROW_XY_HI], r[0], d[0],
       r[0], d[0], taps[0], 0, true, n);
@@ -318,8 +346,8 @@ vertical_stats_16 (VhVifWork *work, const void *const *ref,
   const uint16_t *const *r = (const uint16_t *const *) ref;
   const uint16_t *const *d = (const uint16_t *const *) dis;
 
-  filter_16 (acc[ROW_MU1], ref, taps, last + 1, n);
-  filter_16 (acc[ROW_MU2], dis, taps, last + 1, n);
+  filter_16_best (work, scale, acc[ROW_MU1], ref, last + 1, n);
+  filter_16_best (work, scale, acc[ROW_MU2], dis, last + 1, n);
   /* The square sums: the first tap alone, then pairs. */
   mac2_products_16 (acc[ROW_XX_HI], acc[ROW_XX_LO], r[0], r[0], r[0], r[0],
       taps[0], 0, true, n);
@@ -455,7 +483,7 @@ horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
   for (unsigned a = 0; a < ROW_ARRAYS; a++) {
     for (unsigned k = 0; k < ntaps; k++)
       cols[k] = work->row[a] + ((ptrdiff_t) j0 + k - half);
-    filter_16 (acc[a], cols, work->taps[scale], ntaps, n);
+    filter_16_best (work, scale, acc[a], cols, ntaps, n);
   }
 
   const uint32_t *restrict mu1 = acc[ROW_MU1], *restrict mu2 = acc[ROW_MU2];
@@ -544,7 +572,7 @@ horizontal_decimate (VhVifWork *work, const uint16_t *in, unsigned scale,
       const unsigned t = k + half;
       cols[k] = (t % 2 ? odd : even) + j0 + t / 2;
     }
-    filter_16 (work->acc[0], cols, work->taps[scale], ntaps, n);
+    filter_16_best (work, scale, work->acc[0], cols, ntaps, n);
     const uint32_t *restrict acc = work->acc[0];
     uint16_t *restrict o = out + j0;
     for (unsigned j = 0; j < VIF_RUN (n); j++)
@@ -668,6 +696,13 @@ vh_vif_work_new (unsigned width, unsigned height)
       work->taps[s][k] = vif_taps[s][k];
   work->log2 = vh_vif_log2_table ();
   work->pixels = vh_vif_pixels_best ();
+  work->filter16 = vh_vif_filter16_best ();
+  work->vertical8 = vh_vif_vertical8_best ();
+  for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
+    work->simd_taps[s] = true;
+    for (unsigned k = 0; k <= 2 * vif_half[s]; k++)
+      work->simd_taps[s] &= work->taps[s][k] < 32768;
+  }
   return work;
 }
 

@@ -1,0 +1,36 @@
+/* vmafhip — VIF's filter passes in x86-64 AVX-512 (BW): the Gaussian of a
+ * run of columns over 16-bit samples, and the whole 8-bit vertical pass of
+ * scale 0 (μ and the three square sums of both pictures at once).
+ *
+ * vif.c keeps the plain C (the reference, and what other CPUs run); these
+ * give the same integers.  Both are 16x16 -> 32-bit multiply-adds of a
+ * pair of taps (vpmaddwd), which multiplies signed 16-bit values: samples
+ * up to 65535 are biased by -32768 and the bias added back once, as
+ * 32768 Σ f; every sum is taken modulo 2^32, and the true sums fit 32 bits,
+ * so the results are exact.  Taps must be below 2^15 (VIF's scales 0-2;
+ * scale 3 has a tap of 43728 and stays in C).  Results come in column
+ * order.  test-vif-filters compares them with the plain C. */
+#ifndef VH_VIF_FILTERS_H
+#define VH_VIF_FILTERS_H
+
+#include <stdint.h>
+
+/* out[j] = Σ_k taps[k] · x[k][j] for j < n; n a multiple of 32, x[k][j]
+ * readable up to n, ntaps ≤ 17. */
+typedef void (*VhVifFilter16Func) (uint32_t *out, const uint16_t *const *x,
+    const uint16_t *taps, unsigned ntaps, unsigned n);
+
+/* Scale 0 of 8-bit pictures over a run of n columns (a multiple of 32):
+ * rows r[k], d[k] (k < ntaps ≤ 17); out[0], out[1]: μ of r and d,
+ * (Σ f·p + 128) >> 8; out[2..7]: Σ f·r², Σ f·d², Σ f·r·d as 32-bit sums
+ * split into 16-bit halves (hi, lo). */
+typedef void (*VhVifVertical8Func) (uint16_t *const out[8],
+    const uint8_t *const *r, const uint8_t *const *d, const uint16_t *taps,
+    unsigned ntaps, unsigned n);
+
+/* The AVX-512 versions, or NULL where the CPU or the build lacks them or
+ * VMAFHIP_CPU_SIMD=0 is in the environment. */
+VhVifFilter16Func vh_vif_filter16_best (void);
+VhVifVertical8Func vh_vif_vertical8_best (void);
+
+#endif /* VH_VIF_FILTERS_H */

@@ -1,0 +1,159 @@
+/* vmafhip — VIF's AVX-512 filter passes (vif-filters.c) against the sums
+ * written out here one term at a time: 16-bit samples from 0 to 65535
+ * (runs of the extremes included), every tap count up to 17, taps up to
+ * 2^15 − 1, rows that are shifted views of one row (the horizontal pass)
+ * or rows of their own (the vertical one), and the 8-bit vertical pass of
+ * scale 0 with its rounding and halves.  Skips loudly where the CPU has
+ * no AVX-512 (BW). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <glib.h>
+
+#include "vif-filters.h"
+
+#define ROW 600                 /* samples per test row, ≥ 512 + 17 */
+
+static uint16_t
+pick16 (GRand *r, int mode)
+{
+  switch (mode) {
+    case 0:
+      return (uint16_t) g_rand_int_range (r, 0, 65536);
+    case 1:
+      return g_rand_boolean (r) ? 65535 : 0;
+    case 2:
+      return 65535;
+    default:
+      return (uint16_t) g_rand_int_range (r, 32760, 32776);  /* the bias */
+  }
+}
+
+static void
+random_taps (GRand *r, uint16_t *taps, unsigned ntaps, int mode)
+{
+  for (unsigned k = 0; k < ntaps; k++)
+    taps[k] = mode == 1 ? 32767 : (uint16_t) g_rand_int_range (r, 0, 32768);
+}
+
+START_TEST (test_filter16)
+{
+  VhVifFilter16Func simd = vh_vif_filter16_best ();
+  if (!simd) {
+    fprintf (stderr, "test-vif-filters: SKIPPED: no AVX-512 (BW) here, or "
+        "VMAFHIP_CPU_SIMD=0: only the plain C filters run\n");
+    return;
+  }
+  GRand *r = g_rand_new_with_seed (1125);
+  uint16_t *rows = g_new (uint16_t, 17 * ROW);
+  uint32_t *out = g_new (uint32_t, 512);
+  static const unsigned counts[] = { 1, 2, 3, 4, 5, 9, 16, 17 };
+  static const unsigned lengths[] = { 32, 64, 512 };
+  unsigned checked = 0;
+  for (int mode = 0; mode < 4; mode++)
+    for (unsigned c = 0; c < G_N_ELEMENTS (counts); c++)
+      for (unsigned l = 0; l < G_N_ELEMENTS (lengths); l++)
+        for (int shifted = 0; shifted <= 1; shifted++) {
+          const unsigned ntaps = counts[c], n = lengths[l];
+          uint16_t taps[17];
+          random_taps (r, taps, ntaps, mode % 2);
+          for (unsigned i = 0; i < 17 * ROW; i++)
+            rows[i] = pick16 (r, mode);
+          const uint16_t *x[17];
+          for (unsigned k = 0; k < ntaps; k++)
+            x[k] = shifted ? rows + k : rows + k * ROW;
+          simd (out, x, taps, ntaps, n);
+          for (unsigned j = 0; j < n; j++) {
+            uint32_t want = 0;  /* modulo 2^32, as the C filter */
+            for (unsigned k = 0; k < ntaps; k++)
+              want += (uint32_t) taps[k] * x[k][j];
+            ck_assert_msg (out[j] == want, "mode %d, %u taps, n %u, %s: "
+                "column %u is %u, want %u", mode, ntaps, n,
+                shifted ? "one row" : "rows", j, out[j], want);
+            checked++;
+          }
+        }
+  ck_assert_uint_gt (checked, 10000);
+  g_free (rows);
+  g_free (out);
+  g_rand_free (r);
+}
+END_TEST
+
+START_TEST (test_vertical8)
+{
+  VhVifVertical8Func simd = vh_vif_vertical8_best ();
+  if (!simd) {
+    fprintf (stderr, "test-vif-filters: SKIPPED: no AVX-512 (BW) here\n");
+    return;
+  }
+  GRand *r = g_rand_new_with_seed (2511);
+  uint8_t *ref = g_new (uint8_t, 17 * ROW), *dis = g_new (uint8_t, 17 * ROW);
+  uint16_t *buf = g_new (uint16_t, 8 * 512);
+  /* VIF's scale-0 taps (Σ = 65536, the largest sums) and random ones */
+  const uint16_t vif0[17] = { 489, 935, 1640, 2640, 3896, 5274, 6547, 7455,
+    7784, 7455, 6547, 5274, 3896, 2640, 1640, 935, 489 };
+  static const unsigned counts[] = { 1, 3, 9, 17 };
+  for (int mode = 0; mode < 3; mode++)
+    for (unsigned c = 0; c < G_N_ELEMENTS (counts); c++) {
+      const unsigned ntaps = counts[c], n = 512;
+      uint16_t taps[17];
+      if (ntaps == 17 && mode != 1)
+        memcpy (taps, vif0, sizeof taps);
+      else
+        for (unsigned k = 0; k < ntaps; k++)   /* < 2^15, Σ f·255² < 2^32 */
+          taps[k] = (uint16_t) g_rand_int_range (r, 0, MIN (32768,
+                  65536 / ntaps));
+      for (unsigned i = 0; i < 17 * ROW; i++) {
+        ref[i] = mode == 2 ? 255 : (uint8_t) g_rand_int_range (r, 0, 256);
+        dis[i] = mode == 2 ? (uint8_t) (i % 2 ? 255 : 0)
+            : (uint8_t) g_rand_int_range (r, 0, 256);
+      }
+      const uint8_t *rr[17], *dd[17];
+      for (unsigned k = 0; k < ntaps; k++) {
+        rr[k] = ref + k * ROW;
+        dd[k] = dis + k * ROW;
+      }
+      uint16_t *const out[8] = { buf, buf + 512, buf + 1024, buf + 1536,
+        buf + 2048, buf + 2560, buf + 3072, buf + 3584 };
+      simd (out, rr, dd, taps, ntaps, n);
+      for (unsigned j = 0; j < n; j++) {
+        uint32_t mu1 = 0, mu2 = 0, xx = 0, yy = 0, xy = 0;
+        for (unsigned k = 0; k < ntaps; k++) {
+          mu1 += (uint32_t) taps[k] * rr[k][j];
+          mu2 += (uint32_t) taps[k] * dd[k][j];
+          xx += (uint32_t) taps[k] * rr[k][j] * rr[k][j];
+          yy += (uint32_t) taps[k] * dd[k][j] * dd[k][j];
+          xy += (uint32_t) taps[k] * rr[k][j] * dd[k][j];
+        }
+        const uint16_t want[8] = { (mu1 + 128) >> 8, (mu2 + 128) >> 8,
+          xx >> 16, xx & 0xffff, yy >> 16, yy & 0xffff, xy >> 16,
+          xy & 0xffff };
+        for (int a = 0; a < 8; a++)
+          ck_assert_msg (out[a][j] == want[a], "mode %d, %u taps: column %u,"
+              " array %d is %u, want %u", mode, ntaps, j, a, out[a][j],
+              want[a]);
+      }
+    }
+  g_free (ref);
+  g_free (dis);
+  g_free (buf);
+  g_rand_free (r);
+}
+END_TEST
+
+int
+main (void)
+{
+  Suite *s = suite_create ("vif-filters");
+  TCase *tc = tcase_create ("avx512");
+  tcase_add_test (tc, test_filter16);
+  tcase_add_test (tc, test_vertical8);
+  suite_add_tcase (s, tc);
+  SRunner *runner = srunner_create (s);
+  srunner_run_all (runner, CK_NORMAL);
+  const int failed = srunner_ntests_failed (runner);
+  srunner_free (runner);
+  return failed ? 1 : 0;
+}
