@@ -146,6 +146,46 @@ vertical8_avx512 (uint16_t *const out[8], const uint8_t *const *r,
   }
 }
 
+/* (a·b + 2^31) >> 32 of 16 uint32 lanes */
+AVX512 static inline __m512i
+mul_round_hi (__m512i a, __m512i b)
+{
+  const __m512i round = _mm512_set1_epi64 (0x80000000LL);
+  const __m512i even = _mm512_srli_epi64 (_mm512_add_epi64
+      (_mm512_mul_epu32 (a, b), round), 32);
+  const __m512i odd = _mm512_add_epi64 (_mm512_mul_epu32
+      (_mm512_srli_epi64 (a, 32), _mm512_srli_epi64 (b, 32)), round);
+  /* the even lanes' results in the low halves, the odd ones' in the high */
+  return _mm512_mask_blend_epi32 ((__mmask16) 0xaaaa, even, odd);
+}
+
+AVX512 static inline __m512i
+recombine (const uint32_t *hi, const uint32_t *lo, unsigned j)
+{
+  return _mm512_add_epi32 (_mm512_loadu_si512 (hi + j), _mm512_srli_epi32
+      (_mm512_add_epi32 (_mm512_loadu_si512 (lo + j), _mm512_set1_epi32
+              (32768)), 16));
+}
+
+AVX512 static void
+sigmas_avx512 (const uint32_t *const acc[8], int32_t *sigma1_sq,
+    int32_t *sigma2_sq, int32_t *sigma12, unsigned n)
+{
+  for (unsigned j = 0; j < n; j += 16) {
+    const __m512i mu1 = _mm512_loadu_si512 (acc[0] + j);
+    const __m512i mu2 = _mm512_loadu_si512 (acc[1] + j);
+    const __m512i xx = recombine (acc[2], acc[3], j);
+    const __m512i yy = recombine (acc[4], acc[5], j);
+    const __m512i xy = recombine (acc[6], acc[7], j);
+    _mm512_storeu_si512 (sigma1_sq + j, _mm512_sub_epi32 (xx,
+            mul_round_hi (mu1, mu1)));
+    _mm512_storeu_si512 (sigma2_sq + j, _mm512_max_epi32 (_mm512_sub_epi32
+            (yy, mul_round_hi (mu2, mu2)), _mm512_setzero_si512 ()));
+    _mm512_storeu_si512 (sigma12 + j, _mm512_sub_epi32 (xy,
+            mul_round_hi (mu1, mu2)));
+  }
+}
+
 static gboolean
 have_avx512bw (void)
 {
@@ -168,6 +208,12 @@ vh_vif_vertical8_best (void)
 {
   return have_avx512bw () ? vertical8_avx512 : NULL;
 }
+
+VhVifSigmasFunc
+vh_vif_sigmas_best (void)
+{
+  return have_avx512bw () ? sigmas_avx512 : NULL;
+}
 #else
 VhVifFilter16Func
 vh_vif_filter16_best (void)
@@ -177,6 +223,12 @@ vh_vif_filter16_best (void)
 
 VhVifVertical8Func
 vh_vif_vertical8_best (void)
+{
+  return NULL;
+}
+
+VhVifSigmasFunc
+vh_vif_sigmas_best (void)
 {
   return NULL;
 }

@@ -28,9 +28,19 @@ typedef void (*VhVifVertical8Func) (uint16_t *const out[8],
     const uint8_t *const *r, const uint8_t *const *d, const uint16_t *taps,
     unsigned ntaps, unsigned n);
 
+/* The statistics of a run of n columns (a multiple of 16) from the
+ * horizontal sums of the eight row arrays (μ1, μ2, then Σx², Σy², Σxy as
+ * halves hi, lo): with μ products rounded to 32 bits (+ 2^31 >> 32) and
+ * the square sums recombined as hi + (lo + 2^15 >> 16), σ₁² = xx − μ1²,
+ * σ₂² = max (yy − μ2², 0), σ₁₂ = xy − μ1μ2, in int32 (differences wrap
+ * as in libvmaf). */
+typedef void (*VhVifSigmasFunc) (const uint32_t *const acc[8],
+    int32_t *sigma1_sq, int32_t *sigma2_sq, int32_t *sigma12, unsigned n);
+
 /* The AVX-512 versions, or NULL where the CPU or the build lacks them or
  * VMAFHIP_CPU_SIMD=0 is in the environment. */
 VhVifFilter16Func vh_vif_filter16_best (void);
 VhVifVertical8Func vh_vif_vertical8_best (void);
+VhVifSigmasFunc vh_vif_sigmas_best (void);
 
 #endif /* VH_VIF_FILTERS_H */

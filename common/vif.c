@@ -108,6 +108,7 @@ struct VhVifWork {
   /* vif-filters.c (AVX-512), or NULL: the loops here */
   VhVifFilter16Func filter16;
   VhVifVertical8Func vertical8;
+  VhVifSigmasFunc sigmas;
   bool simd_taps[VH_VIF_SCALES];  /* every tap < 2^15: filter16 can run */
   void *mem;
 };
@@ -486,6 +487,14 @@ horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
     filter_16_best (work, scale, acc[a], cols, ntaps, n);
   }
 
+  if (work->sigmas) {
+    work->sigmas ((const uint32_t *const *) acc, sigma1_sq, sigma2_sq,
+        sigma12, n);
+    p->pixels (sigma1_sq, sigma2_sq, sigma12, valid, p->enhn_gain_limit,
+        p->log2, sums);
+    return;
+  }
+
   const uint32_t *restrict mu1 = acc[ROW_MU1], *restrict mu2 = acc[ROW_MU2];
   const uint32_t *restrict xx_hi = acc[ROW_XX_HI];
   const uint32_t *restrict xx_lo = acc[ROW_XX_LO];
@@ -698,6 +707,7 @@ vh_vif_work_new (unsigned width, unsigned height)
   work->pixels = vh_vif_pixels_best ();
   work->filter16 = vh_vif_filter16_best ();
   work->vertical8 = vh_vif_vertical8_best ();
+  work->sigmas = vh_vif_sigmas_best ();
   for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
     work->simd_taps[s] = true;
     for (unsigned k = 0; k <= 2 * vif_half[s]; k++)

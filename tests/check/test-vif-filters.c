@@ -3,7 +3,8 @@
  * (runs of the extremes included), every tap count up to 17, taps up to
  * 2^15 − 1, rows that are shifted views of one row (the horizontal pass)
  * or rows of their own (the vertical one), and the 8-bit vertical pass of
- * scale 0 with its rounding and halves.  Skips loudly where the CPU has
+ * scale 0 with its rounding and halves; the statistics from the sums,
+ * wrapping differences and the clamp included.  Skips loudly where the CPU has
  * no AVX-512 (BW). */
 #include <check.h>
 #include <stdio.h>
@@ -143,6 +144,47 @@ START_TEST (test_vertical8)
 }
 END_TEST
 
+START_TEST (test_sigmas)
+{
+  VhVifSigmasFunc simd = vh_vif_sigmas_best ();
+  if (!simd) {
+    fprintf (stderr, "test-vif-filters: SKIPPED: no AVX-512 (BW) here\n");
+    return;
+  }
+  GRand *r = g_rand_new_with_seed (1511);
+  enum { N = 512 };
+  uint32_t *acc[8];
+  for (int a = 0; a < 8; a++)
+    acc[a] = g_new (uint32_t, N);
+  int32_t s1[N], s2[N], s12[N];
+  for (int mode = 0; mode < 3; mode++) {
+    for (unsigned j = 0; j < N; j++)
+      for (int a = 0; a < 8; a++)
+        acc[a][j] = mode == 0 ? g_rand_int (r) : mode == 1 ? 0xffffffffu
+            : (uint32_t) g_rand_int_range (r, 0, 1 << 24);
+    simd ((const uint32_t *const *) acc, s1, s2, s12, N);
+    for (unsigned j = 0; j < N; j++) {
+      const uint32_t mu1_sq = ((uint64_t) acc[0][j] * acc[0][j]
+          + 0x80000000u) >> 32;
+      const uint32_t mu2_sq = ((uint64_t) acc[1][j] * acc[1][j]
+          + 0x80000000u) >> 32;
+      const uint32_t mu12 = ((uint64_t) acc[0][j] * acc[1][j]
+          + 0x80000000u) >> 32;
+      const uint32_t xx = acc[2][j] + ((acc[3][j] + 32768) >> 16);
+      const uint32_t yy = acc[4][j] + ((acc[5][j] + 32768) >> 16);
+      const uint32_t xy = acc[6][j] + ((acc[7][j] + 32768) >> 16);
+      const int32_t want2 = (int32_t) (yy - mu2_sq);
+      ck_assert_int_eq (s1[j], (int32_t) (xx - mu1_sq));
+      ck_assert_int_eq (s2[j], want2 < 0 ? 0 : want2);
+      ck_assert_int_eq (s12[j], (int32_t) (xy - mu12));
+    }
+  }
+  for (int a = 0; a < 8; a++)
+    g_free (acc[a]);
+  g_rand_free (r);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -150,6 +192,7 @@ main (void)
   TCase *tc = tcase_create ("avx512");
   tcase_add_test (tc, test_filter16);
   tcase_add_test (tc, test_vertical8);
+  tcase_add_test (tc, test_sigmas);
   suite_add_tcase (s, tc);
   SRunner *runner = srunner_create (s);
   srunner_run_all (runner, CK_NORMAL);
