@@ -39,44 +39,17 @@ tap_pairs (const uint16_t *taps, unsigned ntaps, uint32_t *pairs,
   return npairs;
 }
 
-AVX512 static void
-filter16_avx512 (uint32_t *out, const uint16_t *const *x,
-    const uint16_t *taps, unsigned ntaps, unsigned n)
-{
-  uint32_t pairs[MAX_PAIRS], tap_sum;
-  const unsigned npairs = tap_pairs (taps, ntaps, pairs, &tap_sum);
-  __m512i f[MAX_PAIRS];
-  for (unsigned p = 0; p < npairs; p++)
-    f[p] = _mm512_set1_epi32 ((int) pairs[p]);
-  const __m512i bias = _mm512_set1_epi16 ((short) 0x8000);
-  /* Σ f (x − 32768) + 32768 Σ f, modulo 2^32 */
-  const __m512i offset = _mm512_set1_epi32 ((int) (32768u * tap_sum));
-
-  for (unsigned j = 0; j < n; j += 32) {
-    __m512i lo = offset, hi = offset;
-    for (unsigned p = 0; p < npairs; p++) {
-      const unsigned k0 = 2 * p, k1 = k0 + 1 < ntaps ? k0 + 1 : k0;
-      const __m512i a = _mm512_xor_si512 (_mm512_loadu_si512 (x[k0] + j),
-          bias);
-      const __m512i b = k1 == k0 ? a : _mm512_xor_si512
-          (_mm512_loadu_si512 (x[k1] + j), bias);
-      lo = _mm512_add_epi32 (lo, _mm512_madd_epi16 (_mm512_unpacklo_epi16
-              (a, b), f[p]));
-      hi = _mm512_add_epi32 (hi, _mm512_madd_epi16 (_mm512_unpackhi_epi16
-              (a, b), f[p]));
-    }
-    store_in_order (out + j, lo, hi);
-  }
-}
-
-/* one quantity's pair of rows into its two sums */
+/* 32 sums of even columns and 32 of odd ones, interleaved back */
 AVX512 static inline void
-madd_pair (__m512i *lo, __m512i *hi, __m512i a, __m512i b, __m512i f)
+store_interleaved (uint32_t *out, __m512i even, __m512i odd)
 {
-  *lo = _mm512_add_epi32 (*lo, _mm512_madd_epi16 (_mm512_unpacklo_epi16 (a,
-              b), f));
-  *hi = _mm512_add_epi32 (*hi, _mm512_madd_epi16 (_mm512_unpackhi_epi16 (a,
-              b), f));
+  const __m512i first = _mm512_setr_epi32 (0, 16, 1, 17, 2, 18, 3, 19,
+      4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i second = _mm512_setr_epi32 (8, 24, 9, 25, 10, 26, 11, 27,
+      12, 28, 13, 29, 14, 30, 15, 31);
+  _mm512_storeu_si512 (out, _mm512_permutex2var_epi32 (even, first, odd));
+  _mm512_storeu_si512 (out + 16, _mm512_permutex2var_epi32 (even, second,
+          odd));
 }
 
 /* 32 consecutive uint32 in column order to uint16 (truncating) */
@@ -93,58 +66,126 @@ store_u16 (uint16_t *out, const uint32_t *sums, unsigned shift,
   }
 }
 
-AVX512 static void
-vertical8_avx512 (uint16_t *const out[8], const uint8_t *const *r,
-    const uint8_t *const *d, const uint16_t *taps, unsigned ntaps,
-    unsigned n)
-{
-  uint32_t pairs[MAX_PAIRS], tap_sum;
-  const unsigned npairs = tap_pairs (taps, ntaps, pairs, &tap_sum);
-  __m512i f[MAX_PAIRS];
-  for (unsigned p = 0; p < npairs; p++)
-    f[p] = _mm512_set1_epi32 ((int) pairs[p]);
-  const __m512i bias = _mm512_set1_epi16 ((short) 0x8000);
-  /* the squares (up to 65025) are biased, the samples (up to 255) not */
-  const __m512i offset = _mm512_set1_epi32 ((int) (32768u * tap_sum));
-  const __m512i zero = _mm512_setzero_si512 ();
-  uint32_t sums[5][32] __attribute__ ((aligned (64)));
+/* The kernels, once with vpmaddwd + vpaddd and once with AVX512-VNNI's
+ * vpdpwssd, which does both (the same modular sums): DP (acc, a, b) is
+ * acc + a0 b0 + a1 b1 per 32-bit lane. */
+#define DP_MADD(acc, a, b) _mm512_add_epi32 (acc, _mm512_madd_epi16 (a, b))
+#define DP_VNNI(acc, a, b) _mm512_dpwssd_epi32 (acc, a, b)
 
-  for (unsigned j = 0; j < n; j += 32) {
-    __m512i lo[5] = { zero, zero, offset, offset, offset };
-    __m512i hi[5] = { zero, zero, offset, offset, offset };
-    for (unsigned p = 0; p < npairs; p++) {
-      const unsigned k0 = 2 * p, k1 = k0 + 1 < ntaps ? k0 + 1 : k0;
-      const __m512i r0 = _mm512_cvtepu8_epi16 (_mm256_loadu_si256
-          ((const __m256i *) (r[k0] + j)));
-      const __m512i d0 = _mm512_cvtepu8_epi16 (_mm256_loadu_si256
-          ((const __m256i *) (d[k0] + j)));
-      const __m512i r1 = _mm512_cvtepu8_epi16 (_mm256_loadu_si256
-          ((const __m256i *) (r[k1] + j)));
-      const __m512i d1 = _mm512_cvtepu8_epi16 (_mm256_loadu_si256
-          ((const __m256i *) (d[k1] + j)));
-      madd_pair (&lo[0], &hi[0], r0, r1, f[p]);
-      madd_pair (&lo[1], &hi[1], d0, d1, f[p]);
-      madd_pair (&lo[2], &hi[2], _mm512_xor_si512 (_mm512_mullo_epi16 (r0,
-                  r0), bias), _mm512_xor_si512 (_mm512_mullo_epi16 (r1, r1),
-              bias), f[p]);
-      madd_pair (&lo[3], &hi[3], _mm512_xor_si512 (_mm512_mullo_epi16 (d0,
-                  d0), bias), _mm512_xor_si512 (_mm512_mullo_epi16 (d1, d1),
-              bias), f[p]);
-      madd_pair (&lo[4], &hi[4], _mm512_xor_si512 (_mm512_mullo_epi16 (r0,
-                  d0), bias), _mm512_xor_si512 (_mm512_mullo_epi16 (r1, d1),
-              bias), f[p]);
-    }
-    for (int q = 0; q < 5; q++)
-      store_in_order (sums[q], lo[q], hi[q]);
-    /* μ: (Σ + 128) >> 8; the square sums split into halves */
-    store_u16 (out[0] + j, sums[0], 8, 128);
-    store_u16 (out[1] + j, sums[1], 8, 128);
-    for (int q = 2; q < 5; q++) {
-      store_u16 (out[2 * q - 2] + j, sums[q], 16, 0);
-      store_u16 (out[2 * q - 1] + j, sums[q], 0, 0);
-    }
-  }
+#define DEFINE_KERNELS(sfx, isa, DP)                                     \
+__attribute__ ((target (isa))) static void                               \
+filter16_##sfx (uint32_t *out, const uint16_t *const *x,                    \
+    const uint16_t *taps, unsigned ntaps, unsigned n)                       \
+{                                                                           \
+  uint32_t pairs[MAX_PAIRS], tap_sum;                                       \
+  const unsigned npairs = tap_pairs (taps, ntaps, pairs, &tap_sum);         \
+  __m512i f[MAX_PAIRS];                                                     \
+  for (unsigned p = 0; p < npairs; p++)                                     \
+    f[p] = _mm512_set1_epi32 ((int) pairs[p]);                              \
+  const __m512i bias = _mm512_set1_epi16 ((short) 0x8000);                  \
+  /* Σ f (x − 32768) + 32768 Σ f, modulo 2^32 */                            \
+  const __m512i offset = _mm512_set1_epi32 ((int) (32768u * tap_sum));      \
+                                                                            \
+  for (unsigned j = 0; j < n; j += 32) {                                    \
+    __m512i lo = offset, hi = offset;                                       \
+    for (unsigned p = 0; p < npairs; p++) {                                 \
+      const unsigned k0 = 2 * p, k1 = k0 + 1 < ntaps ? k0 + 1 : k0;         \
+      const __m512i a = _mm512_xor_si512 (_mm512_loadu_si512 (x[k0] + j),   \
+          bias);                                                            \
+      const __m512i b = k1 == k0 ? a : _mm512_xor_si512                     \
+          (_mm512_loadu_si512 (x[k1] + j), bias);                           \
+      lo = DP (lo, _mm512_unpacklo_epi16 (a, b), f[p]);                     \
+      hi = DP (hi, _mm512_unpackhi_epi16 (a, b), f[p]);                     \
+    }                                                                       \
+    store_in_order (out + j, lo, hi);                                       \
+  }                                                                         \
+}                                                                           \
+                                                                            \
+/* one row: a pair of taps multiplies adjacent samples, so a load at the   \
+ * pair's offset gives the even columns' terms and one a sample further    \
+ * the odd columns' (no unpacking) */                                       \
+__attribute__ ((target (isa))) static void                               \
+hfilter16_##sfx (uint32_t *out, const uint16_t *x, const uint16_t *taps,    \
+    unsigned ntaps, unsigned n)                                             \
+{                                                                           \
+  uint32_t pairs[MAX_PAIRS], tap_sum;                                       \
+  const unsigned npairs = tap_pairs (taps, ntaps, pairs, &tap_sum);         \
+  __m512i f[MAX_PAIRS];                                                     \
+  for (unsigned p = 0; p < npairs; p++)                                     \
+    f[p] = _mm512_set1_epi32 ((int) pairs[p]);                              \
+  const __m512i bias = _mm512_set1_epi16 ((short) 0x8000);                  \
+  const __m512i offset = _mm512_set1_epi32 ((int) (32768u * tap_sum));      \
+                                                                            \
+  for (unsigned j = 0; j < n; j += 32) {                                    \
+    __m512i even = offset, odd = offset;                                    \
+    for (unsigned p = 0; p < npairs; p++) {                                 \
+      const uint16_t *at = x + j + 2 * p;                                   \
+      even = DP (even, _mm512_xor_si512 (_mm512_loadu_si512 (at), bias),    \
+          f[p]);                                                            \
+      odd = DP (odd, _mm512_xor_si512 (_mm512_loadu_si512 (at + 1), bias),  \
+          f[p]);                                                            \
+    }                                                                       \
+    store_interleaved (out + j, even, odd);                                 \
+  }                                                                         \
+}                                                                           \
+                                                                            \
+__attribute__ ((target (isa))) static void                               \
+vertical8_##sfx (uint16_t *const out[8], const uint8_t *const *r,           \
+    const uint8_t *const *d, const uint16_t *taps, unsigned ntaps,          \
+    unsigned n)                                                             \
+{                                                                           \
+  uint32_t pairs[MAX_PAIRS], tap_sum;                                       \
+  const unsigned npairs = tap_pairs (taps, ntaps, pairs, &tap_sum);         \
+  __m512i f[MAX_PAIRS];                                                     \
+  for (unsigned p = 0; p < npairs; p++)                                     \
+    f[p] = _mm512_set1_epi32 ((int) pairs[p]);                              \
+  const __m512i bias = _mm512_set1_epi16 ((short) 0x8000);                  \
+  /* the squares (up to 65025) are biased, the samples (up to 255) not */   \
+  const __m512i offset = _mm512_set1_epi32 ((int) (32768u * tap_sum));      \
+  const __m512i zero = _mm512_setzero_si512 ();                             \
+  uint32_t sums[5][32] __attribute__ ((aligned (64)));                      \
+                                                                            \
+  for (unsigned j = 0; j < n; j += 32) {                                    \
+    __m512i lo[5] = { zero, zero, offset, offset, offset };                 \
+    __m512i hi[5] = { zero, zero, offset, offset, offset };                 \
+    for (unsigned p = 0; p < npairs; p++) {                                 \
+      const unsigned k0 = 2 * p, k1 = k0 + 1 < ntaps ? k0 + 1 : k0;         \
+      const __m512i r0 = _mm512_cvtepu8_epi16 (_mm256_loadu_si256           \
+          ((const __m256i *) (r[k0] + j)));                                 \
+      const __m512i d0 = _mm512_cvtepu8_epi16 (_mm256_loadu_si256           \
+          ((const __m256i *) (d[k0] + j)));                                 \
+      const __m512i r1 = _mm512_cvtepu8_epi16 (_mm256_loadu_si256           \
+          ((const __m256i *) (r[k1] + j)));                                 \
+      const __m512i d1 = _mm512_cvtepu8_epi16 (_mm256_loadu_si256           \
+          ((const __m256i *) (d[k1] + j)));                                 \
+      const __m512i q[5][2] = {                                             \
+        { r0, r1 }, { d0, d1 },                                             \
+        { _mm512_xor_si512 (_mm512_mullo_epi16 (r0, r0), bias),             \
+          _mm512_xor_si512 (_mm512_mullo_epi16 (r1, r1), bias) },           \
+        { _mm512_xor_si512 (_mm512_mullo_epi16 (d0, d0), bias),             \
+          _mm512_xor_si512 (_mm512_mullo_epi16 (d1, d1), bias) },           \
+        { _mm512_xor_si512 (_mm512_mullo_epi16 (r0, d0), bias),             \
+          _mm512_xor_si512 (_mm512_mullo_epi16 (r1, d1), bias) },           \
+      };                                                                    \
+      for (int v = 0; v < 5; v++) {                                         \
+        lo[v] = DP (lo[v], _mm512_unpacklo_epi16 (q[v][0], q[v][1]), f[p]); \
+        hi[v] = DP (hi[v], _mm512_unpackhi_epi16 (q[v][0], q[v][1]), f[p]); \
+      }                                                                     \
+    }                                                                       \
+    for (int v = 0; v < 5; v++)                                             \
+      store_in_order (sums[v], lo[v], hi[v]);                               \
+    /* μ: (Σ + 128) >> 8; the square sums split into halves */              \
+    store_u16 (out[0] + j, sums[0], 8, 128);                                \
+    store_u16 (out[1] + j, sums[1], 8, 128);                                \
+    for (int v = 2; v < 5; v++) {                                           \
+      store_u16 (out[2 * v - 2] + j, sums[v], 16, 0);                       \
+      store_u16 (out[2 * v - 1] + j, sums[v], 0, 0);                        \
+    }                                                                       \
+  }                                                                         \
 }
+
+DEFINE_KERNELS (avx512, "avx512f,avx512bw", DP_MADD)
+DEFINE_KERNELS (vnni, "avx512f,avx512bw,avx512vnni", DP_VNNI)
 
 /* (a·b + 2^31) >> 32 of 16 uint32 lanes */
 AVX512 static inline __m512i
@@ -186,27 +227,63 @@ sigmas_avx512 (const uint32_t *const acc[8], int32_t *sigma1_sq,
   }
 }
 
-static gboolean
-have_avx512bw (void)
+/* 0: none (or VMAFHIP_CPU_SIMD=0), 1: AVX-512 BW, 2: and VNNI */
+static int
+level (void)
 {
   const char *simd = g_getenv ("VMAFHIP_CPU_SIMD");
   if (simd && !g_strcmp0 (simd, "0"))
-    return FALSE;
+    return 0;
   __builtin_cpu_init ();
-  return __builtin_cpu_supports ("avx512f")
-      && __builtin_cpu_supports ("avx512bw");
+  if (!__builtin_cpu_supports ("avx512f")
+      || !__builtin_cpu_supports ("avx512bw"))
+    return 0;
+  return __builtin_cpu_supports ("avx512vnni") ? 2 : 1;
+}
+
+static gboolean
+have_avx512bw (void)
+{
+  return level () > 0;
 }
 
 VhVifFilter16Func
 vh_vif_filter16_best (void)
 {
-  return have_avx512bw () ? filter16_avx512 : NULL;
+  const int l = level ();
+  return l == 2 ? filter16_vnni : l == 1 ? filter16_avx512 : NULL;
+}
+
+VhVifHFilter16Func
+vh_vif_hfilter16_best (void)
+{
+  const int l = level ();
+  return l == 2 ? hfilter16_vnni : l == 1 ? hfilter16_avx512 : NULL;
 }
 
 VhVifVertical8Func
 vh_vif_vertical8_best (void)
 {
-  return have_avx512bw () ? vertical8_avx512 : NULL;
+  const int l = level ();
+  return l == 2 ? vertical8_vnni : l == 1 ? vertical8_avx512 : NULL;
+}
+
+VhVifFilter16Func
+vh_vif_filter16_avx512_only (void)
+{
+  return level () > 0 ? filter16_avx512 : NULL;
+}
+
+VhVifHFilter16Func
+vh_vif_hfilter16_avx512_only (void)
+{
+  return level () > 0 ? hfilter16_avx512 : NULL;
+}
+
+VhVifVertical8Func
+vh_vif_vertical8_avx512_only (void)
+{
+  return level () > 0 ? vertical8_avx512 : NULL;
 }
 
 VhVifSigmasFunc
@@ -217,6 +294,30 @@ vh_vif_sigmas_best (void)
 #else
 VhVifFilter16Func
 vh_vif_filter16_best (void)
+{
+  return NULL;
+}
+
+VhVifHFilter16Func
+vh_vif_hfilter16_best (void)
+{
+  return NULL;
+}
+
+VhVifFilter16Func
+vh_vif_filter16_avx512_only (void)
+{
+  return NULL;
+}
+
+VhVifHFilter16Func
+vh_vif_hfilter16_avx512_only (void)
+{
+  return NULL;
+}
+
+VhVifVertical8Func
+vh_vif_vertical8_avx512_only (void)
 {
   return NULL;
 }

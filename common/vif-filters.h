@@ -20,6 +20,11 @@
 typedef void (*VhVifFilter16Func) (uint32_t *out, const uint16_t *const *x,
     const uint16_t *taps, unsigned ntaps, unsigned n);
 
+/* The same over one row: out[j] = Σ_k taps[k] · x[j + k], x readable up
+ * to n + ntaps + 1. */
+typedef void (*VhVifHFilter16Func) (uint32_t *out, const uint16_t *x,
+    const uint16_t *taps, unsigned ntaps, unsigned n);
+
 /* Scale 0 of 8-bit pictures over a run of n columns (a multiple of 32):
  * rows r[k], d[k] (k < ntaps ≤ 17); out[0], out[1]: μ of r and d,
  * (Σ f·p + 128) >> 8; out[2..7]: Σ f·r², Σ f·d², Σ f·r·d as 32-bit sums
@@ -37,10 +42,16 @@ typedef void (*VhVifVertical8Func) (uint16_t *const out[8],
 typedef void (*VhVifSigmasFunc) (const uint32_t *const acc[8],
     int32_t *sigma1_sq, int32_t *sigma2_sq, int32_t *sigma12, unsigned n);
 
-/* The AVX-512 versions, or NULL where the CPU or the build lacks them or
- * VMAFHIP_CPU_SIMD=0 is in the environment. */
+/* The AVX-512 versions (with AVX512-VNNI's vpdpwssd where the CPU has
+ * it), or NULL where the CPU or the build lacks them or VMAFHIP_CPU_SIMD=0
+ * is in the environment. */
 VhVifFilter16Func vh_vif_filter16_best (void);
+VhVifHFilter16Func vh_vif_hfilter16_best (void);
 VhVifVertical8Func vh_vif_vertical8_best (void);
 VhVifSigmasFunc vh_vif_sigmas_best (void);
+/* Without VNNI even where the CPU has it (tests: both versions). */
+VhVifFilter16Func vh_vif_filter16_avx512_only (void);
+VhVifHFilter16Func vh_vif_hfilter16_avx512_only (void);
+VhVifVertical8Func vh_vif_vertical8_avx512_only (void);
 
 #endif /* VH_VIF_FILTERS_H */

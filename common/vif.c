@@ -107,6 +107,7 @@ struct VhVifWork {
   VhVifPixelsFunc pixels;
   /* vif-filters.c (AVX-512), or NULL: the loops here */
   VhVifFilter16Func filter16;
+  VhVifHFilter16Func hfilter16;
   VhVifVertical8Func vertical8;
   VhVifSigmasFunc sigmas;
   bool simd_taps[VH_VIF_SCALES];  /* every tap < 2^15: filter16 can run */
@@ -482,9 +483,14 @@ horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
   const void *cols[VIF_MAX_TAPS];
 
   for (unsigned a = 0; a < ROW_ARRAYS; a++) {
+    if (work->hfilter16 && work->simd_taps[scale]) {
+      work->hfilter16 (acc[a], work->row[a] + ((ptrdiff_t) j0 - half),
+          work->taps[scale], ntaps, n);
+      continue;
+    }
     for (unsigned k = 0; k < ntaps; k++)
       cols[k] = work->row[a] + ((ptrdiff_t) j0 + k - half);
-    filter_16_best (work, scale, acc[a], cols, ntaps, n);
+    filter_16 (acc[a], cols, work->taps[scale], ntaps, n);
   }
 
   if (work->sigmas) {
@@ -706,6 +712,7 @@ vh_vif_work_new (unsigned width, unsigned height)
   work->log2 = vh_vif_log2_table ();
   work->pixels = vh_vif_pixels_best ();
   work->filter16 = vh_vif_filter16_best ();
+  work->hfilter16 = vh_vif_hfilter16_best ();
   work->vertical8 = vh_vif_vertical8_best ();
   work->sigmas = vh_vif_sigmas_best ();
   for (unsigned s = 0; s < VH_VIF_SCALES; s++) {

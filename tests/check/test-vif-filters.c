@@ -1,8 +1,10 @@
-/* vmafhip — VIF's AVX-512 filter passes (vif-filters.c) against the sums
+/* vmafhip — VIF's AVX-512 filter passes (vif-filters.c; with and without
+ * AVX512-VNNI) against the sums
  * written out here one term at a time: 16-bit samples from 0 to 65535
  * (runs of the extremes included), every tap count up to 17, taps up to
  * 2^15 − 1, rows that are shifted views of one row (the horizontal pass)
- * or rows of their own (the vertical one), and the 8-bit vertical pass of
+ * or rows of their own (the vertical one; the one-row filter takes the
+ * former), and the 8-bit vertical pass of
  * scale 0 with its rounding and halves; the statistics from the sums,
  * wrapping differences and the clamp included.  Skips loudly where the CPU has
  * no AVX-512 (BW). */
@@ -38,10 +40,14 @@ random_taps (GRand *r, uint16_t *taps, unsigned ntaps, int mode)
     taps[k] = mode == 1 ? 32767 : (uint16_t) g_rand_int_range (r, 0, 32768);
 }
 
+/* _i: 0 the best version (VNNI where the CPU has it), 1 plain AVX-512 */
 START_TEST (test_filter16)
 {
-  VhVifFilter16Func simd = vh_vif_filter16_best ();
-  if (!simd) {
+  VhVifFilter16Func simd = _i ? vh_vif_filter16_avx512_only ()
+      : vh_vif_filter16_best ();
+  VhVifHFilter16Func row_simd = _i ? vh_vif_hfilter16_avx512_only ()
+      : vh_vif_hfilter16_best ();
+  if (!simd || !row_simd) {
     fprintf (stderr, "test-vif-filters: SKIPPED: no AVX-512 (BW) here, or "
         "VMAFHIP_CPU_SIMD=0: only the plain C filters run\n");
     return;
@@ -64,7 +70,10 @@ START_TEST (test_filter16)
           const uint16_t *x[17];
           for (unsigned k = 0; k < ntaps; k++)
             x[k] = shifted ? rows + k : rows + k * ROW;
-          simd (out, x, taps, ntaps, n);
+          if (shifted)
+            row_simd (out, rows, taps, ntaps, n);
+          else
+            simd (out, x, taps, ntaps, n);
           for (unsigned j = 0; j < n; j++) {
             uint32_t want = 0;  /* modulo 2^32, as the C filter */
             for (unsigned k = 0; k < ntaps; k++)
@@ -84,7 +93,8 @@ END_TEST
 
 START_TEST (test_vertical8)
 {
-  VhVifVertical8Func simd = vh_vif_vertical8_best ();
+  VhVifVertical8Func simd = _i ? vh_vif_vertical8_avx512_only ()
+      : vh_vif_vertical8_best ();
   if (!simd) {
     fprintf (stderr, "test-vif-filters: SKIPPED: no AVX-512 (BW) here\n");
     return;
@@ -190,8 +200,8 @@ main (void)
 {
   Suite *s = suite_create ("vif-filters");
   TCase *tc = tcase_create ("avx512");
-  tcase_add_test (tc, test_filter16);
-  tcase_add_test (tc, test_vertical8);
+  tcase_add_loop_test (tc, test_filter16, 0, 2);
+  tcase_add_loop_test (tc, test_vertical8, 0, 2);
   tcase_add_test (tc, test_sigmas);
   suite_add_tcase (s, tc);
   SRunner *runner = srunner_create (s);
