@@ -182,6 +182,101 @@ vertical8_##sfx (uint16_t *const out[8], const uint8_t *const *r,           \
       store_u16 (out[2 * v - 1] + j, sums[v], 0, 0);                        \
     }                                                                       \
   }                                                                         \
+}                                                                            \
+__attribute__ ((target (isa))) static void                                  \
+vertical16_##sfx (uint16_t *const out[8], const uint16_t *const *r,         \
+    const uint16_t *const *d, const uint16_t *taps, unsigned ntaps,         \
+    unsigned mu_shift, unsigned sq_shift, unsigned n)                       \
+{                                                                           \
+  uint32_t pairs[MAX_PAIRS], tap_sum;                                       \
+  const unsigned npairs = tap_pairs (taps, ntaps, pairs, &tap_sum);         \
+  __m512i f[MAX_PAIRS];                                                     \
+  for (unsigned p = 0; p < npairs; p++)                                     \
+    f[p] = _mm512_set1_epi32 ((int) pairs[p]);                              \
+  const __m512i bias = _mm512_set1_epi16 ((short) 0x8000);                  \
+  const __m512i offset = _mm512_set1_epi32 ((int) (32768u * tap_sum));      \
+  uint32_t sums[8][32] __attribute__ ((aligned (64)));                      \
+                                                                            \
+  for (unsigned j = 0; j < n; j += 32) {                                    \
+    __m512i lo[8], hi[8];                                                   \
+    for (int v = 0; v < 8; v++)                                             \
+      lo[v] = hi[v] = offset;                                               \
+    for (unsigned p = 0; p < npairs; p++) {                                 \
+      const unsigned k0 = 2 * p, k1 = k0 + 1 < ntaps ? k0 + 1 : k0;         \
+      const __m512i r0 = _mm512_loadu_si512 (r[k0] + j);                    \
+      const __m512i d0 = _mm512_loadu_si512 (d[k0] + j);                    \
+      const __m512i r1 = _mm512_loadu_si512 (r[k1] + j);                    \
+      const __m512i d1 = _mm512_loadu_si512 (d[k1] + j);                    \
+      /* μ, then each 32-bit product's high and low 16 bits */              \
+      const __m512i q[8][2] = {                                             \
+        { _mm512_xor_si512 (r0, bias), _mm512_xor_si512 (r1, bias) },       \
+        { _mm512_xor_si512 (d0, bias), _mm512_xor_si512 (d1, bias) },       \
+        { _mm512_xor_si512 (_mm512_mulhi_epu16 (r0, r0), bias),             \
+          _mm512_xor_si512 (_mm512_mulhi_epu16 (r1, r1), bias) },           \
+        { _mm512_xor_si512 (_mm512_mullo_epi16 (r0, r0), bias),             \
+          _mm512_xor_si512 (_mm512_mullo_epi16 (r1, r1), bias) },           \
+        { _mm512_xor_si512 (_mm512_mulhi_epu16 (d0, d0), bias),             \
+          _mm512_xor_si512 (_mm512_mulhi_epu16 (d1, d1), bias) },           \
+        { _mm512_xor_si512 (_mm512_mullo_epi16 (d0, d0), bias),             \
+          _mm512_xor_si512 (_mm512_mullo_epi16 (d1, d1), bias) },           \
+        { _mm512_xor_si512 (_mm512_mulhi_epu16 (r0, d0), bias),             \
+          _mm512_xor_si512 (_mm512_mulhi_epu16 (r1, d1), bias) },           \
+        { _mm512_xor_si512 (_mm512_mullo_epi16 (r0, d0), bias),             \
+          _mm512_xor_si512 (_mm512_mullo_epi16 (r1, d1), bias) },           \
+      };                                                                    \
+      for (int v = 0; v < 8; v++) {                                         \
+        lo[v] = DP (lo[v], _mm512_unpacklo_epi16 (q[v][0], q[v][1]), f[p]); \
+        hi[v] = DP (hi[v], _mm512_unpackhi_epi16 (q[v][0], q[v][1]), f[p]); \
+      }                                                                     \
+    }                                                                       \
+    for (int v = 0; v < 8; v++)                                             \
+      store_in_order (sums[v], lo[v], hi[v]);                               \
+    store_u16 (out[0] + j, sums[0], mu_shift, 1u << (mu_shift - 1));        \
+    store_u16 (out[1] + j, sums[1], mu_shift, 1u << (mu_shift - 1));        \
+    /* (hi << (16 − s)) + ((lo + 2^(s−1)) >> s), split into halves */       \
+    for (int v = 2; v < 8; v += 2) {                                        \
+      for (int h = 0; h < 2; h++) {                                         \
+        const __m512i sh = _mm512_loadu_si512 (sums[v] + 16 * h);           \
+        const __m512i sl = _mm512_loadu_si512 (sums[v + 1] + 16 * h);       \
+        const __m512i c = _mm512_add_epi32 (_mm512_sll_epi32 (sh,           \
+                _mm_cvtsi32_si128 ((int) (16 - sq_shift))),                 \
+            _mm512_srl_epi32 (_mm512_add_epi32 (sl, _mm512_set1_epi32       \
+                    ((int) (1u << (sq_shift - 1)))),                        \
+                _mm_cvtsi32_si128 ((int) sq_shift)));                       \
+        _mm256_storeu_si256 ((__m256i *) (out[v] + j + 16 * h),             \
+            _mm512_cvtepi32_epi16 (_mm512_srli_epi32 (c, 16)));             \
+        _mm256_storeu_si256 ((__m256i *) (out[v + 1] + j + 16 * h),         \
+            _mm512_cvtepi32_epi16 (c));                                     \
+      }                                                                     \
+    }                                                                       \
+  }                                                                         \
+}                                                                           \
+                                                                            \
+__attribute__ ((target (isa))) static void                                  \
+subsample8_##sfx (uint16_t *out, const uint8_t *const *x,                   \
+    const uint16_t *taps, unsigned ntaps, unsigned shift, unsigned n)       \
+{                                                                           \
+  uint32_t pairs[MAX_PAIRS], tap_sum;                                       \
+  const unsigned npairs = tap_pairs (taps, ntaps, pairs, &tap_sum);         \
+  __m512i f[MAX_PAIRS];                                                     \
+  for (unsigned p = 0; p < npairs; p++)                                     \
+    f[p] = _mm512_set1_epi32 ((int) pairs[p]);                              \
+  uint32_t sums[32] __attribute__ ((aligned (64)));                         \
+                                                                            \
+  for (unsigned j = 0; j < n; j += 32) {                                    \
+    __m512i lo = _mm512_setzero_si512 (), hi = lo;                          \
+    for (unsigned p = 0; p < npairs; p++) {                                 \
+      const unsigned k0 = 2 * p, k1 = k0 + 1 < ntaps ? k0 + 1 : k0;         \
+      const __m512i a = _mm512_cvtepu8_epi16 (_mm256_loadu_si256            \
+          ((const __m256i *) (x[k0] + j)));                                 \
+      const __m512i b = _mm512_cvtepu8_epi16 (_mm256_loadu_si256            \
+          ((const __m256i *) (x[k1] + j)));                                 \
+      lo = DP (lo, _mm512_unpacklo_epi16 (a, b), f[p]);                     \
+      hi = DP (hi, _mm512_unpackhi_epi16 (a, b), f[p]);                     \
+    }                                                                       \
+    store_in_order (sums, lo, hi);                                          \
+    store_u16 (out + j, sums, shift, 1u << (shift - 1));                    \
+  }                                                                         \
 }
 
 DEFINE_KERNELS (avx512, "avx512f,avx512bw", DP_MADD)
@@ -268,6 +363,20 @@ vh_vif_vertical8_best (void)
   return l == 2 ? vertical8_vnni : l == 1 ? vertical8_avx512 : NULL;
 }
 
+VhVifVertical16Func
+vh_vif_vertical16_best (void)
+{
+  const int l = level ();
+  return l == 2 ? vertical16_vnni : l == 1 ? vertical16_avx512 : NULL;
+}
+
+VhVifSubsample8Func
+vh_vif_subsample8_best (void)
+{
+  const int l = level ();
+  return l == 2 ? subsample8_vnni : l == 1 ? subsample8_avx512 : NULL;
+}
+
 VhVifFilter16Func
 vh_vif_filter16_avx512_only (void)
 {
@@ -294,6 +403,18 @@ vh_vif_sigmas_best (void)
 #else
 VhVifFilter16Func
 vh_vif_filter16_best (void)
+{
+  return NULL;
+}
+
+VhVifVertical16Func
+vh_vif_vertical16_best (void)
+{
+  return NULL;
+}
+
+VhVifSubsample8Func
+vh_vif_subsample8_best (void)
 {
   return NULL;
 }

@@ -33,6 +33,20 @@ typedef void (*VhVifVertical8Func) (uint16_t *const out[8],
     const uint8_t *const *r, const uint8_t *const *d, const uint16_t *taps,
     unsigned ntaps, unsigned n);
 
+/* The vertical pass of 16-bit samples (scale 0 above 8 bits, scales 1
+ * and 2): out[0], out[1]: (Σ f·p + 2^(m−1)) >> m with m = mu_shift;
+ * out[2..7]: Σ f·r², Σ f·d², Σ f·r·d of the 32-bit products, their high
+ * and low 16 bits summed apart and recombined as (hi << (16 − s)) +
+ * ((lo + 2^(s−1)) >> s), s = sq_shift (1..16), split into halves. */
+typedef void (*VhVifVertical16Func) (uint16_t *const out[8],
+    const uint16_t *const *r, const uint16_t *const *d, const uint16_t *taps,
+    unsigned ntaps, unsigned mu_shift, unsigned sq_shift, unsigned n);
+
+/* The vertical half of a subsample of 8-bit rows: out[j] =
+ * (Σ f·x[k][j] + 2^(shift−1)) >> shift (shift ≥ 1). */
+typedef void (*VhVifSubsample8Func) (uint16_t *out, const uint8_t *const *x,
+    const uint16_t *taps, unsigned ntaps, unsigned shift, unsigned n);
+
 /* The statistics of a run of n columns (a multiple of 16) from the
  * horizontal sums of the eight row arrays (μ1, μ2, then Σx², Σy², Σxy as
  * halves hi, lo): with μ products rounded to 32 bits (+ 2^31 >> 32) and
@@ -48,6 +62,8 @@ typedef void (*VhVifSigmasFunc) (const uint32_t *const acc[8],
 VhVifFilter16Func vh_vif_filter16_best (void);
 VhVifHFilter16Func vh_vif_hfilter16_best (void);
 VhVifVertical8Func vh_vif_vertical8_best (void);
+VhVifVertical16Func vh_vif_vertical16_best (void);
+VhVifSubsample8Func vh_vif_subsample8_best (void);
 VhVifSigmasFunc vh_vif_sigmas_best (void);
 /* Without VNNI even where the CPU has it (tests: both versions). */
 VhVifFilter16Func vh_vif_filter16_avx512_only (void);

@@ -109,6 +109,8 @@ struct VhVifWork {
   VhVifFilter16Func filter16;
   VhVifHFilter16Func hfilter16;
   VhVifVertical8Func vertical8;
+  VhVifVertical16Func vertical16;
+  VhVifSubsample8Func subsample8;
   VhVifSigmasFunc sigmas;
   bool simd_taps[VH_VIF_SCALES];  /* every tap < 2^15: filter16 can run */
   void *mem;
@@ -348,6 +350,17 @@ vertical_stats_16 (VhVifWork *work, const void *const *ref,
   const uint16_t *const *r = (const uint16_t *const *) ref;
   const uint16_t *const *d = (const uint16_t *const *) dis;
 
+  if (work->vertical16 && work->simd_taps[scale]) {
+    uint16_t *const out[ROW_ARRAYS] = {
+      work->row[0] + col, work->row[1] + col, work->row[2] + col,
+      work->row[3] + col, work->row[4] + col, work->row[5] + col,
+      work->row[6] + col, work->row[7] + col,
+    };
+    work->vertical16 (out, r, d, taps, last + 1, rnd->mu_shift,
+        rnd->sq_shift, n);
+    return;
+  }
+
   filter_16_best (work, scale, acc[ROW_MU1], ref, last + 1, n);
   filter_16_best (work, scale, acc[ROW_MU2], dis, last + 1, n);
   /* The square sums: the first tap alone, then pairs. */
@@ -441,6 +454,15 @@ vertical_row (VhVifWork *work, const VifVerticalJob *job,
             j0);
         break;
       case PASS_SUBSAMPLE_8:
+        if (work->subsample8 && work->simd_taps[job->scale]) {
+          work->subsample8 (work->sub_ref + j0,
+              (const uint8_t *const *) ref_at, work->taps[job->scale],
+              job->ntaps, job->shift, n);
+          work->subsample8 (work->sub_dis + j0,
+              (const uint8_t *const *) dis_at, work->taps[job->scale],
+              job->ntaps, job->shift, n);
+          break;
+        }
         vertical_subsample_8 (work->acc[0], ref_at, work->taps[job->scale],
             job->ntaps, job->shift, n, work->sub_ref + j0);
         vertical_subsample_8 (work->acc[0], dis_at, work->taps[job->scale],
@@ -714,6 +736,8 @@ vh_vif_work_new (unsigned width, unsigned height)
   work->filter16 = vh_vif_filter16_best ();
   work->hfilter16 = vh_vif_hfilter16_best ();
   work->vertical8 = vh_vif_vertical8_best ();
+  work->vertical16 = vh_vif_vertical16_best ();
+  work->subsample8 = vh_vif_subsample8_best ();
   work->sigmas = vh_vif_sigmas_best ();
   for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
     work->simd_taps[s] = true;

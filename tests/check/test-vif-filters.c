@@ -5,7 +5,9 @@
  * 2^15 − 1, rows that are shifted views of one row (the horizontal pass)
  * or rows of their own (the vertical one; the one-row filter takes the
  * former), and the 8-bit vertical pass of
- * scale 0 with its rounding and halves; the statistics from the sums,
+ * scale 0 with its rounding and halves, the 16-bit vertical pass with
+ * every rounding VIF uses (and others), the subsample's 8-bit vertical
+ * half; the statistics from the sums,
  * wrapping differences and the clamp included.  Skips loudly where the CPU has
  * no AVX-512 (BW). */
 #include <check.h>
@@ -154,6 +156,92 @@ START_TEST (test_vertical8)
 }
 END_TEST
 
+START_TEST (test_vertical16)
+{
+  VhVifVertical16Func simd = vh_vif_vertical16_best ();
+  VhVifSubsample8Func sub8 = vh_vif_subsample8_best ();
+  if (!simd || !sub8) {
+    fprintf (stderr, "test-vif-filters: SKIPPED: no AVX-512 (BW) here\n");
+    return;
+  }
+  GRand *r = g_rand_new_with_seed (2611);
+  uint16_t *ref = g_new (uint16_t, 17 * ROW), *dis = g_new (uint16_t,
+      17 * ROW);
+  uint8_t *bytes = g_new (uint8_t, 17 * ROW);
+  uint16_t *buf = g_new (uint16_t, 8 * 512);
+  /* (mu_shift, sq_shift) as VIF uses them: 10-, 12-, 16-bit scale 0, and
+   * the later scales; and odd ones */
+  static const unsigned shifts[][2] = { { 10, 4 }, { 12, 8 }, { 16, 16 },
+    { 16, 16 }, { 1, 1 }, { 7, 13 } };
+  static const unsigned counts[] = { 3, 5, 9, 17 };
+  for (unsigned sh = 0; sh < G_N_ELEMENTS (shifts); sh++)
+    for (unsigned c = 0; c < G_N_ELEMENTS (counts); c++)
+      for (int mode = 0; mode < 3; mode++) {
+        const unsigned ntaps = counts[c], n = 512;
+        const unsigned ms = shifts[sh][0], ss = shifts[sh][1];
+        /* Σ f ≤ 65536 keeps the true sums within 32 bits, as VIF's do */
+        uint16_t taps[17];
+        for (unsigned k = 0; k < ntaps; k++)
+          taps[k] = (uint16_t) g_rand_int_range (r, 0, MIN (32768,
+                  65536 / ntaps));
+        for (unsigned i = 0; i < 17 * ROW; i++) {
+          ref[i] = pick16 (r, mode);
+          dis[i] = pick16 (r, mode == 2 ? 1 : mode);
+          bytes[i] = (uint8_t) g_rand_int_range (r, 0, 256);
+        }
+        const uint16_t *rr[17], *dd[17];
+        const uint8_t *bb[17];
+        for (unsigned k = 0; k < ntaps; k++) {
+          rr[k] = ref + k * ROW;
+          dd[k] = dis + k * ROW;
+          bb[k] = bytes + k * ROW;
+        }
+        uint16_t *const out[8] = { buf, buf + 512, buf + 1024, buf + 1536,
+          buf + 2048, buf + 2560, buf + 3072, buf + 3584 };
+        simd (out, rr, dd, taps, ntaps, ms, ss, n);
+        for (unsigned j = 0; j < n; j++) {
+          uint32_t mu1 = 0, mu2 = 0, hl[6] = { 0 };
+          for (unsigned k = 0; k < ntaps; k++) {
+            const uint32_t a = rr[k][j], b = dd[k][j];
+            const uint32_t prod[3] = { a * a, b * b, a * b };
+            mu1 += taps[k] * a;
+            mu2 += taps[k] * b;
+            for (int q = 0; q < 3; q++) {
+              hl[2 * q] += taps[k] * (prod[q] >> 16);
+              hl[2 * q + 1] += taps[k] * (prod[q] & 0xffff);
+            }
+          }
+          uint16_t want[8] = { (uint16_t) ((mu1 + (1u << (ms - 1))) >> ms),
+            (uint16_t) ((mu2 + (1u << (ms - 1))) >> ms) };
+          for (int q = 0; q < 3; q++) {
+            const uint32_t v = (hl[2 * q] << (16 - ss))
+                + ((hl[2 * q + 1] + (1u << (ss - 1))) >> ss);
+            want[2 + 2 * q] = v >> 16;
+            want[3 + 2 * q] = v & 0xffff;
+          }
+          for (int a = 0; a < 8; a++)
+            ck_assert_msg (out[a][j] == want[a], "shifts %u/%u, %u taps, "
+                "mode %d: column %u, array %d is %u, want %u", ms, ss, ntaps,
+                mode, j, a, out[a][j], want[a]);
+        }
+        /* the subsample's vertical half of 8-bit rows */
+        sub8 (buf, bb, taps, ntaps, ms, n);
+        for (unsigned j = 0; j < n; j++) {
+          uint32_t sum = 0;
+          for (unsigned k = 0; k < ntaps; k++)
+            sum += taps[k] * bb[k][j];
+          ck_assert_uint_eq (buf[j], (uint16_t) ((sum + (1u << (ms - 1)))
+                  >> ms));
+        }
+      }
+  g_free (ref);
+  g_free (dis);
+  g_free (bytes);
+  g_free (buf);
+  g_rand_free (r);
+}
+END_TEST
+
 START_TEST (test_sigmas)
 {
   VhVifSigmasFunc simd = vh_vif_sigmas_best ();
@@ -202,6 +290,7 @@ main (void)
   TCase *tc = tcase_create ("avx512");
   tcase_add_loop_test (tc, test_filter16, 0, 2);
   tcase_add_loop_test (tc, test_vertical8, 0, 2);
+  tcase_add_test (tc, test_vertical16);
   tcase_add_test (tc, test_sigmas);
   suite_add_tcase (s, tc);
   SRunner *runner = srunner_create (s);
