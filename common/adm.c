@@ -641,19 +641,21 @@ decouple_csf_row (const VhAdmPlan *pl, const VhAdmParams *params,
 
 /* ---- Denominator ---------------------------------------------------------- */
 
-static uint64_t
+/* |o| is taken as 16 bits (libvmaf's uint16 cast); v² fits 32 bits, so
+ * the cube is a 32x32 -> 64-bit product, which vectorises (vpmuludq) */
+VH_MULTIVERSION static uint64_t
 den_row_s0 (const int32_t *o, int l, int r)
 {
   uint64_t sum = 0;
   for (int j = l; j < r; j++) {
-    const uint64_t v = (uint16_t) abs (o[j]);
-    sum += v * v * v;
+    const uint32_t v = (uint16_t) abs (o[j]);
+    sum += (uint64_t) (v * v) * v;
   }
   return sum;
 }
 
 /* QUIRK: the square is rounded with a full 2^sq, not 2^(sq−1). */
-static uint64_t
+VH_MULTIVERSION static uint64_t
 den_row_s123 (const int32_t *o, int l, int r, int sq_shift, int cube_shift)
 {
   const uint64_t sq_add = (uint64_t) 1 << sq_shift;
