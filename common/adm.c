@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "adm.h"
+#include "adm-angle.h"
 #include "vh-multiversion.h"
 #include "vh-feature.h"
 
@@ -97,6 +98,7 @@ struct VhAdmWork {
   /* h, v, d of the current band row of ref [0] and dis [1]. */
   int32_t *detail[2][VH_ADM_BANDS];
   uint8_t *angle;
+  VhAdmAngleFunc angle_flags;   /* adm-angle.c: plain C or AVX-512 */
   /* Ring of CM inputs, per measure (DLM, AIM): the mask row Σ_bands flt,
    * padded by one column on each side for the mirrored neighbours; the
    * centre row Σ_bands |csf|/15, and the same unwrapped (AVX-512 flavour);
@@ -175,6 +177,7 @@ vh_adm_work_new (unsigned width, unsigned height)
   wk->scratch[1] = p;
   p += row;
   wk->angle = (uint8_t *) p;
+  wk->angle_flags = vh_adm_angle_flags_best ();
   return wk;
 }
 
@@ -363,20 +366,6 @@ static float
 cos_1deg_sq (void)
 {
   return (float) (cos (1.0 * M_PI / 180.0) * cos (1.0 * M_PI / 180.0));
-}
-
-/* Whether (oh, ov) and (th, tv) are less than 1° apart. QUIRK: libvmaf
- * rounds the int64 products to float, then scales and compares in double. */
-static inline bool
-angle_within_1deg (int32_t oh, int32_t ov, int32_t th, int32_t tv,
-    float cos_sq)
-{
-  const int64_t dp = (int64_t) oh * th + (int64_t) ov * tv;
-  const int64_t o2 = (int64_t) oh * oh + (int64_t) ov * ov;
-  const int64_t t2 = (int64_t) th * th + (int64_t) tv * tv;
-  const double dpf = (float) dp / 4096.0;
-  return (dpf >= 0.0f)
-      & (dpf * dpf >= cos_sq * ((float) o2 / 4096.0) * ((float) t2 / 4096.0));
 }
 
 /* k = clamp(t / o, 0, 1) in Q15, 1 where o = 0, for a band row: t / o by
@@ -576,7 +565,8 @@ csf_row_s123 (const int32_t *rr, const int32_t *t, int l, int r,
  * is a loop of its own so that all but the table lookup can vectorise. */
 VH_MULTIVERSION static void
 decouple_csf_row (const VhAdmPlan *pl, const VhAdmParams *params,
-    int32_t *ref[3], int32_t *dis[3], uint8_t *angle,
+    VhAdmAngleFunc angle_flags, int32_t *ref[3], int32_t *dis[3],
+    uint8_t *angle,
     int32_t *k_row, int32_t *r_row, int32_t *mask[2][N_MASK_ROWS],
     int32_t *x[2][3])
 {
@@ -589,9 +579,8 @@ decouple_csf_row (const VhAdmPlan *pl, const VhAdmParams *params,
   const int32_t *div = vh_adm_div_table ();
   const float cos_sq = cos_1deg_sq ();
 
-  for (int j = nl; j < nr; j++)
-    angle[j] = angle_within_1deg (ref[VH_ADM_ORIENT_H][j], ref[VH_ADM_ORIENT_V][j],
-        dis[VH_ADM_ORIENT_H][j], dis[VH_ADM_ORIENT_V][j], cos_sq);
+  angle_flags (ref[VH_ADM_ORIENT_H], ref[VH_ADM_ORIENT_V],
+      dis[VH_ADM_ORIENT_H], dis[VH_ADM_ORIENT_V], nl, nr, cos_sq, angle);
   for (int k = 0; k < 2; k++)
     for (int m = 0; m < N_MASK_ROWS; m++)
       memset (mask[k][m] + nl, 0, (nr - nl) * sizeof (int32_t));
@@ -770,7 +759,8 @@ adm_scale (VhAdmWork *wk, int scale, const AdmSource src[2], unsigned bpc,
       }
     }
 
-    decouple_csf_row (&pl, params, wk->detail[0], wk->detail[1], wk->angle,
+    decouple_csf_row (&pl, params, wk->angle_flags, wk->detail[0],
+        wk->detail[1], wk->angle,
         wk->k_row, wk->r_row, wk->mask[y % RING], wk->x[y % RING]);
 
     if (y - 1 >= pl.st && y - 1 < pl.sb)
