@@ -52,18 +52,24 @@ store_interleaved (uint32_t *out, __m512i even, __m512i odd)
           odd));
 }
 
-/* 32 consecutive uint32 in column order to uint16 (truncating) */
+/* 16 uint32 to uint16 (truncating), xor flip (0x8000: stored biased, as
+ * the one-row filter reads the row arrays) */
+AVX512 static inline void
+store_16 (uint16_t *out, __m512i v, uint16_t flip)
+{
+  _mm256_storeu_si256 ((__m256i *) out, _mm256_xor_si256
+      (_mm512_cvtepi32_epi16 (v), _mm256_set1_epi16 ((short) flip)));
+}
+
+/* 32 consecutive uint32 in column order, (v + round) >> shift, to uint16 */
 AVX512 static inline void
 store_u16 (uint16_t *out, const uint32_t *sums, unsigned shift,
-    uint32_t round)
+    uint32_t round, uint16_t flip)
 {
   const __m512i r = _mm512_set1_epi32 ((int) round);
-  for (int h = 0; h < 2; h++) {
-    const __m512i v = _mm512_srli_epi32 (_mm512_add_epi32 (_mm512_loadu_si512
-            (sums + 16 * h), r), shift);
-    _mm256_storeu_si256 ((__m256i *) (out + 16 * h), _mm512_cvtepi32_epi16
-        (v));
-  }
+  for (int h = 0; h < 2; h++)
+    store_16 (out + 16 * h, _mm512_srli_epi32 (_mm512_add_epi32
+            (_mm512_loadu_si512 (sums + 16 * h), r), shift), flip);
 }
 
 /* The kernels, once with vpmaddwd + vpaddd and once with AVX512-VNNI's
@@ -101,9 +107,10 @@ filter16_##sfx (uint32_t *out, const uint16_t *const *x,                    \
   }                                                                         \
 }                                                                           \
                                                                             \
-/* one row: a pair of taps multiplies adjacent samples, so a load at the   \
- * pair's offset gives the even columns' terms and one a sample further    \
- * the odd columns' (no unpacking) */                                       \
+/* one row, its samples stored biased (x ^ 0x8000, as the vertical passes \
+ * here write them): a pair of taps multiplies adjacent samples, so a load \
+ * at the pair's offset gives the even columns' terms and one a sample     \
+ * further the odd columns' (no unpacking) */                               \
 __attribute__ ((target (isa))) static void                               \
 hfilter16_##sfx (uint32_t *out, const uint16_t *x, const uint16_t *taps,    \
     unsigned ntaps, unsigned n)                                             \
@@ -113,17 +120,14 @@ hfilter16_##sfx (uint32_t *out, const uint16_t *x, const uint16_t *taps,    \
   __m512i f[MAX_PAIRS];                                                     \
   for (unsigned p = 0; p < npairs; p++)                                     \
     f[p] = _mm512_set1_epi32 ((int) pairs[p]);                              \
-  const __m512i bias = _mm512_set1_epi16 ((short) 0x8000);                  \
   const __m512i offset = _mm512_set1_epi32 ((int) (32768u * tap_sum));      \
                                                                             \
   for (unsigned j = 0; j < n; j += 32) {                                    \
     __m512i even = offset, odd = offset;                                    \
     for (unsigned p = 0; p < npairs; p++) {                                 \
       const uint16_t *at = x + j + 2 * p;                                   \
-      even = DP (even, _mm512_xor_si512 (_mm512_loadu_si512 (at), bias),    \
-          f[p]);                                                            \
-      odd = DP (odd, _mm512_xor_si512 (_mm512_loadu_si512 (at + 1), bias),  \
-          f[p]);                                                            \
+      even = DP (even, _mm512_loadu_si512 (at), f[p]);                      \
+      odd = DP (odd, _mm512_loadu_si512 (at + 1), f[p]);                    \
     }                                                                       \
     store_interleaved (out + j, even, odd);                                 \
   }                                                                         \
@@ -175,11 +179,11 @@ vertical8_##sfx (uint16_t *const out[8], const uint8_t *const *r,           \
     for (int v = 0; v < 5; v++)                                             \
       store_in_order (sums[v], lo[v], hi[v]);                               \
     /* μ: (Σ + 128) >> 8; the square sums split into halves */              \
-    store_u16 (out[0] + j, sums[0], 8, 128);                                \
-    store_u16 (out[1] + j, sums[1], 8, 128);                                \
+    store_u16 (out[0] + j, sums[0], 8, 128, 0x8000);                        \
+    store_u16 (out[1] + j, sums[1], 8, 128, 0x8000);                        \
     for (int v = 2; v < 5; v++) {                                           \
-      store_u16 (out[2 * v - 2] + j, sums[v], 16, 0);                       \
-      store_u16 (out[2 * v - 1] + j, sums[v], 0, 0);                        \
+      store_u16 (out[2 * v - 2] + j, sums[v], 16, 0, 0x8000);               \
+      store_u16 (out[2 * v - 1] + j, sums[v], 0, 0, 0x8000);                \
     }                                                                       \
   }                                                                         \
 }                                                                            \
@@ -231,8 +235,10 @@ vertical16_##sfx (uint16_t *const out[8], const uint16_t *const *r,         \
     }                                                                       \
     for (int v = 0; v < 8; v++)                                             \
       store_in_order (sums[v], lo[v], hi[v]);                               \
-    store_u16 (out[0] + j, sums[0], mu_shift, 1u << (mu_shift - 1));        \
-    store_u16 (out[1] + j, sums[1], mu_shift, 1u << (mu_shift - 1));        \
+    store_u16 (out[0] + j, sums[0], mu_shift, 1u << (mu_shift - 1),         \
+        0x8000);                                                            \
+    store_u16 (out[1] + j, sums[1], mu_shift, 1u << (mu_shift - 1),         \
+        0x8000);                                                            \
     /* (hi << (16 − s)) + ((lo + 2^(s−1)) >> s), split into halves */       \
     for (int v = 2; v < 8; v += 2) {                                        \
       for (int h = 0; h < 2; h++) {                                         \
@@ -243,10 +249,8 @@ vertical16_##sfx (uint16_t *const out[8], const uint16_t *const *r,         \
             _mm512_srl_epi32 (_mm512_add_epi32 (sl, _mm512_set1_epi32       \
                     ((int) (1u << (sq_shift - 1)))),                        \
                 _mm_cvtsi32_si128 ((int) sq_shift)));                       \
-        _mm256_storeu_si256 ((__m256i *) (out[v] + j + 16 * h),             \
-            _mm512_cvtepi32_epi16 (_mm512_srli_epi32 (c, 16)));             \
-        _mm256_storeu_si256 ((__m256i *) (out[v + 1] + j + 16 * h),         \
-            _mm512_cvtepi32_epi16 (c));                                     \
+        store_16 (out[v] + j + 16 * h, _mm512_srli_epi32 (c, 16), 0x8000);  \
+        store_16 (out[v + 1] + j + 16 * h, c, 0x8000);                      \
       }                                                                     \
     }                                                                       \
   }                                                                         \
@@ -275,7 +279,7 @@ subsample8_##sfx (uint16_t *out, const uint8_t *const *x,                   \
       hi = DP (hi, _mm512_unpackhi_epi16 (a, b), f[p]);                     \
     }                                                                       \
     store_in_order (sums, lo, hi);                                          \
-    store_u16 (out + j, sums, shift, 1u << (shift - 1));                    \
+    store_u16 (out + j, sums, shift, 1u << (shift - 1), 0);                 \
   }                                                                         \
 }
 

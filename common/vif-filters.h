@@ -20,15 +20,17 @@
 typedef void (*VhVifFilter16Func) (uint32_t *out, const uint16_t *const *x,
     const uint16_t *taps, unsigned ntaps, unsigned n);
 
-/* The same over one row: out[j] = Σ_k taps[k] · x[j + k], x readable up
- * to n + ntaps + 1. */
+/* The same over one row whose samples are stored biased, x[i] ^ 0x8000,
+ * as the vertical passes below write them: out[j] = Σ_k taps[k] ·
+ * (x[j + k] ^ 0x8000), x readable up to n + ntaps + 1. */
 typedef void (*VhVifHFilter16Func) (uint32_t *out, const uint16_t *x,
     const uint16_t *taps, unsigned ntaps, unsigned n);
 
 /* Scale 0 of 8-bit pictures over a run of n columns (a multiple of 32):
  * rows r[k], d[k] (k < ntaps ≤ 17); out[0], out[1]: μ of r and d,
  * (Σ f·p + 128) >> 8; out[2..7]: Σ f·r², Σ f·d², Σ f·r·d as 32-bit sums
- * split into 16-bit halves (hi, lo). */
+ * split into 16-bit halves (hi, lo).  Every value is stored biased
+ * (^ 0x8000) for the one-row filter. */
 typedef void (*VhVifVertical8Func) (uint16_t *const out[8],
     const uint8_t *const *r, const uint8_t *const *d, const uint16_t *taps,
     unsigned ntaps, unsigned n);
@@ -37,7 +39,8 @@ typedef void (*VhVifVertical8Func) (uint16_t *const out[8],
  * and 2): out[0], out[1]: (Σ f·p + 2^(m−1)) >> m with m = mu_shift;
  * out[2..7]: Σ f·r², Σ f·d², Σ f·r·d of the 32-bit products, their high
  * and low 16 bits summed apart and recombined as (hi << (16 − s)) +
- * ((lo + 2^(s−1)) >> s), s = sq_shift (1..16), split into halves. */
+ * ((lo + 2^(s−1)) >> s), s = sq_shift (1..16), split into halves.  Stored
+ * biased (^ 0x8000), as the 8-bit pass. */
 typedef void (*VhVifVertical16Func) (uint16_t *const out[8],
     const uint16_t *const *r, const uint16_t *const *d, const uint16_t *taps,
     unsigned ntaps, unsigned mu_shift, unsigned sq_shift, unsigned n);

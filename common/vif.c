@@ -308,6 +308,8 @@ vertical_stats_8 (VhVifWork *work, const void *const *ref,
   const uint8_t *const *r = (const uint8_t *const *) ref;
   const uint8_t *const *d = (const uint8_t *const *) dis;
 
+  /* the row arrays stored biased, for the one-row AVX-512 filter: the
+   * three kernels come together (vh_vif_*_best) */
   if (work->vertical8) {
     uint16_t *const out[ROW_ARRAYS] = {
       work->row[0] + col, work->row[1] + col, work->row[2] + col,
@@ -738,6 +740,10 @@ vh_vif_work_new (unsigned width, unsigned height)
   work->vertical8 = vh_vif_vertical8_best ();
   work->vertical16 = vh_vif_vertical16_best ();
   work->subsample8 = vh_vif_subsample8_best ();
+  /* the vertical kernels store the row arrays biased for hfilter16: all
+   * three or none */
+  if (!work->hfilter16 || !work->vertical8 || !work->vertical16)
+    work->hfilter16 = NULL, work->vertical8 = NULL, work->vertical16 = NULL;
   work->sigmas = vh_vif_sigmas_best ();
   for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
     work->simd_taps[s] = true;
