@@ -1,4 +1,4 @@
-/* vmafhip — VIF's filter passes in x86-64 AVX-512 (BW): the Gaussian of a
+/* vmafhip — VIF's filter passes in x86-64 AVX2 and AVX-512: the Gaussian of a
  * run of columns over 16-bit samples, and the whole 8-bit vertical pass of
  * scale 0 (μ and the three square sums of both pictures at once).
  *
@@ -59,18 +59,23 @@ typedef void (*VhVifSubsample8Func) (uint16_t *out, const uint8_t *const *x,
 typedef void (*VhVifSigmasFunc) (const uint32_t *const acc[8],
     int32_t *sigma1_sq, int32_t *sigma2_sq, int32_t *sigma12, unsigned n);
 
-/* The AVX-512 versions (with AVX512-VNNI's vpdpwssd where the CPU has
- * it), or NULL where the CPU or the build lacks them or VMAFHIP_CPU_SIMD=0
- * is in the environment. */
-VhVifFilter16Func vh_vif_filter16_best (void);
-VhVifHFilter16Func vh_vif_hfilter16_best (void);
-VhVifVertical8Func vh_vif_vertical8_best (void);
-VhVifVertical16Func vh_vif_vertical16_best (void);
-VhVifSubsample8Func vh_vif_subsample8_best (void);
-VhVifSigmasFunc vh_vif_sigmas_best (void);
-/* Without VNNI even where the CPU has it (tests: both versions). */
-VhVifFilter16Func vh_vif_filter16_avx512_only (void);
-VhVifHFilter16Func vh_vif_hfilter16_avx512_only (void);
-VhVifVertical8Func vh_vif_vertical8_avx512_only (void);
+/* One instruction set's kernels. */
+typedef struct {
+  const char *name;             /* "vnni" (AVX-512 with VNNI), "avx512", "avx2" */
+  VhVifFilter16Func filter16;
+  VhVifHFilter16Func hfilter16;
+  VhVifVertical8Func vertical8;
+  VhVifVertical16Func vertical16;
+  VhVifSubsample8Func subsample8;
+  VhVifSigmasFunc sigmas;
+} VhVifFilters;
+
+/* The best this CPU runs (AVX-512 with VNNI, AVX-512, AVX2), or NULL: no
+ * x86-64 build, an older CPU, or VMAFHIP_CPU_SIMD=0 in the environment
+ * (VMAFHIP_CPU_SIMD=avx2 takes AVX2 even where AVX-512 is there). */
+const VhVifFilters *vh_vif_filters_best (void);
+
+/* Every version this CPU runs, best first, up to max (tests). */
+unsigned vh_vif_filters_all (const VhVifFilters **out, unsigned max);
 
 #endif /* VH_VIF_FILTERS_H */

@@ -105,13 +105,8 @@ struct VhVifWork {
   uint8_t *tail;
   const uint16_t *log2;
   VhVifPixelsFunc pixels;
-  /* vif-filters.c (AVX-512), or NULL: the loops here */
-  VhVifFilter16Func filter16;
-  VhVifHFilter16Func hfilter16;
-  VhVifVertical8Func vertical8;
-  VhVifVertical16Func vertical16;
-  VhVifSubsample8Func subsample8;
-  VhVifSigmasFunc sigmas;
+  /* vif-filters.c (AVX2, AVX-512), or NULL: the loops here */
+  const VhVifFilters *simd;
   bool simd_taps[VH_VIF_SCALES];  /* every tap < 2^15: filter16 can run */
   void *mem;
 };
@@ -186,8 +181,8 @@ VIF_INLINE void
 filter_16_best (const VhVifWork *work, unsigned scale, uint32_t *acc,
     const void *const *x, unsigned ntaps, unsigned n)
 {
-  if (work->filter16 && work->simd_taps[scale])
-    work->filter16 (acc, (const uint16_t *const *) x, work->taps[scale],
+  if (work->simd && work->simd_taps[scale])
+    work->simd->filter16 (acc, (const uint16_t *const *) x, work->taps[scale],
         ntaps, n);
   else
     filter_16 (acc, x, work->taps[scale], ntaps, n);
@@ -308,15 +303,15 @@ vertical_stats_8 (VhVifWork *work, const void *const *ref,
   const uint8_t *const *r = (const uint8_t *const *) ref;
   const uint8_t *const *d = (const uint8_t *const *) dis;
 
-  /* the row arrays stored biased, for the one-row AVX-512 filter: the
-   * three kernels come together (vh_vif_*_best) */
-  if (work->vertical8) {
+  /* the row arrays stored biased, for the one-row filter of the same
+   * version */
+  if (work->simd) {
     uint16_t *const out[ROW_ARRAYS] = {
       work->row[0] + col, work->row[1] + col, work->row[2] + col,
       work->row[3] + col, work->row[4] + col, work->row[5] + col,
       work->row[6] + col, work->row[7] + col,
     };
-    work->vertical8 (out, r, d, taps, last + 1, n);
+    work->simd->vertical8 (out, r, d, taps, last + 1, n);
     return;
   }
 
@@ -352,13 +347,13 @@ vertical_stats_16 (VhVifWork *work, const void *const *ref,
   const uint16_t *const *r = (const uint16_t *const *) ref;
   const uint16_t *const *d = (const uint16_t *const *) dis;
 
-  if (work->vertical16 && work->simd_taps[scale]) {
+  if (work->simd && work->simd_taps[scale]) {
     uint16_t *const out[ROW_ARRAYS] = {
       work->row[0] + col, work->row[1] + col, work->row[2] + col,
       work->row[3] + col, work->row[4] + col, work->row[5] + col,
       work->row[6] + col, work->row[7] + col,
     };
-    work->vertical16 (out, r, d, taps, last + 1, rnd->mu_shift,
+    work->simd->vertical16 (out, r, d, taps, last + 1, rnd->mu_shift,
         rnd->sq_shift, n);
     return;
   }
@@ -456,11 +451,11 @@ vertical_row (VhVifWork *work, const VifVerticalJob *job,
             j0);
         break;
       case PASS_SUBSAMPLE_8:
-        if (work->subsample8 && work->simd_taps[job->scale]) {
-          work->subsample8 (work->sub_ref + j0,
+        if (work->simd && work->simd_taps[job->scale]) {
+          work->simd->subsample8 (work->sub_ref + j0,
               (const uint8_t *const *) ref_at, work->taps[job->scale],
               job->ntaps, job->shift, n);
-          work->subsample8 (work->sub_dis + j0,
+          work->simd->subsample8 (work->sub_dis + j0,
               (const uint8_t *const *) dis_at, work->taps[job->scale],
               job->ntaps, job->shift, n);
           break;
@@ -507,8 +502,8 @@ horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
   const void *cols[VIF_MAX_TAPS];
 
   for (unsigned a = 0; a < ROW_ARRAYS; a++) {
-    if (work->hfilter16 && work->simd_taps[scale]) {
-      work->hfilter16 (acc[a], work->row[a] + ((ptrdiff_t) j0 - half),
+    if (work->simd && work->simd_taps[scale]) {
+      work->simd->hfilter16 (acc[a], work->row[a] + ((ptrdiff_t) j0 - half),
           work->taps[scale], ntaps, n);
       continue;
     }
@@ -517,8 +512,8 @@ horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
     filter_16 (acc[a], cols, work->taps[scale], ntaps, n);
   }
 
-  if (work->sigmas) {
-    work->sigmas ((const uint32_t *const *) acc, sigma1_sq, sigma2_sq,
+  if (work->simd) {
+    work->simd->sigmas ((const uint32_t *const *) acc, sigma1_sq, sigma2_sq,
         sigma12, n);
     p->pixels (sigma1_sq, sigma2_sq, sigma12, valid, p->enhn_gain_limit,
         p->log2, sums);
@@ -735,16 +730,7 @@ vh_vif_work_new (unsigned width, unsigned height)
       work->taps[s][k] = vif_taps[s][k];
   work->log2 = vh_vif_log2_table ();
   work->pixels = vh_vif_pixels_best ();
-  work->filter16 = vh_vif_filter16_best ();
-  work->hfilter16 = vh_vif_hfilter16_best ();
-  work->vertical8 = vh_vif_vertical8_best ();
-  work->vertical16 = vh_vif_vertical16_best ();
-  work->subsample8 = vh_vif_subsample8_best ();
-  /* the vertical kernels store the row arrays biased for hfilter16: all
-   * three or none */
-  if (!work->hfilter16 || !work->vertical8 || !work->vertical16)
-    work->hfilter16 = NULL, work->vertical8 = NULL, work->vertical16 = NULL;
-  work->sigmas = vh_vif_sigmas_best ();
+  work->simd = vh_vif_filters_best ();
   for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
     work->simd_taps[s] = true;
     for (unsigned k = 0; k <= 2 * vif_half[s]; k++)

@@ -1,5 +1,5 @@
-/* vmafhip — VIF's AVX-512 filter passes (vif-filters.c; with and without
- * AVX512-VNNI) against the sums
+/* vmafhip — VIF's filter passes in every x86-64 version this CPU runs
+ * (vif-filters.c: AVX-512 with and without VNNI, AVX2) against the sums
  * written out here one term at a time: 16-bit samples from 0 to 65535
  * (runs of the extremes included), every tap count up to 17, taps up to
  * 2^15 − 1, rows that are shifted views of one row (the horizontal pass)
@@ -8,8 +8,8 @@
  * scale 0 with its rounding and halves, the 16-bit vertical pass with
  * every rounding VIF uses (and others), the subsample's 8-bit vertical
  * half; the statistics from the sums,
- * wrapping differences and the clamp included.  Skips loudly where the CPU has
- * no AVX-512 (BW). */
+ * wrapping differences and the clamp included.  Skips loudly the versions
+ * the CPU cannot run. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +19,21 @@
 #include "vif-filters.h"
 
 #define ROW 600                 /* samples per test row, ≥ 512 + 17 */
+
+/* Version i of the kernels this CPU runs (vnni, avx512, avx2), or NULL,
+ * said loudly */
+static const VhVifFilters *
+version (int i)
+{
+  const VhVifFilters *all[8];
+  const unsigned n = vh_vif_filters_all (all, 8);
+  if ((unsigned) i < n)
+    return all[i];
+  fprintf (stderr, "test-vif-filters: SKIPPED: version %d: this CPU runs "
+      "%u of the x86-64 versions (AVX-512 with VNNI, AVX-512, AVX2)\n", i,
+      n);
+  return NULL;
+}
 
 static uint16_t
 pick16 (GRand *r, int mode)
@@ -42,18 +57,14 @@ random_taps (GRand *r, uint16_t *taps, unsigned ntaps, int mode)
     taps[k] = mode == 1 ? 32767 : (uint16_t) g_rand_int_range (r, 0, 32768);
 }
 
-/* _i: 0 the best version (VNNI where the CPU has it), 1 plain AVX-512 */
+/* _i: the version (version ()) */
 START_TEST (test_filter16)
 {
-  VhVifFilter16Func simd = _i ? vh_vif_filter16_avx512_only ()
-      : vh_vif_filter16_best ();
-  VhVifHFilter16Func row_simd = _i ? vh_vif_hfilter16_avx512_only ()
-      : vh_vif_hfilter16_best ();
-  if (!simd || !row_simd) {
-    fprintf (stderr, "test-vif-filters: SKIPPED: no AVX-512 (BW) here, or "
-        "VMAFHIP_CPU_SIMD=0: only the plain C filters run\n");
+  const VhVifFilters *v = version (_i);
+  if (!v)
     return;
-  }
+  VhVifFilter16Func simd = v->filter16;
+  VhVifHFilter16Func row_simd = v->hfilter16;
   GRand *r = g_rand_new_with_seed (1125);
   uint16_t *rows = g_new (uint16_t, 17 * ROW);
   uint32_t *out = g_new (uint32_t, 512);
@@ -100,12 +111,10 @@ END_TEST
 
 START_TEST (test_vertical8)
 {
-  VhVifVertical8Func simd = _i ? vh_vif_vertical8_avx512_only ()
-      : vh_vif_vertical8_best ();
-  if (!simd) {
-    fprintf (stderr, "test-vif-filters: SKIPPED: no AVX-512 (BW) here\n");
+  const VhVifFilters *v = version (_i);
+  if (!v)
     return;
-  }
+  VhVifVertical8Func simd = v->vertical8;
   GRand *r = g_rand_new_with_seed (2511);
   uint8_t *ref = g_new (uint8_t, 17 * ROW), *dis = g_new (uint8_t, 17 * ROW);
   uint16_t *buf = g_new (uint16_t, 8 * 512);
@@ -163,12 +172,11 @@ END_TEST
 
 START_TEST (test_vertical16)
 {
-  VhVifVertical16Func simd = vh_vif_vertical16_best ();
-  VhVifSubsample8Func sub8 = vh_vif_subsample8_best ();
-  if (!simd || !sub8) {
-    fprintf (stderr, "test-vif-filters: SKIPPED: no AVX-512 (BW) here\n");
+  const VhVifFilters *v = version (_i);
+  if (!v)
     return;
-  }
+  VhVifVertical16Func simd = v->vertical16;
+  VhVifSubsample8Func sub8 = v->subsample8;
   GRand *r = g_rand_new_with_seed (2611);
   uint16_t *ref = g_new (uint16_t, 17 * ROW), *dis = g_new (uint16_t,
       17 * ROW);
@@ -249,11 +257,10 @@ END_TEST
 
 START_TEST (test_sigmas)
 {
-  VhVifSigmasFunc simd = vh_vif_sigmas_best ();
-  if (!simd) {
-    fprintf (stderr, "test-vif-filters: SKIPPED: no AVX-512 (BW) here\n");
+  const VhVifFilters *v = version (_i);
+  if (!v)
     return;
-  }
+  VhVifSigmasFunc simd = v->sigmas;
   GRand *r = g_rand_new_with_seed (1511);
   enum { N = 512 };
   uint32_t *acc[8];
@@ -292,11 +299,11 @@ int
 main (void)
 {
   Suite *s = suite_create ("vif-filters");
-  TCase *tc = tcase_create ("avx512");
-  tcase_add_loop_test (tc, test_filter16, 0, 2);
-  tcase_add_loop_test (tc, test_vertical8, 0, 2);
-  tcase_add_test (tc, test_vertical16);
-  tcase_add_test (tc, test_sigmas);
+  TCase *tc = tcase_create ("x86");
+  tcase_add_loop_test (tc, test_filter16, 0, 3);
+  tcase_add_loop_test (tc, test_vertical8, 0, 3);
+  tcase_add_loop_test (tc, test_vertical16, 0, 3);
+  tcase_add_loop_test (tc, test_sigmas, 0, 3);
   suite_add_tcase (s, tc);
   SRunner *runner = srunner_create (s);
   srunner_run_all (runner, CK_NORMAL);
