@@ -154,6 +154,135 @@ pixels_avx512 (const int32_t *sigma1_sq, const int32_t *sigma2_sq,
   acc->num_log += _mm512_reduce_add_epi64 (num_log);
 }
 
+/* ---- AVX2: four pixels at a time (the doubles' width) ------------------- */
+
+#define AVX2 __attribute__ ((target ("avx2")))
+
+/* uint32 lanes as exact doubles (the signed conversion, shifted by 2^31) */
+AVX2 static inline __m256d
+u32_to_pd (__m128i x)
+{
+  return _mm256_add_pd (_mm256_cvtepi32_pd (_mm_xor_si128 (x,
+              _mm_set1_epi32 ((int) 0x80000000u))), _mm256_set1_pd
+      (2147483648.0));
+}
+
+/* Q11 log2 of integers x (exact doubles, 2^17 <= x < 2^53) in the lanes
+ * of `live` (int32 lanes, all ones): the shift k = floor (log2 x) − 15
+ * from the double's exponent, the table at the top 16 bits (x · 2^−k,
+ * exact, truncated), as int64 lanes.  Other lanes may hold anything: the
+ * gather skips them. */
+AVX2 static inline __m256i
+log2_q11_pd (const uint16_t *table, __m256d x, __m128i live)
+{
+  const __m256i bits = _mm256_castpd_si256 (x);
+  const __m256i k = _mm256_sub_epi64 (_mm256_srli_epi64 (bits, 52),
+      _mm256_set1_epi64x (1023 + 15));
+  const __m256d scale = _mm256_castsi256_pd (_mm256_slli_epi64
+      (_mm256_sub_epi64 (_mm256_set1_epi64x (1023), k), 52));
+  const __m128i idx = _mm256_cvttpd_epi32 (_mm256_mul_pd (x, scale));
+  const __m128i t = _mm_and_si128 (_mm_mask_i32gather_epi32
+      (_mm_setzero_si128 (), (const int *) table, idx, live, 2),
+      _mm_set1_epi32 (0xffff));
+  return _mm256_add_epi64 (_mm256_cvtepi32_epi64 (t), _mm256_slli_epi64 (k,
+          11));
+}
+
+/* keeps a product from being fused with the operation that follows,
+ * whatever the build's contraction setting */
+#define UNFUSED(v) __asm__ ("" : "+x" (v))
+
+/* a comparison's 64-bit lanes (all ones or zero) as 32-bit ones */
+AVX2 static inline __m128i
+mask_pd_to_32 (__m256d m)
+{
+  return _mm256_castsi256_si128 (_mm256_permutevar8x32_epi32
+      (_mm256_castpd_si256 (m), _mm256_setr_epi32 (0, 2, 4, 6, 0, 2, 4, 6)));
+}
+
+AVX2 static void
+pixels_avx2 (const int32_t *sigma1_sq, const int32_t *sigma2_sq,
+    const int32_t *sigma12, unsigned n, double enhn_gain_limit,
+    const uint16_t *log2, VhVifScaleSums *acc)
+{
+  const __m128i nsq = _mm_set1_epi32 (VH_VIF_SIGMA_NSQ);
+  const __m256d eps = _mm256_set1_pd (65536 * 1.0e-10);
+  const __m256d limit = _mm256_set1_pd (enhn_gain_limit);
+  const __m256d zero_pd = _mm256_setzero_pd ();
+  __m256i num_non_log = _mm256_setzero_si256 ();
+  __m256i den_log = _mm256_setzero_si256 ();
+  __m256i num_log = _mm256_setzero_si256 ();
+  int64_t den_non_log = 0;
+  unsigned j = 0;
+
+  for (; j + 4 <= n; j += 4) {
+    const __m128i s1 = _mm_loadu_si128 ((const __m128i *) (sigma1_sq + j));
+    const __m128i s2 = _mm_loadu_si128 ((const __m128i *) (sigma2_sq + j));
+    const __m128i s12 = _mm_loadu_si128 ((const __m128i *) (sigma12 + j));
+
+    /* σ₁² < σ_n²: σ₂² and a count */
+    const __m128i small = _mm_cmplt_epi32 (s1, nsq);
+    num_non_log = _mm256_add_epi64 (num_non_log, _mm256_cvtepi32_epi64
+        (_mm_and_si128 (s2, small)));
+    den_non_log += __builtin_popcount (_mm_movemask_ps (_mm_castsi128_ps
+            (small)));
+    if (_mm_movemask_ps (_mm_castsi128_ps (small)) == 0xf)
+      continue;
+    const __m256i big = _mm256_cvtepi32_epi64 (_mm_xor_si128 (small,
+            _mm_set1_epi32 (-1)));
+
+    /* L(σ_n² + σ₁²) − 17·2048 */
+    const __m256i l = log2_q11_pd (log2, u32_to_pd (_mm_add_epi32 (s1, nsq)),
+        _mm_xor_si128 (small, _mm_set1_epi32 (-1)));
+    den_log = _mm256_add_epi64 (den_log, _mm256_and_si256 (big,
+            _mm256_sub_epi64 (l, _mm256_set1_epi64x (17 * 2048))));
+
+    const __m128i pos32 = _mm_andnot_si128 (small, _mm_and_si128
+        (_mm_cmpgt_epi32 (s12, _mm_setzero_si128 ()), _mm_cmpgt_epi32 (s2,
+                _mm_setzero_si128 ())));
+    if (_mm_movemask_ps (_mm_castsi128_ps (pos32)) == 0)
+      continue;
+    const __m256d d1 = _mm256_cvtepi32_pd (s1);
+    const __m256d d12 = _mm256_cvtepi32_pd (s12);
+    __m256d g = _mm256_div_pd (d12, _mm256_add_pd (d1, eps));
+    __m256d g_s12 = _mm256_mul_pd (g, d12);
+    UNFUSED (g_s12);
+    const __m256d sv_d = _mm256_sub_pd (_mm256_cvtepi32_pd (s2), g_s12);
+    /* truncated to int32, 0 unless positive */
+    const __m128i sv = _mm_and_si128 (_mm256_cvttpd_epi32 (sv_d),
+        mask_pd_to_32 (_mm256_cmp_pd (sv_d, zero_pd, _CMP_GT_OQ)));
+    g = _mm256_blendv_pd (limit, g, _mm256_cmp_pd (g, limit, _CMP_LT_OQ));
+    const __m256d n1 = u32_to_pd (_mm_add_epi32 (sv, nsq));
+    __m256d gg = _mm256_mul_pd (g, g);
+    UNFUSED (gg);
+    __m256d ggs1 = _mm256_mul_pd (gg, d1);
+    UNFUSED (ggs1);
+    /* (int64) (g² σ₁²) + n1: below 2^53, exact as a double */
+    const __m256d n2 = _mm256_add_pd (_mm256_round_pd (ggs1,
+            _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), n1);
+    num_log = _mm256_add_epi64 (num_log, _mm256_and_si256
+        (_mm256_cvtepi32_epi64 (pos32), _mm256_sub_epi64 (log2_q11_pd (log2,
+                    n2, pos32), log2_q11_pd (log2, n1, pos32))));
+  }
+  int64_t lanes[4];
+  _mm256_storeu_si256 ((__m256i *) lanes, num_non_log);
+  acc->num_non_log += lanes[0] + lanes[1] + lanes[2] + lanes[3];
+  _mm256_storeu_si256 ((__m256i *) lanes, den_log);
+  acc->den_log += lanes[0] + lanes[1] + lanes[2] + lanes[3];
+  _mm256_storeu_si256 ((__m256i *) lanes, num_log);
+  acc->num_log += lanes[0] + lanes[1] + lanes[2] + lanes[3];
+  acc->den_non_log += den_non_log;
+  vh_vif_pixels_scalar (sigma1_sq + j, sigma2_sq + j, sigma12 + j, n - j,
+      enhn_gain_limit, log2, acc);
+}
+
+VhVifPixelsFunc
+vh_vif_pixels_avx2 (void)
+{
+  __builtin_cpu_init ();
+  return __builtin_cpu_supports ("avx2") ? pixels_avx2 : NULL;
+}
+
 VhVifPixelsFunc
 vh_vif_pixels_avx512 (void)
 {
@@ -171,13 +300,24 @@ vh_vif_pixels_avx512 (void)
 {
   return NULL;
 }
+
+VhVifPixelsFunc
+vh_vif_pixels_avx2 (void)
+{
+  return NULL;
+}
 #endif
 
 VhVifPixelsFunc
 vh_vif_pixels_best (void)
 {
   const char *simd = g_getenv ("VMAFHIP_CPU_SIMD");
-  VhVifPixelsFunc f = simd && !g_strcmp0 (simd, "0") ? NULL
+  if (simd && !g_strcmp0 (simd, "0"))
+    return vh_vif_pixels_scalar;
+  /* VMAFHIP_CPU_SIMD=avx2: AVX2 even where AVX-512 is there */
+  VhVifPixelsFunc f = simd && !g_strcmp0 (simd, "avx2") ? NULL
       : vh_vif_pixels_avx512 ();
+  if (!f)
+    f = vh_vif_pixels_avx2 ();
   return f ? f : vh_vif_pixels_scalar;
 }

@@ -1,5 +1,5 @@
 /* vmafhip — VIF's per-pixel statistic over a run of pixels (libvmaf's
- * log / non-log branches), plain C and x86-64 AVX-512.
+ * log / non-log branches), plain C and x86-64 AVX2 and AVX-512.
  *
  * The accumulators are integers, so the order in which pixels are added
  * does not matter: the vector version gives the same sums as the scalar
@@ -27,9 +27,11 @@ void vh_vif_pixels_scalar (const int32_t *sigma1_sq,
 /* The AVX-512 version (F, CD, DQ, VL, BW), or NULL where the CPU or the
  * build lacks it. */
 VhVifPixelsFunc vh_vif_pixels_avx512 (void);
+/* The AVX2 version, four pixels at a time, or NULL. */
+VhVifPixelsFunc vh_vif_pixels_avx2 (void);
 
-/* What VIF uses: AVX-512 where there is, unless VMAFHIP_CPU_SIMD=0 in the
- * environment (then the plain C, as on every other CPU). */
+/* What VIF uses: AVX-512, else AVX2, else the plain C; VMAFHIP_CPU_SIMD=0
+ * in the environment takes the plain C, =avx2 AVX2 where both run. */
 VhVifPixelsFunc vh_vif_pixels_best (void);
 
 #endif /* VH_VIF_PIXELS_H */

@@ -1,8 +1,8 @@
-/* vmafhip — VIF's per-pixel statistic: the AVX-512 version against the
+/* vmafhip — VIF's per-pixel statistic: the AVX-512 and AVX2 versions against the
  * plain C one (libvmaf's order of operations) on every branch: σ₁² below
  * and above σ_n², σ₁₂ and σ₂² zero, negative and positive, sv² clamped,
  * the gain limit reached or not, run lengths that are not multiples of 8.
- * Skips loudly where the CPU has no AVX-512. */
+ * Skips loudly the versions the CPU has not. */
 #include <check.h>
 #include <stdio.h>
 #include <math.h>
@@ -46,12 +46,15 @@ fill (GRand *r, int32_t *s1, int32_t *s2, int32_t *s12, unsigned n)
   }
 }
 
-START_TEST (test_avx512_equals_c)
+/* _i: 0 AVX-512, 1 AVX2 */
+START_TEST (test_simd_equals_c)
 {
-  VhVifPixelsFunc simd = vh_vif_pixels_avx512 ();
+  static const char *const names[] = { "AVX-512", "AVX2" };
+  VhVifPixelsFunc simd = _i ? vh_vif_pixels_avx2 ()
+      : vh_vif_pixels_avx512 ();
   if (!simd) {
-    fprintf (stderr, "test-vif-pixels: SKIPPED: this CPU has no AVX-512; "
-        "only the plain C statistic runs here\n");
+    fprintf (stderr, "test-vif-pixels: SKIPPED: this CPU has no %s; that "
+        "version of the statistic does not run here\n", names[_i]);
     return;
   }
   const uint16_t *log2 = vh_vif_log2_table ();
@@ -76,10 +79,10 @@ START_TEST (test_avx512_equals_c)
         ck_assert_msg (a.num_log == b.num_log && a.den_log == b.den_log
             && a.num_non_log == b.num_non_log
             && a.den_non_log == b.den_non_log,
-            "round %d, limit %g, %u pixels: C %lld %lld %lld %lld, AVX-512 "
+            "round %d, limit %g, %u pixels: C %lld %lld %lld %lld, %s "
             "%lld %lld %lld %lld", round, limits[l], len,
             (long long) a.num_log, (long long) a.den_log,
-            (long long) a.num_non_log, (long long) a.den_non_log,
+            (long long) a.num_non_log, (long long) a.den_non_log, names[_i],
             (long long) b.num_log, (long long) b.den_log,
             (long long) b.num_non_log, (long long) b.den_non_log);
       }
@@ -102,7 +105,14 @@ START_TEST (test_env_selects_c)
   ck_assert (vh_vif_pixels_best () == vh_vif_pixels_scalar);
   g_unsetenv ("VMAFHIP_CPU_SIMD");
   VhVifPixelsFunc simd = vh_vif_pixels_avx512 ();
+  if (!simd)
+    simd = vh_vif_pixels_avx2 ();
   ck_assert (vh_vif_pixels_best () == (simd ? simd : vh_vif_pixels_scalar));
+  /* =avx2 takes AVX2 where it runs */
+  g_setenv ("VMAFHIP_CPU_SIMD", "avx2", TRUE);
+  if (vh_vif_pixels_avx2 ())
+    ck_assert (vh_vif_pixels_best () == vh_vif_pixels_avx2 ());
+  g_unsetenv ("VMAFHIP_CPU_SIMD");
 }
 END_TEST
 
@@ -111,7 +121,7 @@ main (void)
 {
   Suite *s = suite_create ("vmafhip-vif-pixels");
   TCase *tc = tcase_create ("pixels");
-  tcase_add_test (tc, test_avx512_equals_c);
+  tcase_add_loop_test (tc, test_simd_equals_c, 0, 2);
   tcase_add_test (tc, test_env_selects_c);
   suite_add_tcase (s, tc);
   SRunner *sr = srunner_create (s);
