@@ -420,6 +420,8 @@ gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps)
       self->frame_duration = gst_util_uint64_scale_int (GST_SECOND,
           GST_VIDEO_INFO_FPS_D (&info), GST_VIDEO_INFO_FPS_N (&info));
       gst_vmafhip_update_latency (self, self->frame_duration);
+      if (!gst_vmafhip_monitor_check_rate (self, self->frame_duration))
+        return FALSE;
     }
     gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
   } else {

@@ -14,6 +14,7 @@
 
 #include "gstvmafhip.h"
 #include "vh-engine.h"
+#include "vh-monitor.h"
 #include "vh-spec.h"
 #include "vh-gpu.h"
 
@@ -39,6 +40,7 @@ typedef struct
   GstVmafHipLogLevel log_level;
   guint threads, subsample;
   gint device_id;
+  VhMonitorSettings monitor;  /* window, alarm-*, interval */
 } Settings;
 
 /* One model to score with, resolved from model-filename or models. */
@@ -141,6 +143,10 @@ struct _GstVmafHip
   gboolean held_dist_used;
   gint64 first_push_us;
   GstClockTime first_pts, first_running_time, first_stream_time, end_pts;
+  /* live monitoring (gstvmafhip-monitor.c): NULL unless asked for */
+  VhMonitor *monitor;
+  double *monitor_scores;       /* one per model, for a push */
+  gboolean warned_monitor_time;
 };
 
 static inline const char *
@@ -230,6 +236,22 @@ GstFlowReturn gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout);
 GstBuffer *gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
     GstBuffer * buf);
 GstClockTime gst_vmafhip_get_next_time (GstAggregator * agg);
+
+/* gstvmafhip-monitor.c */
+/* At start(): checks the settings (error posted) and creates the monitor
+ * if any is asked for. */
+gboolean gst_vmafhip_monitor_start (GstVmafHip * self);
+/* With the reference's frame duration: windows and intervals of at least
+ * a frame (error posted). */
+gboolean gst_vmafhip_monitor_check_rate (GstVmafHip * self,
+    GstClockTime frame_duration);
+/* A reported frame: its models' scores from its meta structure. */
+void gst_vmafhip_monitor_push (GstVmafHip * self, gint index,
+    GstClockTime running_time, GstClockTime duration,
+    const GstStructure * scores);
+void gst_vmafhip_monitor_finish (GstVmafHip * self);
+void gst_vmafhip_monitor_reset (GstVmafHip * self);
+void gst_vmafhip_monitor_stop (GstVmafHip * self);
 
 /* gstvmafhip-report.c */
 void gst_vmafhip_pending_frame_free (gpointer pf);

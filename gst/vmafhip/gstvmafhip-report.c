@@ -80,6 +80,8 @@ output_frame (GstVmafHip * self, PendingFrame * pf)
   if (index >= 0 && meta) {
     GstStructure *scores = gst_custom_meta_get_structure (meta);
     add_frame_scores (self, scores, (unsigned) index);
+    gst_vmafhip_monitor_push (self, index, pf->running_time, pf->duration,
+        scores);
     if (!GST_CLOCK_TIME_IS_VALID (self->first_pts)) {
       self->first_pts = pf->pts;
       self->first_running_time = pf->running_time;
@@ -342,6 +344,7 @@ gst_vmafhip_finish (GstVmafHip * self)
     return GST_FLOW_EOS;
   }
   GST_INFO_OBJECT (self, "end of measurement: %u frames", n_frames);
+  gst_vmafhip_monitor_finish (self);
   post_pooled (self, n_frames);
   if (!finish_results (self, n_frames, &error)) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,

@@ -109,6 +109,12 @@ GST_STATIC_PAD_TEMPLATE ("dist_sink", GST_PAD_SINK, GST_PAD_ALWAYS,
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_RATE_MISMATCH GST_VMAFHIP_RATE_MISMATCH_ERROR
 #define DEFAULT_LOG_LEVEL GST_VMAFHIP_LOG_NONE
+#define DEFAULT_WINDOW 0
+#define DEFAULT_WINDOW_INTERVAL GST_SECOND
+#define DEFAULT_ALARM_THRESHOLD -1.0
+#define DEFAULT_ALARM_DURATION (2 * GST_SECOND)
+#define DEFAULT_ALARM_HYSTERESIS 2.0
+#define DEFAULT_INTERVAL 0
 
 enum
 {
@@ -137,6 +143,12 @@ enum
   PROP_UNPAIRED_DIST,
   PROP_RATE_MISMATCH,
   PROP_LOG_LEVEL,
+  PROP_WINDOW,
+  PROP_WINDOW_INTERVAL,
+  PROP_ALARM_THRESHOLD,
+  PROP_ALARM_DURATION,
+  PROP_ALARM_HYSTERESIS,
+  PROP_INTERVAL,
 };
 
 #define gst_vmafhip_parent_class parent_class
@@ -152,6 +164,7 @@ gst_vmafhip_reset_measurement (GstVmafHip * self)
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
   if (self->engine)
     vh_engine_reset (self->engine);
+  gst_vmafhip_monitor_reset (self);
   self->finished = FALSE;
   self->first_push_us = 0;
   self->first_pts = self->first_running_time = GST_CLOCK_TIME_NONE;
@@ -295,6 +308,24 @@ gst_vmafhip_set_property (GObject * object, guint prop_id,
     case PROP_LOG_LEVEL:
       p->log_level = g_value_get_enum (value);
       break;
+    case PROP_WINDOW:
+      p->monitor.window = g_value_get_uint64 (value);
+      break;
+    case PROP_WINDOW_INTERVAL:
+      p->monitor.window_interval = g_value_get_uint64 (value);
+      break;
+    case PROP_ALARM_THRESHOLD:
+      p->monitor.alarm_threshold = g_value_get_double (value);
+      break;
+    case PROP_ALARM_DURATION:
+      p->monitor.alarm_duration = g_value_get_uint64 (value);
+      break;
+    case PROP_ALARM_HYSTERESIS:
+      p->monitor.alarm_hysteresis = g_value_get_double (value);
+      break;
+    case PROP_INTERVAL:
+      p->monitor.interval = g_value_get_uint64 (value);
+      break;
     case PROP_FORCE_LIVE:
       self->force_live = g_value_get_boolean (value);
       GST_OBJECT_UNLOCK (self);
@@ -379,6 +410,24 @@ gst_vmafhip_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_LOG_LEVEL:
       g_value_set_enum (value, p->log_level);
+      break;
+    case PROP_WINDOW:
+      g_value_set_uint64 (value, p->monitor.window);
+      break;
+    case PROP_WINDOW_INTERVAL:
+      g_value_set_uint64 (value, p->monitor.window_interval);
+      break;
+    case PROP_ALARM_THRESHOLD:
+      g_value_set_double (value, p->monitor.alarm_threshold);
+      break;
+    case PROP_ALARM_DURATION:
+      g_value_set_uint64 (value, p->monitor.alarm_duration);
+      break;
+    case PROP_ALARM_HYSTERESIS:
+      g_value_set_double (value, p->monitor.alarm_hysteresis);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, p->monitor.interval);
       break;
     case PROP_ACTIVE_BACKEND:
       g_value_set_string (value, self->active_backend);
@@ -467,6 +516,9 @@ gst_vmafhip_start (GstAggregator * agg)
               "interval is reported."), (NULL));
   }
 
+  if (!gst_vmafhip_monitor_start (self))
+    return FALSE;
+
   self->write_log = self->cfg.results_filename && *self->cfg.results_filename;
   switch (self->cfg.results_format) {
     case GST_VMAFHIP_RESULTS_XML:
@@ -509,6 +561,7 @@ gst_vmafhip_stop (GstAggregator * agg)
   GstVmafHip *self = GST_VMAFHIP (agg);
 
   gst_vmafhip_reset_measurement (self);
+  gst_vmafhip_monitor_stop (self);
   g_clear_pointer (&self->engine, vh_engine_free);
   self->engine_sized = FALSE;
   g_ptr_array_set_size (self->specs, 0);
@@ -732,6 +785,13 @@ gst_vmafhip_init (GstVmafHip * self)
   self->props.device_id = DEFAULT_DEVICE_ID;
   self->props.rate_mismatch = DEFAULT_RATE_MISMATCH;
   self->props.log_level = DEFAULT_LOG_LEVEL;
+  self->props.monitor = (VhMonitorSettings) {
+    .window = DEFAULT_WINDOW, .window_interval = DEFAULT_WINDOW_INTERVAL,
+    .alarm_threshold = DEFAULT_ALARM_THRESHOLD,
+    .alarm_duration = DEFAULT_ALARM_DURATION,
+    .alarm_hysteresis = DEFAULT_ALARM_HYSTERESIS,
+    .interval = DEFAULT_INTERVAL,
+  };
 
   self->gpu_count = -1;          /* asked at the first caps query */
   self->specs = g_ptr_array_new_with_free_func (gst_vmafhip_model_spec_free);
@@ -918,6 +978,39 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
           "libvmaf does (errors and warnings also go to the bus, everything "
           "to the GStreamer debug log)", GST_TYPE_VMAFHIP_LOG_LEVEL,
           DEFAULT_LOG_LEVEL, rw));
+
+  /* live monitoring (gstvmafhip-monitor.c) */
+  g_object_class_install_property (gobject_class, PROP_WINDOW,
+      g_param_spec_uint64 ("window", "Window",
+          "Rolling window in ns (0 = none): mean, min, max, harmonic mean "
+          "and 5th percentile of each model's score over the frames of the "
+          "last window, posted as a 'VMAF' message of type 'window' every "
+          "window-interval", 0, G_MAXUINT64, DEFAULT_WINDOW, rw));
+  g_object_class_install_property (gobject_class, PROP_WINDOW_INTERVAL,
+      g_param_spec_uint64 ("window-interval", "Window interval",
+          "Time in ns between two window messages (0 = one window)", 0,
+          G_MAXUINT64, DEFAULT_WINDOW_INTERVAL, rw));
+  g_object_class_install_property (gobject_class, PROP_ALARM_THRESHOLD,
+      g_param_spec_double ("alarm-threshold", "Alarm threshold",
+          "Post a 'vmafhip-alarm' message when the first model's windowed "
+          "mean stays below this for alarm-duration, and one when it is back "
+          "at threshold + alarm-hysteresis (-1 = no alarms; needs window)",
+          -1.0, G_MAXDOUBLE, DEFAULT_ALARM_THRESHOLD, rw));
+  g_object_class_install_property (gobject_class, PROP_ALARM_DURATION,
+      g_param_spec_uint64 ("alarm-duration", "Alarm duration",
+          "How long in ns the windowed score must stay below alarm-threshold "
+          "before the alarm", 0, G_MAXUINT64, DEFAULT_ALARM_DURATION, rw));
+  g_object_class_install_property (gobject_class, PROP_ALARM_HYSTERESIS,
+      g_param_spec_double ("alarm-hysteresis", "Alarm hysteresis",
+          "How far above alarm-threshold the windowed score must come back "
+          "to clear an alarm", 0.0, G_MAXDOUBLE, DEFAULT_ALARM_HYSTERESIS,
+          rw));
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Pool each consecutive interval of this many ns (0 = none), for "
+          "example per ABR segment: a 'VMAF' message of type 'interval' at "
+          "its end (the last one at EOS)", 0, G_MAXUINT64, DEFAULT_INTERVAL,
+          rw));
 
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &src_template, GST_TYPE_AGGREGATOR_PAD);

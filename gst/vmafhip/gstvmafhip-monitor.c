@@ -1,0 +1,164 @@
+/* vmafhip — live monitoring in the element: the models' scores of every
+ * frame, at its running time, into the engine's monitor (common/monitor.c),
+ * and its events as messages: "VMAF" of type "window" and "interval", and
+ * "vmafhip-alarm" (docs/element.md). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstvmafhip-private.h"
+
+#define GST_CAT_DEFAULT gst_vmafhip_debug
+
+static const char *
+model_name (GstVmafHip * self, guint m)
+{
+  return ((ModelSpec *) g_ptr_array_index (self->specs, m))->report_name;
+}
+
+gboolean
+gst_vmafhip_monitor_start (GstVmafHip * self)
+{
+  GError *error = NULL;
+
+  g_clear_pointer (&self->monitor, vh_monitor_free);
+  if (!vh_monitor_settings_active (&self->cfg.monitor))
+    return TRUE;
+  if (self->specs->len == 0) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Invalid monitoring settings: windows, alarms and intervals watch "
+            "a model's score, and no model is set"), (NULL));
+    return FALSE;
+  }
+  if (!vh_monitor_settings_check (&self->cfg.monitor, 0, &error)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Invalid monitoring settings: %s", error->message), (NULL));
+    g_clear_error (&error);
+    return FALSE;
+  }
+  self->monitor = vh_monitor_new (&self->cfg.monitor, self->specs->len);
+  g_free (self->monitor_scores);
+  self->monitor_scores = g_new0 (double, MAX (self->specs->len, 1));
+  self->warned_monitor_time = FALSE;
+  return TRUE;
+}
+
+gboolean
+gst_vmafhip_monitor_check_rate (GstVmafHip * self, GstClockTime frame)
+{
+  GError *error = NULL;
+
+  if (!self->monitor || !GST_CLOCK_TIME_IS_VALID (frame))
+    return TRUE;
+  if (!vh_monitor_settings_check (&self->cfg.monitor, frame, &error)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Invalid monitoring settings for this stream: %s", error->message),
+        (NULL));
+    g_clear_error (&error);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+set_stats (GstStructure * s, const char *name, const VhMonitorStats * st)
+{
+  const struct
+  {
+    const char *suffix;
+    double value;
+  } fields[] = {
+    {"-mean", st->mean}, {"-min", st->min}, {"-max", st->max},
+    {"-harmonic-mean", st->harmonic_mean}, {"-p5", st->p5},
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++) {
+    gchar *field = g_strconcat (name, fields[i].suffix, NULL);
+    gst_structure_set (s, field, G_TYPE_DOUBLE, fields[i].value, NULL);
+    g_free (field);
+  }
+}
+
+static void
+post_event (const VhMonitorEvent * e, gpointer data)
+{
+  GstVmafHip *self = data;
+  GstStructure *s;
+
+  if (e->kind == VH_MONITOR_WINDOW || e->kind == VH_MONITOR_INTERVAL) {
+    s = gst_structure_new ("VMAF",
+        "type", G_TYPE_STRING,
+        e->kind == VH_MONITOR_WINDOW ? "window" : "interval",
+        "running-time", G_TYPE_UINT64, e->start,
+        "duration", G_TYPE_UINT64, e->end - e->start,
+        "n-frames", G_TYPE_UINT, e->n_frames,
+        "score", G_TYPE_DOUBLE, e->stats[0].mean, NULL);
+    for (guint m = 0; m < self->specs->len; m++)
+      set_stats (s, model_name (self, m), &e->stats[m]);
+  } else {
+    const gboolean raised = e->kind == VH_MONITOR_ALARM;
+    s = gst_structure_new ("vmafhip-alarm",
+        "state", G_TYPE_STRING, raised ? "raised" : "cleared",
+        "model", G_TYPE_STRING, model_name (self, 0),
+        "running-time", G_TYPE_UINT64, e->start,
+        "duration", G_TYPE_UINT64, e->end - e->start,
+        "threshold", G_TYPE_DOUBLE, self->cfg.monitor.alarm_threshold,
+        "windowed-score", G_TYPE_DOUBLE, e->windowed,
+        "worst-index", G_TYPE_UINT64, e->worst_index,
+        "worst-running-time", G_TYPE_UINT64, e->worst_time,
+        "worst-score", G_TYPE_DOUBLE, e->worst_score, NULL);
+    if (raised)
+      GST_WARNING_OBJECT (self, "quality alarm: %" GST_PTR_FORMAT, s);
+    else
+      GST_INFO_OBJECT (self, "quality alarm cleared: %" GST_PTR_FORMAT, s);
+  }
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+void
+gst_vmafhip_monitor_push (GstVmafHip * self, gint index,
+    GstClockTime running_time, GstClockTime duration,
+    const GstStructure * scores)
+{
+  if (!self->monitor || index < 0)
+    return;
+  if (!GST_CLOCK_TIME_IS_VALID (running_time)
+      || !GST_CLOCK_TIME_IS_VALID (duration)) {
+    if (!self->warned_monitor_time) {
+      GST_ELEMENT_WARNING (self, STREAM, FAILED,
+          ("Frames without a running time or duration are left out of the "
+              "windows, alarms and intervals"), (NULL));
+      self->warned_monitor_time = TRUE;
+    }
+    return;
+  }
+  for (guint m = 0; m < self->specs->len; m++) {
+    if (!gst_structure_get_double (scores, model_name (self, m),
+            &self->monitor_scores[m]))
+      return;                   /* no model score for this frame */
+  }
+  vh_monitor_push (self->monitor, (guint64) index, running_time, duration,
+      self->monitor_scores, post_event, self);
+}
+
+void
+gst_vmafhip_monitor_finish (GstVmafHip * self)
+{
+  if (self->monitor)
+    vh_monitor_finish (self->monitor, post_event, self);
+}
+
+void
+gst_vmafhip_monitor_reset (GstVmafHip * self)
+{
+  if (self->monitor)
+    vh_monitor_reset (self->monitor);
+}
+
+void
+gst_vmafhip_monitor_stop (GstVmafHip * self)
+{
+  g_clear_pointer (&self->monitor, vh_monitor_free);
+  g_clear_pointer (&self->monitor_scores, g_free);
+}
