@@ -258,6 +258,7 @@ void gst_vmafhip_pending_frame_free (gpointer pf);
 void gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index);
 GstFlowReturn gst_vmafhip_emit_ready (GstVmafHip * self);
 GstFlowReturn gst_vmafhip_finish (GstVmafHip * self);
+void gst_vmafhip_post_pooled_before_flush (GstVmafHip * self);
 
 G_END_DECLS
 #endif /* __GST_VMAFHIP_PRIVATE_H__ */

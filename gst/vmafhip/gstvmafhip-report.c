@@ -308,6 +308,33 @@ finish_results (GstVmafHip * self, unsigned n_frames, GError ** error)
   return ok;
 }
 
+/* A flushing seek: the pooled message of what was scored before it, as
+ * upstream posts its statistics there (the frames still held are scored
+ * but not pushed; the results file starts again after the seek). */
+void
+gst_vmafhip_post_pooled_before_flush (GstVmafHip * self)
+{
+  GError *error = NULL;
+  unsigned n_frames;
+
+  if (!self->engine || self->finished
+      || vh_engine_n_pushed (self->engine) == 0)
+    return;
+  if (!vh_engine_flush (self->engine, &error)) {
+    GST_WARNING_OBJECT (self, "no pooled message before the seek: %s",
+        error->message);
+    g_clear_error (&error);
+    return;
+  }
+  n_frames = vh_engine_n_final (self->engine);
+  while (self->n_recorded < n_frames)
+    record_frame (self, self->n_recorded);
+  if (n_frames == 0)
+    return;
+  gst_vmafhip_monitor_finish (self);
+  post_pooled (self, n_frames);
+}
+
 /* The end of the measurement: whichever input ended first. */
 GstFlowReturn
 gst_vmafhip_finish (GstVmafHip * self)

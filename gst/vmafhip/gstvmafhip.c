@@ -585,8 +585,9 @@ gst_vmafhip_flush (GstAggregator * agg)
 {
   GstVmafHip *self = GST_VMAFHIP (agg);
 
-  GST_DEBUG_OBJECT (self, "flush: dropping %u pending frames and the scores "
-      "so far", g_queue_get_length (&self->pending));
+  GST_DEBUG_OBJECT (self, "flush: pooling the scores so far, dropping %u "
+      "pending frames", g_queue_get_length (&self->pending));
+  gst_vmafhip_post_pooled_before_flush (self);
   gst_vmafhip_reset_measurement (self);
   return GST_FLOW_OK;
 }
