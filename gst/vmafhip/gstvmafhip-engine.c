@@ -123,8 +123,11 @@ gst_vmafhip_update_latency (GstVmafHip * self, GstClockTime frame_duration)
   /* Frame i is final once frame i+lookahead arrives, and, with worker
    * threads, once the frames in flight before it are scored: that is our
    * latency. */
+  /* align=offset: a frame's partner comes |offset| frames later */
   const guint frames = self->lookahead
-      + (self->engine ? vh_engine_frames_in_flight (self->engine) : 0);
+      + (self->engine ? vh_engine_frames_in_flight (self->engine) : 0)
+      + (self->cfg.align == GST_VMAFHIP_ALIGN_OFFSET
+      ? (guint) ABS (self->cfg.offset) : 0);
   latency = frame_duration * frames;
   if (latency == self->reported_latency)
     return;

@@ -25,6 +25,37 @@ buffer_running_time (GstAggregatorPad * pad, GstBuffer * buf)
   return rt;
 }
 
+GstClockTimeDiff
+gst_vmafhip_dist_shift (GstVmafHip * self)
+{
+  if (self->cfg.align != GST_VMAFHIP_ALIGN_OFFSET || self->cfg.offset == 0
+      || !GST_CLOCK_TIME_IS_VALID (self->frame_duration))
+    return 0;
+  return (GstClockTimeDiff) self->frame_duration * self->cfg.offset;
+}
+
+/* A distorted frame's running time as the reference's clock sees its
+ * content: shifted back by the stream's lag.  A frame shifted before 0
+ * has no reference frame (its content came before the reference's first
+ * frame): GST_CLOCK_TIME_NONE would read as "no timestamp", so such frames
+ * are given 0 and fall out as unpaired against the first reference frame's
+ * time only if that is later; the caller drops them first. */
+static GstClockTime
+dist_running_time (GstVmafHip * self, GstBuffer * buf, gboolean * before)
+{
+  const GstClockTime rt = buffer_running_time (self->side[DIST].pad, buf);
+  const GstClockTimeDiff shift = gst_vmafhip_dist_shift (self);
+
+  *before = FALSE;
+  if (!GST_CLOCK_TIME_IS_VALID (rt) || shift == 0)
+    return rt;
+  if (shift > 0 && rt < (GstClockTime) shift) {
+    *before = TRUE;
+    return 0;
+  }
+  return (GstClockTime) ((GstClockTimeDiff) rt - shift);
+}
+
 /* Frames outside the segment are not part of the stream: an accurate seek
  * makes parsers such as rawvideoparse push from the previous keyframe or
  * the file start and leave the clipping downstream. Both inputs are
@@ -66,7 +97,9 @@ gst_vmafhip_get_next_time (GstAggregator * agg)
   for (int i = 0; i < 2; i++) {
     GstBuffer *buf = gst_aggregator_pad_peek_buffer (self->side[i].pad);
     if (buf) {
-      GstClockTime rt = buffer_running_time (self->side[i].pad, buf);
+      gboolean before;
+      GstClockTime rt = i == DIST ? dist_running_time (self, buf, &before)
+          : buffer_running_time (self->side[i].pad, buf);
       if (GST_CLOCK_TIME_IS_VALID (rt)
           && (!GST_CLOCK_TIME_IS_VALID (next) || rt < next))
         next = rt;
@@ -374,8 +407,18 @@ gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
   dist = gst_aggregator_pad_peek_buffer (dpad);
   rt_ref = ref ? buffer_running_time (rpad, ref)
       : GST_CLOCK_TIME_NONE;
-  rt_dist = dist ? buffer_running_time (dpad, dist)
+  gboolean dist_before = FALSE;
+  rt_dist = dist ? dist_running_time (self, dist, &dist_before)
       : GST_CLOCK_TIME_NONE;
+  /* align=offset: distorted frames whose content precedes the
+   * reference's first frame have no partner */
+  if (dist && dist_before) {
+    gst_aggregator_pad_drop_buffer (dpad);
+    gst_clear_buffer (&ref);
+    drop_unpaired_dist (self, dist, "its content comes before the "
+        "reference's first frame (align=offset)");
+    return GST_FLOW_OK;
+  }
   tolerance = pairing_tolerance (self, ref);
   ref_ended = !ref && gst_aggregator_pad_is_eos (rpad);
   dist_ended = !dist && gst_aggregator_pad_is_eos (dpad);

@@ -41,6 +41,8 @@ typedef struct
   guint threads, subsample;
   gint device_id;
   VhMonitorSettings monitor;  /* window, alarm-*, interval */
+  GstVmafHipAlign align;
+  gint offset;                /* frames the distorted stream lags by */
 } Settings;
 
 /* One model to score with, resolved from model-filename or models. */
@@ -232,6 +234,10 @@ void gst_vmafhip_fill_picture (GstVmafHip * self, int which,
     GstVideoFrame * frame, VhPicture * pic);
 
 /* gstvmafhip-pairing.c */
+/* The distorted stream's lag in running time (align=offset: offset frames
+ * of the reference's rate), subtracted from its frames' running times
+ * before pairing; 0 when not aligning. */
+GstClockTimeDiff gst_vmafhip_dist_shift (GstVmafHip * self);
 GstFlowReturn gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout);
 GstBuffer *gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
     GstBuffer * buf);

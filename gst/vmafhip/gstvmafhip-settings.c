@@ -93,6 +93,25 @@ gst_vmafhip_rate_mismatch_get_type (void)
 }
 
 GType
+gst_vmafhip_align_get_type (void)
+{
+  static const GEnumValue values[] = {
+    {GST_VMAFHIP_ALIGN_OFF, "Pair frames at the same running time", "off"},
+    {GST_VMAFHIP_ALIGN_OFFSET,
+        "Pair each reference frame with the distorted frame `offset` frames "
+          "later", "offset"},
+    {0, NULL, NULL},
+  };
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstVmafHipAlign", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
 gst_vmafhip_log_level_get_type (void)
 {
   static const GEnumValue values[] = {

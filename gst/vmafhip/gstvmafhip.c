@@ -115,6 +115,8 @@ GST_STATIC_PAD_TEMPLATE ("dist_sink", GST_PAD_SINK, GST_PAD_ALWAYS,
 #define DEFAULT_ALARM_DURATION (2 * GST_SECOND)
 #define DEFAULT_ALARM_HYSTERESIS 2.0
 #define DEFAULT_INTERVAL 0
+#define DEFAULT_ALIGN GST_VMAFHIP_ALIGN_OFF
+#define DEFAULT_OFFSET 0
 
 enum
 {
@@ -149,6 +151,8 @@ enum
   PROP_ALARM_DURATION,
   PROP_ALARM_HYSTERESIS,
   PROP_INTERVAL,
+  PROP_ALIGN,
+  PROP_OFFSET,
 };
 
 #define gst_vmafhip_parent_class parent_class
@@ -326,6 +330,12 @@ gst_vmafhip_set_property (GObject * object, guint prop_id,
     case PROP_INTERVAL:
       p->monitor.interval = g_value_get_uint64 (value);
       break;
+    case PROP_ALIGN:
+      p->align = g_value_get_enum (value);
+      break;
+    case PROP_OFFSET:
+      p->offset = g_value_get_int (value);
+      break;
     case PROP_FORCE_LIVE:
       self->force_live = g_value_get_boolean (value);
       GST_OBJECT_UNLOCK (self);
@@ -428,6 +438,12 @@ gst_vmafhip_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_INTERVAL:
       g_value_set_uint64 (value, p->monitor.interval);
+      break;
+    case PROP_ALIGN:
+      g_value_set_enum (value, p->align);
+      break;
+    case PROP_OFFSET:
+      g_value_set_int (value, p->offset);
       break;
     case PROP_ACTIVE_BACKEND:
       g_value_set_string (value, self->active_backend);
@@ -785,6 +801,8 @@ gst_vmafhip_init (GstVmafHip * self)
   self->props.backend = DEFAULT_BACKEND;
   self->props.device_id = DEFAULT_DEVICE_ID;
   self->props.rate_mismatch = DEFAULT_RATE_MISMATCH;
+  self->props.align = DEFAULT_ALIGN;
+  self->props.offset = DEFAULT_OFFSET;
   self->props.log_level = DEFAULT_LOG_LEVEL;
   self->props.monitor = (VhMonitorSettings) {
     .window = DEFAULT_WINDOW, .window_interval = DEFAULT_WINDOW_INTERVAL,
@@ -980,6 +998,19 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
           "to the GStreamer debug log)", GST_TYPE_VMAFHIP_LOG_LEVEL,
           DEFAULT_LOG_LEVEL, rw));
 
+  g_object_class_install_property (gobject_class, PROP_ALIGN,
+      g_param_spec_enum ("align", "Align",
+          "How distorted frames are matched to reference frames: off (at "
+          "the same running time) or offset (the distorted frame 'offset' "
+          "frames later: a feed delayed by a known number of frames)",
+          GST_TYPE_VMAFHIP_ALIGN, DEFAULT_ALIGN, rw));
+  g_object_class_install_property (gobject_class, PROP_OFFSET,
+      g_param_spec_int ("offset", "Offset",
+          "With align=offset: how many frames (at the reference's rate) the "
+          "distorted stream lags behind the reference (negative: leads); "
+          "live pipelines wait that much longer", -100000, 100000,
+          DEFAULT_OFFSET, rw));
+
   /* live monitoring (gstvmafhip-monitor.c) */
   g_object_class_install_property (gobject_class, PROP_WINDOW,
       g_param_spec_uint64 ("window", "Window",
@@ -1046,6 +1077,7 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_VMAFHIP_RESULTS_FORMAT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_VMAFHIP_BACKEND, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_VMAFHIP_RATE_MISMATCH, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_VMAFHIP_ALIGN, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_VMAFHIP_LOG_LEVEL, 0);
 }
 

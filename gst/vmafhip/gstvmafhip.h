@@ -37,6 +37,12 @@ typedef enum {
   GST_VMAFHIP_RATE_MISMATCH_FOLLOW_REFERENCE = 1,
 } GstVmafHipRateMismatch;
 
+/* How distorted frames are matched to reference frames in time. */
+typedef enum {
+  GST_VMAFHIP_ALIGN_OFF = 0,
+  GST_VMAFHIP_ALIGN_OFFSET = 1,
+} GstVmafHipAlign;
+
 /* Values as libvmaf's enum VmafLogLevel, like the upstream element. */
 typedef enum {
   GST_VMAFHIP_LOG_NONE = 0,
@@ -54,6 +60,8 @@ GType gst_vmafhip_backend_get_type (void);
 #define GST_TYPE_VMAFHIP_BACKEND (gst_vmafhip_backend_get_type ())
 GType gst_vmafhip_rate_mismatch_get_type (void);
 #define GST_TYPE_VMAFHIP_RATE_MISMATCH (gst_vmafhip_rate_mismatch_get_type ())
+GType gst_vmafhip_align_get_type (void);
+#define GST_TYPE_VMAFHIP_ALIGN (gst_vmafhip_align_get_type ())
 GType gst_vmafhip_log_level_get_type (void);
 #define GST_TYPE_VMAFHIP_LOG_LEVEL (gst_vmafhip_log_level_get_type ())
 

@@ -250,6 +250,96 @@ GST_START_TEST (test_offset_pairs_nothing)
 
 GST_END_TEST;
 
+/* align=offset: a distorted stream that lags (or leads) by `lag` frames
+ * is scored against the right reference frames, equal to the engine on
+ * the aligned pairs; frames without a partner are counted */
+static void
+check_align_offset (gint lag)
+{
+  enum { N = 40 };
+  gchar *props = g_strdup_printf ("align=offset offset=%d psnr=true", lag);
+  Fixture *f = fixture_new (props, FALSE);
+  Frame ref[N], dist[N];
+  Pair pairs[N];
+  gint pair_of_ref[N];
+  guint n_dist = 0, n_pairs = 0;
+  const guint lead = lag < 0 ? (guint) -lag : 0;
+
+  g_free (props);
+  fixture_set_caps (f, "I420", "I420", 41);
+  for (guint i = 0; i < N; i++) {
+    ref[i] = (Frame) { i, i * FRAME_DUR };
+    /* content i shown lag frames later (leading: none before time 0) */
+    if (i >= lead)
+      dist[n_dist++] = (Frame) { i, (GstClockTime) ((gint) i + lag)
+          * FRAME_DUR };
+    pair_of_ref[i] = i >= lead ? (gint) n_pairs : -1;
+    if (i >= lead)
+      pairs[n_pairs++] = (Pair) { i, i };
+  }
+  push_streams (f, ref, N, FRAME_DUR, dist, n_dist, FRAME_DUR);
+  check_outputs (f, ref, N, pair_of_ref, pairs, n_pairs, lead, 0);
+  fixture_free (f);
+}
+
+GST_START_TEST (test_align_offset)
+{
+  static const gint lags[] = { 0, 3, 25, -2 };
+  check_align_offset (lags[__i__]);
+}
+
+GST_END_TEST;
+
+/* Live: a partner |offset| frames later is waited for, so the latency
+ * grows by that many frames (one frame of it for the motion feature) */
+GST_START_TEST (test_align_offset_latency)
+{
+  static const gint offsets[] = { 3, -5 };
+  gchar *props = g_strdup_printf ("align=offset offset=%d",
+      offsets[__i__]);
+  Fixture *f = fixture_new (props, TRUE);
+  GstQuery *q = gst_query_new_latency ();
+  GstPad *src = gst_element_get_static_pad (f->element, "src");
+  gboolean live;
+  GstClockTime min, max;
+
+  g_free (props);
+  fixture_set_caps (f, "I420", "I420", 5);
+  fail_unless (gst_pad_query (src, q));
+  gst_query_parse_latency (q, &live, &min, &max);
+  fail_unless (live);
+  fail_unless_equals_uint64 (min, (1 + ABS (offsets[__i__])) * FRAME_DUR);
+  gst_query_unref (q);
+  gst_object_unref (src);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
+/* Without align=offset the same lagging stream is paired by time: every
+ * reference frame against the wrong content (what align fixes) */
+GST_START_TEST (test_lag_without_align)
+{
+  enum { N = 12, LAG = 3 };
+  Fixture *f = fixture_new ("psnr=true", FALSE);
+  Frame ref[N], dist[N];
+  Pair pairs[N];
+  gint pair_of_ref[N];
+
+  fixture_set_caps (f, "I420", "I420", 41);
+  for (guint i = 0; i < N; i++) {
+    ref[i] = (Frame) { i, i * FRAME_DUR };
+    dist[i] = (Frame) { i, (i + LAG) * FRAME_DUR };
+    pair_of_ref[i] = i < LAG ? -1 : (gint) (i - LAG);
+    pairs[i] = (Pair) { i + LAG, i };
+  }
+  push_streams (f, ref, N, FRAME_DUR, dist, N, FRAME_DUR);
+  check_outputs (f, ref, N, pair_of_ref, pairs, N - LAG, LAG, 0);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
 static void
 set_caps_with_rates (Fixture * f, gint ref_fps, gint dist_fps, uint32_t seed)
 {
@@ -374,6 +464,9 @@ vmafhip_pairing_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_drop_repeat_delay);
   tcase_add_test (tc, test_offset_pairs_nothing);
+  tcase_add_loop_test (tc, test_align_offset, 0, 4);
+  tcase_add_test (tc, test_lag_without_align);
+  tcase_add_loop_test (tc, test_align_offset_latency, 0, 2);
   tcase_add_test (tc, test_rate_mismatch_error);
   tcase_add_test (tc, test_follow_reference_faster_dist);
   tcase_add_test (tc, test_follow_reference_slower_dist);
