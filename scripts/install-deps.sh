@@ -16,7 +16,7 @@ packages=(
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
   hipcc libamdhip64-dev rocm-device-libs
   clang-19 lld-19 clang-tools-19
-  python3-gi gir1.2-gstreamer-1.0
+  python3-gi gir1.2-gstreamer-1.0 python3-matplotlib
 )
 [ "${1:-}" != --cuda-memory ] || packages+=(libgstreamer-plugins-bad1.0-dev)
 
