@@ -305,8 +305,14 @@ GST_START_TEST (test_align_offset_latency)
 
   g_free (props);
   fixture_set_caps (f, "I420", "I420", 5);
-  fail_unless (gst_pad_query (src, q));
-  gst_query_parse_latency (q, &live, &min, &max);
+  /* the caps are taken in the aggregator's thread: wait for them */
+  for (guint tries = 0;; tries++) {
+    fail_unless (gst_pad_query (src, q));
+    gst_query_parse_latency (q, &live, &min, &max);
+    if (min > 0 || tries == 500)
+      break;
+    g_usleep (10000);
+  }
   fail_unless (live);
   fail_unless_equals_uint64 (min, (1 + ABS (offsets[__i__])) * FRAME_DUR);
   gst_query_unref (q);
