@@ -392,6 +392,10 @@ struct VhLogWriter {
   bool head_written, any_frame;
   int failed_with;              /* errno of the first failed write; 0: none */
   GString *buf;
+  /* intervals (vh_log_writer_add_interval), written at the end: JSON
+   * objects or XML elements, comma-free; how many */
+  GString *intervals;
+  unsigned n_intervals;
 };
 
 static gboolean
@@ -491,6 +495,84 @@ vh_log_writer_add_frame (VhLogWriter *w, const VhScoreTable *t,
   return writer_flush (w, error);
 }
 
+void
+vh_log_writer_add_interval (VhLogWriter *w, double start, double end,
+    unsigned n_frames, unsigned n_models, const char *const *names,
+    const VhMonitorStats *stats)
+{
+  if (w->format != VH_LOG_JSON && w->format != VH_LOG_XML)
+    return;
+  if (!w->intervals)
+    w->intervals = g_string_new (NULL);
+  GString *o = w->intervals;
+  const bool json = w->format == VH_LOG_JSON;
+  if (json) {
+    g_string_append_printf (o, "%s    {\n      \"start\": %.6f,\n"
+        "      \"end\": %.6f,\n      \"frames\": %u,\n"
+        "      \"metrics\": {", w->n_intervals ? ",\n" : "\n", start, end,
+        n_frames);
+  } else {
+    g_string_append_printf (o, "    <interval start=\"%.6f\" end=\"%.6f\" "
+        "frames=\"%u\">\n", start, end, n_frames);
+  }
+  for (unsigned m = 0; m < n_models; m++) {
+    const struct {
+      const char *name;
+      double v;
+    } f[] = {
+      {"min", stats[m].min}, {"max", stats[m].max}, {"mean", stats[m].mean},
+      {"harmonic_mean", stats[m].harmonic_mean}, {"p5", stats[m].p5},
+    };
+    if (json)
+      g_string_append_printf (o, "%s        \"%s\": {", m ? "," : "",
+          names[m]);
+    else
+      g_string_append_printf (o, "      <metric name=\"%s\" ", names[m]);
+    for (gsize k = 0; k < G_N_ELEMENTS (f); k++) {
+      if (json) {
+        g_string_append_printf (o, "%s          \"%s\": ", k ? ",\n" : "\n",
+            f[k].name);
+        append_number (o, f[k].v);
+      } else {
+        g_string_append_printf (o, "%s=\"", f[k].name);
+        append_number (o, f[k].v);
+        g_string_append (o, "\" ");
+      }
+    }
+    g_string_append (o, json ? "\n        }" : "/>\n");
+  }
+  g_string_append (o, json ? "\n      }\n    }" : "    </interval>\n");
+  w->n_intervals++;
+}
+
+/* The intervals before the closing of the log: JSON's last "}", XML's
+ * "</VMAF>" (the tail ends with them) */
+static void
+insert_intervals (VhLogWriter *w, gsize tail_start)
+{
+  if (!w->intervals)
+    return;
+  const char *close = w->format == VH_LOG_JSON ? "}\n" : "</VMAF>\n";
+  const gsize at = w->buf->len - strlen (close);
+  if (at < tail_start || strcmp (w->buf->str + at, close) != 0)
+    return;
+  GString *ins = g_string_new (NULL);
+  if (w->format == VH_LOG_JSON) {
+    /* after "aggregate_metrics": {...} */
+    g_string_truncate (w->buf, at);
+    while (w->buf->len && w->buf->str[w->buf->len - 1] == '\n')
+      g_string_truncate (w->buf, w->buf->len - 1);
+    g_string_append_printf (ins, ",\n  \"intervals\": [%s\n  ]\n}\n",
+        w->intervals->str);
+  } else {
+    g_string_truncate (w->buf, at);
+    g_string_append_printf (ins, "  <intervals>\n%s  </intervals>\n"
+        "</VMAF>\n", w->intervals->str);
+  }
+  g_string_append (w->buf, ins->str);
+  g_string_free (ins, TRUE);
+}
+
 gboolean
 vh_log_writer_finish (VhLogWriter *w, const VhScoreTable *t, double fps,
     GError **error)
@@ -499,7 +581,9 @@ vh_log_writer_finish (VhLogWriter *w, const VhScoreTable *t, double fps,
     return FALSE;
   if (!w->head_written)
     writer_head (w, t);
+  const gsize tail_start = w->buf->len;
   append_tail (w->buf, w->format, t, &w->filter, &w->info);
+  insert_intervals (w, tail_start);
   if (!writer_flush (w, error))
     return FALSE;
   /* the fps is known now: over the placeholder, if the file can seek */
@@ -532,5 +616,7 @@ vh_log_writer_free (VhLogWriter *w)
     fclose (w->file);
   g_free (w->path);
   g_string_free (w->buf, TRUE);
+  if (w->intervals)
+    g_string_free (w->intervals, TRUE);
   g_free (w);
 }

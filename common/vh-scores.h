@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "vh-error.h"
+#include "vh-monitor.h"
 
 G_BEGIN_DECLS
 
@@ -125,6 +126,14 @@ VhLogWriter *vh_log_writer_open (const char *path, VhLogFormat format,
     const VhLogInfo *info, const VhLogFilter *filter, GError **error);
 gboolean vh_log_writer_add_frame (VhLogWriter *writer,
     const VhScoreTable *table, unsigned frame, GError **error);
+/* A pooled interval of the live monitor (vh-monitor.h), kept for the end:
+ * JSON gets an "intervals" array after "aggregate_metrics" ({"start",
+ * "end" (seconds of running time), "frames", "metrics": {model: {"min",
+ * "max", "mean", "harmonic_mean", "p5"}}}), XML an <intervals> element;
+ * CSV and sub have no pooled section and leave them out. */
+void vh_log_writer_add_interval (VhLogWriter *writer, double start,
+    double end, unsigned n_frames, unsigned n_models,
+    const char *const *names, const VhMonitorStats *stats);
 /* Pooled section and end; closes the file. */
 gboolean vh_log_writer_finish (VhLogWriter *writer, const VhScoreTable *table,
     double fps, GError **error);

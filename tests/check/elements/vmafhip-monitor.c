@@ -9,7 +9,10 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include <gst/check/gstcheck.h>
+#include <json-glib/json-glib.h>
 
 #include "vh-element-fixture.h"
 
@@ -184,6 +187,61 @@ GST_START_TEST (test_windows_and_intervals)
 
 GST_END_TEST;
 
+/* the intervals at the end of a JSON results file: the interval
+ * messages' spans, counts and statistics */
+GST_START_TEST (test_intervals_in_results_file)
+{
+  gchar *path = g_build_filename (g_get_tmp_dir (),
+      "vmafhip-monitor-intervals.json", NULL);
+  gchar *props = g_strdup_printf ("interval=1000000000 results-filename=%s",
+      path);
+  Run r = run_pipeline (props);
+  GError *error = NULL;
+  JsonParser *parser = json_parser_new ();
+
+  fail_if (r.error, "%s", r.error_text);
+  fail_unless (json_parser_load_from_file (parser, path, &error), "%s",
+      error ? error->message : "");
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  fail_unless (json_object_has_member (root, "pooled_metrics"));
+  JsonArray *iv = json_object_get_array_member (root, "intervals");
+  fail_unless (iv != NULL);
+  fail_unless_equals_int (json_array_get_length (iv),
+      g_list_length (r.intervals));
+  guint k = 0;
+  for (GList * l = r.intervals; l; l = l->next, k++) {
+    JsonObject *o = json_array_get_object_element (iv, k);
+    JsonObject *m = json_object_get_object_member (json_object_get_object_member
+        (o, "metrics"), "vmaf_v0.6.1");
+    guint64 rt, duration;
+    guint n;
+    gdouble mean, p5;
+    fail_unless (gst_structure_get_uint64 (l->data, "running-time", &rt));
+    fail_unless (gst_structure_get_uint64 (l->data, "duration", &duration));
+    fail_unless (gst_structure_get_uint (l->data, "n-frames", &n));
+    fail_unless (gst_structure_get_double (l->data, "vmaf_v0.6.1-mean",
+            &mean));
+    fail_unless (gst_structure_get_double (l->data, "vmaf_v0.6.1-p5", &p5));
+    fail_unless (fabs (json_object_get_double_member (o, "start")
+            - rt / 1e9) < 1e-6);
+    fail_unless (fabs (json_object_get_double_member (o, "end")
+            - (rt + duration) / 1e9) < 1e-6);
+    fail_unless_equals_int (json_object_get_int_member (o, "frames"), n);
+    /* printed with 6 decimals, as libvmaf's pooled values */
+    fail_unless (fabs (json_object_get_double_member (m, "mean") - mean)
+        < 1e-6);
+    fail_unless (fabs (json_object_get_double_member (m, "p5") - p5) < 1e-6);
+  }
+  fail_unless_equals_int (k, 3);
+  g_object_unref (parser);
+  g_unlink (path);
+  g_free (path);
+  g_free (props);
+  run_clear (&r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_alarm)
 {
   /* a threshold above every score: the alarm after 400 ms below it,
@@ -253,6 +311,7 @@ vmafhip_monitor_suite (void)
   Suite *s = suite_create ("vmafhip-monitor");
   TCase *tc = tcase_create ("monitor");
   tcase_add_test (tc, test_windows_and_intervals);
+  tcase_add_test (tc, test_intervals_in_results_file);
   tcase_add_test (tc, test_alarm);
   tcase_add_test (tc, test_bad_settings);
   suite_add_tcase (s, tc);
