@@ -489,7 +489,8 @@ run_pipeline (const gchar * desc, Run * r, void (*pre_start) (GstElement *))
   gst_object_unref (pipe);
 }
 
-static void
+/* (the CUDA memory tests', built with HAVE_GST_CUDA only) */
+G_GNUC_UNUSED static void
 assert_same_scores (Run * a, Run * b, const char *what)
 {
   fail_unless (a->frames->len > 0, "%s: no frame scores", what);
@@ -514,6 +515,8 @@ assert_same_scores (Run * a, Run * b, const char *what)
   " ! video/x-raw,format=" fmt ",width=320,height=240,framerate=25/1"
 #define DISTORT " ! videobalance contrast=0.8 brightness=0.05"
 
+/* CUDA memory in: only with GStreamer's CUDA library (HAVE_GST_CUDA) */
+#ifdef HAVE_GST_CUDA
 /* cudaupload in the element's context: frames read on the GPU where they
  * are (no warning: neither a copy to host nor between contexts), scores
  * equal to system memory's.  I420 with PSNR (every plane on the device)
@@ -578,7 +581,6 @@ GST_START_TEST (test_cuda_p010_through_host)
 
 GST_END_TEST;
 
-#ifdef HAVE_GST_CUDA
 /* Gives the uploaders a CUDA context of their own before they ask. */
 static void
 set_foreign_context (GstElement * pipe)
@@ -626,7 +628,6 @@ GST_START_TEST (test_cuda_foreign_context)
 }
 
 GST_END_TEST;
-#endif
 
 /* nvh264dec straight into vmafhip (CUDA memory) against the same decoder
  * downloading to system memory: the same decoded frames, the same scores. */
@@ -655,6 +656,7 @@ GST_START_TEST (test_nvh264dec_scores_equal)
 }
 
 GST_END_TEST;
+#endif /* HAVE_GST_CUDA */
 
 /* Eight instances in one process, sharing the device, each scored as when
  * it runs alone. */
@@ -728,19 +730,22 @@ vmafhip_memory_suite (void)
   }
   GstElementFactory *up = gst_element_factory_find ("cudaupload");
   if (gpu && up) {
+#ifdef HAVE_GST_CUDA
     tcase_add_test (tc, test_cudaupload_scores_equal);
     tcase_add_test (tc, test_cuda_p010_through_host);
-#ifdef HAVE_GST_CUDA
     tcase_add_test (tc, test_cuda_foreign_context);
-#else
-    vh_test_skip_case ("test_cuda_foreign_context", "built without "
-        "gstreamer-cuda-1.0");
-#endif
     if (has_factories ("nvh264dec", "x264enc"))
       tcase_add_test (tc, test_nvh264dec_scores_equal);
     else
       vh_test_skip_case ("test_nvh264dec_scores_equal", "nvh264dec or "
           "x264enc missing");
+#else
+    /* the pads offer CUDA memory only with GStreamer's CUDA library */
+    vh_test_skip_case ("test_cudaupload_scores_equal, "
+        "test_cuda_p010_through_host, test_cuda_foreign_context, "
+        "test_nvh264dec_scores_equal", "built without gstreamer-cuda-1.0 "
+        "(scripts/install-deps.sh --cuda-memory)");
+#endif
   } else {
     vh_test_skip_case ("test_cudaupload_scores_equal, "
         "test_cuda_p010_through_host, test_cuda_foreign_context, "
