@@ -127,7 +127,9 @@ gst_vmafhip_update_latency (GstVmafHip * self, GstClockTime frame_duration)
   const guint frames = self->lookahead
       + (self->engine ? vh_engine_frames_in_flight (self->engine) : 0)
       + (self->cfg.align == GST_VMAFHIP_ALIGN_OFFSET
-      ? (guint) ABS (self->cfg.offset) : 0);
+      ? (guint) ABS (self->cfg.offset) : 0)
+      + (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO
+      ? (guint) (self->cfg.search_window / frame_duration) : 0);
   latency = frame_duration * frames;
   if (latency == self->reported_latency)
     return;

@@ -28,6 +28,8 @@ buffer_running_time (GstAggregatorPad * pad, GstBuffer * buf)
 GstClockTimeDiff
 gst_vmafhip_dist_shift (GstVmafHip * self)
 {
+  if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO)
+    return self->align_locked ? self->align_shift : 0;
   if (self->cfg.align != GST_VMAFHIP_ALIGN_OFFSET || self->cfg.offset == 0
       || !GST_CLOCK_TIME_IS_VALID (self->frame_duration))
     return 0;
@@ -438,6 +440,19 @@ gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
     gst_clear_buffer (&ref);
     gst_clear_buffer (&dist);
     return GST_AGGREGATOR_FLOW_NEED_DATA;
+  }
+
+  /* align=auto, searching: the earlier frame goes into the search */
+  if (gst_vmafhip_align_searching (self) && (ref || dist)) {
+    const gboolean take_ref = ref && (!dist || !GST_CLOCK_TIME_IS_VALID
+        (rt_dist) || (GST_CLOCK_TIME_IS_VALID (rt_ref) && rt_ref <= rt_dist));
+    gst_aggregator_pad_drop_buffer (take_ref ? rpad : dpad);
+    if (take_ref)
+      gst_clear_buffer (&dist);
+    else
+      gst_clear_buffer (&ref);
+    return gst_vmafhip_align_take (self, take_ref ? REF : DIST,
+        take_ref ? ref : dist, take_ref ? rt_ref : rt_dist);
   }
 
   if (!live && ref && dist && (!GST_CLOCK_TIME_IS_VALID (rt_ref)

@@ -43,6 +43,7 @@ typedef struct
   VhMonitorSettings monitor;  /* window, alarm-*, interval */
   GstVmafHipAlign align;
   gint offset;                /* frames the distorted stream lags by */
+  guint64 search_window;      /* align=auto: ns either way */
 } Settings;
 
 /* One model to score with, resolved from model-filename or models. */
@@ -149,6 +150,12 @@ struct _GstVmafHip
   VhMonitor *monitor;
   double *monitor_scores;       /* one per model, for a push */
   gboolean warned_monitor_time;
+  /* align=auto (gstvmafhip-align.c): thumbnails per side while searching,
+   * the lag once locked */
+  GPtrArray *align_thumbs[2];
+  guint align_thumb_size, align_taken;
+  gboolean align_locked, align_reported_no_lock;
+  GstClockTimeDiff align_shift;
 };
 
 static inline const char *
@@ -232,6 +239,14 @@ GstBuffer *gst_vmafhip_pin_frame (GstVmafHip * self, int which,
     GstBuffer * buf);
 void gst_vmafhip_fill_picture (GstVmafHip * self, int which,
     GstVideoFrame * frame, VhPicture * pic);
+
+/* gstvmafhip-align.c */
+gboolean gst_vmafhip_align_searching (GstVmafHip * self);
+/* Takes a frame while searching (a reference frame goes on unscored). */
+GstFlowReturn gst_vmafhip_align_take (GstVmafHip * self, int which,
+    GstBuffer * buf, GstClockTime running_time);
+void gst_vmafhip_align_reset (GstVmafHip * self);
+void gst_vmafhip_align_clear (GstVmafHip * self);
 
 /* gstvmafhip-pairing.c */
 /* The distorted stream's lag in running time (align=offset: offset frames

@@ -100,6 +100,9 @@ gst_vmafhip_align_get_type (void)
     {GST_VMAFHIP_ALIGN_OFFSET,
         "Pair each reference frame with the distorted frame `offset` frames "
           "later", "offset"},
+    {GST_VMAFHIP_ALIGN_AUTO,
+        "Find the distorted stream's lag within search-window, then pair as "
+          "offset", "auto"},
     {0, NULL, NULL},
   };
   static GType type = 0;

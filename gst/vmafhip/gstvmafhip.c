@@ -117,6 +117,7 @@ GST_STATIC_PAD_TEMPLATE ("dist_sink", GST_PAD_SINK, GST_PAD_ALWAYS,
 #define DEFAULT_INTERVAL 0
 #define DEFAULT_ALIGN GST_VMAFHIP_ALIGN_OFF
 #define DEFAULT_OFFSET 0
+#define DEFAULT_SEARCH_WINDOW (2 * GST_SECOND)
 
 enum
 {
@@ -153,6 +154,7 @@ enum
   PROP_INTERVAL,
   PROP_ALIGN,
   PROP_OFFSET,
+  PROP_SEARCH_WINDOW,
 };
 
 #define gst_vmafhip_parent_class parent_class
@@ -169,6 +171,7 @@ gst_vmafhip_reset_measurement (GstVmafHip * self)
   if (self->engine)
     vh_engine_reset (self->engine);
   gst_vmafhip_monitor_reset (self);
+  gst_vmafhip_align_reset (self);
   self->finished = FALSE;
   self->first_push_us = 0;
   self->first_pts = self->first_running_time = GST_CLOCK_TIME_NONE;
@@ -336,6 +339,9 @@ gst_vmafhip_set_property (GObject * object, guint prop_id,
     case PROP_OFFSET:
       p->offset = g_value_get_int (value);
       break;
+    case PROP_SEARCH_WINDOW:
+      p->search_window = g_value_get_uint64 (value);
+      break;
     case PROP_FORCE_LIVE:
       self->force_live = g_value_get_boolean (value);
       GST_OBJECT_UNLOCK (self);
@@ -444,6 +450,9 @@ gst_vmafhip_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_OFFSET:
       g_value_set_int (value, p->offset);
+      break;
+    case PROP_SEARCH_WINDOW:
+      g_value_set_uint64 (value, p->search_window);
       break;
     case PROP_ACTIVE_BACKEND:
       g_value_set_string (value, self->active_backend);
@@ -578,6 +587,7 @@ gst_vmafhip_stop (GstAggregator * agg)
 
   gst_vmafhip_reset_measurement (self);
   gst_vmafhip_monitor_stop (self);
+  gst_vmafhip_align_clear (self);
   g_clear_pointer (&self->engine, vh_engine_free);
   self->engine_sized = FALSE;
   g_ptr_array_set_size (self->specs, 0);
@@ -803,6 +813,7 @@ gst_vmafhip_init (GstVmafHip * self)
   self->props.rate_mismatch = DEFAULT_RATE_MISMATCH;
   self->props.align = DEFAULT_ALIGN;
   self->props.offset = DEFAULT_OFFSET;
+  self->props.search_window = DEFAULT_SEARCH_WINDOW;
   self->props.log_level = DEFAULT_LOG_LEVEL;
   self->props.monitor = (VhMonitorSettings) {
     .window = DEFAULT_WINDOW, .window_interval = DEFAULT_WINDOW_INTERVAL,
@@ -1001,8 +1012,11 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
   g_object_class_install_property (gobject_class, PROP_ALIGN,
       g_param_spec_enum ("align", "Align",
           "How distorted frames are matched to reference frames: off (at "
-          "the same running time) or offset (the distorted frame 'offset' "
-          "frames later: a feed delayed by a known number of frames)",
+          "the same running time), offset (the distorted frame 'offset' "
+          "frames later: a feed delayed by a known number of frames) or "
+          "auto (that lag found within search-window, then as offset; "
+          "frames before the lock are not scored; a 'vmafhip-sync' message "
+          "on lock)",
           GST_TYPE_VMAFHIP_ALIGN, DEFAULT_ALIGN, rw));
   g_object_class_install_property (gobject_class, PROP_OFFSET,
       g_param_spec_int ("offset", "Offset",
@@ -1010,6 +1024,12 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
           "distorted stream lags behind the reference (negative: leads); "
           "live pipelines wait that much longer", -100000, 100000,
           DEFAULT_OFFSET, rw));
+
+  g_object_class_install_property (gobject_class, PROP_SEARCH_WINDOW,
+      g_param_spec_uint64 ("search-window", "Search window",
+          "With align=auto: the largest lag searched, in ns either way "
+          "(live pipelines report that much more latency)", GST_MSECOND,
+          G_MAXUINT64, DEFAULT_SEARCH_WINDOW, rw));
 
   /* live monitoring (gstvmafhip-monitor.c) */
   g_object_class_install_property (gobject_class, PROP_WINDOW,

@@ -41,6 +41,7 @@ typedef enum {
 typedef enum {
   GST_VMAFHIP_ALIGN_OFF = 0,
   GST_VMAFHIP_ALIGN_OFFSET = 1,
+  GST_VMAFHIP_ALIGN_AUTO = 2,
 } GstVmafHipAlign;
 
 /* Values as libvmaf's enum VmafLogLevel, like the upstream element. */

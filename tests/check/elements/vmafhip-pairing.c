@@ -290,6 +290,104 @@ GST_START_TEST (test_align_offset)
 
 GST_END_TEST;
 
+/* align=auto: the lag is found (a vmafhip-sync message locks it) and
+ * every frame scored after the lock equals the engine on the aligned
+ * pairs; nothing is scored before the lock */
+static void
+check_align_auto (guint lag)
+{
+  enum { N = 120 };
+  Fixture *f = fixture_new ("align=auto psnr=true", FALSE);
+  Frame ref[N], dist[N];
+  gint locked = -1000;
+
+  fixture_set_caps (f, "I420", "I420", 52);
+  for (guint i = 0; i < N; i++) {
+    ref[i] = (Frame) { i, i * FRAME_DUR };
+    dist[i] = (Frame) { i, (i + lag) * FRAME_DUR };
+  }
+  push_streams (f, ref, N, FRAME_DUR, dist, N, FRAME_DUR);
+
+  GList *msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT);
+  GPtrArray *frames = g_ptr_array_new ();
+  for (GList * l = msgs; l; l = l->next) {
+    const GstStructure *s = gst_message_get_structure (l->data);
+    if (s && gst_structure_has_name (s, "vmafhip-sync")) {
+      fail_unless_equals_string (gst_structure_get_string (s, "state"),
+          "locked");
+      fail_unless (gst_structure_get_int (s, "offset-frames", &locked));
+    } else if (s && gst_structure_has_name (s, "VMAF")
+        && !g_strcmp0 (gst_structure_get_string (s, "type"), "frame")) {
+      g_ptr_array_add (frames, (gpointer) s);
+    }
+  }
+  fail_unless_equals_int (locked, (gint) lag);
+  /* scored after the lock: consecutive reference frames, each with its
+   * own content on the distorted side */
+  fail_unless (frames->len >= N / 4, "%u frames scored", frames->len);
+  Pair *pairs = g_new (Pair, frames->len);
+  for (guint k = 0; k < frames->len; k++) {
+    guint64 pts;
+    fail_unless (gst_structure_get_uint64 (g_ptr_array_index (frames, k),
+            "timestamp", &pts));
+    pairs[k] = (Pair) { (guint) (pts / FRAME_DUR), (guint) (pts / FRAME_DUR) };
+    if (k > 0)
+      fail_unless_equals_int (pairs[k].ref, pairs[k - 1].ref + 1);
+  }
+  Expected x = { 0 };
+  expected_pairs (&x, &f->content, pairs, frames->len);
+  for (guint k = 0; k < frames->len; k++)
+    check_frame_scores (g_ptr_array_index (frames, k), &x, k);
+  vh_engine_free (x.engine);
+  g_free (pairs);
+  g_ptr_array_unref (frames);
+  free_messages (msgs);
+  fixture_free (f);
+}
+
+GST_START_TEST (test_align_auto)
+{
+  static const guint lags[] = { 0, 3, 25 };
+  check_align_auto (lags[__i__]);
+}
+
+GST_END_TEST;
+
+/* align=auto on a feed that never matches (frames in another order):
+ * no lock, a vmafhip-sync message saying it is still searching, nothing
+ * scored */
+GST_START_TEST (test_align_auto_no_match)
+{
+  enum { N = 150 };
+  Fixture *f = fixture_new ("align=auto", FALSE);
+  Frame ref[N], dist[N];
+  guint searching = 0, scored = 0;
+
+  fixture_set_caps (f, "I420", "I420", 53);
+  for (guint i = 0; i < N; i++) {
+    ref[i] = (Frame) { i, i * FRAME_DUR };
+    dist[i] = (Frame) { (i * 37) % N, i * FRAME_DUR };
+  }
+  push_streams (f, ref, N, FRAME_DUR, dist, N, FRAME_DUR);
+  GList *msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT);
+  for (GList * l = msgs; l; l = l->next) {
+    const GstStructure *s = gst_message_get_structure (l->data);
+    if (s && gst_structure_has_name (s, "vmafhip-sync")) {
+      fail_unless_equals_string (gst_structure_get_string (s, "state"),
+          "searching");
+      searching++;
+    } else if (s && gst_structure_has_name (s, "VMAF")) {
+      scored++;
+    }
+  }
+  fail_unless_equals_int (searching, 1);
+  fail_unless_equals_int (scored, 0);
+  free_messages (msgs);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
 /* Live: a partner |offset| frames later is waited for, so the latency
  * grows by that many frames (one frame of it for the motion feature) */
 GST_START_TEST (test_align_offset_latency)
@@ -473,6 +571,8 @@ vmafhip_pairing_suite (void)
   tcase_add_loop_test (tc, test_align_offset, 0, 4);
   tcase_add_test (tc, test_lag_without_align);
   tcase_add_loop_test (tc, test_align_offset_latency, 0, 2);
+  tcase_add_loop_test (tc, test_align_auto, 0, 3);
+  tcase_add_test (tc, test_align_auto_no_match);
   tcase_add_test (tc, test_rate_mismatch_error);
   tcase_add_test (tc, test_follow_reference_faster_dist);
   tcase_add_test (tc, test_follow_reference_slower_dist);

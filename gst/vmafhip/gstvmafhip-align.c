@@ -1,0 +1,258 @@
+/* vmafhip — align=auto: finding how many frames a delayed distorted feed
+ * lags behind the reference (issue 14).
+ *
+ * While searching, every frame of both pads is taken off its pad as it
+ * comes (earlier running time first) and kept as a thumbnail: the means
+ * of 32x18 blocks of its luma.  Reference frames go downstream unscored,
+ * distorted ones are dropped.  Once both pads have covered the search
+ * window, each offset of -window..+window frames is tried: the mean
+ * absolute difference of the thumbnails it pairs.  A clear minimum (at
+ * most LOCK_RATIO of the median offset's) locks that offset: pairing then
+ * goes on as with align=offset, and a "vmafhip-sync" message says so.
+ * Frames before the lock are not scored.  Not yet: re-checking once
+ * locked and re-locking when the delay changes. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gstvmafhip-private.h"
+
+#define GST_CAT_DEFAULT gst_vmafhip_debug
+
+/* thumbnails of at most GRID_W x GRID_H block means, whatever the size:
+ * the search's cost does not grow with the picture */
+#define GRID_W 32
+#define GRID_H 18
+/* the search is tried every TRY_EVERY frames taken */
+#define TRY_EVERY 4
+/* the best offset's difference against the median offset's */
+#define LOCK_RATIO 0.6
+
+typedef struct
+{
+  GstClockTime rt;
+  float *pix;
+} Thumb;
+
+static void
+thumb_free (gpointer p)
+{
+  Thumb *t = p;
+  g_free (t->pix);
+  g_free (t);
+}
+
+gboolean
+gst_vmafhip_align_searching (GstVmafHip * self)
+{
+  return self->cfg.align == GST_VMAFHIP_ALIGN_AUTO && !self->align_locked;
+}
+
+void
+gst_vmafhip_align_reset (GstVmafHip * self)
+{
+  for (int i = 0; i < 2; i++)
+    if (self->align_thumbs[i])
+      g_ptr_array_set_size (self->align_thumbs[i], 0);
+  self->align_locked = FALSE;
+  self->align_shift = 0;
+  self->align_taken = 0;
+  self->align_reported_no_lock = FALSE;
+}
+
+void
+gst_vmafhip_align_clear (GstVmafHip * self)
+{
+  for (int i = 0; i < 2; i++)
+    g_clear_pointer (&self->align_thumbs[i], g_ptr_array_unref);
+}
+
+/* the frames the search window spans, at the reference's rate */
+static gint
+window_frames (GstVmafHip * self)
+{
+  return (gint) MAX (1, self->cfg.search_window / self->frame_duration);
+}
+
+/* block means of the luma, in 8-bit units */
+static gboolean
+make_thumb (GstVmafHip * self, int which, GstBuffer * buf, Thumb * t)
+{
+  GstVideoFrame f;
+  const GstVideoInfo *info = &self->side[which].info;
+
+  if (!gst_video_frame_map (&f, info, buf, GST_MAP_READ))
+    return FALSE;
+  const guint w = GST_VIDEO_FRAME_COMP_WIDTH (&f, 0);
+  const guint h = GST_VIDEO_FRAME_COMP_HEIGHT (&f, 0);
+  const guint tw = MIN (w, GRID_W), th = MIN (h, GRID_H);
+  const guint bw = w / tw, bh = h / th;
+  const guint depth = GST_VIDEO_FRAME_COMP_DEPTH (&f, 0);
+  const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, 0);
+  const guint8 *data = GST_VIDEO_FRAME_COMP_DATA (&f, 0);
+  const gint stride = GST_VIDEO_FRAME_COMP_STRIDE (&f, 0);
+  const gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (&f, 0);
+
+  t->pix = g_new0 (float, tw * th);
+  for (guint by = 0; by < th; by++)
+    for (guint bx = 0; bx < tw; bx++) {
+      double sum = 0;
+      guint n = 0;
+      for (guint y = by * bh; y < (by + 1) * bh; y++) {
+        const guint8 *row = data + (gsize) y * stride;
+        for (guint x = bx * bw; x < (bx + 1) * bw; x++) {
+          const guint8 *p = row + (gsize) x * pstride;
+          const guint v = depth > 8 ? (guint) (*(const guint16 *) p >> shift)
+              >> (depth - 8) : *p;
+          sum += v;
+          n++;
+        }
+      }
+      t->pix[by * tw + bx] = (float) (n ? sum / n : 0);
+    }
+  self->align_thumb_size = tw * th;
+  gst_video_frame_unmap (&f);
+  return TRUE;
+}
+
+static void
+post_sync (GstVmafHip * self, const char *state, gint frames, double diff)
+{
+  GstStructure *s = gst_structure_new ("vmafhip-sync",
+      "state", G_TYPE_STRING, state,
+      "offset-frames", G_TYPE_INT, frames,
+      "offset", G_TYPE_INT64, (gint64) frames * (gint64) self->frame_duration,
+      "difference", G_TYPE_DOUBLE, diff, NULL);
+  GST_INFO_OBJECT (self, "%" GST_PTR_FORMAT, s);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  const double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* Tries every offset; locks a clear best one. */
+static void
+try_lock (GstVmafHip * self)
+{
+  GPtrArray *ref = self->align_thumbs[REF], *dist = self->align_thumbs[DIST];
+  const GstClockTime fd = self->frame_duration;
+  const gint wf = window_frames (self);
+  const guint size = self->align_thumb_size;
+
+  if (ref->len == 0 || dist->len == 0)
+    return;
+  const Thumb *r0 = g_ptr_array_index (ref, 0), *d0 = g_ptr_array_index (dist,
+      0);
+  const Thumb *rl = g_ptr_array_index (ref, ref->len - 1);
+  const Thumb *dl = g_ptr_array_index (dist, dist->len - 1);
+  /* both pads must have covered the window (the lagging one's frames at
+   * the far offsets included) */
+  if (rl->rt < r0->rt + self->cfg.search_window
+      || dl->rt < d0->rt + self->cfg.search_window)
+    return;
+
+  const gint n_off = 2 * wf + 1;
+  double *diff = g_new (double, n_off), *sorted = g_new (double, n_off);
+  gint best = 0;
+  guint counted = 0;
+  for (gint k = 0; k < n_off; k++) {
+    const gint off = k - wf;
+    double sum = 0;
+    guint n = 0, j = 0;
+    /* both in time order: the distorted frame within half a frame of
+     * each reference frame's time plus the offset, walking along */
+    for (guint i = 0; i < ref->len; i++) {
+      const Thumb *r = g_ptr_array_index (ref, i);
+      const gint64 want = (gint64) r->rt + (gint64) off * (gint64) fd;
+      while (j < dist->len && ((gint64) ((const Thumb *)
+                  g_ptr_array_index (dist, j))->rt - want) * 2
+          <= -(gint64) fd)
+        j++;
+      if (j == dist->len)
+        break;
+      const Thumb *d = g_ptr_array_index (dist, j);
+      if (llabs ((gint64) d->rt - want) * 2 < (gint64) fd) {
+        for (guint p = 0; p < size; p++)
+          sum += fabsf (r->pix[p] - d->pix[p]);
+        n++;
+      }
+    }
+    /* an offset pairing too few frames is no evidence */
+    diff[k] = n >= (guint) MAX (wf / 2, 3) ? sum / ((double) n * size)
+        : INFINITY;
+    if (isfinite (diff[k]))
+      sorted[counted++] = diff[k];
+    if (diff[k] < diff[best])
+      best = k;
+  }
+  if (counted >= 3) {
+    qsort (sorted, counted, sizeof *sorted, compare_doubles);
+    const double median = sorted[counted / 2];
+    if (diff[best] <= LOCK_RATIO * median) {
+      self->align_locked = TRUE;
+      self->align_shift = (GstClockTimeDiff) (best - wf) * (GstClockTimeDiff) fd;
+      post_sync (self, "locked", best - wf, diff[best]);
+      GST_INFO_OBJECT (self, "align=auto locked at %d frames (difference "
+          "%.3f, median %.3f)", best - wf, diff[best], median);
+      for (int i = 0; i < 2; i++)
+        g_ptr_array_set_size (self->align_thumbs[i], 0);
+    }
+  }
+  const double best_diff = diff[best];
+  g_free (diff);
+  g_free (sorted);
+  if (self->align_locked)
+    return;
+  /* a window went by without a clear match: say so, once */
+  if (!self->align_reported_no_lock) {
+    self->align_reported_no_lock = TRUE;
+    post_sync (self, "searching", best - wf, best_diff);
+  }
+  /* keep a window's worth more than the search needs, then slide */
+  for (int i = 0; i < 2; i++) {
+    GPtrArray *a = self->align_thumbs[i];
+    if (a->len > (guint) (4 * wf + 2))
+      g_ptr_array_remove_index (a, 0);
+  }
+}
+
+GstFlowReturn
+gst_vmafhip_align_take (GstVmafHip * self, int which, GstBuffer * buf,
+    GstClockTime rt)
+{
+  Thumb *t = g_new0 (Thumb, 1);
+
+  if (!GST_CLOCK_TIME_IS_VALID (self->frame_duration)) {
+    g_free (t);
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("align=auto needs the reference's frame rate in its caps"), (NULL));
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
+  for (int i = 0; i < 2; i++)
+    if (!self->align_thumbs[i])
+      self->align_thumbs[i] = g_ptr_array_new_with_free_func (thumb_free);
+  t->rt = rt;
+  if (GST_CLOCK_TIME_IS_VALID (rt) && make_thumb (self, which, buf, t))
+    g_ptr_array_add (self->align_thumbs[which], t);
+  else
+    thumb_free (t);
+  if (which == REF) {
+    /* pushed on without scores, not counted as unpaired */
+    gst_vmafhip_queue_frame (self, buf, -1);
+  } else {
+    gst_buffer_unref (buf);
+  }
+  if (++self->align_taken % TRY_EVERY == 0)
+    try_lock (self);
+  return which == REF ? gst_vmafhip_emit_ready (self) : GST_FLOW_OK;
+}
