@@ -2,15 +2,18 @@
  * lags behind the reference (issue 14).
  *
  * While searching, every frame of both pads is taken off its pad as it
- * comes (earlier running time first) and kept as a thumbnail: the means
- * of 32x18 blocks of its luma.  Reference frames go downstream unscored,
+ * comes (earlier running time first) and kept as a thumbnail: 32x18
+ * blocks of its luma, each the mean of 2x2 samples at its centre.  Reference frames go downstream unscored,
  * distorted ones are dropped.  Once both pads have covered the search
  * window, each offset of -window..+window frames is tried: the mean
  * absolute difference of the thumbnails it pairs.  A clear minimum (at
  * most LOCK_RATIO of the median offset's) locks that offset: pairing then
  * goes on as with align=offset, and a "vmafhip-sync" message says so.
- * Frames before the lock are not scored.  Not yet: re-checking once
- * locked and re-locking when the delay changes. */
+ * Frames before the lock are not scored.  Once locked, the frames
+ * paired or dropped keep being sampled (from host memory), and every
+ * search window the lags are compared again: a clearly better one than
+ * the locked lag (a delay that changed) replaces it, with a "changed"
+ * message. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -61,6 +64,7 @@ gst_vmafhip_align_reset (GstVmafHip * self)
   self->align_locked = FALSE;
   self->align_shift = 0;
   self->align_taken = 0;
+  self->align_checked_at = GST_CLOCK_TIME_NONE;
   self->align_reported_no_lock = FALSE;
 }
 
@@ -102,9 +106,12 @@ make_thumb (GstVmafHip * self, int which, GstBuffer * buf, Thumb * t)
     for (guint bx = 0; bx < tw; bx++) {
       double sum = 0;
       guint n = 0;
-      for (guint y = by * bh; y < (by + 1) * bh; y++) {
+      /* 2x2 samples at the block's centre: a few thousand reads a frame,
+       * whatever the size */
+      const guint cy = by * bh + bh / 2, cx = bx * bw + bw / 2;
+      for (guint y = cy; y < MIN (cy + 2, h); y++) {
         const guint8 *row = data + (gsize) y * stride;
-        for (guint x = bx * bw; x < (bx + 1) * bw; x++) {
+        for (guint x = cx; x < MIN (cx + 2, w); x++) {
           const guint8 *p = row + (gsize) x * pstride;
           const guint v = depth > 8 ? (guint) (*(const guint16 *) p >> shift)
               >> (depth - 8) : *p;
@@ -139,9 +146,13 @@ compare_doubles (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Tries every offset; locks a clear best one. */
-static void
-try_lock (GstVmafHip * self)
+/* Every lag's mean absolute difference over the kept thumbnails: the best
+ * lag, its difference, the median lag's, and the difference at `probe`
+ * frames (INFINITY where too few frames pair).  FALSE while either side
+ * has not covered the window, or too few lags could be compared. */
+static gboolean
+compare_lags (GstVmafHip * self, gint probe, gint * best_lag,
+    double *best_diff, double *median_diff, double *probe_diff)
 {
   GPtrArray *ref = self->align_thumbs[REF], *dist = self->align_thumbs[DIST];
   const GstClockTime fd = self->frame_duration;
@@ -149,7 +160,7 @@ try_lock (GstVmafHip * self)
   const guint size = self->align_thumb_size;
 
   if (ref->len == 0 || dist->len == 0)
-    return;
+    return FALSE;
   const Thumb *r0 = g_ptr_array_index (ref, 0), *d0 = g_ptr_array_index (dist,
       0);
   const Thumb *rl = g_ptr_array_index (ref, ref->len - 1);
@@ -158,7 +169,7 @@ try_lock (GstVmafHip * self)
    * the far offsets included) */
   if (rl->rt < r0->rt + self->cfg.search_window
       || dl->rt < d0->rt + self->cfg.search_window)
-    return;
+    return FALSE;
 
   const gint n_off = 2 * wf + 1;
   double *diff = g_new (double, n_off), *sorted = g_new (double, n_off);
@@ -194,28 +205,45 @@ try_lock (GstVmafHip * self)
     if (diff[k] < diff[best])
       best = k;
   }
-  if (counted >= 3) {
+  gboolean ok = counted >= 3;
+  if (ok) {
     qsort (sorted, counted, sizeof *sorted, compare_doubles);
-    const double median = sorted[counted / 2];
-    if (diff[best] <= LOCK_RATIO * median) {
-      self->align_locked = TRUE;
-      self->align_shift = (GstClockTimeDiff) (best - wf) * (GstClockTimeDiff) fd;
-      post_sync (self, "locked", best - wf, diff[best]);
-      GST_INFO_OBJECT (self, "align=auto locked at %d frames (difference "
-          "%.3f, median %.3f)", best - wf, diff[best], median);
-      for (int i = 0; i < 2; i++)
-        g_ptr_array_set_size (self->align_thumbs[i], 0);
-    }
+    *median_diff = sorted[counted / 2];
+    *best_lag = best - wf;
+    *best_diff = diff[best];
+    *probe_diff = probe >= -wf && probe <= wf ? diff[probe + wf] : INFINITY;
   }
-  const double best_diff = diff[best];
   g_free (diff);
   g_free (sorted);
-  if (self->align_locked)
+  return ok;
+}
+
+/* Locks a clear best lag. */
+static void
+try_lock (GstVmafHip * self)
+{
+  const gint wf = window_frames (self);
+  gint best;
+  double best_diff, median, unused;
+
+  if (!compare_lags (self, 0, &best, &best_diff, &median, &unused))
     return;
+  if (best_diff <= LOCK_RATIO * median) {
+    self->align_locked = TRUE;
+    self->align_shift = (GstClockTimeDiff) best
+        * (GstClockTimeDiff) self->frame_duration;
+    self->align_checked_at = GST_CLOCK_TIME_NONE;
+    post_sync (self, "locked", best, best_diff);
+    GST_INFO_OBJECT (self, "align=auto locked at %d frames (difference "
+        "%.3f, median %.3f)", best, best_diff, median);
+    for (int i = 0; i < 2; i++)
+      g_ptr_array_set_size (self->align_thumbs[i], 0);
+    return;
+  }
   /* a window went by without a clear match: say so, once */
   if (!self->align_reported_no_lock) {
     self->align_reported_no_lock = TRUE;
-    post_sync (self, "searching", best - wf, best_diff);
+    post_sync (self, "searching", best, best_diff);
   }
   /* keep a window's worth more than the search needs, then slide */
   for (int i = 0; i < 2; i++) {
@@ -223,6 +251,75 @@ try_lock (GstVmafHip * self)
     if (a->len > (guint) (4 * wf + 2))
       g_ptr_array_remove_index (a, 0);
   }
+}
+
+/* Once locked, every search window of stream time: a clearly better lag
+ * than the locked one (the delay changed) is locked instead. */
+static void
+recheck (GstVmafHip * self, GstClockTime rt)
+{
+  const gint wf = window_frames (self);
+  const gint locked = (gint) (self->align_shift
+      / (GstClockTimeDiff) self->frame_duration);
+  gint best;
+  double best_diff, median, at_locked;
+
+  if (GST_CLOCK_TIME_IS_VALID (self->align_checked_at)
+      && rt < self->align_checked_at + self->cfg.search_window)
+    return;
+  if (!compare_lags (self, locked, &best, &best_diff, &median, &at_locked))
+    return;
+  self->align_checked_at = rt;
+  if (best != locked && best_diff <= LOCK_RATIO * median
+      && !(at_locked <= 2 * best_diff)) {
+    GST_INFO_OBJECT (self, "align=auto: the lag changed from %d to %d "
+        "frames (difference %.3f there, %.3f at %d)", locked, best,
+        best_diff, at_locked, locked);
+    self->align_shift = (GstClockTimeDiff) best
+        * (GstClockTimeDiff) self->frame_duration;
+    post_sync (self, "changed", best, best_diff);
+    for (int i = 0; i < 2; i++)
+      g_ptr_array_set_size (self->align_thumbs[i], 0);
+    return;
+  }
+  for (int i = 0; i < 2; i++) {
+    GPtrArray *a = self->align_thumbs[i];
+    while (a->len > (guint) (4 * wf + 2))
+      g_ptr_array_remove_index (a, 0);
+  }
+}
+
+void
+gst_vmafhip_align_observe (GstVmafHip * self, int which, GstBuffer * buf)
+{
+  if (self->cfg.align != GST_VMAFHIP_ALIGN_AUTO || !self->align_locked
+      || !GST_CLOCK_TIME_IS_VALID (self->frame_duration)
+      || !self->align_thumbs[which])
+    return;
+  GstAggregatorPad *pad = self->side[which].pad;
+  GstClockTime rt = GST_CLOCK_TIME_NONE;
+  if (GST_BUFFER_PTS_IS_VALID (buf)) {
+    GST_OBJECT_LOCK (pad);
+    if (pad->segment.format == GST_FORMAT_TIME)
+      rt = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
+          GST_BUFFER_PTS (buf));
+    GST_OBJECT_UNLOCK (pad);
+  }
+  /* thumbnails from host memory only: a frame in GPU memory would be
+   * copied whole for a few thousand samples */
+  if (!GST_CLOCK_TIME_IS_VALID (rt) || gst_buffer_n_memory (buf) == 0
+      || !gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
+          GST_ALLOCATOR_SYSMEM))
+    return;
+  Thumb *t = g_new0 (Thumb, 1);
+  t->rt = rt;
+  if (!make_thumb (self, which, buf, t)) {
+    thumb_free (t);
+    return;
+  }
+  g_ptr_array_add (self->align_thumbs[which], t);
+  if (which == REF)
+    recheck (self, rt);
 }
 
 GstFlowReturn

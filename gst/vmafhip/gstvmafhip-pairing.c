@@ -138,6 +138,7 @@ count_unpaired (GstVmafHip * self, int which, GstBuffer * buf,
 static GstFlowReturn
 pass_unpaired_ref (GstVmafHip * self, GstBuffer * ref, const char *why)
 {
+  gst_vmafhip_align_observe (self, REF, ref);
   count_unpaired (self, REF, ref, why);
   gst_vmafhip_queue_frame (self, ref, -1);
   return gst_vmafhip_emit_ready (self);
@@ -147,6 +148,7 @@ pass_unpaired_ref (GstVmafHip * self, GstBuffer * ref, const char *why)
 static void
 drop_unpaired_dist (GstVmafHip * self, GstBuffer * dist, const char *why)
 {
+  gst_vmafhip_align_observe (self, DIST, dist);
   count_unpaired (self, DIST, dist, why);
   gst_buffer_unref (dist);
 }
@@ -193,6 +195,12 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
   unsigned index;
   gboolean ok;
 
+  if (!GST_BUFFER_FLAG_IS_SET (dist, GST_BUFFER_FLAG_GAP)
+      && !GST_BUFFER_FLAG_IS_SET (ref, GST_BUFFER_FLAG_GAP)) {
+    /* align=auto, locked: both frames sampled for the re-check */
+    gst_vmafhip_align_observe (self, DIST, dist);
+    gst_vmafhip_align_observe (self, REF, ref);
+  }
   if (GST_BUFFER_FLAG_IS_SET (ref, GST_BUFFER_FLAG_GAP)
       || GST_BUFFER_FLAG_IS_SET (dist, GST_BUFFER_FLAG_GAP)) {
     /* a gap has no picture: this slot cannot be scored */

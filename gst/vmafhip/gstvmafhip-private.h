@@ -156,6 +156,7 @@ struct _GstVmafHip
   guint align_thumb_size, align_taken;
   gboolean align_locked, align_reported_no_lock;
   GstClockTimeDiff align_shift;
+  GstClockTime align_checked_at;  /* last re-check (running time) */
 };
 
 static inline const char *
@@ -245,6 +246,9 @@ gboolean gst_vmafhip_align_searching (GstVmafHip * self);
 /* Takes a frame while searching (a reference frame goes on unscored). */
 GstFlowReturn gst_vmafhip_align_take (GstVmafHip * self, int which,
     GstBuffer * buf, GstClockTime running_time);
+/* Once locked: a frame consumed by the pairing, sampled for re-checks. */
+void gst_vmafhip_align_observe (GstVmafHip * self, int which,
+    GstBuffer * buf);
 void gst_vmafhip_align_reset (GstVmafHip * self);
 void gst_vmafhip_align_clear (GstVmafHip * self);
 

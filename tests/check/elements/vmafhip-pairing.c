@@ -353,6 +353,99 @@ GST_START_TEST (test_align_auto)
 
 GST_END_TEST;
 
+/* PSNR (luma) of one pair of contents, by the engine alone */
+static gdouble
+pair_psnr (const Content * c, guint ref_content, guint dist_content)
+{
+  const VhVideoInfo vi = { W, H, c->bpc };
+  VhSynth *synth = vh_synth_new (W, H, c->bpc, c->chroma, c->seed);
+  GError *error = NULL;
+  VhEngine *e = vh_engine_new (&vi, &error);
+  VhPicture r, d, r2, d2;
+  gdouble v = -1;
+
+  fail_unless (e && vh_engine_add_feature (e, "psnr", &error));
+  vh_synth_render (synth, ref_content, 3, &r, &d);
+  void *kept = vh_synth_keep (&r, &d);
+  vh_synth_render (synth, dist_content, 3, &r2, &d2);
+  fail_unless (vh_engine_push (e, &r, &d2, &error));
+  fail_unless (vh_engine_flush (e, &error));
+  const VhScoreTable *t = vh_engine_scores (e);
+  fail_unless (vh_score_table_get (t, (unsigned) vh_score_table_find (t,
+              "psnr_y"), 0, &v));
+  g_free (kept);
+  vh_engine_free (e);
+  vh_synth_free (synth);
+  return v;
+}
+
+/* align=auto when the delay changes after the lock (the distorted feed
+ * loses 5 frames at frame 100: lag 3, then 8): locked at 3, then a
+ * "changed" message for 8; meanwhile frames are paired 5 frames apart
+ * (what a re-check period costs), and from the change on aligned again */
+GST_START_TEST (test_align_auto_delay_changes)
+{
+  enum { N = 260, JUMP = 100 };
+  Fixture *f = fixture_new ("align=auto psnr=true", FALSE);
+  Frame ref[N], dist[N];
+  gint lags[2] = { -1, -1 };
+  guint n_sync = 0;
+
+  fixture_set_caps (f, "I420", "I420", 54);
+  for (guint i = 0; i < N; i++) {
+    ref[i] = (Frame) { i, i * FRAME_DUR };
+    dist[i] = (Frame) { i, (i + (i < JUMP ? 3 : 8)) * FRAME_DUR };
+  }
+  push_streams (f, ref, N, FRAME_DUR, dist, N, FRAME_DUR);
+  GList *msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT);
+  GPtrArray *frames = g_ptr_array_new ();
+  for (GList * l = msgs; l; l = l->next) {
+    const GstStructure *s = gst_message_get_structure (l->data);
+    if (s && gst_structure_has_name (s, "vmafhip-sync")) {
+      fail_unless (n_sync < 2);
+      fail_unless_equals_string (gst_structure_get_string (s, "state"),
+          n_sync == 0 ? "locked" : "changed");
+      fail_unless (gst_structure_get_int (s, "offset-frames",
+              &lags[n_sync++]));
+    } else if (s && gst_structure_has_name (s, "VMAF")
+        && !g_strcmp0 (gst_structure_get_string (s, "type"), "frame")) {
+      g_ptr_array_add (frames, (gpointer) s);
+    }
+  }
+  fail_unless_equals_int (lags[0], 3);
+  fail_unless_equals_int (lags[1], 8);
+  /* each scored frame shows its own content, or (between the jump and
+   * the re-check) the content 5 frames earlier; the last 40 their own */
+  guint aligned = 0, stale = 0;
+  for (guint k = 0; k < frames->len; k++) {
+    const GstStructure *s = g_ptr_array_index (frames, k);
+    guint64 pts;
+    gdouble psnr;
+    fail_unless (gst_structure_get_uint64 (s, "timestamp", &pts));
+    fail_unless (gst_structure_get_double (s, "psnr_y", &psnr));
+    const guint c = (guint) (pts / FRAME_DUR);
+    const gboolean own = psnr == pair_psnr (&f->content, c, c);
+    if (own)
+      aligned++;
+    else {
+      fail_unless (c >= JUMP + 5 && psnr == pair_psnr (&f->content, c, c - 5),
+          "frame of content %u scored against neither its own content nor "
+          "the one 5 frames earlier", c);
+      stale++;
+    }
+    if (k + 40 >= frames->len)
+      fail_unless (own, "frame of content %u after the re-lock is not "
+          "aligned", c);
+  }
+  fail_unless (stale > 0 && aligned > N / 3, "%u aligned, %u stale",
+      aligned, stale);
+  g_ptr_array_unref (frames);
+  free_messages (msgs);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
 /* align=auto on a feed that never matches (frames in another order):
  * no lock, a vmafhip-sync message saying it is still searching, nothing
  * scored */
@@ -573,6 +666,7 @@ vmafhip_pairing_suite (void)
   tcase_add_loop_test (tc, test_align_offset_latency, 0, 2);
   tcase_add_loop_test (tc, test_align_auto, 0, 3);
   tcase_add_test (tc, test_align_auto_no_match);
+  tcase_add_test (tc, test_align_auto_delay_changes);
   tcase_add_test (tc, test_rate_mismatch_error);
   tcase_add_test (tc, test_follow_reference_faster_dist);
   tcase_add_test (tc, test_follow_reference_slower_dist);
