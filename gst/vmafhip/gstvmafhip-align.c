@@ -3,8 +3,8 @@
  *
  * While searching, every frame of both pads is taken off its pad as it
  * comes (earlier running time first) and kept as a thumbnail: 32x18
- * blocks of its luma, each the mean of 2x2 samples at its centre.  Reference frames go downstream unscored,
- * distorted ones are dropped.  Once both pads have covered the search
+ * blocks of its luma, each the mean of 2x2 samples at its centre.
+ * Reference frames go downstream unscored, distorted ones are dropped.  Once both pads have covered the search
  * window, each offset of -window..+window frames is tried: the mean
  * absolute difference of the thumbnails it pairs.  A clear minimum (at
  * most LOCK_RATIO of the median offset's) locks that offset: pairing then
@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "gstvmafhip-private.h"
+#include "gstvmafhippool.h"
 
 #define GST_CAT_DEFAULT gst_vmafhip_debug
 
@@ -305,11 +306,13 @@ gst_vmafhip_align_observe (GstVmafHip * self, int which, GstBuffer * buf)
           GST_BUFFER_PTS (buf));
     GST_OBJECT_UNLOCK (pad);
   }
-  /* thumbnails from host memory only: a frame in GPU memory would be
-   * copied whole for a few thousand samples */
-  if (!GST_CLOCK_TIME_IS_VALID (rt) || gst_buffer_n_memory (buf) == 0
-      || !gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
-          GST_ALLOCATOR_SYSMEM))
+  /* thumbnails from host memory only (system or the pinned pool's): a
+   * frame in GPU memory would be copied whole for a few thousand samples */
+  GstMemory *mem = gst_buffer_n_memory (buf) ? gst_buffer_peek_memory (buf,
+      0) : NULL;
+  if (!GST_CLOCK_TIME_IS_VALID (rt) || !mem
+      || !(gst_memory_is_type (mem, GST_ALLOCATOR_SYSMEM)
+          || gst_memory_is_type (mem, GST_VMAFHIP_PINNED_MEMORY_TYPE)))
     return;
   Thumb *t = g_new0 (Thumb, 1);
   t->rt = rt;
