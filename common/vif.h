@@ -14,6 +14,8 @@
 /* Scale 3 is w/8 x h/8 and its 3-tap filter needs 2 samples: below this
  * libvmaf mirrors into rows it never wrote (the CPU and GPU limit). */
 #define VH_VIF_MIN_SIZE 16
+/* The largest: keeps every index and size comfortably within int. */
+#define VH_VIF_MAX_SIZE (1u << 20)
 
 /* The four int64 accumulators libvmaf keeps per scale. */
 typedef struct VhVifScaleSums {
