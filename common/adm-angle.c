@@ -1,6 +1,8 @@
 /* vmafhip — ADM's decouple angle test (adm-angle.h). */
 #include "adm-angle.h"
 
+#include "vh-cpu.h"
+
 #include <glib.h>
 
 /* QUIRK: libvmaf rounds the int64 products to float, then scales and
@@ -75,8 +77,7 @@ angle_flags_avx512 (const int32_t *oh, const int32_t *ov, const int32_t *th,
 VhAdmAngleFunc
 vh_adm_angle_flags_best (void)
 {
-  const char *simd = g_getenv ("VMAFHIP_CPU_SIMD");
-  if (simd && !g_strcmp0 (simd, "0"))
+  if (vh_cpu_simd_allowed () < VH_CPU_SIMD_AVX512)
     return vh_adm_angle_flags_c;
   __builtin_cpu_init ();
   if (__builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512dq")

@@ -18,7 +18,7 @@ void vh_adm_angle_flags_c (const int32_t *oh, const int32_t *ov,
     const int32_t *th, const int32_t *tv, int l, int r, float cos_sq,
     uint8_t *flags);
 
-/* AVX-512 where the CPU has it (and VMAFHIP_CPU_SIMD is not 0), else the
+/* AVX-512 where the CPU has it and vh_cpu_simd_allowed () allows it, else the
  * plain C. */
 VhAdmAngleFunc vh_adm_angle_flags_best (void);
 

@@ -3,6 +3,8 @@
  * each instruction set. */
 #include "vif-filters.h"
 
+#include "vh-cpu.h"
+
 #include <glib.h>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -267,15 +269,11 @@ vh_vif_filters_all (const VhVifFilters **out, unsigned max)
 const VhVifFilters *
 vh_vif_filters_best (void)
 {
-  const char *simd = g_getenv ("VMAFHIP_CPU_SIMD");
-  if (simd && !g_strcmp0 (simd, "0"))
-    return NULL;
+  const VhCpuSimd allowed = vh_cpu_simd_allowed ();
   for (unsigned v = 0; v < G_N_ELEMENTS (versions); v++) {
-    /* VMAFHIP_CPU_SIMD=avx2 caps the choice there (to test that path) */
-    if (simd && !g_strcmp0 (simd, "avx2")
-        && versions[v].filters != &filters_avx2)
-      continue;
-    if (cpu_runs (v))
+    const VhCpuSimd needs = versions[v].filters == &filters_avx2
+        ? VH_CPU_SIMD_AVX2 : VH_CPU_SIMD_AVX512;
+    if (needs <= allowed && cpu_runs (v))
       return versions[v].filters;
   }
   return NULL;

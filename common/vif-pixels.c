@@ -1,6 +1,8 @@
 /* vmafhip — VIF's per-pixel statistic, plain C and AVX-512 (vif-pixels.h). */
 #include "vif-pixels.h"
 
+#include "vh-cpu.h"
+
 #include <glib.h>
 
 /* Q11 log2 of x >= 2^17: the top 16 bits through the table, the shift
@@ -311,13 +313,10 @@ vh_vif_pixels_avx2 (void)
 VhVifPixelsFunc
 vh_vif_pixels_best (void)
 {
-  const char *simd = g_getenv ("VMAFHIP_CPU_SIMD");
-  if (simd && !g_strcmp0 (simd, "0"))
-    return vh_vif_pixels_scalar;
-  /* VMAFHIP_CPU_SIMD=avx2: AVX2 even where AVX-512 is there */
-  VhVifPixelsFunc f = simd && !g_strcmp0 (simd, "avx2") ? NULL
-      : vh_vif_pixels_avx512 ();
-  if (!f)
+  const VhCpuSimd allowed = vh_cpu_simd_allowed ();
+  VhVifPixelsFunc f = allowed >= VH_CPU_SIMD_AVX512 ? vh_vif_pixels_avx512 ()
+      : NULL;
+  if (!f && allowed >= VH_CPU_SIMD_AVX2)
     f = vh_vif_pixels_avx2 ();
   return f ? f : vh_vif_pixels_scalar;
 }
