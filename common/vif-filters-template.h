@@ -30,15 +30,26 @@ FN (store_u16) (uint16_t *out, const uint32_t *sums, unsigned shift,
                 r), shift), flip);
 }
 
+/* the pairs of taps (f0 | f1 << 16) in every 32-bit lane; their count,
+ * and Σ taps in *tap_sum (the bias's correction) */
+__attribute__ ((target (ISA))) static inline unsigned
+FN (broadcast_taps) (const uint16_t *taps, unsigned ntaps, V f[MAX_PAIRS],
+    uint32_t *tap_sum)
+{
+  uint32_t pairs[MAX_PAIRS];
+  const unsigned npairs = tap_pairs (taps, ntaps, pairs, tap_sum);
+  for (unsigned p = 0; p < npairs; p++)
+    f[p] = SET1_32 ((int) pairs[p]);
+  return npairs;
+}
+
 __attribute__ ((target (ISA))) static void
 FN (filter16) (uint32_t *out, const uint16_t *const *x, const uint16_t *taps,
     unsigned ntaps, unsigned n)
 {
-  uint32_t pairs[MAX_PAIRS], tap_sum;
-  const unsigned npairs = tap_pairs (taps, ntaps, pairs, &tap_sum);
+  uint32_t tap_sum;
   V f[MAX_PAIRS];
-  for (unsigned p = 0; p < npairs; p++)
-    f[p] = SET1_32 ((int) pairs[p]);
+  const unsigned npairs = FN (broadcast_taps) (taps, ntaps, f, &tap_sum);
   const V bias = SET1_16 ((short) 0x8000);
   /* Σ f (x − 32768) + 32768 Σ f, modulo 2^32 */
   const V offset = SET1_32 ((int) (32768u * tap_sum));
@@ -64,11 +75,9 @@ __attribute__ ((target (ISA))) static void
 FN (hfilter16) (uint32_t *out, const uint16_t *x, const uint16_t *taps,
     unsigned ntaps, unsigned n)
 {
-  uint32_t pairs[MAX_PAIRS], tap_sum;
-  const unsigned npairs = tap_pairs (taps, ntaps, pairs, &tap_sum);
+  uint32_t tap_sum;
   V f[MAX_PAIRS];
-  for (unsigned p = 0; p < npairs; p++)
-    f[p] = SET1_32 ((int) pairs[p]);
+  const unsigned npairs = FN (broadcast_taps) (taps, ntaps, f, &tap_sum);
   const V offset = SET1_32 ((int) (32768u * tap_sum));
 
   for (unsigned j = 0; j < n; j += W) {
@@ -87,11 +96,9 @@ FN (vertical8) (uint16_t *const out[8], const uint8_t *const *r,
     const uint8_t *const *d, const uint16_t *taps, unsigned ntaps,
     unsigned n)
 {
-  uint32_t pairs[MAX_PAIRS], tap_sum;
-  const unsigned npairs = tap_pairs (taps, ntaps, pairs, &tap_sum);
+  uint32_t tap_sum;
   V f[MAX_PAIRS];
-  for (unsigned p = 0; p < npairs; p++)
-    f[p] = SET1_32 ((int) pairs[p]);
+  const unsigned npairs = FN (broadcast_taps) (taps, ntaps, f, &tap_sum);
   const V bias = SET1_16 ((short) 0x8000);
   /* the squares (up to 65025) are biased, the samples (up to 255) not */
   const V offset = SET1_32 ((int) (32768u * tap_sum));
@@ -132,11 +139,9 @@ FN (vertical16) (uint16_t *const out[8], const uint16_t *const *r,
     const uint16_t *const *d, const uint16_t *taps, unsigned ntaps,
     unsigned mu_shift, unsigned sq_shift, unsigned n)
 {
-  uint32_t pairs[MAX_PAIRS], tap_sum;
-  const unsigned npairs = tap_pairs (taps, ntaps, pairs, &tap_sum);
+  uint32_t tap_sum;
   V f[MAX_PAIRS];
-  for (unsigned p = 0; p < npairs; p++)
-    f[p] = SET1_32 ((int) pairs[p]);
+  const unsigned npairs = FN (broadcast_taps) (taps, ntaps, f, &tap_sum);
   const V bias = SET1_16 ((short) 0x8000);
   const V offset = SET1_32 ((int) (32768u * tap_sum));
   const V sq_round = SET1_32 ((int) (1u << (sq_shift - 1)));
@@ -190,11 +195,9 @@ __attribute__ ((target (ISA))) static void
 FN (subsample8) (uint16_t *out, const uint8_t *const *x,
     const uint16_t *taps, unsigned ntaps, unsigned shift, unsigned n)
 {
-  uint32_t pairs[MAX_PAIRS], tap_sum;
-  const unsigned npairs = tap_pairs (taps, ntaps, pairs, &tap_sum);
+  uint32_t tap_sum;
   V f[MAX_PAIRS];
-  for (unsigned p = 0; p < npairs; p++)
-    f[p] = SET1_32 ((int) pairs[p]);
+  const unsigned npairs = FN (broadcast_taps) (taps, ntaps, f, &tap_sum);
   uint32_t sums[W] __attribute__ ((aligned (64)));
 
   for (unsigned j = 0; j < n; j += W) {
