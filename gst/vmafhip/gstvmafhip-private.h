@@ -278,6 +278,16 @@ void gst_vmafhip_monitor_finish (GstVmafHip * self);
 void gst_vmafhip_monitor_reset (GstVmafHip * self);
 void gst_vmafhip_monitor_stop (GstVmafHip * self);
 
+/* gstvmafhip-pads.c: GstAggregator's pad vfuncs */
+gboolean gst_vmafhip_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
+    GstEvent * event);
+gboolean gst_vmafhip_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
+    GstQuery * query);
+gboolean gst_vmafhip_src_query (GstAggregator * agg, GstQuery * query);
+gboolean gst_vmafhip_src_event (GstAggregator * agg, GstEvent * event);
+GstFlowReturn gst_vmafhip_update_src_caps (GstAggregator * agg,
+    GstCaps * downstream, GstCaps ** ret);
+
 /* gstvmafhip-report.c */
 void gst_vmafhip_pending_frame_free (gpointer pf);
 void gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index);

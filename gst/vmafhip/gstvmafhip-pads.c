@@ -1,0 +1,181 @@
+/* vmafhip — the element's pad queries and events: caps and segments on
+ * the sink pads, allocation and latency queries, seeks, the source pad's
+ * caps. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstvmafhip-private.h"
+
+#define GST_CAT_DEFAULT gst_vmafhip_debug
+/* GstAggregator's class (vmafhip's parent, loaded with it) */
+#define parent_class ((GstAggregatorClass *) g_type_class_peek \
+    (GST_TYPE_AGGREGATOR))
+
+static int
+which_side (GstVmafHip * self, GstAggregatorPad * pad)
+{
+  return pad == self->side[REF].pad ? REF : DIST;
+}
+
+gboolean
+gst_vmafhip_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
+    GstEvent * event)
+{
+  GstVmafHip *self = GST_VMAFHIP (agg);
+  const int which = which_side (self, pad);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_CAPS:{
+      GstCaps *caps;
+      gboolean ok;
+
+      gst_event_parse_caps (event, &caps);
+      ok = gst_vmafhip_handle_caps (self, which, caps);
+      gst_event_unref (event);
+      return ok;
+    }
+    case GST_EVENT_SEGMENT:
+      if (which == REF) {
+        const GstSegment *segment;
+
+        gst_event_parse_segment (event, &segment);
+        /* the output is the reference stream: same timeline */
+        if (segment->format == GST_FORMAT_TIME)
+          gst_aggregator_update_segment (agg, segment);
+        else
+          GST_WARNING_OBJECT (self, "ref_sink got a %s segment; output "
+              "timestamps will not be meaningful",
+              gst_format_get_name (segment->format));
+      }
+      break;
+    default:
+      break;
+  }
+  return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, pad, event);
+}
+
+gboolean
+gst_vmafhip_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
+    GstQuery * query)
+{
+  GstVmafHip *self = GST_VMAFHIP (agg);
+
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_CAPS:{
+      GstCaps *filter, *templ, *result;
+
+      gst_query_parse_caps (query, &filter);
+      templ = gst_pad_get_pad_template_caps (GST_PAD (pad));
+      if (which_side (self, pad) == REF) {
+        /* the reference is pushed as it is: downstream must take it */
+        GstCaps *peer = gst_pad_peer_query_caps (GST_AGGREGATOR_SRC_PAD (agg),
+            templ);
+        result = gst_caps_intersect (peer, templ);
+        gst_caps_unref (peer);
+      } else {
+        result = gst_caps_ref (templ);
+      }
+      result = gst_vmafhip_filter_memory_caps (self, result);
+      /* our order first: unconstrained sources then pick 8-bit I420 */
+      if (filter) {
+        GstCaps *tmp = gst_caps_intersect_full (result, filter,
+            GST_CAPS_INTERSECT_FIRST);
+        gst_caps_unref (result);
+        result = tmp;
+      }
+      gst_query_set_caps_result (query, result);
+      gst_caps_unref (result);
+      gst_caps_unref (templ);
+      return TRUE;
+    }
+    case GST_QUERY_ACCEPT_CAPS:{
+      /* Anything in the template: a mismatch between the two sides is
+       * reported by the CAPS event with a message naming both. */
+      GstCaps *caps, *templ;
+
+      gst_query_parse_accept_caps (query, &caps);
+      templ = gst_vmafhip_filter_memory_caps (self,
+          gst_pad_get_pad_template_caps (GST_PAD (pad)));
+      gst_query_set_accept_caps_result (query,
+          gst_caps_is_subset (caps, templ));
+      gst_caps_unref (templ);
+      return TRUE;
+    }
+    case GST_QUERY_CONTEXT:
+      if (gst_vmafhip_cuda_query (self, query))
+        return TRUE;
+      return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad,
+          query);
+    default:
+      return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad,
+          query);
+  }
+}
+
+gboolean
+gst_vmafhip_src_query (GstAggregator * agg, GstQuery * query)
+{
+  GstVmafHip *self = GST_VMAFHIP (agg);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    GstCaps *filter, *caps;
+
+    gst_query_parse_caps (query, &filter);
+    GST_OBJECT_LOCK (self);
+    caps = self->ref_caps ? gst_caps_ref (self->ref_caps) : NULL;
+    GST_OBJECT_UNLOCK (self);
+    if (!caps)
+      caps = gst_pad_get_pad_template_caps (GST_AGGREGATOR_SRC_PAD (agg));
+    if (filter) {
+      GstCaps *tmp = gst_caps_intersect_full (filter, caps,
+          GST_CAPS_INTERSECT_FIRST);
+      gst_caps_unref (caps);
+      caps = tmp;
+    }
+    gst_query_set_caps_result (query, caps);
+    gst_caps_unref (caps);
+    return TRUE;
+  }
+  if (gst_vmafhip_cuda_query (self, query))
+    return TRUE;
+  return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
+}
+
+gboolean
+gst_vmafhip_src_event (GstAggregator * agg, GstEvent * event)
+{
+  /* Never pass QoS upstream: a decoder dropping late frames on one branch
+   * would leave frames without a partner. Every frame is measured. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_QOS) {
+    gst_event_unref (event);
+    return TRUE;
+  }
+  return GST_AGGREGATOR_CLASS (parent_class)->src_event (agg, event);
+}
+
+GstFlowReturn
+gst_vmafhip_update_src_caps (GstAggregator * agg, GstCaps * downstream,
+    GstCaps ** ret)
+{
+  GstVmafHip *self = GST_VMAFHIP (agg);
+  GstCaps *caps;
+
+  GST_OBJECT_LOCK (self);
+  caps = self->ref_caps ? gst_caps_ref (self->ref_caps) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (!caps)
+    return GST_AGGREGATOR_FLOW_NEED_DATA;
+  if (!gst_caps_can_intersect (caps, downstream)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Downstream does not accept the reference video (%" GST_PTR_FORMAT
+            "), which vmafhip outputs unchanged.", caps),
+        ("downstream caps: %" GST_PTR_FORMAT, downstream));
+    gst_caps_unref (caps);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  *ret = caps;
+  return GST_FLOW_OK;
+}
+
+/* ---------------------------------------------------------- class init */
