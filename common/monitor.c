@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "vh-error.h"
 #include "vh-scores.h"
@@ -16,6 +17,8 @@ struct VhMonitor {
   VhMonitorSettings s;
   unsigned n_models;
   GQueue window;                /* Frame *: the last `window` ns */
+  GQueue spare;                 /* Frame *: left the window, reused (no
+                                 * allocation per frame once it is full) */
   gboolean started;
   guint64 first_time, last_end;
   guint64 next_window_report;   /* end time at which the next is due */
@@ -77,6 +80,7 @@ vh_monitor_new (const VhMonitorSettings *s, unsigned n_models)
     m->s.window_interval = m->s.window;
   m->n_models = MAX (n_models, 1);
   g_queue_init (&m->window);
+  g_queue_init (&m->spare);
   m->interval_scores = g_array_new (FALSE, FALSE, sizeof (double));
   m->stats = g_new0 (VhMonitorStats, m->n_models);
   return m;
@@ -105,6 +109,7 @@ vh_monitor_free (VhMonitor *m)
   if (!m)
     return;
   vh_monitor_reset (m);
+  g_queue_clear_full (&m->spare, frame_free);
   g_array_free (m->interval_scores, TRUE);
   g_free (m->stats);
   g_free (m->scratch);
@@ -270,16 +275,20 @@ vh_monitor_push (VhMonitor *m, guint64 index, guint64 time,
 
   if (m->s.window == 0)
     return;
-  Frame *f = g_new (Frame, 1);
+  Frame *f = g_queue_pop_head (&m->spare);
+  if (!f) {
+    f = g_new (Frame, 1);
+    f->scores = g_new (double, m->n_models);
+  }
   f->index = index;
   f->time = time;
   f->end = end;
-  f->scores = g_memdup2 (scores, m->n_models * sizeof (double));
+  memcpy (f->scores, scores, m->n_models * sizeof (double));
   g_queue_push_tail (&m->window, f);
   /* frames whose span ended before the window began leave it */
   while (end > m->s.window && ((Frame *) m->window.head->data)->end
       <= end - m->s.window)
-    frame_free (g_queue_pop_head (&m->window));
+    g_queue_push_tail (&m->spare, g_queue_pop_head (&m->window));
 
   const gboolean full = end - m->first_time >= m->s.window;
   watch_alarm (m, f, full, emit, data);

@@ -40,6 +40,7 @@ typedef struct
 {
   GstClockTime rt;
   float *pix;
+  guint size;                   /* floats in pix */
 } Thumb;
 
 static void
@@ -48,6 +49,32 @@ thumb_free (gpointer p)
   Thumb *t = p;
   g_free (t->pix);
   g_free (t);
+}
+
+/* A thumbnail, reused from those that left the window when there is one
+ * (no allocation per frame once the window is full). */
+static Thumb *
+thumb_take (GstVmafHip * self)
+{
+  if (self->align_spare && self->align_spare->len)
+    return g_ptr_array_steal_index_fast (self->align_spare,
+        self->align_spare->len - 1);
+  return g_new0 (Thumb, 1);
+}
+
+static void
+thumb_give_back (GstVmafHip * self, Thumb * t)
+{
+  if (!self->align_spare)
+    self->align_spare = g_ptr_array_new_with_free_func (thumb_free);
+  g_ptr_array_add (self->align_spare, t);
+}
+
+/* The oldest thumbnail of a side leaves for the spares. */
+static void
+thumb_slide (GstVmafHip * self, GPtrArray * a)
+{
+  thumb_give_back (self, g_ptr_array_steal_index (a, 0));
 }
 
 gboolean
@@ -74,6 +101,7 @@ gst_vmafhip_align_clear (GstVmafHip * self)
 {
   for (int i = 0; i < 2; i++)
     g_clear_pointer (&self->align_thumbs[i], g_ptr_array_unref);
+  g_clear_pointer (&self->align_spare, g_ptr_array_unref);
 }
 
 /* the frames the search window spans, at the reference's rate */
@@ -102,7 +130,11 @@ make_thumb (GstVmafHip * self, int which, GstBuffer * buf, Thumb * t)
   const gint stride = GST_VIDEO_FRAME_COMP_STRIDE (&f, 0);
   const gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (&f, 0);
 
-  t->pix = g_new0 (float, tw * th);
+  if (t->size != tw * th) {
+    g_free (t->pix);
+    t->pix = g_new0 (float, tw * th);
+    t->size = tw * th;
+  }
   for (guint by = 0; by < th; by++)
     for (guint bx = 0; bx < tw; bx++) {
       double sum = 0;
@@ -250,7 +282,7 @@ try_lock (GstVmafHip * self)
   for (int i = 0; i < 2; i++) {
     GPtrArray *a = self->align_thumbs[i];
     if (a->len > (guint) (4 * wf + 2))
-      g_ptr_array_remove_index (a, 0);
+      thumb_slide (self, a);
   }
 }
 
@@ -286,7 +318,7 @@ recheck (GstVmafHip * self, GstClockTime rt)
   for (int i = 0; i < 2; i++) {
     GPtrArray *a = self->align_thumbs[i];
     while (a->len > (guint) (4 * wf + 2))
-      g_ptr_array_remove_index (a, 0);
+      thumb_slide (self, a);
   }
 }
 
@@ -314,10 +346,10 @@ gst_vmafhip_align_observe (GstVmafHip * self, int which, GstBuffer * buf)
       || !(gst_memory_is_type (mem, GST_ALLOCATOR_SYSMEM)
           || gst_memory_is_type (mem, GST_VMAFHIP_PINNED_MEMORY_TYPE)))
     return;
-  Thumb *t = g_new0 (Thumb, 1);
+  Thumb *t = thumb_take (self);
   t->rt = rt;
   if (!make_thumb (self, which, buf, t)) {
-    thumb_free (t);
+    thumb_give_back (self, t);
     return;
   }
   g_ptr_array_add (self->align_thumbs[which], t);
@@ -329,10 +361,7 @@ GstFlowReturn
 gst_vmafhip_align_take (GstVmafHip * self, int which, GstBuffer * buf,
     GstClockTime rt)
 {
-  Thumb *t = g_new0 (Thumb, 1);
-
   if (!GST_CLOCK_TIME_IS_VALID (self->frame_duration)) {
-    g_free (t);
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("align=auto needs the reference's frame rate in its caps"), (NULL));
     gst_buffer_unref (buf);
@@ -341,11 +370,12 @@ gst_vmafhip_align_take (GstVmafHip * self, int which, GstBuffer * buf,
   for (int i = 0; i < 2; i++)
     if (!self->align_thumbs[i])
       self->align_thumbs[i] = g_ptr_array_new_with_free_func (thumb_free);
+  Thumb *t = thumb_take (self);
   t->rt = rt;
   if (GST_CLOCK_TIME_IS_VALID (rt) && make_thumb (self, which, buf, t))
     g_ptr_array_add (self->align_thumbs[which], t);
   else
-    thumb_free (t);
+    thumb_give_back (self, t);
   if (which == REF) {
     /* pushed on without scores, not counted as unpaired */
     gst_vmafhip_queue_frame (self, buf, -1);

@@ -153,6 +153,7 @@ struct _GstVmafHip
   /* align=auto (gstvmafhip-align.c): thumbnails per side while searching,
    * the lag once locked */
   GPtrArray *align_thumbs[2];
+  GPtrArray *align_spare;       /* thumbnails to reuse */
   guint align_thumb_size, align_taken;
   gboolean align_locked, align_reported_no_lock;
   GstClockTimeDiff align_shift;
