@@ -36,12 +36,10 @@ gst_vmafhip_dist_shift (GstVmafHip * self)
   return (GstClockTimeDiff) self->frame_duration * self->cfg.offset;
 }
 
-/* A distorted frame's running time as the reference's clock sees its
- * content: shifted back by the stream's lag.  A frame shifted before 0
- * has no reference frame (its content came before the reference's first
- * frame): GST_CLOCK_TIME_NONE would read as "no timestamp", so such frames
- * are given 0 and fall out as unpaired against the first reference frame's
- * time only if that is later; the caller drops them first. */
+/* A distorted frame's running time moved back by the stream's lag (its
+ * content's time on the reference's clock).  A frame whose content comes
+ * before time 0 has no reference frame: *before is set (and 0 returned)
+ * for the caller to drop it. */
 static GstClockTime
 dist_running_time (GstVmafHip * self, GstBuffer * buf, gboolean * before)
 {
