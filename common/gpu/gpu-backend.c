@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "adm-gpu.h"
+#include "cambi-gpu.h"
 #include "ciede-gpu.h"
 #include "ssim-gpu.h"
 #include "ms-ssim-gpu.h"
@@ -46,6 +47,8 @@ typedef struct {
   VhAdmParams adm;
   unsigned lag;                 /* motion: 1, or 2 with the five-frame window */
   unsigned ssim_scale;          /* float_ssim: the down-sampling factor */
+  VhCambiPlan cambi;
+  gboolean on_cpu;              /* configure found options the kernels lack */
   void **ctx;                   /* one kernel context per slot */
   size_t sums_offset;           /* in each slot's pinned result block */
 } Handle;
@@ -67,7 +70,7 @@ struct VhGpuBackend {
   unsigned n_slots;
   Slot *slots;
   GPtrArray *handles;           /* Handle* */
-  VhGpuModule *modules[8];      /* by feature_ops index, on first use */
+  VhGpuModule *modules[12];     /* by feature_ops index, on first use */
   size_t sums_size;
   /* device plane geometry, fixed at the first frame */
   unsigned nplanes, bytes;
@@ -171,7 +174,7 @@ struct FeatureOps {
       GError **error);
   /* one kernel context per slot */
   void *(*ctx_new) (VhGpu *gpu, VhGpuModule *module, const VhVideoInfo *info,
-      GError **error);
+      const Handle *h, GError **error);
   void (*ctx_free) (void *ctx);
   /* queues frame `index`'s kernels on slot s, results into `out` */
   gboolean (*enqueue) (VhGpuBackend *b, const Handle *h, Slot *s,
@@ -183,8 +186,9 @@ struct FeatureOps {
 #define KERNEL_CONTEXT(name, prefix) \
   static void * \
   name##_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i, \
-      GError **e) \
+      const Handle *h, GError **e) \
   { \
+    (void) h; \
     return prefix##_new (gpu, m, i->width, i->height, i->bpc, e); \
   } \
   static void \
@@ -352,6 +356,45 @@ psnr_hvs_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
       b->width, b->height, sums->sum, sums->pixels, error);
 }
 
+/* the distorted luma only; options the kernels lack leave it to the CPU */
+static gboolean
+cambi_configure (VhGpuBackend *b, Handle *h, const void *opts,
+    GError **error)
+{
+  const char *why;
+  if (!vh_cambi_plan (opts, &b->info, &h->cambi, error))
+    return FALSE;
+  if (!vh_cambi_gpu_supported (&h->cambi, &why)) {
+    g_debug ("GPU backend: cambi with %s: on the CPU", why);
+    h->on_cpu = TRUE;
+  }
+  return TRUE;
+}
+
+static void *
+cambi_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i,
+    const Handle *h, GError **e)
+{
+  (void) i;
+  return vh_cambi_gpu_new (gpu, m, &h->cambi, e);
+}
+
+static void
+cambi_ctx_free (void *ctx)
+{
+  vh_cambi_gpu_free (ctx);
+}
+
+static gboolean
+cambi_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
+    void *ctx, void *out, GError **error)
+{
+  (void) h;
+  (void) index;
+  return vh_cambi_gpu_enqueue (ctx, s->stream, s->dis[0], b->pitch[0], out,
+      error);
+}
+
 static const FeatureOps feature_ops[] = {
   {&vh_fex_vif, &vh_kernel_vif, sizeof (VhVifSums), vif_configure,
       vif_ctx_new, vif_ctx_free, vif_enqueue},
@@ -370,6 +413,8 @@ static const FeatureOps feature_ops[] = {
       ms_ssim_ctx_new, ms_ssim_ctx_free, ms_ssim_enqueue},
   {&vh_fex_psnr_hvs, &vh_kernel_psnr_hvs, sizeof (VhPsnrHvsSums), NULL,
       psnr_hvs_ctx_new, psnr_hvs_ctx_free, psnr_hvs_enqueue},
+  {&vh_fex_cambi, &vh_kernel_cambi, sizeof (VhCambiSums), cambi_configure,
+      cambi_ctx_new, cambi_ctx_free, cambi_enqueue},
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (feature_ops)
     <= G_SIZEOF_MEMBER (VhGpuBackend, modules) / sizeof (VhGpuModule *));
@@ -432,6 +477,10 @@ backend_attach (gpointer backend, const VhFeatureExtractor *fex,
     g_free (h);
     return FALSE;
   }
+  if (h->on_cpu) {
+    g_free (h);
+    return TRUE;
+  }
   /* PSNR, CIEDE2000: the chroma planes are uploaded too */
   b->want_chroma |= fex->needs_chroma;
 
@@ -442,7 +491,7 @@ backend_attach (gpointer backend, const VhFeatureExtractor *fex,
     goto fail;
   h->ctx = g_new0 (void *, b->n_slots);
   for (unsigned i = 0; i < b->n_slots; i++) {
-    h->ctx[i] = h->ops->ctx_new (b->gpu, *module, info, error);
+    h->ctx[i] = h->ops->ctx_new (b->gpu, *module, info, h, error);
     if (!h->ctx[i])
       goto fail;
   }

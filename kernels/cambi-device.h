@@ -1,0 +1,578 @@
+/* vmafhip — CAMBI on the GPU: the per-thread arithmetic.
+ *
+ * Included by kernels/cambi.hip (device code), by common/gpu/cambi-gpu.c
+ * (C: the launch parameters and geometry only) and by the host test
+ * tests/check/test-cambi-emulation.cpp, which runs these functions block
+ * by block and thread by thread against the CPU extractor
+ * (common/cambi.c).  Every contrast value is the CPU's, bit for bit: the
+ * same integer counts and the same float operations.  The top-k pooling
+ * adds the selected values exactly (fixed point, units of 2^-24) where the
+ * CPU adds them in double in its quick-select's order: the pooled value
+ * differs from the CPU's by the CPU's rounding only.
+ *
+ * Launches for one picture, in order on one stream:
+ *   preprocess   luma -> 10 bits (anti-dithering mean when the encode had
+ *                fewer bits), samples above the bit depth counted
+ *   deriv        zero-derivative flags (equal to the right and lower
+ *                neighbours)
+ *   mask         7x7 count of the flags over the mask index
+ *   then per scale (5):
+ *   scale        the previous scale's picture decimated (every other pixel
+ *                both ways; before the first scale only with the
+ *                high-resolution speed-up), 3x3 mode filter; and the values
+ *                the histograms count (masked, within the band; the rest
+ *                VH_CAMBI_OUTSIDE)
+ *   cvalues      per tile of VH_CAMBI_TILE^2 pixels: the window's counts of
+ *                the values near each pixel's own, its contrast value, and
+ *                a histogram of the non-zero values by their top bits
+ *   select       one block: the k-th largest value by two more passes
+ *                over the values (10 bits each), the exact sum of the top k
+ */
+#ifndef VH_CAMBI_DEVICE_H
+#define VH_CAMBI_DEVICE_H
+
+#include <stdint.h>
+
+#define VH_CAMBI_BLOCK 256
+#define VH_CAMBI_SELECT_BLOCK 1024
+/* contrast-value tile side (outputs); each thread takes VH_CAMBI_ROWS
+ * pixels one above the other */
+#define VH_CAMBI_TILE 32
+#define VH_CAMBI_ROWS (VH_CAMBI_TILE * VH_CAMBI_TILE / VH_CAMBI_BLOCK)
+/* the largest half window the kernels take (libvmaf's 65-pixel limit) */
+#define VH_CAMBI_MAX_PAD 32
+#define VH_CAMBI_IN (VH_CAMBI_TILE + 2 * VH_CAMBI_MAX_PAD)
+/* the luma steps the kernels count: max_log_contrast up to 2 */
+#define VH_CAMBI_GPU_DIFFS 4
+/* a pixel the histograms do not count (not masked, outside the band, or
+ * outside the picture) */
+#define VH_CAMBI_OUTSIDE 0xffffu
+/* Non-zero contrast values are floats in [0.5, 2^15): w p0 pm / (p0 + pm)
+ * with w <= 4 and p0 + pm <= 65^2.  Their top 12 bits (sign, exponent,
+ * three mantissa bits) from 0x3f0 fall in 128 bins; levels 2 and 3 take
+ * 10 bits each. */
+#define VH_CAMBI_BIN1_BASE 0x3f0u
+#define VH_CAMBI_BINS1 128
+#define VH_CAMBI_BINS 1024
+
+/* preprocess, deriv, mask */
+typedef struct VhCambiPre {
+  uint64_t src;                 /* luma, 8 or 16-bit samples */
+  uint64_t img;                 /* uint16 [width * height], 10 bits */
+  uint64_t deriv;               /* uint8 [width * height] */
+  uint64_t mask;                /* uint8 [width * height] */
+  uint64_t bad;                 /* uint32: samples above the bit depth */
+  uint32_t pitch;               /* bytes per row of src */
+  uint32_t width, height;
+  uint32_t bpc;
+  uint32_t anti_dither;         /* the encode had fewer than 10 bits */
+  uint32_t mask_index;          /* masked: the 7x7 count exceeds it */
+} VhCambiPre;
+
+/* one scale's scale, cvalues and select */
+typedef struct VhCambiScale {
+  uint64_t prev;                /* uint16 [prev_w * prev_h] */
+  uint64_t img;                 /* uint16 [w * h]: this scale, filtered */
+  uint64_t counted;             /* uint16 [w * h] */
+  uint64_t mask;                /* uint8 full-size mask */
+  uint64_t c_values;            /* float [w * h] */
+  uint64_t hist;                /* uint32 count [BINS1], uint64 sum [BINS1] */
+  uint64_t result;              /* uint64: the top-k sum (2^-24 units) */
+  uint64_t reciprocal;          /* float [VH_CAMBI_RECIPROCAL_SIZE] */
+  uint32_t prev_w, prev_h, w, h;
+  uint32_t mask_w, mask_shift;  /* mask of (i, j): mask[i << s][j << s] */
+  uint32_t decimate;
+  uint32_t pad;                 /* half the window */
+  uint32_t tiles_x;
+  uint32_t k;                   /* how many values the top-k sum takes */
+  uint32_t band_base, band_size;
+  uint32_t num_diffs, vlt_luma;
+  uint32_t tvi[VH_CAMBI_GPU_DIFFS];
+  uint32_t weight[VH_CAMBI_GPU_DIFFS];
+} VhCambiScale;
+
+#ifdef __cplusplus
+
+#if defined(__CUDACC__) || defined(__HIP__)
+#define VH_CAMBI_FN __host__ __device__ __forceinline__
+#else
+#include <string.h>
+#define VH_CAMBI_FN inline      /* plain host C++ (tests) */
+#endif
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define VH_CAMBI_UNROLL _Pragma ("unroll")
+#else
+#define VH_CAMBI_UNROLL
+#endif
+
+static_assert (sizeof (VhCambiPre) == 64, "VhCambiPre layout");
+static_assert (sizeof (VhCambiScale) == 152, "VhCambiScale layout");
+
+namespace vh_cambi {
+
+constexpr int kTile = VH_CAMBI_TILE;
+constexpr int kRows = VH_CAMBI_ROWS;
+constexpr int kIn = VH_CAMBI_IN;
+
+VH_CAMBI_FN uint32_t
+float_bits (float f)
+{
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __float_as_uint (f);
+#else
+  uint32_t u;
+  memcpy (&u, &f, sizeof u);
+  return u;
+#endif
+}
+
+/* Atomic additions (shared or global memory); plain ones on the host,
+ * whose emulation runs one thread at a time */
+VH_CAMBI_FN void
+atomic_add32 (uint32_t *at, uint32_t v)
+{
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  atomicAdd ((unsigned *) at, (unsigned) v);
+#else
+  *at += v;
+#endif
+}
+
+VH_CAMBI_FN void
+atomic_add64 (uint64_t *at, uint64_t v)
+{
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  atomicAdd ((unsigned long long *) at, (unsigned long long) v);
+#else
+  *at += v;
+#endif
+}
+
+/* A non-zero contrast value (a normal float >= 0.5) in units of 2^-24:
+ * its mantissa shifted by its exponent, exact. */
+VH_CAMBI_FN uint64_t
+fixed_value (uint32_t bits)
+{
+  return (uint64_t) ((bits & 0x7fffffu) | 0x800000u) << ((bits >> 23) - 126);
+}
+
+/* ---- preprocessing ------------------------------------------------------ */
+
+template <typename Pixel>
+VH_CAMBI_FN uint32_t
+to10 (const VhCambiPre &p, int x, int y)
+{
+  const uint32_t v = ((const Pixel *) (uintptr_t) (p.src
+          + (uint64_t) y * p.pitch))[x];
+  if (p.bpc == 8)
+    return v << 2;
+  if (p.bpc == 10)
+    return v;
+  const uint32_t down = p.bpc - 10;
+  return (v + (1u << (down - 1))) >> down;
+}
+
+/* Pixel i of the 10-bit picture: the sample, or with anti-dithering the
+ * mean of its 2x2 (2x1 at the last row or column; the corner as is), as
+ * the CPU computes it in place.  Counts samples above the bit depth. */
+template <typename Pixel>
+VH_CAMBI_FN uint16_t
+preprocess_pixel (const VhCambiPre &p, unsigned i, bool *bad)
+{
+  const int w = (int) p.width, h = (int) p.height;
+  const int x = (int) (i % p.width), y = (int) (i / p.width);
+  const uint32_t raw = ((const Pixel *) (uintptr_t) (p.src
+          + (uint64_t) y * p.pitch))[x];
+  *bad = p.bpc > 8 && raw >= (1u << p.bpc);
+  const uint32_t v = to10<Pixel> (p, x, y);
+  if (!p.anti_dither)
+    return (uint16_t) v;
+  const bool right = x + 1 < w, down = y + 1 < h;
+  if (right && down)
+    return (uint16_t) ((v + to10<Pixel> (p, x + 1, y) + to10<Pixel> (p, x,
+                y + 1) + to10<Pixel> (p, x + 1, y + 1)) >> 2);
+  if (down)
+    return (uint16_t) ((v + to10<Pixel> (p, x, y + 1)) >> 1);
+  if (right)
+    return (uint16_t) ((v + to10<Pixel> (p, x + 1, y)) >> 1);
+  return (uint16_t) v;
+}
+
+/* 1 where the pixel equals its right and lower neighbours (the picture's
+ * edges count as equal) */
+VH_CAMBI_FN uint8_t
+deriv_pixel (const VhCambiPre &p, unsigned i)
+{
+  const uint16_t *img = (const uint16_t *) (uintptr_t) p.img;
+  const unsigned x = i % p.width, y = i / p.width;
+  const uint16_t v = img[i];
+  const uint16_t below = y + 1 < p.height ? img[i + p.width] : v;
+  const uint16_t right = x + 1 < p.width ? img[i + 1] : v;
+  return (uint8_t) ((v == right) & (v == below));
+}
+
+VH_CAMBI_FN uint8_t
+mask_pixel (const VhCambiPre &p, unsigned i)
+{
+  const uint8_t *deriv = (const uint8_t *) (uintptr_t) p.deriv;
+  const int x = (int) (i % p.width), y = (int) (i / p.width);
+  const int r = 3;
+  const int x0 = x - r < 0 ? 0 : x - r;
+  const int x1 = x + r >= (int) p.width ? (int) p.width - 1 : x + r;
+  const int y0 = y - r < 0 ? 0 : y - r;
+  const int y1 = y + r >= (int) p.height ? (int) p.height - 1 : y + r;
+  uint32_t sum = 0;
+  for (int yy = y0; yy <= y1; yy++)
+    for (int xx = x0; xx <= x1; xx++)
+      sum += deriv[(size_t) yy * p.width + xx];
+  return (uint8_t) (sum > p.mask_index);
+}
+
+/* ---- one scale: decimation, mode filter, counted values ------------------ */
+
+VH_CAMBI_FN uint16_t
+mode3 (uint16_t a, uint16_t b, uint16_t c)
+{
+  const uint16_t ab = a < b ? a : b;
+  const uint16_t smallest = ab < c ? ab : c;
+  const uint16_t bc = b == c ? b : smallest;
+  return a == b || a == c ? a : bc;
+}
+
+/* the decimated picture (before the mode filter) at (x, y) */
+VH_CAMBI_FN uint16_t
+decimated (const VhCambiScale &p, int x, int y)
+{
+  const uint16_t *prev = (const uint16_t *) (uintptr_t) p.prev;
+  const int s = p.decimate ? 1 : 0;
+  return prev[(size_t) (y << s) * p.prev_w + (x << s)];
+}
+
+/* the horizontal mode at (x, y): the outer columns as they are */
+VH_CAMBI_FN uint16_t
+mode_row (const VhCambiScale &p, int x, int y)
+{
+  if (x == 0 || x + 1 >= (int) p.w)
+    return decimated (p, x, y);
+  return mode3 (decimated (p, x - 1, y), decimated (p, x, y),
+      decimated (p, x + 1, y));
+}
+
+VH_CAMBI_FN void
+scale_pixel (const VhCambiScale &p, unsigned i)
+{
+  const int x = (int) (i % p.w), y = (int) (i / p.w);
+  /* the outer rows keep the decimated values, unfiltered both ways */
+  const uint16_t v = y == 0 || y + 1 >= (int) p.h ? decimated (p, x, y)
+      : mode3 (mode_row (p, x, y - 1), mode_row (p, x, y),
+      mode_row (p, x, y + 1));
+  ((uint16_t *) (uintptr_t) p.img)[i] = v;
+  const uint8_t *mask = (const uint8_t *) (uintptr_t) p.mask;
+  const bool masked = mask[((size_t) y << p.mask_shift) * p.mask_w
+      + ((size_t) x << p.mask_shift)] != 0;
+  const bool in_band = (uint32_t) (uint16_t) (v - p.band_base) < p.band_size;
+  ((uint16_t *) (uintptr_t) p.counted)[i] = masked && in_band ? v
+      : (uint16_t) VH_CAMBI_OUTSIDE;
+}
+
+/* The histogram bin of a non-zero value (the bound above keeps it in
+ * range; clamped all the same) */
+VH_CAMBI_FN uint32_t
+bin1 (uint32_t bits)
+{
+  const uint32_t b = (bits >> 20) - VH_CAMBI_BIN1_BASE;
+  return b < VH_CAMBI_BINS1 ? b : VH_CAMBI_BINS1 - 1;
+}
+
+/* ---- contrast values -------------------------------------------------- */
+
+/* A block's shared memory: the tile's counted values with the window's
+ * margin, and the block's histogram of its non-zero values. */
+struct CvShared {
+  uint16_t in[kIn][kIn];
+  uint32_t count[VH_CAMBI_BINS1];
+  uint64_t sum[VH_CAMBI_BINS1];
+};
+
+/* Step 1: the tile's input (VH_CAMBI_OUTSIDE outside the picture) */
+VH_CAMBI_FN void
+cv_load (const VhCambiScale &p, unsigned tile, unsigned t, unsigned n_threads,
+    CvShared &sm)
+{
+  const int pad = (int) p.pad, side = kTile + 2 * pad;
+  const int x0 = (int) (tile % p.tiles_x) * kTile - pad;
+  const int y0 = (int) (tile / p.tiles_x) * kTile - pad;
+  const uint16_t *counted = (const uint16_t *) (uintptr_t) p.counted;
+  for (unsigned i = t; i < (unsigned) (side * side); i += n_threads) {
+    const int x = (int) i % side, y = (int) i / side;
+    const int gx = x0 + x, gy = y0 + y;
+    const bool in = gx >= 0 && gy >= 0 && gx < (int) p.w && gy < (int) p.h;
+    sm.in[y][x] = in ? counted[(size_t) gy * p.w + gx]
+        : (uint16_t) VH_CAMBI_OUTSIDE;
+  }
+  for (unsigned i = t; i < VH_CAMBI_BINS1; i += n_threads) {
+    sm.count[i] = 0;
+    sm.sum[i] = 0;
+  }
+}
+
+/* One pixel's contrast value from its window's counts of the values
+ * v - 4 .. v + 4 (counts[4] is v's own): the CPU's c_values_row. */
+VH_CAMBI_FN float
+contrast (const VhCambiScale &p, uint32_t v, const uint32_t counts[9])
+{
+  const float *reciprocal = (const float *) (uintptr_t) p.reciprocal;
+  const uint32_t p0 = counts[4];
+  const uint32_t value = v + p.num_diffs;
+  float c = 0.0f;
+  for (uint32_t d = 0; d < p.num_diffs; d++) {
+    if (value > p.tvi[d] || value + d + 1 <= p.vlt_luma)
+      continue;
+    const uint32_t p1 = counts[4 + d + 1], p2 = counts[4 - d - 1];
+    const uint32_t pm = p1 > p2 ? p1 : p2;
+    const float val = (float) ((int) p.weight[d] * (int) (p0 * pm))
+        * reciprocal[pm + p0];
+    if (val > c)
+      c = val;
+  }
+  return c;
+}
+
+/* Step 2: thread t's kRows pixels (column t % kTile): each window row's
+ * matches counted in 7-bit fields of one 64-bit word (a row is at most 65
+ * pixels), added into the counts after the row. */
+VH_CAMBI_FN void
+cv_pixels (const VhCambiScale &p, unsigned tile, unsigned t, CvShared &sm,
+    float c_out[kRows], bool inside[kRows])
+{
+  const int pad = (int) p.pad, span = 2 * pad + 1;
+  const int tx = (int) (t % kTile), ty = (int) (t / kTile) * kRows;
+  const int ox = (int) (tile % p.tiles_x) * kTile + tx;
+  const int oy = (int) (tile / p.tiles_x) * kTile + ty;
+  uint32_t base[kRows];         /* v - 4, or a value nothing matches */
+  bool any = false;
+  VH_CAMBI_UNROLL
+  for (int j = 0; j < kRows; j++) {
+    inside[j] = ox < (int) p.w && oy + j < (int) p.h;
+    const uint32_t v = sm.in[ty + j + pad][tx + pad];
+    const bool active = inside[j] && v != VH_CAMBI_OUTSIDE;
+    base[j] = active ? v - 4 : 0x80000000u;
+    any |= active;
+    c_out[j] = 0.0f;
+  }
+  if (!any)
+    return;
+  uint32_t counts[kRows][9];
+  VH_CAMBI_UNROLL
+  for (int j = 0; j < kRows; j++)
+    VH_CAMBI_UNROLL
+    for (int e = 0; e < 9; e++)
+      counts[j][e] = 0;
+  for (int r = 0; r < span + kRows - 1; r++) {
+    uint64_t acc[kRows];
+    VH_CAMBI_UNROLL
+    for (int j = 0; j < kRows; j++)
+      acc[j] = 0;
+    const uint16_t *row = &sm.in[ty + r][tx];
+    for (int c = 0; c < span; c++) {
+      const uint32_t u = row[c];
+      VH_CAMBI_UNROLL
+      for (int j = 0; j < kRows; j++) {
+        const uint32_t e = u - base[j];
+        if (e <= 8)
+          acc[j] += (uint64_t) 1 << (7 * e);
+      }
+    }
+    VH_CAMBI_UNROLL
+    for (int j = 0; j < kRows; j++) {
+      if (r - j < 0 || r - j >= span)
+        continue;
+      VH_CAMBI_UNROLL
+      for (int e = 0; e < 9; e++)
+        counts[j][e] += (uint32_t) (acc[j] >> (7 * e)) & 0x7fu;
+    }
+  }
+  VH_CAMBI_UNROLL
+  for (int j = 0; j < kRows; j++)
+    if (base[j] != 0x80000000u)
+      c_out[j] = contrast (p, base[j] + 4, counts[j]);
+}
+
+/* Step 3: the thread's values out, and the non-zero ones into the
+ * block's histogram */
+VH_CAMBI_FN void
+cv_store (const VhCambiScale &p, unsigned tile, unsigned t, CvShared &sm,
+    const float c[kRows], const bool inside[kRows])
+{
+  const unsigned x = (tile % p.tiles_x) * kTile + t % kTile;
+  const unsigned y = (tile / p.tiles_x) * kTile + (t / kTile) * kRows;
+  float *out = (float *) (uintptr_t) p.c_values;
+  VH_CAMBI_UNROLL
+  for (int j = 0; j < kRows; j++) {
+    if (!inside[j])
+      continue;
+    out[(size_t) (y + j) * p.w + x] = c[j];
+    if (c[j] > 0.0f) {
+      const uint32_t bits = float_bits (c[j]);
+      atomic_add32 (&sm.count[bin1 (bits)], 1);
+      atomic_add64 (&sm.sum[bin1 (bits)], fixed_value (bits));
+    }
+  }
+}
+
+/* Step 4: the block's histogram into the scale's (integer additions: the
+ * same totals in any order) */
+VH_CAMBI_FN void
+cv_flush (const VhCambiScale &p, unsigned t, unsigned n_threads,
+    const CvShared &sm)
+{
+  uint32_t *count = (uint32_t *) (uintptr_t) p.hist;
+  uint64_t *sum = (uint64_t *) (uintptr_t) (p.hist
+      + VH_CAMBI_BINS1 * sizeof (uint32_t));
+  for (unsigned b = t; b < VH_CAMBI_BINS1; b += n_threads)
+    if (sm.count[b]) {
+      atomic_add32 (&count[b], sm.count[b]);
+      atomic_add64 (&sum[b], sm.sum[b]);
+    }
+}
+
+/* ---- top-k selection -------------------------------------------------- */
+
+/* The bin among n (counts from the top) holding the `need`-th largest
+ * value: sets *bin, and *need to its rank within the bin. */
+VH_CAMBI_FN void
+find_bin (const uint32_t *count, unsigned n, uint32_t *need, unsigned *bin)
+{
+  uint32_t above = 0;
+  for (unsigned b = n; b-- > 0;) {
+    if (above + count[b] >= *need) {
+      *bin = b;
+      *need -= above;
+      return;
+    }
+    above += count[b];
+  }
+  *bin = 0;
+}
+
+
+/* The selection block's shared memory and state. */
+struct SelShared {
+  uint32_t count[VH_CAMBI_BINS];
+  uint64_t part[VH_CAMBI_SELECT_BLOCK];
+  uint64_t above;               /* sum of the values above the bins so far */
+  uint32_t need;                /* rank of the k-th largest in its bin */
+  uint32_t b1, b2, b3;
+  uint32_t done;
+};
+
+
+/* Phase 1 (thread 0): the top bin from the contrast kernel's histogram;
+ * with no more non-zero values than k, the sum of them all. */
+VH_CAMBI_FN void
+select_first (const VhCambiScale &p, SelShared &sm)
+{
+  const uint32_t *count = (const uint32_t *) (uintptr_t) p.hist;
+  const uint64_t *sum = (const uint64_t *) (uintptr_t) (p.hist
+      + VH_CAMBI_BINS1 * sizeof (uint32_t));
+  uint64_t total = 0, nonzero = 0;
+  for (unsigned b = 0; b < VH_CAMBI_BINS1; b++) {
+    nonzero += count[b];
+    total += sum[b];
+  }
+  sm.done = nonzero <= p.k;
+  sm.above = total;
+  if (sm.done)
+    return;
+  sm.need = p.k;
+  unsigned b1;
+  find_bin (count, VH_CAMBI_BINS1, &sm.need, &b1);
+  sm.b1 = b1;
+  sm.above = 0;
+  for (unsigned b = b1 + 1; b < VH_CAMBI_BINS1; b++)
+    sm.above += sum[b];
+}
+
+VH_CAMBI_FN void
+select_clear (unsigned t, unsigned n_threads, SelShared &sm)
+{
+  for (unsigned i = t; i < VH_CAMBI_BINS; i += n_threads)
+    sm.count[i] = 0;
+  sm.part[t] = 0;
+}
+
+/* Phase 2 (every thread): level-2 counts of the values in bin b1 */
+VH_CAMBI_FN void
+select_level2 (const VhCambiScale &p, unsigned t, unsigned n_threads,
+    SelShared &sm)
+{
+  const uint32_t *c = (const uint32_t *) (uintptr_t) p.c_values;
+  const unsigned n = p.w * p.h;
+  for (unsigned i = t; i < n; i += n_threads) {
+    const uint32_t bits = c[i];
+    if (bits && bin1 (bits) == sm.b1)
+      atomic_add32 (&sm.count[(bits >> 10) & (VH_CAMBI_BINS - 1)], 1);
+  }
+}
+
+/* Phase 3 (every thread): level-3 counts of the values in (b1, b2), and
+ * the thread's sum of those of b1 above b2 */
+VH_CAMBI_FN void
+select_level3 (const VhCambiScale &p, unsigned t, unsigned n_threads,
+    SelShared &sm)
+{
+  const uint32_t *c = (const uint32_t *) (uintptr_t) p.c_values;
+  const unsigned n = p.w * p.h;
+  uint64_t part = 0;
+  for (unsigned i = t; i < n; i += n_threads) {
+    const uint32_t bits = c[i];
+    if (!bits || bin1 (bits) != sm.b1)
+      continue;
+    const uint32_t b2 = (bits >> 10) & (VH_CAMBI_BINS - 1);
+    if (b2 == sm.b2)
+      atomic_add32 (&sm.count[bits & (VH_CAMBI_BINS - 1)], 1);
+    else if (b2 > sm.b2)
+      part += fixed_value (bits);
+  }
+  sm.part[t] = part;
+}
+
+/* the value of level-3 bin b within (b1, b2) */
+VH_CAMBI_FN uint32_t
+select_bits (const SelShared &sm, uint32_t b)
+{
+  return (sm.b1 + VH_CAMBI_BIN1_BASE) << 20 | sm.b2 << 10 | b;
+}
+
+/* Phase 4 (every thread, after thread 0 found b3): the level-3 bins
+ * above b3 into the thread's sum */
+VH_CAMBI_FN void
+select_above (unsigned t, unsigned n_threads, SelShared &sm)
+{
+  for (unsigned b = t; b < VH_CAMBI_BINS; b += n_threads)
+    if (b > sm.b3)
+      sm.part[t] += sm.count[b] * fixed_value (select_bits (sm, b));
+}
+
+/* Phase 5 (thread 0, after the tree over part): the top-k sum */
+VH_CAMBI_FN uint64_t
+select_result (const SelShared &sm)
+{
+  if (sm.done)
+    return sm.above;
+  return sm.above + sm.part[0]
+      + sm.need * fixed_value (select_bits (sm, sm.b3));
+}
+
+/* one level of the tree over part (threads below step) */
+VH_CAMBI_FN void
+select_tree (unsigned t, unsigned step, SelShared &sm)
+{
+  if (t < step)
+    sm.part[t] += sm.part[t + step];
+}
+
+}  /* namespace vh_cambi */
+
+#endif /* __cplusplus */
+#endif /* VH_CAMBI_DEVICE_H */

@@ -1,0 +1,117 @@
+/* vmafhip — CAMBI kernels (libvmaf 3.2.0 `cambi`, no-reference form, on
+ * the distorted luma; every contrast value as common/cambi.c computes it).
+ *
+ * In order on one stream (kernels/cambi-device.h explains each step):
+ *   vh_cambi_preprocess_8bit or _16bit, vh_cambi_deriv, vh_cambi_mask,
+ *   then per scale vh_cambi_scale, vh_cambi_cvalues, vh_cambi_select.
+ * Host side: common/gpu/cambi-gpu.c. */
+#include "vh-hip-compat.h"
+#include "cambi-device.h"
+
+using namespace vh_cambi;
+
+template <typename Pixel>
+static __device__ __forceinline__ void
+preprocess (const VhCambiPre &p)
+{
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= p.width * p.height)
+    return;
+  bool bad;
+  ((uint16_t *) (uintptr_t) p.img)[i] = preprocess_pixel<Pixel> (p, i, &bad);
+  if (bad)
+    atomic_add32 ((uint32_t *) (uintptr_t) p.bad, 1);
+}
+
+VH_KERNEL void __launch_bounds__ (VH_CAMBI_BLOCK)
+vh_cambi_preprocess_8bit (const VhCambiPre p)
+{
+  preprocess<unsigned char> (p);
+}
+
+VH_KERNEL void __launch_bounds__ (VH_CAMBI_BLOCK)
+vh_cambi_preprocess_16bit (const VhCambiPre p)
+{
+  preprocess<unsigned short> (p);
+}
+
+VH_KERNEL void __launch_bounds__ (VH_CAMBI_BLOCK)
+vh_cambi_deriv (const VhCambiPre p)
+{
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < p.width * p.height)
+    ((uint8_t *) (uintptr_t) p.deriv)[i] = deriv_pixel (p, i);
+}
+
+VH_KERNEL void __launch_bounds__ (VH_CAMBI_BLOCK)
+vh_cambi_mask (const VhCambiPre p)
+{
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < p.width * p.height)
+    ((uint8_t *) (uintptr_t) p.mask)[i] = mask_pixel (p, i);
+}
+
+VH_KERNEL void __launch_bounds__ (VH_CAMBI_BLOCK)
+vh_cambi_scale (const VhCambiScale p)
+{
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < p.w * p.h)
+    scale_pixel (p, i);
+}
+
+/* One tile per block: its contrast values, and its histogram added into
+ * the scale's (integer atomics: the same counts in any order). */
+VH_KERNEL void __launch_bounds__ (VH_CAMBI_BLOCK)
+vh_cambi_cvalues (const VhCambiScale p)
+{
+  __shared__ CvShared sm;
+  const unsigned t = threadIdx.x, tile = blockIdx.x;
+  cv_load (p, tile, t, VH_CAMBI_BLOCK, sm);
+  __syncthreads ();
+  float c[kRows];
+  bool inside[kRows];
+  cv_pixels (p, tile, t, sm, c, inside);
+  cv_store (p, tile, t, sm, c, inside);
+  __syncthreads ();
+  cv_flush (p, t, VH_CAMBI_BLOCK, sm);
+}
+
+/* One block: the exact sum of the k largest contrast values. */
+VH_KERNEL void __launch_bounds__ (VH_CAMBI_SELECT_BLOCK)
+vh_cambi_select (const VhCambiScale p)
+{
+  __shared__ SelShared sm;
+  const unsigned t = threadIdx.x, n = VH_CAMBI_SELECT_BLOCK;
+  if (t == 0)
+    select_first (p, sm);
+  select_clear (t, n, sm);
+  __syncthreads ();
+  if (!sm.done) {
+    select_level2 (p, t, n, sm);
+    __syncthreads ();
+    if (t == 0) {
+      unsigned b2;
+      find_bin (sm.count, VH_CAMBI_BINS, &sm.need, &b2);
+      sm.b2 = b2;
+    }
+    __syncthreads ();
+    select_clear (t, n, sm);
+    __syncthreads ();
+    select_level3 (p, t, n, sm);
+    __syncthreads ();
+    if (t == 0) {
+      unsigned b3;
+      find_bin (sm.count, VH_CAMBI_BINS, &sm.need, &b3);
+      sm.b3 = b3;
+    }
+    __syncthreads ();
+    select_above (t, n, sm);
+    __syncthreads ();
+    for (unsigned step = n / 2; step > 0; step /= 2) {
+      select_tree (t, step, sm);
+      __syncthreads ();
+    }
+  }
+  if (t == 0)
+    *(uint64_t *) (uintptr_t) p.result = select_result (sm);
+}

@@ -1,0 +1,371 @@
+/* vmafhip — the CAMBI kernels' per-thread code (kernels/cambi-device.h)
+ * run on the host, block by block and thread by thread (each step over
+ * every thread, as the kernels' barriers order them), against the CPU
+ * extractor (common/cambi.c): the GPU's preprocessing, mask, scales,
+ * contrast values and top-k selection checked in CI without a GPU.  The
+ * launches' parameters come from common/gpu/cambi-gpu.c, host memory
+ * standing in for the device's; the scores go through the extractor's own
+ * extract_sums, as the backend's do. */
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <glib.h>
+
+#include "../../kernels/cambi-device.h"
+
+extern "C" {
+#include "cambi-gpu.h"
+#include "vh-feature-internal.h"
+#include "vh-model.h"
+#include "vh-synth.h"
+}
+
+using namespace vh_cambi;
+
+/* the top-k sums are exact on the GPU, in double on the CPU: they differ
+ * by the CPU's rounding only */
+#define TOLERANCE 1e-9
+
+struct VhFeatureSink {
+  std::vector<std::pair<std::string, double>> *out;
+};
+
+extern "C" void
+vh_feature_sink_put (VhFeatureSink *sink, const char *name, unsigned index,
+    double value)
+{
+  (void) index;
+  sink->out->emplace_back (name, value);
+}
+
+extern "C" void
+vh_feature_sink_put_plain (VhFeatureSink *sink, const char *name,
+    unsigned index, double value)
+{
+  vh_feature_sink_put (sink, name, index, value);
+}
+
+template <typename Pixel>
+static void
+emulate (VhCambiGpu *ctx, const VhPlane *dis, unsigned width, unsigned height)
+{
+  VhCambiPre pre;
+  VhCambiScale sc[VH_CAMBI_SCALES];
+  unsigned n_tiles[VH_CAMBI_SCALES];
+  vh_cambi_gpu_host_params (ctx, dis, &pre, sc, n_tiles);
+  vh_cambi_gpu_host_clear (ctx);
+  const unsigned full = width * height;
+  for (unsigned i = 0; i < full; i++) {
+    bool bad;
+    ((uint16_t *) (uintptr_t) pre.img)[i] = preprocess_pixel<Pixel> (pre, i,
+        &bad);
+    if (bad)
+      atomic_add32 ((uint32_t *) (uintptr_t) pre.bad, 1);
+  }
+  for (unsigned i = 0; i < full; i++)
+    ((uint8_t *) (uintptr_t) pre.deriv)[i] = deriv_pixel (pre, i);
+  for (unsigned i = 0; i < full; i++)
+    ((uint8_t *) (uintptr_t) pre.mask)[i] = mask_pixel (pre, i);
+
+  std::vector<CvShared> cv (1);
+  std::vector<SelShared> sel (1);
+  for (int s = 0; s < VH_CAMBI_SCALES; s++) {
+    const VhCambiScale &p = sc[s];
+    for (unsigned i = 0; i < p.w * p.h; i++)
+      scale_pixel (p, i);
+    std::vector<float> c (VH_CAMBI_BLOCK * kRows);
+    std::vector<char> inside (VH_CAMBI_BLOCK * kRows);
+    for (unsigned tile = 0; tile < n_tiles[s]; tile++) {
+      CvShared &sm = cv[0];
+      std::memset (&sm, 0xa5, sizeof sm);   /* shared memory: garbage */
+      for (unsigned t = 0; t < VH_CAMBI_BLOCK; t++)
+        cv_load (p, tile, t, VH_CAMBI_BLOCK, sm);
+      for (unsigned t = 0; t < VH_CAMBI_BLOCK; t++) {
+        bool in[kRows];
+        cv_pixels (p, tile, t, sm, &c[t * kRows], in);
+        for (int j = 0; j < kRows; j++)
+          inside[t * kRows + j] = in[j];
+      }
+      for (unsigned t = 0; t < VH_CAMBI_BLOCK; t++) {
+        bool in[kRows];
+        for (int j = 0; j < kRows; j++)
+          in[j] = inside[t * kRows + j];
+        cv_store (p, tile, t, sm, &c[t * kRows], in);
+      }
+      for (unsigned t = 0; t < VH_CAMBI_BLOCK; t++)
+        cv_flush (p, t, VH_CAMBI_BLOCK, sm);
+    }
+    /* the selection block */
+    const unsigned n = VH_CAMBI_SELECT_BLOCK;
+    SelShared &sm = sel[0];
+    std::memset (&sm, 0xa5, sizeof sm);
+    select_first (p, sm);
+    for (unsigned t = 0; t < n; t++)
+      select_clear (t, n, sm);
+    if (!sm.done) {
+      for (unsigned t = 0; t < n; t++)
+        select_level2 (p, t, n, sm);
+      unsigned b;
+      find_bin (sm.count, VH_CAMBI_BINS, &sm.need, &b);
+      sm.b2 = b;
+      for (unsigned t = 0; t < n; t++)
+        select_clear (t, n, sm);
+      for (unsigned t = 0; t < n; t++)
+        select_level3 (p, t, n, sm);
+      find_bin (sm.count, VH_CAMBI_BINS, &sm.need, &b);
+      sm.b3 = b;
+      for (unsigned t = 0; t < n; t++)
+        select_above (t, n, sm);
+      for (unsigned step = n / 2; step > 0; step /= 2)
+        for (unsigned t = 0; t < n; t++)
+          select_tree (t, step, sm);
+    }
+    *(uint64_t *) (uintptr_t) p.result = select_result (sm);
+  }
+}
+
+/* Banding the project draws itself: a staircase ramp (wide flat steps one
+ * code value apart), a dark ramp, flat areas with sparse specks and a
+ * noisy area that the mask leaves out; moving with the frame. */
+static std::vector<uint16_t>
+banded (unsigned w, unsigned h, unsigned bpc, unsigned frame)
+{
+  std::vector<uint16_t> px ((size_t) w * h);
+  const unsigned shift = bpc - 8;
+  guint32 seed = 12345 + frame;
+  for (unsigned y = 0; y < h; y++)
+    for (unsigned x = 0; x < w; x++) {
+      seed = seed * 1664525u + 1013904223u;
+      unsigned v;
+      if (x < w / 3)              /* mid-grey staircase */
+        v = (100u << shift) + (((x + frame * 3) * 4 + y) << shift) / 97;
+      else if (x < w / 2)         /* dark staircase */
+        v = (17u << shift) + ((x + y + frame) << shift) / 61;
+      else if (x < 3 * w / 4)     /* flat, sparse specks */
+        v = ((seed >> 24) < 3 ? 140u : 128u) << shift;
+      else                        /* noise */
+        v = (60u << shift) + (seed >> (24 - shift)) % (120u << shift);
+      px[(size_t) y * w + x] = (uint16_t) std::min (v, (1u << bpc) - 1);
+    }
+  return px;
+}
+
+static void
+set_options (std::vector<unsigned char> &o, const char *opts)
+{
+  const VhFeatureExtractor *fex = &vh_fex_cambi;
+  GError *error = NULL;
+  o.assign (fex->opts_size, 0);
+  vh_feature_opts_init_defaults (fex, o.data ());
+  gchar **pairs = g_strsplit (opts, ":", -1);
+  for (gchar **kv = pairs; *kv && **kv; kv++) {
+    gchar **nv = g_strsplit (*kv, "=", 2);
+    /* numbers, booleans and the rest as strings (enum names, paths) */
+    VhModelOpt opt = {};
+    opt.key = nv[0];
+    char *end;
+    opt.number = g_ascii_strtod (nv[1], &end);
+    if (!strcmp (nv[1], "true") || !strcmp (nv[1], "false")) {
+      opt.kind = VH_OPTVAL_BOOL;
+      opt.boolean = !strcmp (nv[1], "true");
+    } else if (*end) {
+      opt.kind = VH_OPTVAL_STRING;
+      opt.string = nv[1];
+    } else {
+      opt.kind = VH_OPTVAL_NUMBER;
+    }
+    if (!vh_feature_opts_set (fex, o.data (), &opt, &error))
+      g_error ("%s: %s", *kv, error->message);
+    g_strfreev (nv);
+  }
+  g_strfreev (pairs);
+}
+
+static unsigned failures, cases;
+static double worst;
+
+/* opts: "name=value:..." (libvmaf's syntax) or "" */
+static void
+check (unsigned w, unsigned h, unsigned bpc, const char *opts, bool synth,
+    unsigned frames = 2)
+{
+  const VhFeatureExtractor *fex = &vh_fex_cambi;
+  GError *error = NULL;
+  std::vector<unsigned char> o;
+  set_options (o, opts);
+  const VhVideoInfo info = { w, h, bpc };
+  std::vector<unsigned char> priv (fex->priv_size, 0);
+  if (!fex->init (priv.data (), o.data (), &info, &error))
+    g_error ("%ux%u %s: %s", w, h, opts, error->message);
+  VhCambiPlan plan;
+  if (!vh_cambi_plan ((const VhCambiOptions *) o.data (), &info, &plan,
+          &error))
+    g_error ("%s", error->message);
+  VhCambiGpu *ctx = vh_cambi_gpu_new_host (&plan, &error);
+  if (!ctx)
+    g_error ("%ux%u %s: %s", w, h, opts, error->message);
+  VhSynth *syn = synth ? vh_synth_new (w, h, bpc, VH_SYNTH_420, w + h) : NULL;
+
+  for (unsigned frame = 0; frame < frames; frame++) {
+    VhPicture r, d;
+    std::vector<uint16_t> px;
+    std::vector<uint8_t> px8;
+    if (syn) {
+      vh_synth_render (syn, frame * 2, 6, &r, &d);
+    } else {
+      px = banded (w, h, bpc, frame);
+      std::memset (&d, 0, sizeof d);
+      d.nplanes = 1;
+      d.bpc = bpc;
+      VhPlane &pl = d.plane[0];
+      pl.width = w;
+      pl.height = h;
+      pl.step = 1;
+      if (bpc == 8) {
+        px8.assign (px.begin (), px.end ());
+        pl.data = px8.data ();
+        pl.stride = (ptrdiff_t) w;
+      } else {
+        pl.data = (uint8_t *) px.data ();
+        pl.stride = (ptrdiff_t) (w * 2);
+      }
+      r = d;
+    }
+    if (bpc == 8)
+      emulate<uint8_t> (ctx, &d.plane[0], w, h);
+    else
+      emulate<uint16_t> (ctx, &d.plane[0], w, h);
+
+    std::vector<std::pair<std::string, double>> cpu, gpu;
+    VhFeatureSink cpu_sink = { &cpu }, gpu_sink = { &gpu };
+    VhCambiSums sums;
+    std::memcpy (&sums, vh_cambi_gpu_host_sums (ctx), sizeof sums);
+    if (!fex->extract (priv.data (), &r, &d, frame, &cpu_sink, &error)
+        || !fex->extract_sums (priv.data (), &sums, frame, &gpu_sink,
+            &error))
+      g_error ("%s", error->message);
+    cases++;
+    const double diff = cpu.size () == 1 && gpu.size () == 1
+        ? std::fabs (cpu[0].second - gpu[0].second) : INFINITY;
+    worst = std::max (worst, diff);
+    std::printf ("%ux%u %u-bit %s%s frame %u: cpu %.9f gpu %.9f\n", w, h,
+        bpc, synth ? "synth " : "banded ", opts, frame,
+        cpu.empty () ? NAN : cpu[0].second, gpu.empty () ? NAN
+        : gpu[0].second);
+    if (!(diff <= TOLERANCE)) {
+      std::printf ("MISMATCH\n");
+      failures++;
+    }
+  }
+  fex->close (priv.data ());
+  vh_cambi_gpu_free (ctx);
+  if (syn)
+    vh_synth_free (syn);
+}
+
+/* Options the kernels do not take are left to the CPU, with the reason. */
+static void
+check_declined (const char *opts)
+{
+  std::vector<unsigned char> o;
+  set_options (o, opts);
+  GError *error = NULL;
+  const VhVideoInfo info = { 640, 360, 8 };
+  VhCambiPlan plan;
+  const char *why = NULL;
+  cases++;
+  if (!vh_cambi_plan ((const VhCambiOptions *) o.data (), &info, &plan,
+          &error) || vh_cambi_gpu_supported (&plan, &why) || !why) {
+    std::printf ("%s: not declined\n", opts);
+    failures++;
+    return;
+  }
+  VhCambiGpu *ctx = vh_cambi_gpu_new_host (&plan, &error);
+  if (ctx || !error || !strstr (error->message, why)) {
+    std::printf ("%s: context made, or no reason given\n", opts);
+    failures++;
+  }
+  std::printf ("%s: on the CPU (%s)\n", opts, error ? error->message : "");
+  g_clear_error (&error);
+  vh_cambi_gpu_free (ctx);
+}
+
+/* A 10-bit sample above 1023: counted, and extract_sums refuses the frame
+ * as the CPU's extract does. */
+static void
+check_bad_samples (void)
+{
+  const VhFeatureExtractor *fex = &vh_fex_cambi;
+  std::vector<unsigned char> o (fex->opts_size);
+  vh_feature_opts_init_defaults (fex, o.data ());
+  const unsigned w = 256, h = 216;
+  const VhVideoInfo info = { w, h, 10 };
+  GError *error = NULL;
+  VhCambiPlan plan;
+  std::vector<unsigned char> priv (fex->priv_size, 0);
+  if (!vh_cambi_plan ((const VhCambiOptions *) o.data (), &info, &plan,
+          &error) || !fex->init (priv.data (), o.data (), &info, &error))
+    g_error ("%s", error->message);
+  VhCambiGpu *ctx = vh_cambi_gpu_new_host (&plan, &error);
+  std::vector<uint16_t> px = banded (w, h, 10, 0);
+  px[w * 7 + 9] = 1500;
+  VhPicture d;
+  std::memset (&d, 0, sizeof d);
+  d.nplanes = 1;
+  d.bpc = 10;
+  d.plane[0] = VhPlane { (uint8_t *) px.data (), (ptrdiff_t) (w * 2), w, h, 1 };
+  emulate<uint16_t> (ctx, &d.plane[0], w, h);
+  VhCambiSums sums;
+  std::memcpy (&sums, vh_cambi_gpu_host_sums (ctx), sizeof sums);
+  std::vector<std::pair<std::string, double>> out;
+  VhFeatureSink sink = { &out };
+  cases++;
+  if (sums.bad_samples != 1 || fex->extract_sums (priv.data (), &sums, 0,
+          &sink, &error) || !error || !strstr (error->message, "above 10")) {
+    std::printf ("a sample above 10 bits was not refused (%u)\n",
+        sums.bad_samples);
+    failures++;
+  } else {
+    std::printf ("a sample above 10 bits: %s\n", error->message);
+  }
+  g_clear_error (&error);
+  fex->close (priv.data ());
+  vh_cambi_gpu_free (ctx);
+}
+
+int
+main ()
+{
+  /* the minimum, odd sizes, partial tiles; every depth */
+  check (256, 216, 8, "", false);
+  check (333, 217, 10, "", false);
+  check (401, 233, 12, "", false);
+  check (640, 360, 8, "", true);
+  check (640, 360, 10, "topk=0.2", false);
+  check (640, 360, 8, "enc_bitdepth=10", false);
+  /* max_log_contrast 0 and 1 (one and two luma steps), a larger window,
+   * the PQ curve, a visibility threshold, all values pooled */
+  check (480, 272, 8, "max_log_contrast=0", false);
+  check (480, 272, 10, "max_log_contrast=1:window_size=95", false);
+  check (480, 272, 10, "eotf=pq:cambi_vis_lum_threshold=0.5", false);
+  check (480, 272, 8, "topk=1.0", false);
+  /* v1.0.16's options at 1080p: the high-resolution speed-up */
+  check (1920, 1080, 8, "cambi_high_res_speedup=1080:"
+      "cambi_vis_lum_threshold=0.06:cambi_max_val=17", false, 1);
+  check (1920, 1080, 10, "cambi_high_res_speedup=1080", true, 1);
+
+  check_declined ("full_ref=true");
+  check_declined ("max_log_contrast=3");
+  check_declined ("enc_width=320:enc_height=180");
+  check_declined ("heatmaps_path=unused");
+  check_bad_samples ();
+
+  std::printf ("%u cases, worst |cpu - gpu| %.3g (tolerance %g): %s\n",
+      cases, worst, TOLERANCE, failures ? "MISMATCH"
+      : "the CAMBI kernels' arithmetic matches the CPU extractor");
+  return failures ? 1 : 0;
+}
