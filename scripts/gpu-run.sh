@@ -5,7 +5,7 @@
 #   scripts/gpu-run.sh pack     here: build, then gather the GPU test and
 #                               benchmark programs, the plugin, a GStreamer
 #                               runtime and the test vectors into .gpurun/
-#   scripts/gpu-run.sh remote [tests|bench|all|kernels|ab]
+#   scripts/gpu-run.sh remote [tests|bench|all|kernels|ab|cambi]
 #                               there, in a copy of the tree that carries
 #                               .gpurun/: run the GPU tests (accumulators and
 #                               scores against the CPU) and/or the benchmarks
@@ -104,6 +104,21 @@ remote)
     run "$dest/bin/test-gpu-features" || status=1
     VMAFHIP_CIEDE_TABLE=0 run "$dest/bin/test-gpu-features" || status=1
     run "$dest/bin/vmafhip-gpu-bench" --frames 200 || status=1
+    exit $status
+  fi
+  # cambi: the features against the CPU, the kernels' timings, and
+  # vmaf_v1.0.16 against vmaf_v0.6.1 end to end (alternating rounds)
+  if [ "$what" = cambi ]; then
+    run "$dest/bin/test-gpu-features" || status=1
+    run "$dest/bin/vmafhip-gpu-bench" --frames 100 || status=1
+    for round in 1 2; do
+      for model in vmaf_v0.6.1 vmaf_v1.0.16_3d0h; do
+        run "$dest/bin/vmafhip-element-bench" --size 1920x1080 --frames 600 \
+          --backend hip --model $model || status=1
+        run "$dest/bin/vmafhip-element-bench" --size 3840x2160 --frames 240 \
+          --backend hip --model $model || status=1
+      done
+    done
     exit $status
   fi
   if [ "$what" = all ] || [ "$what" = tests ]; then

@@ -17,6 +17,9 @@
 #include <string.h>
 
 #include "adm-gpu.h"
+#include "cambi-gpu.h"
+#include "vh-feature-internal.h"
+#include "vh-model.h"
 #include "motion-gpu.h"
 #include "ciede-gpu.h"
 #include "ms-ssim-gpu.h"
@@ -96,6 +99,8 @@ main (int argc, char **argv)
       &vh_kernel_ms_ssim, NULL);
   VhGpuModule *psnr_hvs_module = vh_gpu_module_load_embedded (gpu,
       &vh_kernel_psnr_hvs, NULL);
+  VhGpuModule *cambi_module = vh_gpu_module_load_embedded (gpu,
+      &vh_kernel_cambi, NULL);
   VhGpuModule *vif_module = vh_gpu_module_load_embedded (gpu, &vh_kernel_vif,
       &error);
   VhGpuModule *adm_module = vh_gpu_module_load_embedded (gpu, &vh_kernel_adm,
@@ -200,13 +205,45 @@ main (int argc, char **argv)
      * converted, as deeper pictures are); -1: no kernels for this GPU in
      * the build */
     enum { VIF, ADM, MOTION, CIEDE, SSIM, MS_SSIM, PSNR_HVS, CIEDE_CONVERT,
-      N_TIMED };
+      CAMBI, N_TIMED };
     float ms[N_TIMED], ms_flight[N_TIMED];
     VhCiedeGpu *ciede[SLOTS] = { NULL }, *ciede_convert[SLOTS] = { NULL };
     VhSsimGpu *ssim[SLOTS] = { NULL };
     VhMsSsimGpu *ms_ssim[SLOTS] = { NULL };
     VhPsnrHvsGpu *psnr_hvs[SLOTS] = { NULL };
+    VhCambiGpu *cambi[SLOTS] = { NULL };
     double *sums[SLOTS];
+    /* CAMBI with vmaf_v1.0.16's options, on a staircase ramp (every pixel
+     * flat, so every window counted: its slowest content) */
+    VhCambiPlan cambi_plan;
+    gboolean have_cambi = FALSE;
+    VhGpuPtr dband = 0;
+    if (cambi_module) {
+      const VhModelOpt v1[] = {
+        {"cambi_high_res_speedup", VH_OPTVAL_NUMBER, 1080, 0, NULL},
+        {"cambi_vis_lum_threshold", VH_OPTVAL_NUMBER, 0.06, 0, NULL},
+        {"cambi_max_val", VH_OPTVAL_NUMBER, 17, 0, NULL},
+      };
+      VhCambiOptions co;
+      vh_feature_opts_init_defaults (&vh_fex_cambi, &co);
+      for (gsize k = 0; k < G_N_ELEMENTS (v1); k++)
+        if (!vh_feature_opts_set (&vh_fex_cambi, &co, &v1[k], &error))
+          die ("cambi options", error);
+      const VhVideoInfo ci = { w, h, 8 };
+      have_cambi = vh_cambi_plan (&co, &ci, &cambi_plan, &error);
+      if (!have_cambi)
+        g_clear_error (&error);
+      guint8 *band = g_malloc ((size_t) pitch * h);
+      for (unsigned y = 0; y < h; y++)
+        for (unsigned x = 0; x < pitch; x++)
+          band[(size_t) y * pitch + x] = (guint8) (60 + (x * 4 + y) * 40
+              / (w * 4 + h));
+      if (!(dband = vh_gpu_mem_alloc (gpu, pitch * h, &error))
+          || !vh_gpu_copy_h2d_async (upload, dband, band, pitch * h, &error)
+          || !vh_gpu_stream_sync (upload, &error))
+        die ("upload", error);
+      g_free (band);
+    }
     for (unsigned i = 0; i < SLOTS; i++) {
       ciede[i] = ciede_module ? vh_ciede_gpu_new (gpu, ciede_module, w, h, 8,
           NULL) : NULL;
@@ -220,6 +257,8 @@ main (int argc, char **argv)
           w, h, 8, NULL) : NULL;
       psnr_hvs[i] = psnr_hvs_module ? vh_psnr_hvs_gpu_new (gpu,
           psnr_hvs_module, w, h, 8, NULL) : NULL;
+      cambi[i] = have_cambi ? vh_cambi_gpu_new (gpu, cambi_module,
+          &cambi_plan, NULL) : NULL;
       /* room for any feature's results */
       if (!(sums[i] = vh_gpu_host_alloc (gpu, sizeof (VhMsSsimSums)
                   + sizeof (VhPsnrHvsSums), &error)))
@@ -227,7 +266,7 @@ main (int argc, char **argv)
     }
     const gboolean present[N_TIMED] = { TRUE, TRUE, TRUE, ciede[0] != NULL,
       ssim[0] != NULL, ms_ssim[0] != NULL, psnr_hvs[0] != NULL,
-      ciede_convert[0] != NULL };
+      ciede_convert[0] != NULL, cambi[0] != NULL };
     if (ciede[0] && !vh_ciede_gpu_uses_table (ciede[0]))
       printf ("# CIEDE2000: no Lab table (no room for it?)\n");
     for (int feat = 0; feat < N_TIMED; feat++) {
@@ -294,6 +333,10 @@ main (int argc, char **argv)
               ok = vh_psnr_hvs_gpu_enqueue (psnr_hvs[si], s->stream, r3, d3,
                   p3, w3, h3, hvs->sum, hvs->pixels, &error);
               break;
+            case CAMBI:
+              ok = vh_cambi_gpu_enqueue (cambi[si], s->stream, dband, pitch,
+                  (VhCambiSums *) sums[si], &error);
+              break;
           }
           if (!ok)
             die ("enqueue", error);
@@ -321,7 +364,9 @@ main (int argc, char **argv)
       vh_ssim_gpu_free (ssim[i]);
       vh_ms_ssim_gpu_free (ms_ssim[i]);
       vh_psnr_hvs_gpu_free (psnr_hvs[i]);
+      vh_cambi_gpu_free (cambi[i]);
     }
+    vh_gpu_mem_free (gpu, dband);
 
     /* (b) engine from system memory, GPU backend vs CPU */
     double engine_fps[2];
@@ -352,14 +397,15 @@ main (int argc, char **argv)
     printf ("%-10s kernels-only %8.0f fps | engine+GPU from host %7.0f fps | "
         "CPU engine (1 thread) %5.1f fps | GPU ms/frame: VIF %.3f ADM %.3f "
         "motion %.3f CIEDE2000 %.3f (no table %.3f) SSIM %.3f MS-SSIM %.3f "
-        "PSNR-HVS %.3f | GPU ms/frame, %d frames in flight: VIF %.3f ADM %.3f "
-        "motion %.3f CIEDE2000 %.3f (no table %.3f) SSIM %.3f MS-SSIM %.3f "
-        "PSNR-HVS %.3f\n",
+        "PSNR-HVS %.3f CAMBI %.3f | GPU ms/frame, %d frames in flight: VIF %.3f "
+        "ADM %.3f motion %.3f CIEDE2000 %.3f (no table %.3f) SSIM %.3f "
+        "MS-SSIM %.3f PSNR-HVS %.3f CAMBI %.3f\n",
         list[si], kernels_fps, engine_fps[1], engine_fps[0], ms[VIF],
         ms[ADM], ms[MOTION], ms[CIEDE], ms[CIEDE_CONVERT], ms[SSIM],
-        ms[MS_SSIM], ms[PSNR_HVS], SLOTS, ms_flight[VIF], ms_flight[ADM],
-        ms_flight[MOTION], ms_flight[CIEDE], ms_flight[CIEDE_CONVERT],
-        ms_flight[SSIM], ms_flight[MS_SSIM], ms_flight[PSNR_HVS]);
+        ms[MS_SSIM], ms[PSNR_HVS], ms[CAMBI], SLOTS, ms_flight[VIF],
+        ms_flight[ADM], ms_flight[MOTION], ms_flight[CIEDE],
+        ms_flight[CIEDE_CONVERT], ms_flight[SSIM], ms_flight[MS_SSIM],
+        ms_flight[PSNR_HVS], ms_flight[CAMBI]);
     fflush (stdout);
 
     for (unsigned i = 0; i < SLOTS; i++) {
@@ -388,6 +434,7 @@ main (int argc, char **argv)
   vh_gpu_module_free (ciede_module);
   vh_gpu_module_free (ms_ssim_module);
   vh_gpu_module_free (psnr_hvs_module);
+  vh_gpu_module_free (cambi_module);
   vh_gpu_module_free (ssim_module);
   vh_gpu_module_free (vif_module);
   vh_gpu_module_free (adm_module);
