@@ -93,10 +93,11 @@ typedef struct VhCambiScale {
 
 #ifdef __cplusplus
 
+#include "vh-device-bits.h"
+
 #if defined(__CUDACC__) || defined(__HIP__)
 #define VH_CAMBI_FN __host__ __device__ __forceinline__
 #else
-#include <string.h>
 #define VH_CAMBI_FN inline      /* plain host C++ (tests) */
 #endif
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
@@ -114,39 +115,9 @@ constexpr int kTile = VH_CAMBI_TILE;
 constexpr int kRows = VH_CAMBI_ROWS;
 constexpr int kIn = VH_CAMBI_IN;
 
-VH_CAMBI_FN uint32_t
-float_bits (float f)
-{
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  return __float_as_uint (f);
-#else
-  uint32_t u;
-  memcpy (&u, &f, sizeof u);
-  return u;
-#endif
-}
-
-/* Atomic additions (shared or global memory); plain ones on the host,
- * whose emulation runs one thread at a time */
-VH_CAMBI_FN void
-atomic_add32 (uint32_t *at, uint32_t v)
-{
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  atomicAdd ((unsigned *) at, (unsigned) v);
-#else
-  *at += v;
-#endif
-}
-
-VH_CAMBI_FN void
-atomic_add64 (uint64_t *at, uint64_t v)
-{
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  atomicAdd ((unsigned long long *) at, (unsigned long long) v);
-#else
-  *at += v;
-#endif
-}
+using vh_bits::atomic_add32;
+using vh_bits::atomic_add64;
+using vh_bits::float_bits;
 
 /* A non-zero contrast value (a normal float >= 0.5) in units of 2^-24:
  * its mantissa shifted by its exponent, exact. */

@@ -72,11 +72,12 @@ typedef struct VhMsSsimReduce {
 
 #ifdef __cplusplus
 
+#include "vh-device-bits.h"
+
 #if defined(__CUDACC__) || defined(__HIP__)
 #define VH_MS_SSIM_FN __host__ __device__ __forceinline__
 #else
 #include <math.h>
-#include <string.h>
 #define VH_MS_SSIM_FN inline     /* plain host C++ (tests) */
 #endif
 /* Unrolled loops make every tap an immediate (device passes only: the
@@ -109,43 +110,9 @@ struct Shared {
   } u;
 };
 
-/* Float <-> bits (the device's intrinsics; memcpy on the host). */
-VH_MS_SSIM_FN uint32_t
-float_bits (float f)
-{
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  return __float_as_uint (f);
-#else
-  uint32_t u;
-  memcpy (&u, &f, sizeof u);
-  return u;
-#endif
-}
-
-VH_MS_SSIM_FN float
-bits_float (uint32_t u)
-{
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  return __uint_as_float (u);
-#else
-  float f;
-  memcpy (&f, &u, sizeof f);
-  return f;
-#endif
-}
-
-VH_MS_SSIM_FN double
-hilo_double (uint32_t hi, uint32_t lo)
-{
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  return __hiloint2double ((int) hi, (int) lo);
-#else
-  const uint64_t b = (uint64_t) hi << 32 | lo;
-  double d;
-  memcpy (&d, &b, sizeof d);
-  return d;
-#endif
-}
+using vh_bits::float_bits;
+using vh_bits::bits_float;
+using vh_bits::hilo_double;
 
 /* The CPU's `sum += (double) float` without the float -> double
  * conversion (a quarter of the double-add rate on the H100; these sums
