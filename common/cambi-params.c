@@ -304,6 +304,20 @@ vh_cambi_mask_index (unsigned w, unsigned h)
       + 3 * ((int) ceil_log2 ((w >> 6) * (h >> 6)) - 11) - 1) >> 1;
 }
 
+void
+vh_cambi_scale_sizes (unsigned w, unsigned h, bool speedup,
+    unsigned sw[VH_CAMBI_SCALES], unsigned sh[VH_CAMBI_SCALES])
+{
+  for (int scale = 0; scale < VH_CAMBI_SCALES; scale++) {
+    if (scale > 0 || speedup) {
+      w = (w + 1) >> 1;
+      h = (h + 1) >> 1;
+    }
+    sw[scale] = w;
+    sh[scale] = h;
+  }
+}
+
 int
 vh_cambi_topk_count (double topk, int n)
 {

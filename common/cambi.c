@@ -476,10 +476,12 @@ score_picture (CambiState *s, const VhPlane *p, bool is_src, unsigned index,
     return FALSE;
   }
   spatial_mask (s, w, h);
+  unsigned sw[NUM_SCALES], sh[NUM_SCALES];
+  vh_cambi_scale_sizes (w, h, s->p.speedup, sw, sh);
   for (int scale = 0; scale < NUM_SCALES; scale++) {
+    w = sw[scale];
+    h = sh[scale];
     if (scale > 0 || s->p.speedup) {
-      w = (w + 1) >> 1;
-      h = (h + 1) >> 1;
       decimate (s->image, s->stride, w, h);
       decimate (s->mask, s->stride, w, h);
     }
@@ -531,13 +533,11 @@ cambi_extract_sums (void *priv, const void *sums, unsigned index,
     return FALSE;
   }
   double per_scale[NUM_SCALES];
-  unsigned w = s->p.enc_w, h = s->p.enc_h;
+  unsigned sw[NUM_SCALES], sh[NUM_SCALES];
+  vh_cambi_scale_sizes (s->p.enc_w, s->p.enc_h, s->p.speedup, sw, sh);
   for (int scale = 0; scale < NUM_SCALES; scale++) {
-    if (scale > 0 || s->p.speedup) {
-      w = (w + 1) >> 1;
-      h = (h + 1) >> 1;
-    }
-    const int k = vh_cambi_topk_count (s->p.topk, (int) (w * h));
+    const int k = vh_cambi_topk_count (s->p.topk, (int) (sw[scale]
+            * sh[scale]));
     per_scale[scale] = ldexp ((double) g->topk_sum[scale], -24) / k;
   }
   const double score = vh_cambi_combine (per_scale, s->p.window);

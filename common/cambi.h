@@ -78,6 +78,11 @@ const float *vh_cambi_reciprocal (void);
 int vh_cambi_contrast_weight (int d);
 /* the 7x7 count a pixel's mask needs to exceed, for a w x h picture */
 uint32_t vh_cambi_mask_index (unsigned w, unsigned h);
+/* Each scale's size for a w x h picture: halved, (n + 1) / 2, before every
+ * scale but the first, and before the first too with the high-resolution
+ * speed-up. */
+void vh_cambi_scale_sizes (unsigned w, unsigned h, bool speedup,
+    unsigned sw[VH_CAMBI_SCALES], unsigned sh[VH_CAMBI_SCALES]);
 /* the k of the top-k pooling of n contrast values */
 int vh_cambi_topk_count (double topk, int n);
 /* The score from each scale's pooled value (the top-k mean), not yet

@@ -20,7 +20,7 @@ struct VhCambiGpu {
   VhGpuFunction *fn_pre, *fn_deriv, *fn_mask, *fn_scale, *fn_cvalues,
       *fn_select;
   VhCambiPlan plan;
-  unsigned w[SCALES], h[SCALES], shift[SCALES], decimate[SCALES];
+  unsigned w[SCALES], h[SCALES], shift[SCALES];
   unsigned tiles_x[SCALES], n_tiles[SCALES], k[SCALES];
   /* one block of memory: 10-bit picture, flags, mask, each scale's picture
    * and counted values, the contrast values, then what is cleared every
@@ -57,14 +57,11 @@ vh_cambi_gpu_supported (const VhCambiPlan *p, const char **why)
     return FALSE;
   /* every scale at least as wide and high as half the window (below, the
    * CPU's windows read what earlier scales left in its buffers) */
-  unsigned w = p->width, h = p->height;
+  unsigned sw[SCALES], sh[SCALES];
+  vh_cambi_scale_sizes (p->width, p->height, p->speedup, sw, sh);
   const unsigned pad = p->window >> 1;
   for (int s = 0; s < SCALES; s++) {
-    if (s > 0 || p->speedup) {
-      w = (w + 1) >> 1;
-      h = (h + 1) >> 1;
-    }
-    if (pad > w || pad > h) {
+    if (pad > sw[s] || pad > sh[s]) {
       *why = "a window wider than the smallest scale";
       return FALSE;
     }
@@ -95,17 +92,13 @@ plan_layout (VhCambiGpu *ctx, const VhCambiPlan *plan, GError **error)
   off += aligned (full);
   ctx->mask = off;
   off += aligned (full);
-  unsigned w = plan->width, h = plan->height, shift = 0;
+  vh_cambi_scale_sizes (plan->width, plan->height, plan->speedup, ctx->w,
+      ctx->h);
   for (int s = 0; s < SCALES; s++) {
-    ctx->decimate[s] = s > 0 || plan->speedup;
-    if (ctx->decimate[s]) {
-      w = (w + 1) >> 1;
-      h = (h + 1) >> 1;
-      shift++;
-    }
-    ctx->w[s] = w;
-    ctx->h[s] = h;
-    ctx->shift[s] = shift;
+    const unsigned w = ctx->w[s], h = ctx->h[s];
+    /* decimations so far: the mask of (i, j) is the full one's at
+     * (i << shift, j << shift) */
+    ctx->shift[s] = (unsigned) s + (plan->speedup ? 1 : 0);
     ctx->tiles_x[s] = (w + VH_CAMBI_TILE - 1) / VH_CAMBI_TILE;
     ctx->n_tiles[s] = ctx->tiles_x[s]
         * ((h + VH_CAMBI_TILE - 1) / VH_CAMBI_TILE);
@@ -180,7 +173,7 @@ fill_params (const VhCambiGpu *ctx, VhGpuPtr dis, size_t pitch,
     p->h = ctx->h[s];
     p->mask_w = pl->width;
     p->mask_shift = ctx->shift[s];
-    p->decimate = ctx->decimate[s];
+    p->decimate = s > 0 || pl->speedup;
     p->pad = pl->window >> 1;
     p->tiles_x = ctx->tiles_x[s];
     p->k = ctx->k[s];
