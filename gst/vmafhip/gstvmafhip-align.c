@@ -31,7 +31,8 @@
  * the search's cost does not grow with the picture */
 #define GRID_W 32
 #define GRID_H 18
-/* the search is tried every TRY_EVERY frames taken */
+/* the search is tried every TRY_EVERY frames taken, or every eighth of
+ * the window where that is more (each try compares every lag) */
 #define TRY_EVERY 4
 /* the best offset's difference against the median offset's */
 #define LOCK_RATIO 0.6
@@ -70,11 +71,22 @@ thumb_give_back (GstVmafHip * self, Thumb * t)
   g_ptr_array_add (self->align_spare, t);
 }
 
-/* The oldest thumbnail of a side leaves for the spares. */
-static void
-thumb_slide (GstVmafHip * self, GPtrArray * a)
+/* the frames the search window spans, at the reference's rate */
+static gint
+window_frames (GstVmafHip * self)
 {
-  thumb_give_back (self, g_ptr_array_steal_index (a, 0));
+  return (gint) MAX (1, self->cfg.search_window / self->frame_duration);
+}
+
+/* A new thumbnail of a side; the oldest leave for the spares beyond a
+ * window's worth more than the search needs, whether or not the search
+ * could run (one side may have no frames), so memory stays bounded. */
+static void
+thumb_add (GstVmafHip * self, GPtrArray * a, Thumb * t)
+{
+  g_ptr_array_add (a, t);
+  while (a->len > (guint) (4 * window_frames (self) + 2))
+    thumb_give_back (self, g_ptr_array_steal_index (a, 0));
 }
 
 gboolean
@@ -102,13 +114,8 @@ gst_vmafhip_align_clear (GstVmafHip * self)
   for (int i = 0; i < 2; i++)
     g_clear_pointer (&self->align_thumbs[i], g_ptr_array_unref);
   g_clear_pointer (&self->align_spare, g_ptr_array_unref);
-}
-
-/* the frames the search window spans, at the reference's rate */
-static gint
-window_frames (GstVmafHip * self)
-{
-  return (gint) MAX (1, self->cfg.search_window / self->frame_duration);
+  g_clear_pointer (&self->align_diff, g_free);
+  self->align_n_lags = 0;
 }
 
 /* block means of the luma, in 8-bit units */
@@ -154,7 +161,6 @@ make_thumb (GstVmafHip * self, int which, GstBuffer * buf, Thumb * t)
       }
       t->pix[by * tw + bx] = (float) (n ? sum / n : 0);
     }
-  self->align_thumb_size = tw * th;
   gst_video_frame_unmap (&f);
   return TRUE;
 }
@@ -190,12 +196,13 @@ compare_lags (GstVmafHip * self, gint probe, gint * best_lag,
   GPtrArray *ref = self->align_thumbs[REF], *dist = self->align_thumbs[DIST];
   const GstClockTime fd = self->frame_duration;
   const gint wf = window_frames (self);
-  const guint size = self->align_thumb_size;
 
   if (ref->len == 0 || dist->len == 0)
     return FALSE;
   const Thumb *r0 = g_ptr_array_index (ref, 0), *d0 = g_ptr_array_index (dist,
       0);
+  /* both pads' caps give one thumbnail size (a size change restarts) */
+  const guint size = MIN (r0->size, d0->size);
   const Thumb *rl = g_ptr_array_index (ref, ref->len - 1);
   const Thumb *dl = g_ptr_array_index (dist, dist->len - 1);
   /* both pads must have covered the window (the lagging one's frames at
@@ -205,7 +212,12 @@ compare_lags (GstVmafHip * self, gint probe, gint * best_lag,
     return FALSE;
 
   const gint n_off = 2 * wf + 1;
-  double *diff = g_new (double, n_off), *sorted = g_new (double, n_off);
+  if (self->align_n_lags < (guint) n_off) {
+    g_free (self->align_diff);
+    self->align_diff = g_new (double, 2 * (gsize) n_off);
+    self->align_n_lags = (guint) n_off;
+  }
+  double *diff = self->align_diff, *sorted = diff + n_off;
   gint best = 0;
   guint counted = 0;
   for (gint k = 0; k < n_off; k++) {
@@ -246,8 +258,6 @@ compare_lags (GstVmafHip * self, gint probe, gint * best_lag,
     *best_diff = diff[best];
     *probe_diff = probe >= -wf && probe <= wf ? diff[probe + wf] : INFINITY;
   }
-  g_free (diff);
-  g_free (sorted);
   return ok;
 }
 
@@ -255,7 +265,6 @@ compare_lags (GstVmafHip * self, gint probe, gint * best_lag,
 static void
 try_lock (GstVmafHip * self)
 {
-  const gint wf = window_frames (self);
   gint best;
   double best_diff, median, unused;
 
@@ -278,12 +287,6 @@ try_lock (GstVmafHip * self)
     self->align_reported_no_lock = TRUE;
     post_sync (self, "searching", best, best_diff);
   }
-  /* keep a window's worth more than the search needs, then slide */
-  for (int i = 0; i < 2; i++) {
-    GPtrArray *a = self->align_thumbs[i];
-    if (a->len > (guint) (4 * wf + 2))
-      thumb_slide (self, a);
-  }
 }
 
 /* Once locked, every search window of stream time: a clearly better lag
@@ -291,7 +294,6 @@ try_lock (GstVmafHip * self)
 static void
 recheck (GstVmafHip * self, GstClockTime rt)
 {
-  const gint wf = window_frames (self);
   const gint locked = (gint) (self->align_shift
       / (GstClockTimeDiff) self->frame_duration);
   gint best;
@@ -313,12 +315,6 @@ recheck (GstVmafHip * self, GstClockTime rt)
     post_sync (self, "changed", best, best_diff);
     for (int i = 0; i < 2; i++)
       g_ptr_array_set_size (self->align_thumbs[i], 0);
-    return;
-  }
-  for (int i = 0; i < 2; i++) {
-    GPtrArray *a = self->align_thumbs[i];
-    while (a->len > (guint) (4 * wf + 2))
-      thumb_slide (self, a);
   }
 }
 
@@ -352,7 +348,7 @@ gst_vmafhip_align_observe (GstVmafHip * self, int which, GstBuffer * buf)
     thumb_give_back (self, t);
     return;
   }
-  g_ptr_array_add (self->align_thumbs[which], t);
+  thumb_add (self, self->align_thumbs[which], t);
   if (which == REF)
     recheck (self, rt);
 }
@@ -373,7 +369,7 @@ gst_vmafhip_align_take (GstVmafHip * self, int which, GstBuffer * buf,
   Thumb *t = thumb_take (self);
   t->rt = rt;
   if (GST_CLOCK_TIME_IS_VALID (rt) && make_thumb (self, which, buf, t))
-    g_ptr_array_add (self->align_thumbs[which], t);
+    thumb_add (self, self->align_thumbs[which], t);
   else
     thumb_give_back (self, t);
   if (which == REF) {
@@ -382,7 +378,8 @@ gst_vmafhip_align_take (GstVmafHip * self, int which, GstBuffer * buf,
   } else {
     gst_buffer_unref (buf);
   }
-  if (++self->align_taken % TRY_EVERY == 0)
+  if (++self->align_taken % (guint) MAX (TRY_EVERY, window_frames (self) / 8)
+      == 0)
     try_lock (self);
   return which == REF ? gst_vmafhip_emit_ready (self) : GST_FLOW_OK;
 }

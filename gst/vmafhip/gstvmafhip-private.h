@@ -154,7 +154,9 @@ struct _GstVmafHip
    * the lag once locked */
   GPtrArray *align_thumbs[2];
   GPtrArray *align_spare;       /* thumbnails to reuse */
-  guint align_thumb_size, align_taken;
+  guint align_taken;
+  double *align_diff;           /* compare_lags' scratch: 2 x align_n_lags */
+  guint align_n_lags;
   gboolean align_locked, align_reported_no_lock;
   GstClockTimeDiff align_shift;
   GstClockTime align_checked_at;  /* last re-check (running time) */

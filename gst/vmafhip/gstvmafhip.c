@@ -115,6 +115,8 @@ GST_STATIC_PAD_TEMPLATE ("dist_sink", GST_PAD_SINK, GST_PAD_ALWAYS,
 #define DEFAULT_ALIGN GST_VMAFHIP_ALIGN_OFF
 #define DEFAULT_OFFSET 0
 #define DEFAULT_SEARCH_WINDOW (2 * GST_SECOND)
+/* the search compares every lag of the window each time it runs */
+#define MAX_SEARCH_WINDOW (60 * GST_SECOND)
 
 enum
 {
@@ -484,6 +486,9 @@ gst_vmafhip_finalize (GObject * object)
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
   gst_vmafhip_cuda_clear (self);
   vh_engine_free (self->engine);
+  /* what a start () that failed after them left (no stop () follows) */
+  gst_vmafhip_monitor_stop (self);
+  gst_vmafhip_align_clear (self);
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);
 
@@ -856,7 +861,7 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
       g_param_spec_uint64 ("search-window", "Search window",
           "With align=auto: the largest lag searched, in ns either way "
           "(live pipelines report that much more latency)", GST_MSECOND,
-          G_MAXUINT64, DEFAULT_SEARCH_WINDOW, rw));
+          MAX_SEARCH_WINDOW, DEFAULT_SEARCH_WINDOW, rw));
 
   /* live monitoring (gstvmafhip-monitor.c) */
   g_object_class_install_property (gobject_class, PROP_WINDOW,
