@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "adm.h"
-#include "adm-angle.h"
 #include "vh-multiversion.h"
 #include "vh-feature.h"
 
@@ -98,7 +97,6 @@ struct VhAdmWork {
   /* h, v, d of the current band row of ref [0] and dis [1]. */
   int32_t *detail[2][VH_ADM_BANDS];
   uint8_t *angle;
-  VhAdmAngleFunc angle_flags;   /* adm-angle.c: plain C or AVX-512 */
   /* Ring of CM inputs, per measure (DLM, AIM): the mask row Σ_bands flt,
    * padded by one column on each side for the mirrored neighbours; the
    * centre row Σ_bands |csf|/15, and the same unwrapped (AVX-512 flavour);
@@ -177,7 +175,6 @@ vh_adm_work_new (unsigned width, unsigned height)
   wk->scratch[1] = p;
   p += row;
   wk->angle = (uint8_t *) p;
-  wk->angle_flags = vh_adm_angle_flags_best ();
   return wk;
 }
 
@@ -559,13 +556,32 @@ csf_row_s123 (const int32_t *rr, const int32_t *t, int l, int r,
   }
 }
 
+/* Whether each pair of (horizontal, vertical) detail vectors, reference
+ * (oh, ov) and distorted (th, tv), is less than 1 degree apart.
+ * QUIRK: libvmaf rounds the int64 products to float, then scales and
+ * compares in double.  The rows as separate arguments (not re-read through
+ * ref[] after each store to flags) let GCC vectorise it. */
+VH_MULTIVERSION static void
+angle_flags (const int32_t *oh, const int32_t *ov, const int32_t *th,
+    const int32_t *tv, int l, int r, float cos_sq, uint8_t *flags)
+{
+  for (int j = l; j < r; j++) {
+    const int64_t dp = (int64_t) oh[j] * th[j] + (int64_t) ov[j] * tv[j];
+    const int64_t o2 = (int64_t) oh[j] * oh[j] + (int64_t) ov[j] * ov[j];
+    const int64_t t2 = (int64_t) th[j] * th[j] + (int64_t) tv[j] * tv[j];
+    const double dpf = (float) dp / 4096.0;
+    flags[j] = (dpf >= 0.0f) & (dpf * dpf
+        >= cos_sq * ((float) o2 / 4096.0) * ((float) t2 / 4096.0));
+  }
+}
+
 /* Decouple and CSF of one band row over the columns the CM window reads.
  * The DLM masks the restored signal r with the impairment a = t − r, the
  * AIM masks a with r, so both CSF outputs feed both measures. Each step
  * is a loop of its own so that all but the table lookup can vectorise. */
 VH_MULTIVERSION static void
 decouple_csf_row (const VhAdmPlan *pl, const VhAdmParams *params,
-    VhAdmAngleFunc angle_flags, int32_t *ref[3], int32_t *dis[3],
+    int32_t *ref[3], int32_t *dis[3],
     uint8_t *angle,
     int32_t *k_row, int32_t *r_row, int32_t *mask[2][N_MASK_ROWS],
     int32_t *x[2][3])
@@ -759,7 +775,7 @@ adm_scale (VhAdmWork *wk, int scale, const AdmSource src[2], unsigned bpc,
       }
     }
 
-    decouple_csf_row (&pl, params, wk->angle_flags, wk->detail[0],
+    decouple_csf_row (&pl, params, wk->detail[0],
         wk->detail[1], wk->angle,
         wk->k_row, wk->r_row, wk->mask[y % RING], wk->x[y % RING]);
 
