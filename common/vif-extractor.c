@@ -3,7 +3,6 @@
  * the engine runs (options, per-frame glue). The pixel arithmetic is in
  * vif.c, its SIMD kernels in vif-filters.c and vif-pixels.c. */
 #include <stddef.h>
-#include <string.h>
 
 #include "vif.h"
 #include "vh-feature.h"

@@ -1,6 +1,7 @@
 /* vmafhip — VIF's filter kernels, written once for any vector width and
  * included by vif-filters.c once per instruction set, which defines first:
  *   SFX           the functions' suffix (avx512, vnni, avx2)
+ *   BITS          the vector width (512, 256), the width helpers' suffix
  *   ISA           their target attribute string
  *   V, W          the vector type and its 16-bit lanes (32 or 16)
  *   LOADV (p)    W uint16 samples      LOAD8 (p)  W bytes as uint16
@@ -10,14 +11,15 @@
  *   DP (acc, a, b)     acc + a0 b0 + a1 b1 per 32-bit lane (vpmaddwd +
  *                      vpaddd, or VNNI's vpdpwssd)
  *   MUL_ROUND_HI (a, b)            (a·b + 2^31) >> 32 per uint32 lane
- * and the width's helpers, with the suffix: store_in_order_SFX (the
- * unpacked pairs' sums back in column order), store_interleaved_SFX (even
- * and odd columns' sums), store_16_SFX (W/2 uint32 to uint16, xor flip).
+ * and the width's helpers, suffixed BITS: store_in_order_BITS (the
+ * unpacked pairs' sums back in column order), store_interleaved_BITS (even
+ * and odd columns' sums), store_16_BITS (W/2 uint32 to uint16, xor flip).
  * vif-filters.h says what each kernel computes. */
 
 #define CAT_(a, b) a##_##b
 #define CAT(a, b) CAT_ (a, b)
 #define FN(name) CAT (name, SFX)
+#define WFN(name) CAT (name, BITS)
 
 /* W consecutive uint32 in column order, (v + round) >> shift, to uint16 */
 __attribute__ ((target (ISA))) static inline void
@@ -26,7 +28,7 @@ FN (store_u16) (uint16_t *out, const uint32_t *sums, unsigned shift,
 {
   const V r = SET1_32 ((int) round);
   for (int h = 0; h < 2; h++)
-    FN (store_16) (out + W / 2 * h, SRL32 (ADD32 (LOADV (sums + W / 2 * h),
+    WFN (store_16) (out + W / 2 * h, SRL32 (ADD32 (LOADV (sums + W / 2 * h),
                 r), shift), flip);
 }
 
@@ -63,7 +65,7 @@ FN (filter16) (uint32_t *out, const uint16_t *const *x, const uint16_t *taps,
       lo = DP (lo, UNPACKLO16 (a, b), f[p]);
       hi = DP (hi, UNPACKHI16 (a, b), f[p]);
     }
-    FN (store_in_order) (out + j, lo, hi);
+    WFN (store_in_order) (out + j, lo, hi);
   }
 }
 
@@ -87,7 +89,7 @@ FN (hfilter16) (uint32_t *out, const uint16_t *x, const uint16_t *taps,
       even = DP (even, LOADV (at), f[p]);
       odd = DP (odd, LOADV (at + 1), f[p]);
     }
-    FN (store_interleaved) (out + j, even, odd);
+    WFN (store_interleaved) (out + j, even, odd);
   }
 }
 
@@ -123,7 +125,7 @@ FN (vertical8) (uint16_t *const out[8], const uint8_t *const *r,
       }
     }
     for (int v = 0; v < 5; v++)
-      FN (store_in_order) (sums[v], lo[v], hi[v]);
+      WFN (store_in_order) (sums[v], lo[v], hi[v]);
     /* μ: (Σ + 128) >> 8; the square sums split into halves; all biased */
     FN (store_u16) (out[0] + j, sums[0], 8, 128, 0x8000);
     FN (store_u16) (out[1] + j, sums[1], 8, 128, 0x8000);
@@ -172,7 +174,7 @@ FN (vertical16) (uint16_t *const out[8], const uint16_t *const *r,
       }
     }
     for (int v = 0; v < 8; v++)
-      FN (store_in_order) (sums[v], lo[v], hi[v]);
+      WFN (store_in_order) (sums[v], lo[v], hi[v]);
     FN (store_u16) (out[0] + j, sums[0], mu_shift, 1u << (mu_shift - 1),
         0x8000);
     FN (store_u16) (out[1] + j, sums[1], mu_shift, 1u << (mu_shift - 1),
@@ -184,8 +186,8 @@ FN (vertical16) (uint16_t *const out[8], const uint16_t *const *r,
         const V sl = LOADV (sums[v + 1] + W / 2 * h);
         const V c = ADD32 (SLL32 (sh, 16 - sq_shift), SRL32 (ADD32 (sl,
                     sq_round), sq_shift));
-        FN (store_16) (out[v] + j + W / 2 * h, SRLI32 (c, 16), 0x8000);
-        FN (store_16) (out[v + 1] + j + W / 2 * h, c, 0x8000);
+        WFN (store_16) (out[v] + j + W / 2 * h, SRLI32 (c, 16), 0x8000);
+        WFN (store_16) (out[v + 1] + j + W / 2 * h, c, 0x8000);
       }
     }
   }
@@ -208,7 +210,7 @@ FN (subsample8) (uint16_t *out, const uint8_t *const *x,
       lo = DP (lo, UNPACKLO16 (a, b), f[p]);
       hi = DP (hi, UNPACKHI16 (a, b), f[p]);
     }
-    FN (store_in_order) (sums, lo, hi);
+    WFN (store_in_order) (sums, lo, hi);
     FN (store_u16) (out + j, sums, shift, 1u << (shift - 1), 0);
   }
 }
@@ -237,7 +239,6 @@ FN (sigmas) (const uint32_t *const acc[8], int32_t *sigma1_sq,
 }
 
 static const VhVifFilters FN (filters) = {
-  .name = G_STRINGIFY (SFX),
   .filter16 = FN (filter16),
   .hfilter16 = FN (hfilter16),
   .vertical8 = FN (vertical8),
@@ -249,3 +250,4 @@ static const VhVifFilters FN (filters) = {
 #undef CAT_
 #undef CAT
 #undef FN
+#undef WFN

@@ -103,12 +103,7 @@ mul_round_hi_512 (__m512i a, __m512i b)
 #define SLL32(v, n) _mm512_sll_epi32 (v, _mm_cvtsi32_si128 ((int) (n)))
 #define SRLI32(v, i) _mm512_srli_epi32 (v, i)
 #define MUL_ROUND_HI(a, b) mul_round_hi_512 (a, b)
-#define store_in_order_avx512 store_in_order_512
-#define store_interleaved_avx512 store_interleaved_512
-#define store_16_avx512 store_16_512
-#define store_in_order_vnni store_in_order_512
-#define store_interleaved_vnni store_interleaved_512
-#define store_16_vnni store_16_512
+#define BITS 512
 
 #define SFX avx512
 #define ISA "avx512f,avx512bw"
@@ -127,6 +122,7 @@ mul_round_hi_512 (__m512i a, __m512i b)
 #undef ISA
 #undef DP
 
+#undef BITS
 #undef V
 #undef W
 #undef LOADV
@@ -155,7 +151,7 @@ mul_round_hi_512 (__m512i a, __m512i b)
 /* per 128-bit lane as above: lo holds columns 0-3 and 8-11, hi 4-7 and
  * 12-15 (unpacked pairs), or even and odd columns interleaved per lane */
 AVX2 static inline void
-store_lanes_256 (uint32_t *out, __m256i lo, __m256i hi)
+store_in_order_256 (uint32_t *out, __m256i lo, __m256i hi)
 {
   _mm256_storeu_si256 ((__m256i *) out, _mm256_permute2x128_si256 (lo, hi,
           0x20));
@@ -164,22 +160,16 @@ store_lanes_256 (uint32_t *out, __m256i lo, __m256i hi)
 }
 
 AVX2 static inline void
-store_in_order_avx2 (uint32_t *out, __m256i lo, __m256i hi)
+store_interleaved_256 (uint32_t *out, __m256i even, __m256i odd)
 {
-  store_lanes_256 (out, lo, hi);
-}
-
-AVX2 static inline void
-store_interleaved_avx2 (uint32_t *out, __m256i even, __m256i odd)
-{
-  store_lanes_256 (out, _mm256_unpacklo_epi32 (even, odd),
+  store_in_order_256 (out, _mm256_unpacklo_epi32 (even, odd),
       _mm256_unpackhi_epi32 (even, odd));
 }
 
 /* 8 uint32 to uint16 (truncating: masked, then packed without
  * saturation), xor flip */
 AVX2 static inline void
-store_16_avx2 (uint16_t *out, __m256i v, uint16_t flip)
+store_16_256 (uint16_t *out, __m256i v, uint16_t flip)
 {
   const __m256i low = _mm256_and_si256 (v, _mm256_set1_epi32 (0xffff));
   const __m256i packed = _mm256_permute4x64_epi64 (_mm256_packus_epi32 (low,
@@ -221,6 +211,7 @@ mul_round_hi_256 (__m256i a, __m256i b)
 #define SRLI32(v, i) _mm256_srli_epi32 (v, i)
 #define MUL_ROUND_HI(a, b) mul_round_hi_256 (a, b)
 
+#define BITS 256
 #define SFX avx2
 #define ISA "avx2"
 #define DP(acc, a, b) _mm256_add_epi32 (acc, _mm256_madd_epi16 (a, b))
@@ -228,32 +219,23 @@ mul_round_hi_256 (__m256i a, __m256i b)
 
 /* ---- selection ------------------------------------------------------------ */
 
-/* every version, best first, and whether this CPU runs it */
+/* every version, best first, with what it needs of the CPU */
 static const struct {
   const VhVifFilters *filters;
-  const char *features[3];
+  VhCpuSimd level;
+  gboolean vnni;
 } versions[] = {
-  {&filters_vnni, {"avx512f", "avx512bw", "avx512vnni"}},
-  {&filters_avx512, {"avx512f", "avx512bw", NULL}},
-  {&filters_avx2, {"avx2", NULL, NULL}},
+  {&filters_vnni, VH_CPU_SIMD_AVX512, TRUE},
+  {&filters_avx512, VH_CPU_SIMD_AVX512, FALSE},
+  {&filters_avx2, VH_CPU_SIMD_AVX2, FALSE},
 };
 
+/* whether version v needs no more than `level` and this CPU runs it */
 static gboolean
-cpu_runs (unsigned v)
+runs (unsigned v, VhCpuSimd level)
 {
-  __builtin_cpu_init ();
-  for (int f = 0; f < 3 && versions[v].features[f]; f++) {
-    const char *name = versions[v].features[f];
-    /* __builtin_cpu_supports needs literals */
-    const gboolean ok = !strcmp (name, "avx512f")
-        ? __builtin_cpu_supports ("avx512f") : !strcmp (name, "avx512bw")
-        ? __builtin_cpu_supports ("avx512bw") : !strcmp (name, "avx512vnni")
-        ? __builtin_cpu_supports ("avx512vnni")
-        : __builtin_cpu_supports ("avx2");
-    if (!ok)
-      return FALSE;
-  }
-  return TRUE;
+  return versions[v].level <= level
+      && (!versions[v].vnni || vh_cpu_has_avx512_vnni ());
 }
 
 unsigned
@@ -261,7 +243,7 @@ vh_vif_filters_all (const VhVifFilters **out, unsigned max)
 {
   unsigned n = 0;
   for (unsigned v = 0; v < G_N_ELEMENTS (versions) && n < max; v++)
-    if (cpu_runs (v))
+    if (runs (v, vh_cpu_simd_detected ()))
       out[n++] = versions[v].filters;
   return n;
 }
@@ -269,13 +251,9 @@ vh_vif_filters_all (const VhVifFilters **out, unsigned max)
 const VhVifFilters *
 vh_vif_filters_best (void)
 {
-  const VhCpuSimd allowed = vh_cpu_simd_allowed ();
-  for (unsigned v = 0; v < G_N_ELEMENTS (versions); v++) {
-    const VhCpuSimd needs = versions[v].filters == &filters_avx2
-        ? VH_CPU_SIMD_AVX2 : VH_CPU_SIMD_AVX512;
-    if (needs <= allowed && cpu_runs (v))
+  for (unsigned v = 0; v < G_N_ELEMENTS (versions); v++)
+    if (runs (v, vh_cpu_simd_level ()))
       return versions[v].filters;
-  }
   return NULL;
 }
 #else

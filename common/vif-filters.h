@@ -61,7 +61,6 @@ typedef void (*VhVifSigmasFunc) (const uint32_t *const acc[8],
 
 /* One instruction set's kernels. */
 typedef struct {
-  const char *name;             /* "vnni" (AVX-512 with VNNI), "avx512", "avx2" */
   VhVifFilter16Func filter16;
   VhVifHFilter16Func hfilter16;
   VhVifVertical8Func vertical8;

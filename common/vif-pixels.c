@@ -281,20 +281,14 @@ pixels_avx2 (const int32_t *sigma1_sq, const int32_t *sigma2_sq,
 VhVifPixelsFunc
 vh_vif_pixels_avx2 (void)
 {
-  __builtin_cpu_init ();
-  return __builtin_cpu_supports ("avx2") ? pixels_avx2 : NULL;
+  return vh_cpu_simd_detected () >= VH_CPU_SIMD_AVX2 ? pixels_avx2 : NULL;
 }
 
 VhVifPixelsFunc
 vh_vif_pixels_avx512 (void)
 {
-  __builtin_cpu_init ();
-  if (__builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512cd")
-      && __builtin_cpu_supports ("avx512dq")
-      && __builtin_cpu_supports ("avx512vl")
-      && __builtin_cpu_supports ("avx512bw"))
-    return pixels_avx512;
-  return NULL;
+  return vh_cpu_simd_detected () >= VH_CPU_SIMD_AVX512 ? pixels_avx512
+      : NULL;
 }
 #else
 VhVifPixelsFunc
@@ -313,10 +307,8 @@ vh_vif_pixels_avx2 (void)
 VhVifPixelsFunc
 vh_vif_pixels_best (void)
 {
-  const VhCpuSimd allowed = vh_cpu_simd_allowed ();
-  VhVifPixelsFunc f = allowed >= VH_CPU_SIMD_AVX512 ? vh_vif_pixels_avx512 ()
-      : NULL;
-  if (!f && allowed >= VH_CPU_SIMD_AVX2)
-    f = vh_vif_pixels_avx2 ();
+  const VhCpuSimd level = vh_cpu_simd_level ();
+  VhVifPixelsFunc f = level >= VH_CPU_SIMD_AVX512 ? vh_vif_pixels_avx512 ()
+      : level >= VH_CPU_SIMD_AVX2 ? vh_vif_pixels_avx2 () : NULL;
   return f ? f : vh_vif_pixels_scalar;
 }
