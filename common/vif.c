@@ -103,8 +103,12 @@ struct VhVifWork {
   const uint16_t *log2;
   VhVifPixelsFunc pixels;
   /* vif-filters.c (AVX2, AVX-512), or NULL: the loops here */
-  const VhVifFilters *simd;
-  bool simd_taps[VH_VIF_SCALES];  /* every tap < 2^15: filter16 can run */
+  /* per scale: the hand-written kernels (vif-filters.c), or NULL for the
+   * plain C (no SIMD, or a tap of 2^15 or more, which their 16-bit
+   * multiply-adds cannot take).  One choice per scale for every pass, as
+   * the SIMD vertical pass leaves its row arrays biased for the SIMD
+   * horizontal one. */
+  const VhVifFilters *simd[VH_VIF_SCALES];
   void *mem;
 };
 
@@ -178,11 +182,19 @@ VIF_INLINE void
 filter_16_best (const VhVifWork *work, unsigned scale, uint32_t *acc,
     const void *const *x, unsigned ntaps, unsigned n)
 {
-  if (work->simd && work->simd_taps[scale])
-    work->simd->filter16 (acc, (const uint16_t *const *) x, work->taps[scale],
-        ntaps, n);
+  if (work->simd[scale])
+    work->simd[scale]->filter16 (acc, (const uint16_t *const *) x,
+        work->taps[scale], ntaps, n);
   else
     filter_16 (acc, x, work->taps[scale], ntaps, n);
+}
+
+/* the eight row arrays from column col */
+VIF_INLINE void
+rows_at (const VhVifWork *work, unsigned col, uint16_t *out[ROW_ARRAYS])
+{
+  for (unsigned a = 0; a < ROW_ARRAYS; a++)
+    out[a] = work->row[a] + col;
 }
 
 /* 8-bit μ with the symmetric taps folded (a + b fits 16 bits):
@@ -302,13 +314,10 @@ vertical_stats_8 (VhVifWork *work, const void *const *ref,
 
   /* the row arrays stored biased, for the one-row filter of the same
    * version */
-  if (work->simd) {
-    uint16_t *const out[ROW_ARRAYS] = {
-      work->row[0] + col, work->row[1] + col, work->row[2] + col,
-      work->row[3] + col, work->row[4] + col, work->row[5] + col,
-      work->row[6] + col, work->row[7] + col,
-    };
-    work->simd->vertical8 (out, r, d, taps, last + 1, n);
+  if (work->simd[0]) {
+    uint16_t *out[ROW_ARRAYS];
+    rows_at (work, col, out);
+    work->simd[0]->vertical8 (out, r, d, taps, last + 1, n);
     return;
   }
 
@@ -344,19 +353,16 @@ vertical_stats_16 (VhVifWork *work, const void *const *ref,
   const uint16_t *const *r = (const uint16_t *const *) ref;
   const uint16_t *const *d = (const uint16_t *const *) dis;
 
-  if (work->simd && work->simd_taps[scale]) {
-    uint16_t *const out[ROW_ARRAYS] = {
-      work->row[0] + col, work->row[1] + col, work->row[2] + col,
-      work->row[3] + col, work->row[4] + col, work->row[5] + col,
-      work->row[6] + col, work->row[7] + col,
-    };
-    work->simd->vertical16 (out, r, d, taps, last + 1, rnd->mu_shift,
+  if (work->simd[scale]) {
+    uint16_t *out[ROW_ARRAYS];
+    rows_at (work, col, out);
+    work->simd[scale]->vertical16 (out, r, d, taps, last + 1, rnd->mu_shift,
         rnd->sq_shift, n);
     return;
   }
 
-  filter_16_best (work, scale, acc[ROW_MU1], ref, last + 1, n);
-  filter_16_best (work, scale, acc[ROW_MU2], dis, last + 1, n);
+  filter_16 (acc[ROW_MU1], ref, taps, last + 1, n);
+  filter_16 (acc[ROW_MU2], dis, taps, last + 1, n);
   /* The square sums: the first tap alone, then pairs. */
   mac2_products_16 (acc[ROW_XX_HI], acc[ROW_XX_LO], r[0], r[0], r[0], r[0],
       taps[0], 0, true, n);
@@ -376,20 +382,15 @@ vertical_stats_16 (VhVifWork *work, const void *const *ref,
   store_row (work, col, n, rnd->mu_shift, true, rnd->sq_shift);
 }
 
-/* Vertical half of a subsample: (Σ f·p + 2^(s−1)) >> s, a template. */
-#define DEFINE_VERTICAL_SUBSAMPLE(sfx)                                      \
-VIF_INLINE void                                                             \
-vertical_subsample_##sfx (uint32_t *restrict acc, const void *const *rows,  \
-    const uint16_t *taps, unsigned ntaps, unsigned shift, unsigned n,       \
-    uint16_t *restrict out)                                                 \
-{                                                                           \
-  filter_##sfx (acc, rows, taps, ntaps, n);                                 \
-  for (unsigned j = 0; j < VIF_RUN (n); j++)                                \
-    out[j] = (acc[j] + (1u << (shift - 1))) >> shift;                       \
+/* Vertical half of a subsample: (Σ f·p + 2^(s−1)) >> s of the filtered
+ * rows in acc. */
+VIF_INLINE void
+round_out (const uint32_t *restrict acc, unsigned shift, unsigned n,
+    uint16_t *restrict out)
+{
+  for (unsigned j = 0; j < VIF_RUN (n); j++)
+    out[j] = (acc[j] + (1u << (shift - 1))) >> shift;
 }
-
-DEFINE_VERTICAL_SUBSAMPLE (8)
-DEFINE_VERTICAL_SUBSAMPLE (16)
 
 /* Which vertical pass a row driver runs. */
 typedef enum {
@@ -448,25 +449,29 @@ vertical_row (VhVifWork *work, const VifVerticalJob *job,
             j0);
         break;
       case PASS_SUBSAMPLE_8:
-        if (work->simd && work->simd_taps[job->scale]) {
-          work->simd->subsample8 (work->sub_ref + j0,
+        if (work->simd[job->scale]) {
+          work->simd[job->scale]->subsample8 (work->sub_ref + j0,
               (const uint8_t *const *) ref_at, work->taps[job->scale],
               job->ntaps, job->shift, n);
-          work->simd->subsample8 (work->sub_dis + j0,
+          work->simd[job->scale]->subsample8 (work->sub_dis + j0,
               (const uint8_t *const *) dis_at, work->taps[job->scale],
               job->ntaps, job->shift, n);
           break;
         }
-        vertical_subsample_8 (work->acc[0], ref_at, work->taps[job->scale],
-            job->ntaps, job->shift, n, work->sub_ref + j0);
-        vertical_subsample_8 (work->acc[0], dis_at, work->taps[job->scale],
-            job->ntaps, job->shift, n, work->sub_dis + j0);
+        filter_8 (work->acc[0], ref_at, work->taps[job->scale], job->ntaps,
+            n);
+        round_out (work->acc[0], job->shift, n, work->sub_ref + j0);
+        filter_8 (work->acc[0], dis_at, work->taps[job->scale], job->ntaps,
+            n);
+        round_out (work->acc[0], job->shift, n, work->sub_dis + j0);
         break;
       case PASS_SUBSAMPLE_16:
-        vertical_subsample_16 (work->acc[0], ref_at, work->taps[job->scale],
-            job->ntaps, job->shift, n, work->sub_ref + j0);
-        vertical_subsample_16 (work->acc[0], dis_at, work->taps[job->scale],
-            job->ntaps, job->shift, n, work->sub_dis + j0);
+        filter_16_best (work, job->scale, work->acc[0], ref_at, job->ntaps,
+            n);
+        round_out (work->acc[0], job->shift, n, work->sub_ref + j0);
+        filter_16_best (work, job->scale, work->acc[0], dis_at, job->ntaps,
+            n);
+        round_out (work->acc[0], job->shift, n, work->sub_dis + j0);
         break;
     }
     j0 += n;
@@ -483,40 +488,12 @@ typedef struct VifPixelParams {
   VhVifPixelsFunc pixels;       /* vif-pixels.c: plain C or AVX-512 */
 } VifPixelParams;
 
-/* Horizontal filter of the row buffers over columns [j0, j0 + n) (n a
- * multiple of VIF_ALIGN, possibly past the row end), then the statistics
- * of its first `valid` columns. libvmaf's uint64 square sums Σ f·v are
- * taken as 2^16·Σ f·hi + Σ f·lo and rounded like combine_square_sum. */
+/* σ₁², σ₂², σ₁₂ from the eight filtered sums (vif-filters.h's sigmas, in
+ * plain C) */
 VIF_INLINE void
-horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
-    unsigned valid, const VifPixelParams *p, VhVifScaleSums *sums)
+plain_sigmas (uint32_t *const *acc, int32_t *restrict sigma1_sq,
+    int32_t *restrict sigma2_sq, int32_t *restrict sigma12, unsigned n)
 {
-  const unsigned half = vif_half[scale], ntaps = 2 * half + 1;
-  uint32_t *const *acc = work->acc;
-  int32_t *restrict sigma1_sq = work->sigma1_sq;
-  int32_t *restrict sigma2_sq = work->sigma2_sq;
-  int32_t *restrict sigma12 = work->sigma12;
-  const void *cols[VIF_MAX_TAPS];
-
-  for (unsigned a = 0; a < ROW_ARRAYS; a++) {
-    if (work->simd && work->simd_taps[scale]) {
-      work->simd->hfilter16 (acc[a], work->row[a] + ((ptrdiff_t) j0 - half),
-          work->taps[scale], ntaps, n);
-      continue;
-    }
-    for (unsigned k = 0; k < ntaps; k++)
-      cols[k] = work->row[a] + ((ptrdiff_t) j0 + k - half);
-    filter_16 (acc[a], cols, work->taps[scale], ntaps, n);
-  }
-
-  if (work->simd) {
-    work->simd->sigmas ((const uint32_t *const *) acc, sigma1_sq, sigma2_sq,
-        sigma12, n);
-    p->pixels (sigma1_sq, sigma2_sq, sigma12, valid, p->enhn_gain_limit,
-        p->log2, sums);
-    return;
-  }
-
   const uint32_t *restrict mu1 = acc[ROW_MU1], *restrict mu2 = acc[ROW_MU2];
   const uint32_t *restrict xx_hi = acc[ROW_XX_HI];
   const uint32_t *restrict xx_lo = acc[ROW_XX_LO];
@@ -537,7 +514,40 @@ horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
     sigma2_sq[j] = s2 < 0 ? 0 : s2;
     sigma12[j] = (int32_t) (xy - mu12);
   }
+}
 
+/* Horizontal filter of the row buffers over columns [j0, j0 + n) (n a
+ * multiple of VIF_ALIGN, possibly past the row end), then the statistics
+ * of its first `valid` columns. libvmaf's uint64 square sums Σ f·v are
+ * taken as 2^16·Σ f·hi + Σ f·lo and rounded like combine_square_sum. */
+VIF_INLINE void
+horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
+    unsigned valid, const VifPixelParams *p, VhVifScaleSums *sums)
+{
+  const unsigned half = vif_half[scale], ntaps = 2 * half + 1;
+  uint32_t *const *acc = work->acc;
+  int32_t *restrict sigma1_sq = work->sigma1_sq;
+  int32_t *restrict sigma2_sq = work->sigma2_sq;
+  int32_t *restrict sigma12 = work->sigma12;
+  const void *cols[VIF_MAX_TAPS];
+  const VhVifFilters *simd = work->simd[scale];
+
+  for (unsigned a = 0; a < ROW_ARRAYS; a++) {
+    if (simd) {
+      simd->hfilter16 (acc[a], work->row[a] + ((ptrdiff_t) j0 - half),
+          work->taps[scale], ntaps, n);
+      continue;
+    }
+    for (unsigned k = 0; k < ntaps; k++)
+      cols[k] = work->row[a] + ((ptrdiff_t) j0 + k - half);
+    filter_16 (acc[a], cols, work->taps[scale], ntaps, n);
+  }
+
+  if (simd)
+    simd->sigmas ((const uint32_t *const *) acc, sigma1_sq, sigma2_sq,
+        sigma12, n);
+  else
+    plain_sigmas (acc, sigma1_sq, sigma2_sq, sigma12, n);
   p->pixels (sigma1_sq, sigma2_sq, sigma12, valid, p->enhn_gain_limit,
       p->log2, sums);
 }
@@ -727,11 +737,12 @@ vh_vif_work_new (unsigned width, unsigned height)
       work->taps[s][k] = vif_taps[s][k];
   work->log2 = vh_vif_log2_table ();
   work->pixels = vh_vif_pixels_best ();
-  work->simd = vh_vif_filters_best ();
+  const VhVifFilters *simd = vh_vif_filters_best ();
   for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
-    work->simd_taps[s] = true;
+    work->simd[s] = simd;
     for (unsigned k = 0; k <= 2 * vif_half[s]; k++)
-      work->simd_taps[s] &= work->taps[s][k] < 32768;
+      if (work->taps[s][k] >= 32768)
+        work->simd[s] = NULL;
   }
   return work;
 }
