@@ -2,7 +2,6 @@
 #include "ciede-gpu.h"
 
 #include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "vh-error.h"
@@ -39,39 +38,57 @@ struct VhCiedeGpu {
 
 G_STATIC_ASSERT (sizeof (VhCiedeLabEntry) == 16);
 
+typedef struct {
+  VhGpuModule *module;
+  gboolean fill_failed;         /* the table was allocated, not written */
+} TableFill;
+
 static gboolean
 fill_table (VhGpu *gpu, VhGpuPtr mem, void *data, GError **error)
 {
-  VhGpuFunction *build = vh_gpu_function (data, "vh_ciede_lab_table", error);
+  TableFill *fill = data;
+  VhGpuFunction *build = vh_gpu_function (fill->module, "vh_ciede_lab_table",
+      error);
   VhGpuStream *stream = build ? vh_gpu_stream_new (gpu, error) : NULL;
-  if (!stream)
-    return FALSE;
-  void *args[] = { &mem };
-  const gboolean ok = vh_gpu_launch (build,
-      (VhGpuDim3) { VH_CIEDE_TABLE_ENTRIES / VH_CIEDE_THREADS, 1, 1 },
-      (VhGpuDim3) { VH_CIEDE_THREADS, 1, 1 }, 0, stream, args, error)
-      && vh_gpu_stream_sync (stream, error);
-  vh_gpu_stream_free (stream);
+  gboolean ok = stream != NULL;
+  if (ok) {
+    void *args[] = { &mem };
+    ok = vh_gpu_launch (build,
+        (VhGpuDim3) { VH_CIEDE_TABLE_ENTRIES / VH_CIEDE_THREADS, 1, 1 },
+        (VhGpuDim3) { VH_CIEDE_THREADS, 1, 1 }, 0, stream, args, error)
+        && vh_gpu_stream_sync (stream, error);
+    vh_gpu_stream_free (stream);
+  }
+  fill->fill_failed = !ok;
   return ok;
 }
 
-/* The table unless VMAFHIP_CIEDE_TABLE=0 (to compare the two kernels) or
- * the device has no room for it: then every pixel is converted. */
-static VhGpuPtr
-acquire_table (VhGpu *gpu, VhGpuModule *module)
+/* The table (*table), or 0 with VMAFHIP_CIEDE_TABLE=0 (to compare the two
+ * kernels) or where the device has no room for it: then every pixel is
+ * converted.  A table that could not be written is a GPU fault: FALSE. */
+static gboolean
+acquire_table (VhGpu *gpu, VhGpuModule *module, VhGpuPtr *table,
+    GError **error)
 {
-  const char *env = getenv ("VMAFHIP_CIEDE_TABLE");
+  const char *env = g_getenv ("VMAFHIP_CIEDE_TABLE");
+  *table = 0;
   if (env && strcmp (env, "0") == 0)
-    return 0;
-  GError *error = NULL;
-  const VhGpuPtr table = vh_gpu_table_acquire (gpu, CIEDE_TABLE_NAME,
-      CIEDE_TABLE_SIZE, fill_table, module, &error);
-  if (!table) {
-    g_debug ("ciede (GPU): no Lab table, converting every pixel: %s",
-        error->message);
-    g_clear_error (&error);
+    return TRUE;
+  TableFill fill = { module, FALSE };
+  GError *local = NULL;
+  *table = vh_gpu_table_acquire (gpu, CIEDE_TABLE_NAME, CIEDE_TABLE_SIZE,
+      fill_table, &fill, &local);
+  if (*table)
+    return TRUE;
+  if (fill.fill_failed) {
+    g_propagate_prefixed_error (error, local,
+        "ciede (GPU): writing the Lab table: ");
+    return FALSE;
   }
-  return table;
+  g_debug ("ciede (GPU): no Lab table, converting every pixel: %s",
+      local->message);
+  g_clear_error (&local);
+  return TRUE;
 }
 
 VhCiedeGpu *
@@ -85,7 +102,9 @@ vh_ciede_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
         width, height);
     return NULL;
   }
-  const VhGpuPtr table = bpc == 8 ? acquire_table (gpu, module) : 0;
+  VhGpuPtr table = 0;
+  if (bpc == 8 && !acquire_table (gpu, module, &table, error))
+    return NULL;
   VhGpuFunction *kernel = vh_gpu_function (module, table
       ? "vh_ciede_8bit_table" : bpc == 8 ? "vh_ciede_8bit" : "vh_ciede_16bit",
       error);

@@ -6,7 +6,9 @@
  *
  * Loaded by the HIP loader through VMAFHIP_HIP_LIBRARY.  Tests read its
  * counters with vh_mock_hip_counters () and vh_mock_hip_host_allocs (), and make imports fail with
- * VH_MOCK_HIP_REFUSE_IMPORT=1.  Only the symbols the loader resolves. */
+ * VH_MOCK_HIP_REFUSE_IMPORT=1, device allocations above N bytes run out
+ * of memory with VH_MOCK_HIP_MALLOC_LIMIT=N, and kernel launches fail with
+ * VH_MOCK_HIP_FAIL_LAUNCH=1.  Only the symbols the loader resolves. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -140,11 +142,23 @@ hipDeviceTotalMem (size_t *bytes, int device)
 
 hipError_t hipSetDevice (int device) { return check_device (device); }
 
+/* the device allocations: host memory, up to VH_MOCK_HIP_MALLOC_LIMIT */
+static hipError_t
+device_alloc (void **ptr, size_t size)
+{
+  const char *limit = getenv ("VH_MOCK_HIP_MALLOC_LIMIT");
+  if (limit && size > strtoull (limit, NULL, 10)) {
+    *ptr = NULL;
+    return hipErrorOutOfMemory;
+  }
+  *ptr = calloc (1, size);
+  return *ptr ? hipSuccess : hipErrorOutOfMemory;
+}
+
 hipError_t
 hipMalloc (void **ptr, size_t size)
 {
-  *ptr = calloc (1, size);
-  return *ptr ? hipSuccess : hipErrorOutOfMemory;
+  return device_alloc (ptr, size);
 }
 
 hipError_t
@@ -171,7 +185,8 @@ hipHostMalloc (void **ptr, size_t size, unsigned int flags)
   pthread_mutex_lock (&lock);
   mock.host_allocs++;
   pthread_mutex_unlock (&lock);
-  return hipMalloc (ptr, size);
+  *ptr = calloc (1, size);
+  return *ptr ? hipSuccess : hipErrorOutOfMemory;
 }
 
 int
@@ -337,7 +352,8 @@ hipModuleLaunchKernel (void *function, unsigned int gx, unsigned int gy,
   (void) stream;
   (void) params;
   (void) extra;
-  return hipSuccess;
+  const char *fail = getenv ("VH_MOCK_HIP_FAIL_LAUNCH");
+  return fail && strcmp (fail, "1") == 0 ? hipErrorInvalidValue : hipSuccess;
 }
 
 hipError_t

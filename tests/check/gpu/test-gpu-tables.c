@@ -7,6 +7,7 @@
  * GPU). */
 #include <check.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "vh-error.h"
@@ -211,6 +212,42 @@ START_TEST (test_ciede_contexts_share_the_lab_table)
 }
 END_TEST
 
+/* A Lab table the device has no room for: every pixel converted, no
+ * error; one allocated but not written (a launch that fails) is a GPU
+ * fault: the context is refused with the reason, nothing left held. */
+START_TEST (test_ciede_table_failures)
+{
+  VhGpu *gpu = open_mock ();
+  GError *error = NULL;
+  VhGpuModule *module = vh_gpu_module_load_embedded (gpu, &vh_kernel_ciede,
+      &error);
+  ck_assert_msg (module != NULL, "%s", error ? error->message : "?");
+
+  g_setenv ("VH_MOCK_HIP_MALLOC_LIMIT", "1048576", TRUE);
+  VhCiedeGpu *no_room = vh_ciede_gpu_new (gpu, module, 64, 32, 8, &error);
+  g_unsetenv ("VH_MOCK_HIP_MALLOC_LIMIT");
+  ck_assert_msg (no_room != NULL, "%s", error ? error->message : "?");
+  ck_assert (!vh_ciede_gpu_uses_table (no_room));
+  vh_ciede_gpu_free (no_room);
+
+  g_setenv ("VH_MOCK_HIP_FAIL_LAUNCH", "1", TRUE);
+  VhCiedeGpu *fault = vh_ciede_gpu_new (gpu, module, 64, 32, 8, &error);
+  g_unsetenv ("VH_MOCK_HIP_FAIL_LAUNCH");
+  ck_assert (fault == NULL);
+  ck_assert_msg (error && strstr (error->message, "writing the Lab table"),
+      "%s", error ? error->message : "no error");
+  g_clear_error (&error);
+
+  /* nothing held: the next context writes the table and takes it */
+  VhCiedeGpu *ok = vh_ciede_gpu_new (gpu, module, 64, 32, 8, &error);
+  ck_assert_msg (ok && vh_ciede_gpu_uses_table (ok), "%s",
+      error ? error->message : "no table");
+  vh_ciede_gpu_free (ok);
+  vh_gpu_module_free (module);
+  vh_gpu_close (gpu);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -225,6 +262,7 @@ main (void)
   tcase_add_test (tc, test_failures_leave_nothing);
   tcase_add_test (tc, test_threads_share_one_fill);
   tcase_add_test (tc, test_ciede_contexts_share_the_lab_table);
+  tcase_add_test (tc, test_ciede_table_failures);
   suite_add_tcase (s, tc);
   SRunner *runner = srunner_create (s);
   srunner_run_all (runner, CK_NORMAL);
