@@ -116,13 +116,6 @@ vh_monitor_free (VhMonitor *m)
   g_free (m);
 }
 
-static int
-compare_doubles (const void *a, const void *b)
-{
-  const double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
-
 /* stats of v[0..n) (n >= 1); v is reordered */
 static void
 compute_stats (double *v, unsigned n, VhMonitorStats *out)
@@ -137,11 +130,8 @@ compute_stats (double *v, unsigned n, VhMonitorStats *out)
   out->min = p.min;
   out->max = p.max;
   out->harmonic_mean = p.harmonic_mean;
-  qsort (v, n, sizeof *v, compare_doubles);
-  const double pos = 0.05 * (n - 1);
-  const unsigned lo = (unsigned) pos;
-  const double frac = pos - lo;
-  out->p5 = lo + 1 < n ? v[lo] + frac * (v[lo + 1] - v[lo]) : v[lo];
+  qsort (v, n, sizeof *v, vh_compare_doubles);
+  out->p5 = vh_percentile (v, n, 5.0);
 }
 
 static double *

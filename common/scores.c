@@ -245,3 +245,21 @@ vh_pooled_get (const VhPooled *p, VhPoolMethod method)
       return p->mean;
   }
 }
+
+int
+vh_compare_doubles (const void *a, const void *b)
+{
+  const double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+double
+vh_percentile (const double *sorted, unsigned n, double perc)
+{
+  const double p = perc * (n - 1) / 100.;
+  const int lo = (int) floor (p);
+  const int hi = (int) ceil (p);
+  if (lo == hi)
+    return sorted[lo];
+  return sorted[lo] * (hi - p) + sorted[hi] * (p - lo);
+}

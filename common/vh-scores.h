@@ -59,6 +59,12 @@ void vh_pool_accum_add (VhPoolAccum *accum, double value);
 /* FALSE if nothing was added. */
 bool vh_pool_accum_get (const VhPoolAccum *accum, VhPooled *pooled);
 
+/* qsort's comparison of doubles, ascending */
+int vh_compare_doubles (const void *a, const void *b);
+/* The perc-th percentile of n sorted values, libvmaf's (numpy's linear):
+ * between the order statistics around perc (n - 1) / 100. */
+double vh_percentile (const double *sorted, unsigned n, double perc);
+
 /* Memory independent of stream length: moves frames below `upto` out of
  * the table. Each metric's values on those frames that `subsample` selects
  * are added to the metric's running pool, then the frames are freed;

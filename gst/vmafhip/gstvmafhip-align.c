@@ -178,13 +178,6 @@ post_sync (GstVmafHip * self, const char *state, gint frames, double diff)
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
-static int
-compare_doubles (const void *a, const void *b)
-{
-  const double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
-
 /* Every lag's mean absolute difference over the kept thumbnails: the best
  * lag, its difference, the median lag's, and the difference at `probe`
  * frames (INFINITY where too few frames pair).  FALSE while either side
@@ -252,7 +245,7 @@ compare_lags (GstVmafHip * self, gint probe, gint * best_lag,
   }
   gboolean ok = counted >= 3;
   if (ok) {
-    qsort (sorted, counted, sizeof *sorted, compare_doubles);
+    qsort (sorted, counted, sizeof *sorted, vh_compare_doubles);
     *median_diff = sorted[counted / 2];
     *best_lag = best - wf;
     *best_diff = diff[best];
