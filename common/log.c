@@ -79,6 +79,39 @@ append_number (GString *out, double v)
   g_string_append (out, buf);
 }
 
+/* One metric's statistics as JSON members ("name": value, each on its
+ * line at `indent`) or XML attributes (name="value" ) */
+static void
+append_fields (GString *out, bool json, const char *indent,
+    const char *const *names, const double *values, gsize n)
+{
+  for (gsize k = 0; k < n; k++) {
+    if (json) {
+      g_string_append_printf (out, "%s%s\"%s\": ", k ? ",\n" : "\n", indent,
+          names[k]);
+      append_number (out, values[k]);
+    } else {
+      g_string_append_printf (out, "%s=\"", names[k]);
+      append_number (out, values[k]);
+      g_string_append (out, "\" ");
+    }
+  }
+}
+
+/* A pooled metric's four statistics, in pool_names' order */
+static void
+append_pooled (GString *out, bool json, const char *indent,
+    const VhPooled *p)
+{
+  const char *names[G_N_ELEMENTS (pool_names)];
+  double values[G_N_ELEMENTS (pool_names)];
+  for (gsize k = 0; k < G_N_ELEMENTS (pool_names); k++) {
+    names[k] = pool_names[k].name;
+    values[k] = vh_pooled_get (p, pool_names[k].method);
+  }
+  append_fields (out, json, indent, names, values, G_N_ELEMENTS (names));
+}
+
 static bool
 frame_has_values (const VhScoreTable *t, const VhLogFilter *filter,
     unsigned frame)
@@ -153,7 +186,7 @@ json_frame (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
 
 static void
 json_tail (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
-    const VhLogInfo *info)
+    const VhLogInfo *info, const GString *intervals)
 {
   g_string_append (out, "\n  ],\n  \"pooled_metrics\": {");
   bool first_metric = true;
@@ -166,14 +199,14 @@ json_tail (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
     first_metric = false;
     g_string_append_printf (out, "    \"%s\": {",
         vh_score_table_metric_name (t, m));
-    for (gsize k = 0; k < G_N_ELEMENTS (pool_names); k++) {
-      g_string_append_printf (out, "%s      \"%s\": ", k ? ",\n" : "\n",
-          pool_names[k].name);
-      append_number (out, vh_pooled_get (&p, pool_names[k].method));
-    }
+    append_pooled (out, true, "      ", &p);
     g_string_append (out, "\n    }");
   }
-  g_string_append (out, "\n  },\n  \"aggregate_metrics\": {\n  }\n}\n");
+  g_string_append (out, "\n  },\n  \"aggregate_metrics\": {\n  }");
+  if (intervals)
+    g_string_append_printf (out, ",\n  \"intervals\": [%s\n  ]",
+        intervals->str);
+  g_string_append (out, "\n}\n");
 }
 
 static void
@@ -211,7 +244,7 @@ xml_frame (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
 
 static void
 xml_tail (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
-    const VhLogInfo *info)
+    const VhLogInfo *info, const GString *intervals)
 {
   g_string_append (out, "  </frames>\n  <pooled_metrics>\n");
   for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
@@ -220,17 +253,15 @@ xml_tail (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
       continue;
     g_string_append_printf (out, "    <metric name=\"%s\" ",
         vh_score_table_metric_name (t, m));
-    if (vh_score_table_pool_all (t, m, info->subsample, &p)) {
-      for (gsize k = 0; k < G_N_ELEMENTS (pool_names); k++) {
-        g_string_append_printf (out, "%s=\"", pool_names[k].name);
-        append_number (out, vh_pooled_get (&p, pool_names[k].method));
-        g_string_append (out, "\" ");
-      }
-    }
+    if (vh_score_table_pool_all (t, m, info->subsample, &p))
+      append_pooled (out, false, "", &p);
     g_string_append (out, "/>\n");
   }
-  g_string_append (out, "  </pooled_metrics>\n  <aggregate_metrics />\n"
-      "</VMAF>\n");
+  g_string_append (out, "  </pooled_metrics>\n  <aggregate_metrics />\n");
+  if (intervals)
+    g_string_append_printf (out, "  <intervals>\n%s  </intervals>\n",
+        intervals->str);
+  g_string_append (out, "</VMAF>\n");
 }
 
 static void
@@ -326,15 +357,17 @@ append_frame (GString *out, VhLogFormat format, const VhScoreTable *t,
   }
 }
 
-/* Everything after the last frame (CSV and sub have nothing there). */
+/* Everything after the last frame (CSV and sub have nothing there); the
+ * intervals' section (NULL: none) before the log's end. */
 static void
 append_tail (GString *out, VhLogFormat format, const VhScoreTable *t,
-    const VhLogFilter *filter, const VhLogInfo *info)
+    const VhLogFilter *filter, const VhLogInfo *info,
+    const GString *intervals)
 {
   if (format == VH_LOG_XML)
-    xml_tail (out, t, filter, info);
+    xml_tail (out, t, filter, info, intervals);
   else if (format == VH_LOG_JSON)
-    json_tail (out, t, filter, info);
+    json_tail (out, t, filter, info, intervals);
 }
 
 void
@@ -351,7 +384,7 @@ vh_log_write_filtered (const VhScoreTable *t, VhLogFormat format,
     append_frame (out, format, t, filter, i, first_frame);
     first_frame = false;
   }
-  append_tail (out, format, t, filter, info);
+  append_tail (out, format, t, filter, info, NULL);
 }
 
 void
@@ -515,62 +548,25 @@ vh_log_writer_add_interval (VhLogWriter *w, double start, double end,
     g_string_append_printf (o, "    <interval start=\"%.6f\" end=\"%.6f\" "
         "frames=\"%u\">\n", start, end, n_frames);
   }
+  /* the pooled statistics' names, then the 5th percentile */
+  static const char *const stat_names[] = {
+    "min", "max", "mean", "harmonic_mean", "p5",
+  };
   for (unsigned m = 0; m < n_models; m++) {
-    const struct {
-      const char *name;
-      double v;
-    } f[] = {
-      {"min", stats[m].min}, {"max", stats[m].max}, {"mean", stats[m].mean},
-      {"harmonic_mean", stats[m].harmonic_mean}, {"p5", stats[m].p5},
+    const double v[] = {
+      stats[m].min, stats[m].max, stats[m].mean, stats[m].harmonic_mean,
+      stats[m].p5,
     };
     if (json)
       g_string_append_printf (o, "%s        \"%s\": {", m ? "," : "",
           names[m]);
     else
       g_string_append_printf (o, "      <metric name=\"%s\" ", names[m]);
-    for (gsize k = 0; k < G_N_ELEMENTS (f); k++) {
-      if (json) {
-        g_string_append_printf (o, "%s          \"%s\": ", k ? ",\n" : "\n",
-            f[k].name);
-        append_number (o, f[k].v);
-      } else {
-        g_string_append_printf (o, "%s=\"", f[k].name);
-        append_number (o, f[k].v);
-        g_string_append (o, "\" ");
-      }
-    }
+    append_fields (o, json, "          ", stat_names, v, G_N_ELEMENTS (v));
     g_string_append (o, json ? "\n        }" : "/>\n");
   }
   g_string_append (o, json ? "\n      }\n    }" : "    </interval>\n");
   w->n_intervals++;
-}
-
-/* The intervals before the closing of the log: JSON's last "}", XML's
- * "</VMAF>" (the tail ends with them) */
-static void
-insert_intervals (VhLogWriter *w, gsize tail_start)
-{
-  if (!w->intervals)
-    return;
-  const char *close = w->format == VH_LOG_JSON ? "}\n" : "</VMAF>\n";
-  const gsize at = w->buf->len - strlen (close);
-  if (at < tail_start || strcmp (w->buf->str + at, close) != 0)
-    return;
-  GString *ins = g_string_new (NULL);
-  if (w->format == VH_LOG_JSON) {
-    /* after "aggregate_metrics": {...} */
-    g_string_truncate (w->buf, at);
-    while (w->buf->len && w->buf->str[w->buf->len - 1] == '\n')
-      g_string_truncate (w->buf, w->buf->len - 1);
-    g_string_append_printf (ins, ",\n  \"intervals\": [%s\n  ]\n}\n",
-        w->intervals->str);
-  } else {
-    g_string_truncate (w->buf, at);
-    g_string_append_printf (ins, "  <intervals>\n%s  </intervals>\n"
-        "</VMAF>\n", w->intervals->str);
-  }
-  g_string_append (w->buf, ins->str);
-  g_string_free (ins, TRUE);
 }
 
 gboolean
@@ -581,9 +577,7 @@ vh_log_writer_finish (VhLogWriter *w, const VhScoreTable *t, double fps,
     return FALSE;
   if (!w->head_written)
     writer_head (w, t);
-  const gsize tail_start = w->buf->len;
-  append_tail (w->buf, w->format, t, &w->filter, &w->info);
-  insert_intervals (w, tail_start);
+  append_tail (w->buf, w->format, t, &w->filter, &w->info, w->intervals);
   if (!writer_flush (w, error))
     return FALSE;
   /* the fps is known now: over the placeholder, if the file can seek */
