@@ -33,6 +33,7 @@ struct VhMonitor {
   GArray *interval_scores;      /* double, n_models per frame */
   VhMonitorStats *stats;        /* n_models, for an event */
   double *scratch;
+  unsigned scratch_size;
 };
 
 gboolean
@@ -97,7 +98,9 @@ frame_free (gpointer p)
 void
 vh_monitor_reset (VhMonitor *m)
 {
-  g_queue_clear_full (&m->window, frame_free);
+  /* the window's frames are kept for reuse, as those that leave it */
+  while (!g_queue_is_empty (&m->window))
+    g_queue_push_tail (&m->spare, g_queue_pop_head (&m->window));
   m->started = m->below = m->raised = FALSE;
   m->interval_frames = 0;
   g_array_set_size (m->interval_scores, 0);
@@ -134,15 +137,19 @@ compute_stats (double *v, unsigned n, VhMonitorStats *out)
   out->p5 = vh_percentile (v, n, 5.0);
 }
 
+/* n doubles, reallocated only to grow */
 static double *
 scratch (VhMonitor *m, unsigned n)
 {
-  m->scratch = g_renew (double, m->scratch, MAX (n, 1));
+  if (n > m->scratch_size) {
+    m->scratch = g_renew (double, m->scratch, n);
+    m->scratch_size = n;
+  }
   return m->scratch;
 }
 
-/* the window's statistics per model into m->stats; the first model's mean */
-static double
+/* the window's statistics per model into m->stats */
+static void
 window_stats (VhMonitor *m)
 {
   const unsigned n = g_queue_get_length (&m->window);
@@ -153,7 +160,6 @@ window_stats (VhMonitor *m)
       v[i++] = ((Frame *) l->data)->scores[k];
     compute_stats (v, n, &m->stats[k]);
   }
-  return m->stats[0].mean;
 }
 
 /* the windowed mean of the first model, alone (every frame: alarms) */

@@ -318,15 +318,8 @@ gst_vmafhip_align_observe (GstVmafHip * self, int which, GstBuffer * buf)
       || !GST_CLOCK_TIME_IS_VALID (self->frame_duration)
       || !self->align_thumbs[which])
     return;
-  GstAggregatorPad *pad = self->side[which].pad;
-  GstClockTime rt = GST_CLOCK_TIME_NONE;
-  if (GST_BUFFER_PTS_IS_VALID (buf)) {
-    GST_OBJECT_LOCK (pad);
-    if (pad->segment.format == GST_FORMAT_TIME)
-      rt = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
-          GST_BUFFER_PTS (buf));
-    GST_OBJECT_UNLOCK (pad);
-  }
+  const GstClockTime rt =
+      gst_vmafhip_buffer_running_time (self->side[which].pad, buf);
   /* thumbnails from host memory only (system or the pinned pool's): a
    * frame in GPU memory would be copied whole for a few thousand samples */
   GstMemory *mem = gst_buffer_n_memory (buf) ? gst_buffer_peek_memory (buf,

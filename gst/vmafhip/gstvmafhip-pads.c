@@ -177,5 +177,3 @@ gst_vmafhip_update_src_caps (GstAggregator * agg, GstCaps * downstream,
   *ret = caps;
   return GST_FLOW_OK;
 }
-
-/* ---------------------------------------------------------- class init */

@@ -10,8 +10,8 @@
 
 /* ------------------------------------------------------------- scoring */
 
-static GstClockTime
-buffer_running_time (GstAggregatorPad * pad, GstBuffer * buf)
+GstClockTime
+gst_vmafhip_buffer_running_time (GstAggregatorPad * pad, GstBuffer * buf)
 {
   GstClockTime rt = GST_CLOCK_TIME_NONE;
 
@@ -25,8 +25,8 @@ buffer_running_time (GstAggregatorPad * pad, GstBuffer * buf)
   return rt;
 }
 
-GstClockTimeDiff
-gst_vmafhip_dist_shift (GstVmafHip * self)
+static GstClockTimeDiff
+dist_shift (GstVmafHip * self)
 {
   if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO)
     return self->align_locked ? self->align_shift : 0;
@@ -43,8 +43,9 @@ gst_vmafhip_dist_shift (GstVmafHip * self)
 static GstClockTime
 dist_running_time (GstVmafHip * self, GstBuffer * buf, gboolean * before)
 {
-  const GstClockTime rt = buffer_running_time (self->side[DIST].pad, buf);
-  const GstClockTimeDiff shift = gst_vmafhip_dist_shift (self);
+  const GstClockTime rt =
+      gst_vmafhip_buffer_running_time (self->side[DIST].pad, buf);
+  const GstClockTimeDiff shift = dist_shift (self);
 
   *before = FALSE;
   if (!GST_CLOCK_TIME_IS_VALID (rt) || shift == 0)
@@ -99,7 +100,7 @@ gst_vmafhip_get_next_time (GstAggregator * agg)
     if (buf) {
       gboolean before;
       GstClockTime rt = i == DIST ? dist_running_time (self, buf, &before)
-          : buffer_running_time (self->side[i].pad, buf);
+          : gst_vmafhip_buffer_running_time (self->side[i].pad, buf);
       if (GST_CLOCK_TIME_IS_VALID (rt)
           && (!GST_CLOCK_TIME_IS_VALID (next) || rt < next))
         next = rt;
@@ -413,7 +414,7 @@ gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
 
   ref = gst_aggregator_pad_peek_buffer (rpad);
   dist = gst_aggregator_pad_peek_buffer (dpad);
-  rt_ref = ref ? buffer_running_time (rpad, ref)
+  rt_ref = ref ? gst_vmafhip_buffer_running_time (rpad, ref)
       : GST_CLOCK_TIME_NONE;
   gboolean dist_before = FALSE;
   rt_dist = dist ? dist_running_time (self, dist, &dist_before)

@@ -259,7 +259,9 @@ void gst_vmafhip_align_clear (GstVmafHip * self);
 /* The distorted stream's lag in running time (align=offset: offset frames
  * of the reference's rate), subtracted from its frames' running times
  * before pairing; 0 when not aligning. */
-GstClockTimeDiff gst_vmafhip_dist_shift (GstVmafHip * self);
+/* the buffer's PTS as running time in its pad's segment (NONE without) */
+GstClockTime gst_vmafhip_buffer_running_time (GstAggregatorPad * pad,
+    GstBuffer * buf);
 GstFlowReturn gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout);
 GstBuffer *gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
     GstBuffer * buf);
