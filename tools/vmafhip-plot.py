@@ -6,8 +6,9 @@ or a results file (results-filename=..., libvmaf's JSON format) and draws
 the first model's per-frame score over time, the rolling window's mean,
 the alarm threshold, the spans of raised alarms and the interval bounds
 with each interval's mean.  From a results file (no messages), the
-windowed mean and the intervals are computed here from the frames
-(--window, --interval, --fps), the alarms are not.
+windowed mean is computed here from the frames (--window, --fps), the
+intervals are the file's own (the element's `interval`) or computed with
+--interval; the alarms are not.
 
   vmafhip-plot.py run.jsonl -o run.svg
   vmafhip-plot.py vmaf.json --fps 25 --window 2 --interval 4 -o vmaf.png
@@ -56,11 +57,10 @@ def read_messages(path):
     return run
 
 
-def read_results(path, fps, window, interval):
-    """The same from a results file: the first model's per-frame scores;
-    windows and intervals computed from them."""
-    with open(path) as f:
-        doc = json.load(f)
+def read_results(doc, path, fps, window, interval):
+    """The same from a results file (parsed: doc): the first model's
+    per-frame scores; windows computed from them; the element's intervals
+    as written in the file, or computed with --interval."""
     frames = doc.get("frames", [])
     if not frames:
         sys.exit(f"vmafhip-plot: {path} has no frames")
@@ -78,7 +78,12 @@ def read_results(path, fps, window, interval):
         for i in range(n - 1, len(scores)):
             run["windows"].append(((i + 1) / fps,
                                    sum(scores[i - n + 1:i + 1]) / n))
-    if interval > 0:
+    if interval <= 0:
+        for iv in doc.get("intervals", []):
+            if model in iv["metrics"]:
+                run["intervals"].append((iv["start"], iv["end"],
+                                         iv["metrics"][model]["mean"]))
+    else:
         n = max(1, int(round(interval * fps)))
         for k in range(0, len(scores), n):
             part = scores[k:k + n]
@@ -106,7 +111,7 @@ def plot(run, out, title):
         elif raised is not None:
             end = (a["running-time"] + a["duration"]) / NS
             ax.axvspan(raised, end, color="tab:red", alpha=0.15, lw=0,
-                       label="alarm" if raised is not None else None)
+                       label="alarm")
             raised = None
     if raised is not None:
         end = run["frames"][-1][0] if run["frames"] else raised
@@ -146,20 +151,19 @@ def main(argv=None):
                    help="results file: interval in seconds to pool")
     p.add_argument("--title", default="vmafhip")
     args = p.parse_args(argv)
+    # a results file is one JSON document; the probe's output, one per line
     with open(args.input) as f:
-        first = f.read(1)
-        f.seek(0)
-        first_line = f.readline()
+        text = f.read()
+    if not text.strip():
+        sys.exit(f"vmafhip-plot: {args.input} is empty")
     try:
-        is_results = first == "{" and "frames" in json.loads(
-            open(args.input).read())
+        doc = json.loads(text)
     except json.JSONDecodeError:
-        is_results = False
-    if is_results:
-        run = read_results(args.input, args.fps, args.window, args.interval)
+        doc = None
+    if isinstance(doc, dict) and "frames" in doc:
+        run = read_results(doc, args.input, args.fps, args.window,
+                           args.interval)
     else:
-        if not first_line.strip():
-            sys.exit(f"vmafhip-plot: {args.input} is empty")
         run = read_messages(args.input)
     if not run["frames"] and not run["windows"]:
         sys.exit(f"vmafhip-plot: no scores in {args.input}")
