@@ -314,9 +314,11 @@ recheck (GstVmafHip * self, GstClockTime rt)
 void
 gst_vmafhip_align_observe (GstVmafHip * self, int which, GstBuffer * buf)
 {
+  /* a gap has no picture */
   if (self->cfg.align != GST_VMAFHIP_ALIGN_AUTO || !self->align_locked
       || !GST_CLOCK_TIME_IS_VALID (self->frame_duration)
-      || !self->align_thumbs[which])
+      || !self->align_thumbs[which]
+      || GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
     return;
   const GstClockTime rt =
       gst_vmafhip_buffer_running_time (self->side[which].pad, buf);

@@ -194,12 +194,6 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
   unsigned index;
   gboolean ok;
 
-  if (!GST_BUFFER_FLAG_IS_SET (dist, GST_BUFFER_FLAG_GAP)
-      && !GST_BUFFER_FLAG_IS_SET (ref, GST_BUFFER_FLAG_GAP)) {
-    /* align=auto, locked: both frames sampled for the re-check */
-    gst_vmafhip_align_observe (self, DIST, dist);
-    gst_vmafhip_align_observe (self, REF, ref);
-  }
   if (GST_BUFFER_FLAG_IS_SET (ref, GST_BUFFER_FLAG_GAP)
       || GST_BUFFER_FLAG_IS_SET (dist, GST_BUFFER_FLAG_GAP)) {
     /* a gap has no picture: this slot cannot be scored */
@@ -209,6 +203,10 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
       gst_buffer_unref (dist);
     return pass_unpaired_ref (self, ref, "gap in one of the streams");
   }
+  /* align=auto, locked: both frames sampled for the re-check (unpaired
+   * ones are, where they are passed or dropped) */
+  gst_vmafhip_align_observe (self, DIST, dist);
+  gst_vmafhip_align_observe (self, REF, ref);
 
   if (!gst_vmafhip_ensure_caps_checked (self)) {
     gst_buffer_unref (ref);
