@@ -26,7 +26,6 @@ struct VhCambiGpu {
    * and counted values, the contrast values, then what is cleared every
    * frame: the histograms and the results (a VhCambiSums) */
   VhGpuPtr mem;
-  void *host_mem;
   size_t size;
   VhGpuPtr img10, deriv, mask, img[SCALES], counted[SCALES], c_values;
   VhGpuPtr hist[SCALES], result, reciprocal;
@@ -250,10 +249,7 @@ vh_cambi_gpu_free (VhCambiGpu *ctx)
 {
   if (!ctx)
     return;
-  if (ctx->host_mem)
-    g_free (ctx->host_mem);
-  else if (ctx->mem)
-    vh_gpu_mem_free (ctx->gpu, ctx->mem);
+  vh_gpu_scratch_free (ctx->gpu, ctx->mem);
   if (ctx->have_reciprocal)
     vh_gpu_table_release (ctx->gpu, RECIPROCAL_NAME);
   g_free (ctx);
@@ -315,8 +311,7 @@ vh_cambi_gpu_new_host (const VhCambiPlan *plan, GError **error)
     g_free (ctx);
     return NULL;
   }
-  ctx->host_mem = g_malloc0 (ctx->size);
-  place (ctx, (VhGpuPtr) (uintptr_t) ctx->host_mem);
+  place (ctx, vh_gpu_scratch_alloc (NULL, ctx->size, NULL));
   ctx->reciprocal = (VhGpuPtr) (uintptr_t) vh_cambi_reciprocal ();
   return ctx;
 }

@@ -38,6 +38,23 @@ vh_gpu_mem_alloc (VhGpu *gpu, size_t size, GError **error)
   return ptr;
 }
 
+VhGpuPtr
+vh_gpu_scratch_alloc (VhGpu *gpu, size_t size, GError **error)
+{
+  if (gpu)
+    return vh_gpu_mem_alloc (gpu, size, error);
+  return (VhGpuPtr) (uintptr_t) g_malloc0 (MAX (size, 1));
+}
+
+void
+vh_gpu_scratch_free (VhGpu *gpu, VhGpuPtr mem)
+{
+  if (gpu)
+    vh_gpu_mem_free (gpu, mem);
+  else
+    g_free ((void *) (uintptr_t) mem);
+}
+
 void
 vh_gpu_mem_free (VhGpu *gpu, VhGpuPtr ptr)
 {

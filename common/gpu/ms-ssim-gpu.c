@@ -19,7 +19,6 @@ struct VhMsSsimGpu {
   unsigned tiles_x[SCALES], n_tiles[SCALES], n_blocks[SCALES];
   /* one block of memory: scales 1..4 (ref, dis), partials, sums */
   VhGpuPtr mem;
-  void *host_mem;
   size_t size;
   VhGpuPtr ref[SCALES], dis[SCALES], partial[SCALES], sums;
 };
@@ -166,10 +165,7 @@ vh_ms_ssim_gpu_free (VhMsSsimGpu *ctx)
 {
   if (!ctx)
     return;
-  if (ctx->host_mem)
-    g_free (ctx->host_mem);
-  else if (ctx->mem)
-    vh_gpu_mem_free (ctx->gpu, ctx->mem);
+  vh_gpu_scratch_free (ctx->gpu, ctx->mem);
   g_free (ctx);
 }
 
@@ -210,8 +206,7 @@ vh_ms_ssim_gpu_new_host (unsigned width, unsigned height, unsigned bpc,
     g_free (ctx);
     return NULL;
   }
-  ctx->host_mem = g_malloc0 (ctx->size);
-  place (ctx, (VhGpuPtr) (uintptr_t) ctx->host_mem);
+  place (ctx, vh_gpu_scratch_alloc (NULL, ctx->size, NULL));
   return ctx;
 }
 

@@ -114,6 +114,11 @@ gboolean vh_gpu_bind (VhGpu *gpu, GError **error);
 
 /* Device memory.  Returns 0 on failure (size 0 is an invalid argument). */
 VhGpuPtr vh_gpu_mem_alloc (VhGpu *gpu, size_t size, GError **error);
+/* A feature context's scratch: device memory, or with gpu NULL zeroed host
+ * memory standing in for it (the kernels' host emulation in the tests);
+ * freed alike by vh_gpu_scratch_free (0 is ignored). */
+VhGpuPtr vh_gpu_scratch_alloc (VhGpu *gpu, size_t size, GError **error);
+void vh_gpu_scratch_free (VhGpu *gpu, VhGpuPtr mem);
 void vh_gpu_mem_free (VhGpu *gpu, VhGpuPtr ptr);          /* 0 is ignored */
 
 /* A read-only table in device memory shared by every user of the device

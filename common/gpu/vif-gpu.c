@@ -49,7 +49,6 @@ struct VhVifGpu {
   VhGpuPtr sums;                      /* int64 [scale][4] = VhVifSums */
   VhGpuPtr pyr_ref[VH_VIF_SCALES], pyr_dis[VH_VIF_SCALES];  /* [1..3] */
   unsigned pyr_pitch[VH_VIF_SCALES];  /* samples */
-  void *host_mem;                     /* host emulation: mem is this */
 };
 
 static size_t
@@ -193,10 +192,7 @@ vh_vif_gpu_free (VhVifGpu *ctx)
 {
   if (!ctx)
     return;
-  if (ctx->host_mem)
-    g_free (ctx->host_mem);
-  else
-    vh_gpu_mem_free (ctx->gpu, ctx->mem);
+  vh_gpu_scratch_free (ctx->gpu, ctx->mem);
   g_free (ctx);
 }
 
@@ -351,8 +347,7 @@ vh_vif_gpu_new_host (unsigned width, unsigned height, unsigned bpc,
   Layout l;
   plan_layout (ctx, width, height, &l);
   ctx->bpc = bpc;
-  ctx->host_mem = g_malloc0 (l.size);
-  ctx->mem = (VhGpuPtr) (uintptr_t) ctx->host_mem;
+  ctx->mem = vh_gpu_scratch_alloc (NULL, l.size, NULL);
   place_parts (ctx, &l);
   memcpy ((void *) (uintptr_t) ctx->log2_table,
       vh_vif_log2_table () + LOG2_TABLE_FIRST,
