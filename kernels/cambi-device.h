@@ -430,12 +430,46 @@ find_bin (const uint32_t *count, unsigned n, uint32_t *need, unsigned *bin)
 /* The selection block's shared memory and state. */
 struct SelShared {
   uint32_t count[VH_CAMBI_BINS];
+  uint32_t scan[2][VH_CAMBI_BINS]; /* suffix sums of count, ping-pong */
   uint64_t part[VH_CAMBI_SELECT_BLOCK];
   uint64_t above;               /* sum of the values above the bins so far */
   uint32_t need;                /* rank of the k-th largest in its bin */
   uint32_t b1, b2, b3;
+  uint32_t found_bin, found_need;  /* the one thread's pick */
   uint32_t done;
 };
+
+static_assert (VH_CAMBI_BINS == VH_CAMBI_SELECT_BLOCK,
+    "one selection thread per level-2/3 bin");
+
+/* The bin holding the need-th largest value of count (from the top), in
+ * parallel: thread t holds bin t's inclusive suffix sum after the steps
+ * (Hillis-Steele, one step per barrier, reading scan[src] and writing the
+ * other), then the one thread whose bin spans `need` picks it. */
+VH_CAMBI_FN void
+select_scan_init (unsigned t, SelShared &sm)
+{
+  sm.scan[0][t] = sm.count[t];
+}
+
+/* step 1, 2, 4 ... while below VH_CAMBI_BINS; src alternates from 0 */
+VH_CAMBI_FN void
+select_scan_step (unsigned t, unsigned step, unsigned src, SelShared &sm)
+{
+  sm.scan[src ^ 1][t] = sm.scan[src][t]
+      + (t + step < VH_CAMBI_BINS ? sm.scan[src][t + step] : 0);
+}
+
+/* after the steps: `src` is where the last one wrote */
+VH_CAMBI_FN void
+select_scan_pick (unsigned t, unsigned src, SelShared &sm)
+{
+  const uint32_t incl = sm.scan[src][t], above = incl - sm.count[t];
+  if (above < sm.need && sm.need <= incl) {
+    sm.found_bin = t;
+    sm.found_need = sm.need - above;
+  }
+}
 
 
 /* Phase 1 (thread 0): the top bin from the contrast kernel's histogram;

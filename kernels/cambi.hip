@@ -76,6 +76,24 @@ vh_cambi_cvalues (const VhCambiScale p)
   cv_flush (p, t, VH_CAMBI_BLOCK, sm);
 }
 
+/* The bin of sm.count holding the sm.need-th largest value into
+ * sm.found_bin, sm.need made its rank there (every thread, one per bin) */
+static __device__ __forceinline__ void
+find_bin_parallel (unsigned t, SelShared &sm)
+{
+  select_scan_init (t, sm);
+  __syncthreads ();
+  unsigned src = 0;
+  for (unsigned step = 1; step < VH_CAMBI_BINS; step *= 2, src ^= 1) {
+    select_scan_step (t, step, src, sm);
+    __syncthreads ();
+  }
+  select_scan_pick (t, src, sm);
+  __syncthreads ();
+  if (t == 0)
+    sm.need = sm.found_need;
+}
+
 /* One block: the exact sum of the k largest contrast values. */
 VH_KERNEL void __launch_bounds__ (VH_CAMBI_SELECT_BLOCK)
 vh_cambi_select (const VhCambiScale p)
@@ -89,21 +107,17 @@ vh_cambi_select (const VhCambiScale p)
   if (!sm.done) {
     select_level2 (p, t, n, sm);
     __syncthreads ();
-    if (t == 0) {
-      unsigned b2;
-      find_bin (sm.count, VH_CAMBI_BINS, &sm.need, &b2);
-      sm.b2 = b2;
-    }
+    find_bin_parallel (t, sm);
+    if (t == 0)
+      sm.b2 = sm.found_bin;
     __syncthreads ();
     select_clear (t, n, sm);
     __syncthreads ();
     select_level3 (p, t, n, sm);
     __syncthreads ();
-    if (t == 0) {
-      unsigned b3;
-      find_bin (sm.count, VH_CAMBI_BINS, &sm.need, &b3);
-      sm.b3 = b3;
-    }
+    find_bin_parallel (t, sm);
+    if (t == 0)
+      sm.b3 = sm.found_bin;
     __syncthreads ();
     select_above (t, n, sm);
     __syncthreads ();

@@ -49,6 +49,30 @@ vh_feature_sink_put_plain (VhFeatureSink *sink, const char *name,
   vh_feature_sink_put (sink, name, index, value);
 }
 
+/* the kernel's parallel bin search, thread by thread and step by step;
+ * checked against the serial find_bin on the same counts */
+static unsigned
+emulate_find_bin (SelShared &sm)
+{
+  uint32_t need = sm.need;
+  unsigned serial;
+  find_bin (sm.count, VH_CAMBI_BINS, &need, &serial);
+  for (unsigned t = 0; t < VH_CAMBI_BINS; t++)
+    select_scan_init (t, sm);
+  unsigned src = 0;
+  for (unsigned step = 1; step < VH_CAMBI_BINS; step *= 2, src ^= 1)
+    for (unsigned t = 0; t < VH_CAMBI_BINS; t++)
+      select_scan_step (t, step, src, sm);
+  sm.found_bin = ~0u;
+  for (unsigned t = 0; t < VH_CAMBI_BINS; t++)
+    select_scan_pick (t, src, sm);
+  if (sm.found_bin != serial || sm.found_need != need)
+    g_error ("parallel bin search: bin %u rank %u, serial bin %u rank %u",
+        sm.found_bin, sm.found_need, serial, need);
+  sm.need = sm.found_need;
+  return sm.found_bin;
+}
+
 template <typename Pixel>
 static void
 emulate (VhCambiGpu *ctx, const VhPlane *dis, unsigned width, unsigned height)
@@ -109,15 +133,12 @@ emulate (VhCambiGpu *ctx, const VhPlane *dis, unsigned width, unsigned height)
     if (!sm.done) {
       for (unsigned t = 0; t < n; t++)
         select_level2 (p, t, n, sm);
-      unsigned b;
-      find_bin (sm.count, VH_CAMBI_BINS, &sm.need, &b);
-      sm.b2 = b;
+      sm.b2 = emulate_find_bin (sm);
       for (unsigned t = 0; t < n; t++)
         select_clear (t, n, sm);
       for (unsigned t = 0; t < n; t++)
         select_level3 (p, t, n, sm);
-      find_bin (sm.count, VH_CAMBI_BINS, &sm.need, &b);
-      sm.b3 = b;
+      sm.b3 = emulate_find_bin (sm);
       for (unsigned t = 0; t < n; t++)
         select_above (t, n, sm);
       for (unsigned step = n / 2; step > 0; step /= 2)
