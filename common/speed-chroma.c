@@ -22,45 +22,22 @@
 
 #include "vh-feature-internal.h"
 #include "vh-multiversion.h"
-#include "speed-linalg.h"
+#include "speed-chroma.h"
 
 #define BLOCK VH_SPEED_BLOCK
 #define NB VH_SPEED_NB
-#define NUM_SCALES 4                /* decimation by 2^4 */
+#define NUM_SCALES VH_SPEED_NUM_SCALES
 #define EIG_EPS VH_SPEED_EPS
 
-enum { PRESCALE_NEAREST, PRESCALE_BILINEAR, PRESCALE_BICUBIC,
-  PRESCALE_LANCZOS4 };
-
 typedef struct {
-  double kernelscale;
-  double prescale;
-  int prescale_method;              /* PRESCALE_* */
-  double sigma_nn;
-  double nn_floor;
-  double max_val;
-  int weight_var_mode;
-} SpeedChromaOptions;
-
-typedef struct {
-  unsigned w, h;                    /* chroma plane (libvmaf's w/2 for 4:2:x) */
-  unsigned sw, sh;                  /* after the prescale */
-  unsigned ow, oh;                  /* 1/16 picture */
-  unsigned tw, th;                  /* truncated to whole blocks */
-  unsigned nbh, nbv, nblocks;       /* blocks across, down, in all */
-  unsigned subw, subh;              /* covariance window */
-} SpeedDims;
-
-typedef struct {
-  SpeedChromaOptions opt;
+  VhSpeedChromaOptions opt;
   unsigned luma_w, luma_h, bpc;
   gboolean ready;
-  SpeedDims d;
+  VhSpeedDims d;
   size_t stride;                    /* floats per row of the frame buffers */
   float *frame, *tmp, *row;         /* a plane, prescale source, filter row */
   float *small, *mean;              /* 1/16 picture and its local mean */
-  int fa_width, f4_width;
-  float fa[128], f4[128];           /* anti-alias and scale-4 filters */
+  VhSpeedFilters f;                 /* anti-alias and scale-4 filters */
   /* est_params */
   float cov[NB * NB], eig[NB], work[VH_SPEED_EIG_WORK];
   float qr[6 * NB * NB];
@@ -156,7 +133,7 @@ static float
 sample_at (const float *src, int w, int h, size_t stride, int method,
     float x, float y)
 {
-  if (method == PRESCALE_BILINEAR) {
+  if (method == VH_SPEED_PRESCALE_BILINEAR) {
     const int x1 = (int) mirror_f (floor (x), 0, w - 1);
     const int x2 = (int) mirror_f (ceil (x), 0, w - 1);
     const int y1 = (int) mirror_f (floor (y), 0, h - 1);
@@ -169,7 +146,7 @@ sample_at (const float *src, int w, int h, size_t stride, int method,
   }
   const int x0 = (int) floor (x), y0 = (int) floor (y);
   const float dx = x - x0, dy = y - y0;
-  if (method == PRESCALE_BICUBIC) {
+  if (method == VH_SPEED_PRESCALE_BICUBIC) {
     float wx[4], wy[4], v = 0.0f;
     for (int i = -1; i <= 2; i++) {
       wx[i + 1] = bicubic_weight (i - dx);
@@ -215,7 +192,7 @@ prescale (const float *src, float *dst, size_t stride, int method, int sw,
     const float yy = (y + 0.5) * ry - 0.5;
     for (int x = 0; x < dw; x++) {
       float v;
-      if (method == PRESCALE_NEAREST)
+      if (method == VH_SPEED_PRESCALE_NEAREST)
         v = src[(int) (y * ry) * stride + (int) (x * rx)];
       else
         v = sample_at (src, sw, sh, stride, method, (x + 0.5) * rx - 0.5, yy);
@@ -232,9 +209,9 @@ prescale (const float *src, float *dst, size_t stride, int method, int sw,
 static void
 filter_and_downscale (SpeedChromaState *s, float *frame)
 {
-  const SpeedDims *d = &s->d;
-  const int w = (int) d->sw, h = (int) d->sh, r = s->fa_width / 2;
-  const int ow = (int) d->ow, oh = (int) d->oh, r4 = s->f4_width / 2;
+  const VhSpeedDims *d = &s->d;
+  const int w = (int) d->sw, h = (int) d->sh, r = s->f.fa_width / 2;
+  const int ow = (int) d->ow, oh = (int) d->oh, r4 = s->f.f4_width / 2;
   const size_t stride = s->stride;
 
   if (fabs (s->opt.prescale - 1.0) >= 1.0e-3) {
@@ -247,14 +224,14 @@ filter_and_downscale (SpeedChromaState *s, float *frame)
     const int y = 16 * i;
     for (int x = 0; x < w; x++) {
       float acc = 0;
-      for (int k = 0; k < s->fa_width; k++)
-        acc += s->fa[k] * frame[mirror_index (y - r + k, h) * stride + x];
+      for (int k = 0; k < s->f.fa_width; k++)
+        acc += s->f.fa[k] * frame[mirror_index (y - r + k, h) * stride + x];
       s->row[x] = acc;
     }
     for (int j = 0; j < ow; j++) {
       float acc = 0;
-      for (int k = 0; k < s->fa_width; k++)
-        acc += s->fa[k] * s->row[mirror_index (16 * j - r + k, w)];
+      for (int k = 0; k < s->f.fa_width; k++)
+        acc += s->f.fa[k] * s->row[mirror_index (16 * j - r + k, w)];
       s->small[i * ow + j] = acc;
     }
   }
@@ -263,14 +240,14 @@ filter_and_downscale (SpeedChromaState *s, float *frame)
   for (int i = 0; i < oh; i++) {
     for (int x = 0; x < ow; x++) {
       float acc = 0;
-      for (int k = 0; k < s->f4_width; k++)
-        acc += s->f4[k] * s->small[mirror_index (i - r4 + k, oh) * ow + x];
+      for (int k = 0; k < s->f.f4_width; k++)
+        acc += s->f.f4[k] * s->small[mirror_index (i - r4 + k, oh) * ow + x];
       s->row[x] = acc;
     }
     for (int j = 0; j < ow; j++) {
       float acc = 0;
-      for (int k = 0; k < s->f4_width; k++)
-        acc += s->f4[k] * s->row[mirror_index (j - r4 + k, ow)];
+      for (int k = 0; k < s->f.f4_width; k++)
+        acc += s->f.f4[k] * s->row[mirror_index (j - r4 + k, ow)];
       s->mean[i * ow + j] = acc;
     }
   }
@@ -312,7 +289,7 @@ cov_sum (const float *x, const float *y, size_t stride, unsigned h,
 }
 
 static void
-covariance_matrix (const SpeedDims *d, const float *data, size_t stride,
+covariance_matrix (const VhSpeedDims *d, const float *data, size_t stride,
     float *cov)
 {
   float means[NB];
@@ -365,18 +342,17 @@ solve (SpeedChromaState *s, const float *B, float *X, int m)
 
 /* ---- per-picture statistics and the score ------------------------------ */
 
-/* libvmaf's est_params on the 1/16 picture in s->small: each block's
- * entropy and variance.  FALSE where the covariance is singular (the
- * variances are then 0). */
+/* libvmaf's est_params on a centred 1/16 picture (`data`, rows of
+ * `stride` floats) whose covariance is in s->cov: each block's entropy and
+ * variance.  FALSE where the covariance is singular (the variances are
+ * then 0). */
 static gboolean
-est_params (SpeedChromaState *s, float sigma_nn, float *entropy,
-    float *variance)
+est_params (SpeedChromaState *s, const float *data, size_t stride,
+    float sigma_nn, float *entropy, float *variance)
 {
-  const SpeedDims *d = &s->d;
+  const VhSpeedDims *d = &s->d;
   const int m = (int) d->nblocks;
-  const size_t ow = d->ow;
 
-  covariance_matrix (d, s->small, ow, s->cov);
   vh_speed_eigenvalues (s->cov, s->eig, s->work);
 
   /* the blocks' samples: row = position in the block, column = block */
@@ -385,7 +361,7 @@ est_params (SpeedChromaState *s, float sigma_nn, float *entropy,
       for (unsigned bi = 0; bi < d->nbv; bi++)
         for (unsigned bj = 0; bj < d->nbh; bj++)
           s->indep[(r * BLOCK + c) * m + bi * d->nbh + bj] =
-              s->small[(r + BLOCK * bi) * ow + c + BLOCK * bj];
+              data[(r + BLOCK * bi) * stride + c + BLOCK * bj];
 
   gboolean ok = TRUE;
   for (int i = 0; i < NB; i++)
@@ -488,31 +464,56 @@ load_plane (const SpeedChromaState *s, const VhPlane *p, float *dst)
   }
 }
 
-/* One channel's score; *singular where either picture's covariance was */
+/* One channel's score from its pictures' statistics (entropy[k],
+ * variance[k]); ok[k]: picture k's covariance was regular.  *singular
+ * where either was not. */
+static float
+channel_result (SpeedChromaState *s, const gboolean ok[2],
+    gboolean *singular)
+{
+  *singular = !ok[0] || !ok[1];
+  /* one picture singular (rare): 0 rather than an inflated score */
+  if (ok[0] != ok[1])
+    return 0.0f;
+  return speed_score (s, (float) s->opt.sigma_nn, (float) s->opt.nn_floor);
+}
+
 static float
 channel_score (SpeedChromaState *s, const VhPlane *ref, const VhPlane *dis,
     gboolean *singular)
 {
-  const float sigma_nn = (float) s->opt.sigma_nn;
-  const float nn_floor = (float) s->opt.nn_floor;
   gboolean ok[2];
   const VhPlane *planes[2] = { ref, dis };
   for (int k = 0; k < 2; k++) {
     load_plane (s, planes[k], s->frame);
     filter_and_downscale (s, s->frame);
-    ok[k] = est_params (s, sigma_nn, s->entropy[k], s->variance[k]);
+    covariance_matrix (&s->d, s->small, s->d.ow, s->cov);
+    ok[k] = est_params (s, s->small, s->d.ow, (float) s->opt.sigma_nn,
+        s->entropy[k], s->variance[k]);
   }
-  *singular = !ok[0] || !ok[1];
-  /* one picture singular (rare): 0 rather than an inflated score */
-  if (ok[0] != ok[1])
-    return 0.0f;
-  return speed_score (s, sigma_nn, nn_floor);
+  return channel_result (s, ok, singular);
+}
+
+/* The same from the GPU's centred pictures and covariances (VhSpeedSums;
+ * channel 0: U, 1: V) */
+static float
+channel_score_from_sums (SpeedChromaState *s, const VhSpeedSums *sums,
+    int channel, gboolean *singular)
+{
+  gboolean ok[2];
+  for (int k = 0; k < 2; k++) {
+    memcpy (s->cov, vh_speed_sums_cov (sums, 2 * channel + k),
+        sizeof s->cov);
+    ok[k] = est_params (s, vh_speed_sums_centred (sums, 2 * channel + k),
+        sums->tw, (float) s->opt.sigma_nn, s->entropy[k], s->variance[k]);
+  }
+  return channel_result (s, ok, singular);
 }
 
 /* ---- sizes and buffers ------------------------------------------------- */
 
-static void
-dims_for (SpeedDims *d, unsigned w, unsigned h, double prescale)
+void
+vh_speed_dims (VhSpeedDims *d, unsigned w, unsigned h, double prescale)
 {
   memset (d, 0, sizeof *d);
   d->w = w;
@@ -533,7 +534,7 @@ dims_for (SpeedDims *d, unsigned w, unsigned h, double prescale)
 }
 
 static gboolean
-check_dims (const SpeedDims *d, const SpeedChromaOptions *o, GError **error)
+check_dims (const VhSpeedDims *d, const VhSpeedChromaOptions *o, GError **error)
 {
   if (d->nblocks)
     return TRUE;
@@ -570,10 +571,10 @@ static gboolean
 setup (SpeedChromaState *s, unsigned w, unsigned h, GError **error)
 {
   free_buffers (s);
-  dims_for (&s->d, w, h, s->opt.prescale);
+  vh_speed_dims (&s->d, w, h, s->opt.prescale);
   if (!check_dims (&s->d, &s->opt, error))
     return FALSE;
-  const SpeedDims *d = &s->d;
+  const VhSpeedDims *d = &s->d;
   s->stride = MAX (d->w, d->sw);
   const size_t frame = s->stride * MAX (d->h, d->sh);
   const size_t small = (size_t) d->ow * d->oh;
@@ -603,29 +604,18 @@ setup (SpeedChromaState *s, unsigned w, unsigned h, GError **error)
   return TRUE;
 }
 
-/* libvmaf's chroma size: the luma size, halved (rounding down) where the
- * chroma is subsampled */
-static void
-chroma_size (const VhPicture *p, unsigned *w, unsigned *h)
+void
+vh_speed_chroma_size (unsigned luma_w, unsigned luma_h, unsigned chroma_w,
+    unsigned chroma_h, unsigned *w, unsigned *h)
 {
-  const unsigned lw = p->plane[0].width, lh = p->plane[0].height;
-  *w = p->plane[1].width == lw ? lw : lw / 2;
-  *h = p->plane[1].height == lh ? lh : lh / 2;
+  *w = chroma_w == luma_w ? luma_w : luma_w / 2;
+  *h = chroma_h == luma_h ? luma_h : luma_h / 2;
 }
 
-/* ---- the extractor ----------------------------------------------------- */
-
-static gboolean
-speed_chroma_init (void *priv, const void *opts, const VhVideoInfo *info,
-    GError **error)
+gboolean
+vh_speed_filters (double kernelscale, VhSpeedFilters *f, GError **error)
 {
-  SpeedChromaState *s = priv;
-  s->opt = *(const SpeedChromaOptions *) opts;
-  s->luma_w = info->width;
-  s->luma_h = info->height;
-  s->bpc = info->bpc;
-
-  const float ks = (float) s->opt.kernelscale;
+  const float ks = (float) kernelscale;
   gboolean valid = FALSE;
   for (gsize i = 0; i < G_N_ELEMENTS (valid_kernelscales); i++)
     if (fabsf (ks - valid_kernelscales[i]) < 1e-3)
@@ -635,36 +625,57 @@ speed_chroma_init (void *priv, const void *opts, const VhVideoInfo *info,
         "speed_chroma: speed_kernelscale %g is not one of libvmaf's kernel "
         "scales (1, 0.5, 1.5, 2, 2/3, 2.4, 360/97, 4/3, 3.5/3, 3.75/3, "
         "4.25/3, 5/3, 3, 1/2.25, 1.4746, 1.54, 1.6, 1.06667, 0.711111, "
-        "0.74074, 1.111111)", s->opt.kernelscale);
+        "0.74074, 1.111111)", kernelscale);
     return FALSE;
   }
-  s->fa_width = filter_size (1, ks);
+  memset (f, 0, sizeof *f);
+  f->fa_width = filter_size (1, ks);
   /* libvmaf's sigma trick: scale 1's size, sqrt (4) times its sigma */
-  gaussian_kernel (s->fa, s->fa_width, sqrt (NUM_SCALES) * s->fa_width
+  gaussian_kernel (f->fa, f->fa_width, sqrt (NUM_SCALES) * f->fa_width
       / 5.0f);
-  s->f4_width = filter_size (NUM_SCALES, ks);
-  gaussian_kernel (s->f4, s->f4_width, s->f4_width / 5.0f);
+  f->f4_width = filter_size (NUM_SCALES, ks);
+  gaussian_kernel (f->f4, f->f4_width, f->f4_width / 5.0f);
+  g_assert (f->fa_width <= VH_SPEED_MAX_TAPS
+      && f->f4_width <= VH_SPEED_MAX_TAPS);
+  return TRUE;
+}
+
+gboolean
+vh_speed_gpu_supported (const VhSpeedChromaOptions *o, const char **why)
+{
+  *why = NULL;
+  if (fabs (o->prescale - 1.0) >= 1.0e-3)
+    *why = "speed_prescale";
+  return *why == NULL;
+}
+
+/* ---- the extractor ----------------------------------------------------- */
+
+static gboolean
+speed_chroma_init (void *priv, const void *opts, const VhVideoInfo *info,
+    GError **error)
+{
+  SpeedChromaState *s = priv;
+  s->opt = *(const VhSpeedChromaOptions *) opts;
+  s->luma_w = info->width;
+  s->luma_h = info->height;
+  s->bpc = info->bpc;
+
+  if (!vh_speed_filters (s->opt.kernelscale, &s->f, error))
+    return FALSE;
 
   /* 4:4:4 chroma is as large as it gets: refuse now what cannot fit then */
-  SpeedDims d;
-  dims_for (&d, info->width, info->height, s->opt.prescale);
+  VhSpeedDims d;
+  vh_speed_dims (&d, info->width, info->height, s->opt.prescale);
   return check_dims (&d, &s->opt, error);
 }
 
-static gboolean
-speed_chroma_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
-    unsigned index, VhFeatureSink *sink, GError **error)
+/* speed_chroma_u, _v and _uv: their mean, or where one channel is singular
+ * (e.g. flat) the other one's score */
+static void
+put_scores (const SpeedChromaState *s, float u, gboolean sing_u, float v,
+    gboolean sing_v, unsigned index, VhFeatureSink *sink)
 {
-  SpeedChromaState *s = priv;
-  unsigned w, h;
-  chroma_size (ref, &w, &h);
-  if ((!s->ready || w != s->d.w || h != s->d.h) && !setup (s, w, h, error))
-    return FALSE;
-
-  gboolean sing_u, sing_v;
-  const float u = channel_score (s, &ref->plane[1], &dis->plane[1], &sing_u);
-  const float v = channel_score (s, &ref->plane[2], &dis->plane[2], &sing_v);
-  /* one channel singular (e.g. flat): the other one's score stands for uv */
   float uv;
   if (sing_u && !sing_v)
     uv = v;
@@ -677,6 +688,46 @@ speed_chroma_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
   vh_feature_sink_put (sink, "speed_chroma_u", index, MIN (u, mx));
   vh_feature_sink_put (sink, "speed_chroma_v", index, MIN (v, mx));
   vh_feature_sink_put (sink, "speed_chroma_uv", index, MIN (uv, mx));
+}
+
+static gboolean
+speed_chroma_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
+    unsigned index, VhFeatureSink *sink, GError **error)
+{
+  SpeedChromaState *s = priv;
+  unsigned w, h;
+  vh_speed_chroma_size (ref->plane[0].width, ref->plane[0].height,
+      ref->plane[1].width, ref->plane[1].height, &w, &h);
+  if ((!s->ready || w != s->d.w || h != s->d.h) && !setup (s, w, h, error))
+    return FALSE;
+
+  gboolean sing_u, sing_v;
+  const float u = channel_score (s, &ref->plane[1], &dis->plane[1], &sing_u);
+  const float v = channel_score (s, &ref->plane[2], &dis->plane[2], &sing_v);
+  put_scores (s, u, sing_u, v, sing_v, index, sink);
+  return TRUE;
+}
+
+/* The GPU's part of the work (VhSpeedSums), the rest as extract does */
+static gboolean
+speed_chroma_extract_sums (void *priv, const void *data, unsigned index,
+    VhFeatureSink *sink, GError **error)
+{
+  SpeedChromaState *s = priv;
+  const VhSpeedSums *sums = data;
+  if ((!s->ready || sums->w != s->d.w || sums->h != s->d.h)
+      && !setup (s, sums->w, sums->h, error))
+    return FALSE;
+  if (sums->tw != s->d.tw || sums->th != s->d.th) {
+    g_set_error (error, VH_ERROR, VH_ERROR_STATE,
+        "speed_chroma: the GPU's %ux%u 1/16 pictures do not match %ux%u "
+        "chroma", sums->tw, sums->th, sums->w, sums->h);
+    return FALSE;
+  }
+  gboolean sing_u, sing_v;
+  const float u = channel_score_from_sums (s, sums, 0, &sing_u);
+  const float v = channel_score_from_sums (s, sums, 1, &sing_v);
+  put_scores (s, u, sing_u, v, sing_v, index, sink);
   return TRUE;
 }
 
@@ -719,14 +770,14 @@ speed_chroma_enum_names (const char *option)
   return prescale_methods;
 }
 
-#define OPT(f) offsetof (SpeedChromaOptions, f)
+#define OPT(f) offsetof (VhSpeedChromaOptions, f)
 static const VhOptionDesc speed_chroma_options[] = {
   { "speed_kernelscale", "ks", VH_OPT_DOUBLE, 1.0, 0.1, 4.0,
     OPT (kernelscale), true },
   { "speed_prescale", "ps", VH_OPT_DOUBLE, 1.0, 0.1, 4.0, OPT (prescale),
     true },
-  { "speed_prescale_method", "psm", VH_OPT_ENUM, PRESCALE_NEAREST,
-    PRESCALE_NEAREST, PRESCALE_LANCZOS4, OPT (prescale_method), true },
+  { "speed_prescale_method", "psm", VH_OPT_ENUM, VH_SPEED_PRESCALE_NEAREST,
+    VH_SPEED_PRESCALE_NEAREST, VH_SPEED_PRESCALE_LANCZOS4, OPT (prescale_method), true },
   { "speed_sigma_nn", "snn", VH_OPT_DOUBLE, 0.29, 0.1, 2.0, OPT (sigma_nn),
     true },
   { "speed_nn_floor", "nnf", VH_OPT_DOUBLE, 0.0, 0.0, 1.0, OPT (nn_floor),
@@ -742,11 +793,12 @@ static const VhOptionDesc speed_chroma_options[] = {
 const VhFeatureExtractor vh_fex_speed_chroma = {
   .name = "speed_chroma",
   .options = speed_chroma_options,
-  .opts_size = sizeof (SpeedChromaOptions),
+  .opts_size = sizeof (VhSpeedChromaOptions),
   .priv_size = sizeof (SpeedChromaState),
   .needs_chroma = true,
   .init = speed_chroma_init,
   .extract = speed_chroma_extract,
+  .extract_sums = speed_chroma_extract_sums,
   .close = speed_chroma_close,
   .check_layout = speed_chroma_check_layout,
   .enum_names = speed_chroma_enum_names,

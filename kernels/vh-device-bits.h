@@ -12,6 +12,7 @@
 #if defined(__CUDACC__) || defined(__HIP__)
 #define VH_BITS_FN __host__ __device__ __forceinline__
 #else
+#include <math.h>
 #include <string.h>
 #define VH_BITS_FN inline
 #endif
@@ -76,6 +77,19 @@ atomic_add64 (uint64_t *at, uint64_t v)
   atomicAdd ((unsigned long long *) at, (unsigned long long) v);
 #else
   *at += v;
+#endif
+}
+
+/* a * b + c rounded once, in double (libm's fma on the host) */
+VH_BITS_FN double
+fma_double (double a, double b, double c)
+{
+#if defined(__CUDA_ARCH__)
+  return __fma_rn (a, b, c);
+#elif defined(VH_BITS_DEVICE)
+  return __builtin_fma (a, b, c);
+#else
+  return fma (a, b, c);
 #endif
 }
 

@@ -18,6 +18,7 @@
 
 #include "adm-gpu.h"
 #include "cambi-gpu.h"
+#include "speed-gpu.h"
 #include "vh-feature-internal.h"
 #include "vh-model.h"
 #include "motion-gpu.h"
@@ -101,6 +102,8 @@ main (int argc, char **argv)
       &vh_kernel_psnr_hvs, NULL);
   VhGpuModule *cambi_module = vh_gpu_module_load_embedded (gpu,
       &vh_kernel_cambi, NULL);
+  VhGpuModule *speed_module = vh_gpu_module_load_embedded (gpu,
+      &vh_kernel_speed, NULL);
   VhGpuModule *vif_module = vh_gpu_module_load_embedded (gpu, &vh_kernel_vif,
       &error);
   VhGpuModule *adm_module = vh_gpu_module_load_embedded (gpu, &vh_kernel_adm,
@@ -205,14 +208,19 @@ main (int argc, char **argv)
      * converted, as deeper pictures are); -1: no kernels for this GPU in
      * the build */
     enum { VIF, ADM, MOTION, CIEDE, SSIM, MS_SSIM, PSNR_HVS, CIEDE_CONVERT,
-      CAMBI, N_TIMED };
+      CAMBI, SPEED, N_TIMED };
     float ms[N_TIMED], ms_flight[N_TIMED];
     VhCiedeGpu *ciede[SLOTS] = { NULL }, *ciede_convert[SLOTS] = { NULL };
     VhSsimGpu *ssim[SLOTS] = { NULL };
     VhMsSsimGpu *ms_ssim[SLOTS] = { NULL };
     VhPsnrHvsGpu *psnr_hvs[SLOTS] = { NULL };
     VhCambiGpu *cambi[SLOTS] = { NULL };
+    VhSpeedGpu *speed[SLOTS] = { NULL };
     double *sums[SLOTS];
+    /* SpEED-chroma: the default kernel scale, vmaf_v1.0.16's (its other
+     * options act on the host) */
+    VhSpeedChromaOptions speed_opts;
+    vh_feature_opts_init_defaults (&vh_fex_speed_chroma, &speed_opts);
     /* CAMBI with vmaf_v1.0.16's options, on a staircase ramp (every pixel
      * flat, so every window counted: its slowest content) */
     VhCambiPlan cambi_plan;
@@ -259,14 +267,17 @@ main (int argc, char **argv)
           psnr_hvs_module, w, h, 8, NULL) : NULL;
       cambi[i] = have_cambi ? vh_cambi_gpu_new (gpu, cambi_module,
           &cambi_plan, NULL) : NULL;
+      speed[i] = speed_module ? vh_speed_gpu_new (gpu, speed_module,
+          &speed_opts, 8, NULL) : NULL;
       /* room for any feature's results */
-      if (!(sums[i] = vh_gpu_host_alloc (gpu, sizeof (VhMsSsimSums)
-                  + sizeof (VhPsnrHvsSums), &error)))
+      if (!(sums[i] = vh_gpu_host_alloc (gpu, MAX (sizeof (VhMsSsimSums)
+                      + sizeof (VhPsnrHvsSums), vh_speed_gpu_sums_size (w,
+                          h)), &error)))
         die ("sums", error);
     }
     const gboolean present[N_TIMED] = { TRUE, TRUE, TRUE, ciede[0] != NULL,
       ssim[0] != NULL, ms_ssim[0] != NULL, psnr_hvs[0] != NULL,
-      ciede_convert[0] != NULL, cambi[0] != NULL };
+      ciede_convert[0] != NULL, cambi[0] != NULL, speed[0] != NULL };
     if (ciede[0] && !vh_ciede_gpu_uses_table (ciede[0]))
       printf ("# CIEDE2000: no Lab table (no room for it?)\n");
     for (int feat = 0; feat < N_TIMED; feat++) {
@@ -337,6 +348,10 @@ main (int argc, char **argv)
               ok = vh_cambi_gpu_enqueue (cambi[si], s->stream, dband, pitch,
                   (VhCambiSums *) sums[si], &error);
               break;
+            case SPEED:
+              ok = vh_speed_gpu_enqueue (speed[si], s->stream, r3, d3, p3, w3,
+                  h3, (VhSpeedSums *) sums[si], &error);
+              break;
           }
           if (!ok)
             die ("enqueue", error);
@@ -365,6 +380,7 @@ main (int argc, char **argv)
       vh_ms_ssim_gpu_free (ms_ssim[i]);
       vh_psnr_hvs_gpu_free (psnr_hvs[i]);
       vh_cambi_gpu_free (cambi[i]);
+      vh_speed_gpu_free (speed[i]);
     }
     vh_gpu_mem_free (gpu, dband);
 
@@ -397,15 +413,17 @@ main (int argc, char **argv)
     printf ("%-10s kernels-only %8.0f fps | engine+GPU from host %7.0f fps | "
         "CPU engine (1 thread) %5.1f fps | GPU ms/frame: VIF %.3f ADM %.3f "
         "motion %.3f CIEDE2000 %.3f (no table %.3f) SSIM %.3f MS-SSIM %.3f "
-        "PSNR-HVS %.3f CAMBI %.3f | GPU ms/frame, %d frames in flight: VIF %.3f "
-        "ADM %.3f motion %.3f CIEDE2000 %.3f (no table %.3f) SSIM %.3f "
-        "MS-SSIM %.3f PSNR-HVS %.3f CAMBI %.3f\n",
+        "PSNR-HVS %.3f CAMBI %.3f SpEED-chroma %.3f | GPU ms/frame, %d frames "
+        "in flight: VIF %.3f ADM %.3f motion %.3f CIEDE2000 %.3f (no table "
+        "%.3f) SSIM %.3f MS-SSIM %.3f PSNR-HVS %.3f CAMBI %.3f SpEED-chroma "
+        "%.3f\n",
         list[si], kernels_fps, engine_fps[1], engine_fps[0], ms[VIF],
         ms[ADM], ms[MOTION], ms[CIEDE], ms[CIEDE_CONVERT], ms[SSIM],
-        ms[MS_SSIM], ms[PSNR_HVS], ms[CAMBI], SLOTS, ms_flight[VIF],
+        ms[MS_SSIM], ms[PSNR_HVS], ms[CAMBI], ms[SPEED], SLOTS,
+        ms_flight[VIF],
         ms_flight[ADM], ms_flight[MOTION], ms_flight[CIEDE],
         ms_flight[CIEDE_CONVERT], ms_flight[SSIM], ms_flight[MS_SSIM],
-        ms_flight[PSNR_HVS], ms_flight[CAMBI]);
+        ms_flight[PSNR_HVS], ms_flight[CAMBI], ms_flight[SPEED]);
     fflush (stdout);
 
     for (unsigned i = 0; i < SLOTS; i++) {

@@ -22,6 +22,7 @@
 #include "motion-gpu.h"
 #include "psnr-gpu.h"
 #include "psnr-hvs-gpu.h"
+#include "speed-gpu.h"
 #include "vh-gpu-backend.h"
 #include "vh-kernel-images.h"
 #include "vif-gpu.h"
@@ -48,8 +49,10 @@ typedef struct {
   unsigned lag;                 /* motion: 1, or 2 with the five-frame window */
   unsigned ssim_scale;          /* float_ssim: the down-sampling factor */
   VhCambiPlan cambi;
+  VhSpeedChromaOptions speed;
   gboolean on_cpu;              /* configure found options the kernels lack */
   void **ctx;                   /* one kernel context per slot */
+  size_t sums_size;             /* the ops' unless configure sizes it */
   size_t sums_offset;           /* in each slot's pinned result block */
 } Handle;
 
@@ -395,6 +398,51 @@ cambi_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
       error);
 }
 
+/* the chroma planes; a prescale leaves it to the CPU */
+static gboolean
+speed_configure (VhGpuBackend *b, Handle *h, const void *opts,
+    GError **error)
+{
+  const char *why;
+  (void) error;
+  h->speed = *(const VhSpeedChromaOptions *) opts;
+  if (!vh_speed_gpu_supported (&h->speed, &why)) {
+    g_debug ("GPU backend: speed_chroma with %s: on the CPU", why);
+    h->on_cpu = TRUE;
+  }
+  /* 4:4:4 chroma is as large as it gets */
+  h->sums_size = vh_speed_gpu_sums_size (b->info.width, b->info.height);
+  return TRUE;
+}
+
+static void *
+speed_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i,
+    const Handle *h, GError **e)
+{
+  return vh_speed_gpu_new (gpu, m, &h->speed, i->bpc, e);
+}
+
+static void
+speed_ctx_free (void *ctx)
+{
+  vh_speed_gpu_free (ctx);
+}
+
+static gboolean
+speed_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
+    void *ctx, void *out, GError **error)
+{
+  (void) h;
+  (void) index;
+  if (b->nplanes < 3) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "GPU backend: speed_chroma needs three planes");
+    return FALSE;
+  }
+  return vh_speed_gpu_enqueue (ctx, s->stream, s->ref, s->dis, b->pitch,
+      b->width, b->height, out, error);
+}
+
 static const FeatureOps feature_ops[] = {
   {&vh_fex_vif, &vh_kernel_vif, sizeof (VhVifSums), vif_configure,
       vif_ctx_new, vif_ctx_free, vif_enqueue},
@@ -415,6 +463,9 @@ static const FeatureOps feature_ops[] = {
       psnr_hvs_ctx_new, psnr_hvs_ctx_free, psnr_hvs_enqueue},
   {&vh_fex_cambi, &vh_kernel_cambi, sizeof (VhCambiSums), cambi_configure,
       cambi_ctx_new, cambi_ctx_free, cambi_enqueue},
+  /* sized by configure: the picture's */
+  {&vh_fex_speed_chroma, &vh_kernel_speed, 0, speed_configure,
+      speed_ctx_new, speed_ctx_free, speed_enqueue},
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (feature_ops)
     <= G_SIZEOF_MEMBER (VhGpuBackend, modules) / sizeof (VhGpuModule *));
@@ -473,6 +524,7 @@ backend_attach (gpointer backend, const VhFeatureExtractor *fex,
     g_free (h);
     return TRUE;
   }
+  h->sums_size = h->ops->sums_size;
   if (h->ops->configure && !h->ops->configure (b, h, opts, error)) {
     g_free (h);
     return FALSE;
@@ -497,7 +549,7 @@ backend_attach (gpointer backend, const VhFeatureExtractor *fex,
   }
   /* 16-byte aligned place in every slot's result block */
   h->sums_offset = b->sums_size;
-  b->sums_size += (h->ops->sums_size + 15) & ~(size_t) 15;
+  b->sums_size += (h->sums_size + 15) & ~(size_t) 15;
   g_ptr_array_add (b->handles, h);
   *handle = h;
   return TRUE;

@@ -19,35 +19,15 @@
 
 extern "C" {
 #include "cambi-gpu.h"
-#include "vh-feature-internal.h"
-#include "vh-model.h"
 #include "vh-synth.h"
 }
+#include "emulation-extractor.h"
 
 using namespace vh_cambi;
 
 /* the top-k sums are exact on the GPU, in double on the CPU: they differ
  * by the CPU's rounding only */
 #define TOLERANCE 1e-9
-
-struct VhFeatureSink {
-  std::vector<std::pair<std::string, double>> *out;
-};
-
-extern "C" void
-vh_feature_sink_put (VhFeatureSink *sink, const char *name, unsigned index,
-    double value)
-{
-  (void) index;
-  sink->out->emplace_back (name, value);
-}
-
-extern "C" void
-vh_feature_sink_put_plain (VhFeatureSink *sink, const char *name,
-    unsigned index, double value)
-{
-  vh_feature_sink_put (sink, name, index, value);
-}
 
 /* the kernel's parallel bin search, thread by thread and step by step;
  * checked against the serial find_bin on the same counts */
@@ -178,32 +158,7 @@ banded (unsigned w, unsigned h, unsigned bpc, unsigned frame)
 static void
 set_options (std::vector<unsigned char> &o, const char *opts)
 {
-  const VhFeatureExtractor *fex = &vh_fex_cambi;
-  GError *error = NULL;
-  o.assign (fex->opts_size, 0);
-  vh_feature_opts_init_defaults (fex, o.data ());
-  gchar **pairs = g_strsplit (opts, ":", -1);
-  for (gchar **kv = pairs; *kv && **kv; kv++) {
-    gchar **nv = g_strsplit (*kv, "=", 2);
-    /* numbers, booleans and the rest as strings (enum names, paths) */
-    VhModelOpt opt = {};
-    opt.key = nv[0];
-    char *end;
-    opt.number = g_ascii_strtod (nv[1], &end);
-    if (!strcmp (nv[1], "true") || !strcmp (nv[1], "false")) {
-      opt.kind = VH_OPTVAL_BOOL;
-      opt.boolean = !strcmp (nv[1], "true");
-    } else if (*end) {
-      opt.kind = VH_OPTVAL_STRING;
-      opt.string = nv[1];
-    } else {
-      opt.kind = VH_OPTVAL_NUMBER;
-    }
-    if (!vh_feature_opts_set (fex, o.data (), &opt, &error))
-      g_error ("%s: %s", *kv, error->message);
-    g_strfreev (nv);
-  }
-  g_strfreev (pairs);
+  set_extractor_options (&vh_fex_cambi, o, opts);
 }
 
 static unsigned failures, cases;
@@ -261,7 +216,7 @@ check (unsigned w, unsigned h, unsigned bpc, const char *opts, bool synth,
     else
       emulate<uint16_t> (ctx, &d.plane[0], w, h);
 
-    std::vector<std::pair<std::string, double>> cpu, gpu;
+    FeatureOutputs cpu, gpu;
     VhFeatureSink cpu_sink = { &cpu }, gpu_sink = { &gpu };
     VhCambiSums sums;
     std::memcpy (&sums, vh_cambi_gpu_host_sums (ctx), sizeof sums);

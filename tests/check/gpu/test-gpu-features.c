@@ -26,14 +26,18 @@ static unsigned failures, comparisons;
 #define FLOAT_TOLERANCE 1e-5
 static struct {
   const char *name;
+  gboolean prefix;                  /* keys carry the options' suffix */
   double worst;                     /* largest |cpu - gpu| */
 } float_metrics[] = {
-  {"ciede2000", 0}, {"float_ssim", 0}, {"float_ms_ssim", 0},
+  {"ciede2000", FALSE, 0}, {"float_ssim", FALSE, 0}, {"float_ms_ssim", FALSE, 0},
   /* PSNR-HVS: libvmaf's float sum reproduced exactly, so expected 0 */
-  {"psnr_hvs", 0}, {"psnr_hvs_y", 0}, {"psnr_hvs_cb", 0}, {"psnr_hvs_cr", 0},
+  {"psnr_hvs", FALSE, 0}, {"psnr_hvs_y", FALSE, 0}, {"psnr_hvs_cb", FALSE, 0},
+  {"psnr_hvs_cr", FALSE, 0},
   /* CAMBI: every contrast value the CPU's, the top-k sum exact (the CPU
    * adds it in double): its key carries the options' suffix */
-  {"cambi", 0},
+  {"cambi", TRUE, 0},
+  /* SpEED-chroma: every value the CPU's (expected 0), its three keys */
+  {"speed_chroma", TRUE, 0},
 };
 
 static void
@@ -74,6 +78,18 @@ setup (VhEngine *e, const VhVideoInfo *info, GError **error)
   if ((info->width >= 216 || info->height >= 216)
       && !vh_engine_add_feature_with_options (e, "cambi", cambi_v1,
           G_N_ELEMENTS (cambi_v1), error))
+    g_error ("engine setup: %s", (*error)->message);
+  /* SpEED-chroma with vmaf_v1.0.16's options: chroma of 80x80 */
+  const VhModelOpt speed_v1[] = {
+    {"speed_kernelscale", VH_OPTVAL_NUMBER, 1.0, 0, NULL},
+    {"speed_nn_floor", VH_OPTVAL_NUMBER, 0.1, 0, NULL},
+    {"speed_sigma_nn", VH_OPTVAL_NUMBER, 0.19, 0, NULL},
+    {"speed_weight_var_mode", VH_OPTVAL_NUMBER, 5, 0, NULL},
+    {"speed_max_val", VH_OPTVAL_NUMBER, 45, 0, NULL},
+  };
+  if (info->width >= 160 && info->height >= 160
+      && !vh_engine_add_feature_with_options (e, "speed_chroma", speed_v1,
+          G_N_ELEMENTS (speed_v1), error))
     g_error ("engine setup: %s", (*error)->message);
   /* MS-SSIM's five scales need 176x176 (the CPU refuses less) */
   if (info->width >= 176 && info->height >= 176
@@ -135,9 +151,9 @@ compare (const char *what, const VhVideoInfo *info, unsigned n,
       const gboolean have = mg >= 0 && vh_score_table_get (tg, mg, i, &vg);
       gboolean within = FALSE;
       for (gsize f = 0; have && f < G_N_ELEMENTS (float_metrics); f++) {
-        if (strcmp (name, float_metrics[f].name)
-            && !(!strcmp (float_metrics[f].name, "cambi")
-                && g_str_has_prefix (name, "cambi")))
+        if (float_metrics[f].prefix
+            ? !g_str_has_prefix (name, float_metrics[f].name)
+            : strcmp (name, float_metrics[f].name) != 0)
           continue;
         float_metrics[f].worst = MAX (float_metrics[f].worst, fabs (vc - vg));
         within = fabs (vc - vg) <= FLOAT_TOLERANCE;
