@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "speed-linalg.h"
+#include "vh-multiversion.h"
 
 #define NB VH_SPEED_NB
 #define EIG_MAX_ITERS 500
@@ -205,15 +206,61 @@ vh_speed_eigenvalues (const float *cov, float *eig, float *work)
 
 /* ---- linear solve: Householder QR with explicit matrices, as libvmaf ---- */
 
-/* dst (n x m) = x (n x n) * y (n x m), summed over k in order */
-void
-vh_speed_mat_mul (float *dst, const float *x, const float *y, int n, int m)
+/* dst (n x m) = x (n x n) * y (n x m), each element summed over k in
+ * order (multiplies and adds apart: the build does not contract them), a
+ * row of dst at a time so that the j loop vectorises */
+VH_MULTIVERSION void
+vh_speed_mat_mul (float *restrict dst, const float *restrict x,
+    const float *restrict y, int n, int m)
 {
-  memset (dst, 0, sizeof (float) * n * m);
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < n; k++)
+  for (int i = 0; i < n; i++) {
+    float *restrict row = dst + (size_t) i * m;
+    for (int j = 0; j < m; j++)
+      row[j] = 0;
+    for (int k = 0; k < n; k++) {
+      const float xik = x[i * n + k];
+      const float *restrict yk = y + (size_t) k * m;
       for (int j = 0; j < m; j++)
-        dst[i * m + j] += x[i * n + k] * y[k * m + j];
+        row[j] += xik * yk[j];
+    }
+  }
+}
+
+/* The same for NB x NB (the QR decomposition's 48 products a picture):
+ * eight columns of five rows at a time, their sums held in registers
+ * (GCC's vector types: five independent sums hide the adds' latency),
+ * each element's sum still a multiply then an add per k, in k order */
+#define ROWS_AT_ONCE 5
+#define COLS_AT_ONCE 8
+G_STATIC_ASSERT (NB % ROWS_AT_ONCE == 0);
+typedef float ColumnGroup __attribute__ ((vector_size (COLS_AT_ONCE
+            * sizeof (float))));
+
+VH_MULTIVERSION static void
+mat_mul_nb (float *restrict dst, const float *restrict x,
+    const float *restrict y)
+{
+  for (int i = 0; i < NB; i += ROWS_AT_ONCE) {
+    int j = 0;
+    for (; j + COLS_AT_ONCE <= NB; j += COLS_AT_ONCE) {
+      ColumnGroup sums[ROWS_AT_ONCE] = { { 0 } };
+      for (int k = 0; k < NB; k++) {
+        ColumnGroup yk;
+        memcpy (&yk, y + k * NB + j, sizeof yk);
+        for (int r = 0; r < ROWS_AT_ONCE; r++)
+          sums[r] += x[(i + r) * NB + k] * yk;
+      }
+      for (int r = 0; r < ROWS_AT_ONCE; r++)
+        memcpy (dst + (i + r) * NB + j, &sums[r], sizeof sums[r]);
+    }
+    for (; j < NB; j++)
+      for (int r = 0; r < ROWS_AT_ONCE; r++) {
+        float sum = 0;
+        for (int k = 0; k < NB; k++)
+          sum += x[(i + r) * NB + k] * y[k * NB + j];
+        dst[(i + r) * NB + j] = sum;
+      }
+  }
 }
 
 void
@@ -249,10 +296,12 @@ vh_speed_qr_decompose (const float *A, float *Q, float *R, float *H, float *Z)
       Q[i * n + j] = i == j ? 1 : 0;
   for (int k = 0; k < n - 1; k++) {
     /* the minor: rows and columns before k become the identity's */
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < k; i++)
       for (int j = 0; j < n; j++)
-        if (i < k || j < k)
-          Z[i * n + j] = i == j ? 1 : 0;
+        Z[i * n + j] = i == j ? 1 : 0;
+    for (int i = k; i < n; i++)
+      for (int j = 0; j < k; j++)
+        Z[i * n + j] = 0;
     for (int i = 0; i < n; i++)
       v[i] = Z[i * n + k];
     const float norm = norm_f (v, n);
@@ -266,12 +315,12 @@ vh_speed_qr_decompose (const float *A, float *Q, float *R, float *H, float *Z)
         H[i * n + j] = -2 * v[i] * v[j];
     for (int i = 0; i < n; i++)
       H[i * n + i] += 1;
-    vh_speed_mat_mul (R, H, Z, n, n);
+    mat_mul_nb (R, H, Z);
     memcpy (Z, R, sizeof (float) * n * n);
-    vh_speed_mat_mul (R, H, Q, n, n);
+    mat_mul_nb (R, H, Q);
     memcpy (Q, R, sizeof (float) * n * n);
   }
-  vh_speed_mat_mul (R, Q, A, n, n);
+  mat_mul_nb (R, Q, A);
   vh_speed_transpose (Q, n);
 }
 

@@ -15,7 +15,7 @@
 
 /* The NB eigenvalues of the symmetric NB x NB matrix cov, unsorted. */
 void vh_speed_eigenvalues (const float *cov, float *eig, float *work);
-/* dst (n x m) = x (n x n) y (n x m) */
+/* dst (n x m) = x (n x n) y (n x m); dst must not overlap x or y */
 void vh_speed_mat_mul (float *dst, const float *x, const float *y, int n,
     int m);
 void vh_speed_transpose (float *m, int n);
