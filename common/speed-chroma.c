@@ -22,12 +22,22 @@
 
 #include "vh-feature-internal.h"
 #include "vh-multiversion.h"
+#include "vh-parallel.h"
 #include "speed-chroma.h"
 
 #define BLOCK VH_SPEED_BLOCK
 #define NB VH_SPEED_NB
 #define NUM_SCALES VH_SPEED_NUM_SCALES
 #define EIG_EPS VH_SPEED_EPS
+
+/* One picture's est_params: its scratch and results */
+typedef struct {
+  float cov[NB * NB], eig[NB], work[VH_SPEED_EIG_WORK];
+  float qr[6 * NB * NB];
+  float *indep, *sol, *rect;        /* NB x nblocks */
+  float *entropy, *variance;        /* per block */
+  gboolean regular;                 /* the covariance was not singular */
+} PictureStats;
 
 typedef struct {
   VhSpeedChromaOptions opt;
@@ -38,11 +48,8 @@ typedef struct {
   float *frame, *tmp, *row;         /* a plane, prescale source, filter row */
   float *small, *mean;              /* 1/16 picture and its local mean */
   VhSpeedFilters f;                 /* anti-alias and scale-4 filters */
-  /* est_params */
-  float cov[NB * NB], eig[NB], work[VH_SPEED_EIG_WORK];
-  float qr[6 * NB * NB];
-  float *indep, *sol, *rect;        /* NB x nblocks */
-  float *entropy[2], *variance[2];  /* ref, dis */
+  /* 0 reference U, 1 distorted U, 2 reference V, 3 distorted V */
+  PictureStats pic[VH_SPEED_PICTURES];
 } SpeedChromaState;
 
 static const char *const prescale_methods[] = {
@@ -317,21 +324,21 @@ covariance_matrix (const VhSpeedDims *d, const float *data, size_t stride,
 /* Solves cov X = B (B and X: NB x m) by QR and back substitution; FALSE
  * where R has a pivot under 1e-6, as libvmaf. */
 static gboolean
-solve (SpeedChromaState *s, const float *B, float *X, int m)
+solve (PictureStats *ps, const float *B, float *X, int m)
 {
   const int n = NB;
-  float *Q = s->qr, *R = Q + n * n, *H = R + n * n, *Z = H + n * n;
+  float *Q = ps->qr, *R = Q + n * n, *H = R + n * n, *Z = H + n * n;
   float *A = Z + n * n;
-  memcpy (A, s->cov, sizeof (float) * n * n);
+  memcpy (A, ps->cov, sizeof (float) * n * n);
   vh_speed_qr_decompose (A, Q, R, H, Z);
   vh_speed_transpose (Q, n);
-  vh_speed_mat_mul (s->rect, Q, B, n, m);
+  vh_speed_mat_mul (ps->rect, Q, B, n, m);
   for (int i = n - 1; i >= 0; i--) {
     const float den = R[i * n + i];
     if (fabsf (den) < EIG_EPS)
       return FALSE;
     for (int j = 0; j < m; j++) {
-      float t = s->rect[i * m + j];
+      float t = ps->rect[i * m + j];
       for (int k = i + 1; k < n; k++)
         t -= X[k * m + j] * R[i * n + k];
       X[i * m + j] = t / den;
@@ -343,61 +350,65 @@ solve (SpeedChromaState *s, const float *B, float *X, int m)
 /* ---- per-picture statistics and the score ------------------------------ */
 
 /* libvmaf's est_params on a centred 1/16 picture (`data`, rows of
- * `stride` floats) whose covariance is in s->cov: each block's entropy and
- * variance.  FALSE where the covariance is singular (the variances are
- * then 0). */
-static gboolean
-est_params (SpeedChromaState *s, const float *data, size_t stride,
-    float sigma_nn, float *entropy, float *variance)
+ * `stride` floats) whose covariance is in ps->cov: each block's entropy
+ * and variance, and whether the covariance was regular (if not, the
+ * variances are 0). */
+static void
+est_params (const SpeedChromaState *s, PictureStats *ps, const float *data,
+    size_t stride)
 {
   const VhSpeedDims *d = &s->d;
   const int m = (int) d->nblocks;
+  const float sigma_nn = (float) s->opt.sigma_nn;
 
-  vh_speed_eigenvalues (s->cov, s->eig, s->work);
+  vh_speed_eigenvalues (ps->cov, ps->eig, ps->work);
 
   /* the blocks' samples: row = position in the block, column = block */
   for (int r = 0; r < BLOCK; r++)
     for (int c = 0; c < BLOCK; c++)
       for (unsigned bi = 0; bi < d->nbv; bi++)
         for (unsigned bj = 0; bj < d->nbh; bj++)
-          s->indep[(r * BLOCK + c) * m + bi * d->nbh + bj] =
+          ps->indep[(r * BLOCK + c) * m + bi * d->nbh + bj] =
               data[(r + BLOCK * bi) * stride + c + BLOCK * bj];
 
   gboolean ok = TRUE;
   for (int i = 0; i < NB; i++)
-    if (s->eig[i] < EIG_EPS)
+    if (ps->eig[i] < EIG_EPS)
       ok = FALSE;
   if (ok)
-    ok = solve (s, s->indep, s->sol, m);
+    ok = solve (ps, ps->indep, ps->sol, m);
   if (!ok)
-    memset (s->sol, 0, sizeof (float) * NB * m);
+    memset (ps->sol, 0, sizeof (float) * NB * m);
 
   const float nbf = (float) NB;
   for (int i = 0; i < NB; i++)
     for (int j = 0; j < m; j++)
-      s->sol[i * m + j] = (s->sol[i * m + j] * s->indep[i * m + j]) / nbf;
+      ps->sol[i * m + j] = (ps->sol[i * m + j] * ps->indep[i * m + j]) / nbf;
   for (int i = 1; i < NB; i++)
     for (int j = 0; j < m; j++)
-      s->sol[j] += s->sol[i * m + j];
+      ps->sol[j] += ps->sol[i * m + j];
 
   for (int j = 0; j < m; j++) {
     float e = 0;
     for (int k = 0; k < NB; k++) {
-      const float L = s->eig[k] < 0 ? 0 : s->eig[k];
-      e += log2 (L * s->sol[j] + sigma_nn) + log2 (2 * M_PI * M_E);
+      const float L = ps->eig[k] < 0 ? 0 : ps->eig[k];
+      e += log2 (L * ps->sol[j] + sigma_nn) + log2 (2 * M_PI * M_E);
     }
-    entropy[j] = e;
-    variance[j] = s->sol[j];
+    ps->entropy[j] = e;
+    ps->variance[j] = ps->sol[j];
   }
-  return ok;
+  ps->regular = ok;
 }
 
+/* channel 0: U, 1: V */
 static float
-speed_score (const SpeedChromaState *s, float sigma_nn, float nn_floor)
+speed_score (const SpeedChromaState *s, int channel, float sigma_nn,
+    float nn_floor)
 {
   const unsigned n = s->d.nblocks;
-  const float *er = s->entropy[0], *ed = s->entropy[1];
-  const float *vr = s->variance[0], *vd = s->variance[1];
+  const PictureStats *ref = &s->pic[2 * channel], *dis = ref + 1;
+  const float *er = ref->entropy, *ed = dis->entropy;
+  const float *vr = ref->variance, *vd = dis->variance;
   const float base = (size_t) NB * (log2 ((1 + nn_floor) * sigma_nn)
       + log2 (2 * M_PI * M_E));
   float score = 0;
@@ -464,50 +475,47 @@ load_plane (const SpeedChromaState *s, const VhPlane *p, float *dst)
   }
 }
 
-/* One channel's score from its pictures' statistics (entropy[k],
- * variance[k]); ok[k]: picture k's covariance was regular.  *singular
- * where either was not. */
+/* One channel's score (0: U, 1: V) from its pictures' statistics;
+ * *singular where either covariance was */
 static float
-channel_result (SpeedChromaState *s, const gboolean ok[2],
-    gboolean *singular)
+channel_result (const SpeedChromaState *s, int channel, gboolean *singular)
 {
+  const gboolean ok[2] = { s->pic[2 * channel].regular,
+    s->pic[2 * channel + 1].regular };
   *singular = !ok[0] || !ok[1];
   /* one picture singular (rare): 0 rather than an inflated score */
   if (ok[0] != ok[1])
     return 0.0f;
-  return speed_score (s, (float) s->opt.sigma_nn, (float) s->opt.nn_floor);
+  return speed_score (s, channel, (float) s->opt.sigma_nn,
+      (float) s->opt.nn_floor);
 }
 
-static float
-channel_score (SpeedChromaState *s, const VhPlane *ref, const VhPlane *dis,
-    gboolean *singular)
+/* Picture k's statistics from the plane (the CPU's whole path) */
+static void
+picture_stats (SpeedChromaState *s, unsigned k, const VhPlane *plane)
 {
-  gboolean ok[2];
-  const VhPlane *planes[2] = { ref, dis };
-  for (int k = 0; k < 2; k++) {
-    load_plane (s, planes[k], s->frame);
-    filter_and_downscale (s, s->frame);
-    covariance_matrix (&s->d, s->small, s->d.ow, s->cov);
-    ok[k] = est_params (s, s->small, s->d.ow, (float) s->opt.sigma_nn,
-        s->entropy[k], s->variance[k]);
-  }
-  return channel_result (s, ok, singular);
+  PictureStats *ps = &s->pic[k];
+  load_plane (s, plane, s->frame);
+  filter_and_downscale (s, s->frame);
+  covariance_matrix (&s->d, s->small, s->d.ow, ps->cov);
+  est_params (s, ps, s->small, s->d.ow);
 }
 
-/* The same from the GPU's centred pictures and covariances (VhSpeedSums;
- * channel 0: U, 1: V) */
-static float
-channel_score_from_sums (SpeedChromaState *s, const VhSpeedSums *sums,
-    int channel, gboolean *singular)
+typedef struct {
+  SpeedChromaState *s;
+  const VhSpeedSums *sums;
+} SumsJob;
+
+/* Picture k's statistics from the GPU's centred picture and covariance;
+ * the four pictures at once (vh_parallel_run), each on its own scratch */
+static void
+picture_stats_from_sums (void *data, unsigned k)
 {
-  gboolean ok[2];
-  for (int k = 0; k < 2; k++) {
-    memcpy (s->cov, vh_speed_sums_cov (sums, 2 * channel + k),
-        sizeof s->cov);
-    ok[k] = est_params (s, vh_speed_sums_centred (sums, 2 * channel + k),
-        sums->tw, (float) s->opt.sigma_nn, s->entropy[k], s->variance[k]);
-  }
-  return channel_result (s, ok, singular);
+  SumsJob *job = data;
+  PictureStats *ps = &job->s->pic[k];
+  memcpy (ps->cov, vh_speed_sums_cov (job->sums, k), sizeof ps->cov);
+  est_params (job->s, ps, vh_speed_sums_centred (job->sums, k),
+      job->sums->tw);
 }
 
 /* ---- sizes and buffers ------------------------------------------------- */
@@ -553,16 +561,16 @@ free_buffers (SpeedChromaState *s)
   g_free (s->row);
   g_free (s->small);
   g_free (s->mean);
-  g_free (s->indep);
-  g_free (s->sol);
-  g_free (s->rect);
-  for (int k = 0; k < 2; k++) {
-    g_free (s->entropy[k]);
-    g_free (s->variance[k]);
-  }
   s->frame = s->tmp = s->row = s->small = s->mean = NULL;
-  s->indep = s->sol = s->rect = NULL;
-  s->entropy[0] = s->entropy[1] = s->variance[0] = s->variance[1] = NULL;
+  for (int k = 0; k < VH_SPEED_PICTURES; k++) {
+    PictureStats *ps = &s->pic[k];
+    g_free (ps->indep);
+    g_free (ps->sol);
+    g_free (ps->rect);
+    g_free (ps->entropy);
+    g_free (ps->variance);
+    ps->indep = ps->sol = ps->rect = ps->entropy = ps->variance = NULL;
+  }
   s->ready = FALSE;
 }
 
@@ -584,15 +592,16 @@ setup (SpeedChromaState *s, unsigned w, unsigned h, GError **error)
   s->row = g_try_new (float, s->stride);
   s->small = g_try_new (float, small);
   s->mean = g_try_new (float, small);
-  s->indep = g_try_new (float, rect);
-  s->sol = g_try_new (float, rect);
-  s->rect = g_try_new (float, rect);
-  gboolean ok = s->frame && s->tmp && s->row && s->small && s->mean
-      && s->indep && s->sol && s->rect;
-  for (int k = 0; k < 2; k++) {
-    s->entropy[k] = g_try_new (float, d->nblocks);
-    s->variance[k] = g_try_new (float, d->nblocks);
-    ok = ok && s->entropy[k] && s->variance[k];
+  gboolean ok = s->frame && s->tmp && s->row && s->small && s->mean;
+  for (int k = 0; k < VH_SPEED_PICTURES; k++) {
+    PictureStats *ps = &s->pic[k];
+    ps->indep = g_try_new (float, rect);
+    ps->sol = g_try_new (float, rect);
+    ps->rect = g_try_new (float, rect);
+    ps->entropy = g_try_new (float, d->nblocks);
+    ps->variance = g_try_new (float, d->nblocks);
+    ok = ok && ps->indep && ps->sol && ps->rect && ps->entropy
+        && ps->variance;
   }
   if (!ok) {
     free_buffers (s);
@@ -701,9 +710,11 @@ speed_chroma_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
   if ((!s->ready || w != s->d.w || h != s->d.h) && !setup (s, w, h, error))
     return FALSE;
 
+  for (unsigned k = 0; k < VH_SPEED_PICTURES; k++)
+    picture_stats (s, k, &(k % 2 ? dis : ref)->plane[1 + k / 2]);
   gboolean sing_u, sing_v;
-  const float u = channel_score (s, &ref->plane[1], &dis->plane[1], &sing_u);
-  const float v = channel_score (s, &ref->plane[2], &dis->plane[2], &sing_v);
+  const float u = channel_result (s, 0, &sing_u);
+  const float v = channel_result (s, 1, &sing_v);
   put_scores (s, u, sing_u, v, sing_v, index, sink);
   return TRUE;
 }
@@ -724,9 +735,11 @@ speed_chroma_extract_sums (void *priv, const void *data, unsigned index,
         "chroma", sums->tw, sums->th, sums->w, sums->h);
     return FALSE;
   }
+  SumsJob job = { s, sums };
+  vh_parallel_run (VH_SPEED_PICTURES, picture_stats_from_sums, &job);
   gboolean sing_u, sing_v;
-  const float u = channel_score_from_sums (s, sums, 0, &sing_u);
-  const float v = channel_score_from_sums (s, sums, 1, &sing_v);
+  const float u = channel_result (s, 0, &sing_u);
+  const float v = channel_result (s, 1, &sing_v);
   put_scores (s, u, sing_u, v, sing_v, index, sink);
   return TRUE;
 }
