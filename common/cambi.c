@@ -160,12 +160,34 @@ cambi_init (void *priv, const void *opts_, const VhVideoInfo *info,
   s->hist = g_new (uint16_t, (size_t) aw * s->p.band_size);
   s->mode_rows = g_new (uint16_t, 3 * (size_t) aw);
   s->deriv = g_new (uint16_t, MASK_FILTER_SIZE * (size_t) aw);
-  s->colsum = g_new (uint32_t, aw);
+  s->colsum = g_new (uint32_t, aw + 2 * (MASK_FILTER_SIZE / 2));
   s->c_values = g_new (float, (size_t) aw * ah);
   return open_heatmaps (s, o->heatmaps_path, error);
 }
 
 /* ---- preprocessing: to 10 bits at the encode size */
+
+/* One planar row to 10 bits, as TO10 below: a loop per depth, so that
+ * each vectorises */
+VH_MULTIVERSION static void
+convert_row_to10 (const uint8_t *src, unsigned bpc, unsigned w,
+    uint16_t *restrict out)
+{
+  if (bpc == 8) {
+    for (unsigned j = 0; j < w; j++)
+      out[j] = (uint16_t) (src[j] << 2);
+    return;
+  }
+  const uint16_t *s16 = (const uint16_t *) src;
+  if (bpc <= 10) {
+    for (unsigned j = 0; j < w; j++)
+      out[j] = s16[j];
+    return;
+  }
+  const unsigned down = bpc - 10, round = 1u << (down - 1);
+  for (unsigned j = 0; j < w; j++)
+    out[j] = (uint16_t) ((s16[j] + round) >> down);
+}
 
 static gboolean
 preprocess (CambiState *s, const VhPlane *p, unsigned out_w, unsigned out_h)
@@ -184,7 +206,11 @@ preprocess (CambiState *s, const VhPlane *p, unsigned out_w, unsigned out_h)
   const int up = bpc == 8 ? 2 : 0, down = bpc > 10 ? (int) bpc - 10 : 0;
   const unsigned round = down ? 1u << (down - 1) : 0;
 #define TO10(v) ((uint16_t) (up ? (v) << up : ((v) + round) >> down))
-  if (in_w == out_w && in_h == out_h) {
+  if (in_w == out_w && in_h == out_h && p->step == 1) {
+    for (unsigned i = 0; i < out_h; i++)
+      convert_row_to10 ((const uint8_t *) p->data + (ptrdiff_t) i * p->stride,
+          bpc, out_w, out + (size_t) i * s->stride);
+  } else if (in_w == out_w && in_h == out_h) {
     for (unsigned i = 0; i < out_h; i++)
       for (unsigned j = 0; j < out_w; j++)
         out[i * s->stride + j] = TO10 (vh_plane_sample (p, bpc, j, i));
@@ -235,6 +261,22 @@ zero_derivative_row (const uint16_t *img, unsigned st, unsigned w,
   out[w - 1] = n[w - 1] == r[w - 1];
 }
 
+/* One row of the mask from the window's column counts (col[-3 .. w+2],
+ * zero outside the picture): each pixel's seven columns added anew rather
+ * than a running sum, so that the loop vectorises */
+VH_MULTIVERSION static void
+mask_row (const uint32_t *col, unsigned w, uint32_t index,
+    uint16_t *restrict m)
+{
+  const int pad = MASK_FILTER_SIZE / 2;
+  for (int c = 0; c < (int) w; c++) {
+    uint32_t sum = 0;
+    for (int k = -pad; k <= pad; k++)
+      sum += col[c + k];
+    m[c] = sum > index;
+  }
+}
+
 /* mask = (count of zero-derivative pixels in the 7x7 window, zero outside
  * the picture) > index; an exact integer count, so summed any way */
 static void
@@ -243,9 +285,10 @@ spatial_mask (CambiState *s, unsigned w, unsigned h)
   const int pad = MASK_FILTER_SIZE / 2;
   const unsigned st = s->stride;
   const uint32_t index = vh_cambi_mask_index (w, h);
-  uint32_t *col = s->colsum;
+  /* zeros on either side: the windows at the edges count nothing there */
+  uint32_t *col = s->colsum + pad;
 
-  memset (col, 0, w * sizeof *col);
+  memset (s->colsum, 0, (w + 2 * pad) * sizeof *col);
   /* rows 0 .. pad-1 enter before the first output row */
   for (int r = 0; r < pad && r < (int) h; r++) {
     uint16_t *d = s->deriv + (size_t) (r % MASK_FILTER_SIZE) * st;
@@ -267,17 +310,7 @@ spatial_mask (CambiState *s, unsigned w, unsigned h)
       for (unsigned c = 0; c < w; c++)
         col[c] += d[c];
     }
-    uint16_t *m = s->mask + (size_t) i * st;
-    uint32_t sum = 0;
-    for (int c = 0; c < pad && c < (int) w; c++)
-      sum += col[c];
-    for (int c = 0; c < (int) w; c++) {
-      if (c + pad < (int) w)
-        sum += col[c + pad];
-      if (c - pad - 1 >= 0)
-        sum -= col[c - pad - 1];
-      m[c] = sum > index;
-    }
+    mask_row (col, w, index, s->mask + (size_t) i * st);
   }
 }
 

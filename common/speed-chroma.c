@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "vh-feature-internal.h"
+#include "vh-cpu.h"
 #include "vh-multiversion.h"
 #include "vh-parallel.h"
 #include "speed-chroma.h"
@@ -46,6 +47,7 @@ typedef struct {
   VhSpeedDims d;
   size_t stride;                    /* floats per row of the frame buffers */
   float *frame, *tmp, *row;         /* a plane, prescale source, filter row */
+  guint8 *rows_read;                /* per plane row: the filter reads it */
   float *small, *mean;              /* 1/16 picture and its local mean */
   VhSpeedFilters f;                 /* anti-alias and scale-4 filters */
   /* 0 reference U, 1 distorted U, 2 reference V, 3 distorted V */
@@ -210,6 +212,39 @@ prescale (const float *src, float *dst, size_t stride, int method, int sw,
 
 /* ---- the 1/16 picture -------------------------------------------------- */
 
+/* row[x] = the sum over k of fa[k] * rows[k][x], added in k order (as one
+ * sum per x would be): a tap at a time over the row, so that it
+ * vectorises */
+VH_MULTIVERSION static void
+vertical_pass (float *restrict row, const float *const *rows,
+    const float *fa, int n, int w)
+{
+  for (int x = 0; x < w; x++)
+    row[x] = 0;
+  for (int k = 0; k < n; k++) {
+    const float fk = fa[k];
+    const float *restrict src = rows[k];
+    for (int x = 0; x < w; x++)
+      row[x] += fk * src[x];
+  }
+}
+
+/* Which rows of the plane the anti-alias filter reads: every 16th row's
+ * neighbourhood (all rows where a prescale reads them first) */
+static void
+mark_rows_read (SpeedChromaState *s)
+{
+  const VhSpeedDims *d = &s->d;
+  const gboolean prescaled = fabs (s->opt.prescale - 1.0) >= 1.0e-3;
+  memset (s->rows_read, prescaled, d->h);
+  if (prescaled)
+    return;
+  const int r = s->f.fa_width / 2;
+  for (unsigned i = 0; i < d->oh; i++)
+    for (int k = 0; k < s->f.fa_width; k++)
+      s->rows_read[mirror_index (16 * (int) i - r + k, (int) d->sh)] = 1;
+}
+
 /* libvmaf filters the whole plane with the anti-alias Gaussian and keeps
  * every 16th sample; only the kept rows and columns are computed here, each
  * with the same float sums (vertical pass, then horizontal). */
@@ -229,12 +264,10 @@ filter_and_downscale (SpeedChromaState *s, float *frame)
 
   for (int i = 0; i < oh; i++) {
     const int y = 16 * i;
-    for (int x = 0; x < w; x++) {
-      float acc = 0;
-      for (int k = 0; k < s->f.fa_width; k++)
-        acc += s->f.fa[k] * frame[mirror_index (y - r + k, h) * stride + x];
-      s->row[x] = acc;
-    }
+    const float *taps[VH_SPEED_MAX_TAPS];
+    for (int k = 0; k < s->f.fa_width; k++)
+      taps[k] = frame + mirror_index (y - r + k, h) * stride;
+    vertical_pass (s->row, taps, s->f.fa, s->f.fa_width, w);
     for (int j = 0; j < ow; j++) {
       float acc = 0;
       for (int k = 0; k < s->f.fa_width; k++)
@@ -264,6 +297,19 @@ filter_and_downscale (SpeedChromaState *s, float *frame)
 
 /* ---- covariance -------------------------------------------------------- */
 
+/* The reduction of cov_sum's two 8-lane accumulators, as
+ * _mm512_reduce_add_pd does, then the tail */
+static double
+reduce_lanes (const double a0[8], const double a1[8], double tail)
+{
+  double q[4], p[2];
+  for (int l = 0; l < 4; l++)
+    q[l] = (a0[l + 4] + a1[l + 4]) + (a0[l] + a1[l]);
+  for (int l = 0; l < 2; l++)
+    p[l] = q[l + 2] + q[l];
+  return (p[0] + p[1]) + tail;
+}
+
 /* Sum of (x - mx)(y - my) over the window, in the order of libvmaf's
  * AVX-512 kernel: per row, 16 samples into two 8-lane FMA accumulators,
  * then 8 into the first, then a scalar tail; lanes reduced pairwise. */
@@ -287,18 +333,85 @@ cov_sum (const float *x, const float *y, size_t stride, unsigned h,
     for (; j < w; j++)
       tail += ((double) rx[j] - mx) * ((double) ry[j] - my);
   }
-  double q[4], p[2];
-  for (int l = 0; l < 4; l++)
-    q[l] = (a0[l + 4] + a1[l + 4]) + (a0[l] + a1[l]);
-  for (int l = 0; l < 2; l++)
-    p[l] = q[l + 2] + q[l];
-  return (p[0] + p[1]) + tail;
+  return reduce_lanes (a0, a1, tail);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* lanes 0-3 and 4-7 of eight floats, as doubles less m */
+#define LOW_DOUBLES(v, m) _mm256_sub_pd (_mm256_cvtps_pd \
+    (_mm256_castps256_ps128 (v)), m)
+#define HIGH_DOUBLES(v, m) _mm256_sub_pd (_mm256_cvtps_pd \
+    (_mm256_extractf128_ps (v, 1)), m)
+
+/* cov_sum with AVX2 and FMA: each lane's accumulator takes the same fused
+ * multiply-adds in the same order, so the sum is the same double */
+__attribute__ ((target ("avx2,fma"))) static double
+cov_sum_avx2 (const float *x, const float *y, size_t stride, unsigned h,
+    unsigned w, double mx, double my)
+{
+  const __m256d vmx = _mm256_set1_pd (mx), vmy = _mm256_set1_pd (my);
+  __m256d a0lo = _mm256_setzero_pd (), a0hi = a0lo, a1lo = a0lo, a1hi = a0lo;
+  double tail = 0.0;
+  for (unsigned i = 0; i < h; i++) {
+    const float *rx = x + i * stride, *ry = y + i * stride;
+    unsigned j = 0;
+    for (; j + 15 < w; j += 16) {
+      const __m256 x0 = _mm256_loadu_ps (rx + j), y0 = _mm256_loadu_ps (ry + j);
+      const __m256 x1 = _mm256_loadu_ps (rx + j + 8);
+      const __m256 y1 = _mm256_loadu_ps (ry + j + 8);
+      a0lo = _mm256_fmadd_pd (LOW_DOUBLES (x0, vmx), LOW_DOUBLES (y0, vmy),
+          a0lo);
+      a0hi = _mm256_fmadd_pd (HIGH_DOUBLES (x0, vmx), HIGH_DOUBLES (y0, vmy),
+          a0hi);
+      a1lo = _mm256_fmadd_pd (LOW_DOUBLES (x1, vmx), LOW_DOUBLES (y1, vmy),
+          a1lo);
+      a1hi = _mm256_fmadd_pd (HIGH_DOUBLES (x1, vmx), HIGH_DOUBLES (y1, vmy),
+          a1hi);
+    }
+    for (; j + 7 < w; j += 8) {
+      const __m256 x0 = _mm256_loadu_ps (rx + j), y0 = _mm256_loadu_ps (ry + j);
+      a0lo = _mm256_fmadd_pd (LOW_DOUBLES (x0, vmx), LOW_DOUBLES (y0, vmy),
+          a0lo);
+      a0hi = _mm256_fmadd_pd (HIGH_DOUBLES (x0, vmx), HIGH_DOUBLES (y0, vmy),
+          a0hi);
+    }
+    for (; j < w; j++)
+      tail += ((double) rx[j] - mx) * ((double) ry[j] - my);
+  }
+  double a0[8], a1[8];
+  _mm256_storeu_pd (a0, a0lo);
+  _mm256_storeu_pd (a0 + 4, a0hi);
+  _mm256_storeu_pd (a1, a1lo);
+  _mm256_storeu_pd (a1 + 4, a1hi);
+  return reduce_lanes (a0, a1, tail);
+}
+#undef LOW_DOUBLES
+#undef HIGH_DOUBLES
+#endif
+
+typedef double (*CovSumFunc) (const float *x, const float *y, size_t stride,
+    unsigned h, unsigned w, double mx, double my);
+
+/* AVX2 with FMA where the CPU has them (and VMAFHIP_CPU_SIMD allows), else
+ * the C */
+static CovSumFunc
+choose_cov_sum (void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (vh_cpu_simd_level () >= VH_CPU_SIMD_AVX2
+      && __builtin_cpu_supports ("fma"))
+    return cov_sum_avx2;
+#endif
+  return cov_sum;
 }
 
 static void
 covariance_matrix (const VhSpeedDims *d, const float *data, size_t stride,
     float *cov)
 {
+  const CovSumFunc sum_products = choose_cov_sum ();
   float means[NB];
   const float n = (float) ((size_t) d->subw * d->subh);
   for (int r = 0; r < BLOCK; r++)
@@ -314,8 +427,8 @@ covariance_matrix (const VhSpeedDims *d, const float *data, size_t stride,
     for (int b = 0; b <= a; b++) {
       const float *x = data + (a / BLOCK) * stride + a % BLOCK;
       const float *y = data + (b / BLOCK) * stride + b % BLOCK;
-      const float v = cov_sum (x, y, stride, d->subh, d->subw, means[a],
-          means[b]) / dn;
+      const float v = sum_products (x, y, stride, d->subh, d->subw,
+          means[a], means[b]) / dn;
       cov[a * NB + b] = v;
       cov[b * NB + a] = v;
     }
@@ -452,13 +565,16 @@ speed_score (const SpeedChromaState *s, int channel, float sigma_nn,
   return score / (float) n;
 }
 
-/* One plane to float, minus 128, 10/12-bit scaled to 8 (picture_copy) */
+/* One plane to float, minus 128, 10/12-bit scaled to 8 (picture_copy);
+ * only the rows the filter reads */
 static void
 load_plane (const SpeedChromaState *s, const VhPlane *p, float *dst)
 {
   const unsigned w = s->d.w, h = s->d.h;
   if (s->bpc == 8) {
     for (unsigned y = 0; y < h; y++) {
+      if (!s->rows_read[y])
+        continue;
       const uint8_t *row = (const uint8_t *) p->data + (ptrdiff_t) y * p->stride;
       for (unsigned x = 0; x < w; x++)
         dst[y * s->stride + x] = (float) row[(size_t) x * p->step] + -128;
@@ -467,6 +583,8 @@ load_plane (const SpeedChromaState *s, const VhPlane *p, float *dst)
   }
   const float scaler = s->bpc == 10 ? 4.0f : s->bpc == 12 ? 16.0f : 256.0f;
   for (unsigned y = 0; y < h; y++) {
+    if (!s->rows_read[y])
+      continue;
     const uint16_t *row = (const uint16_t *) ((const uint8_t *) p->data
         + (ptrdiff_t) y * p->stride);
     for (unsigned x = 0; x < w; x++)
@@ -559,6 +677,8 @@ free_buffers (SpeedChromaState *s)
   g_free (s->frame);
   g_free (s->tmp);
   g_free (s->row);
+  g_free (s->rows_read);
+  s->rows_read = NULL;
   g_free (s->small);
   g_free (s->mean);
   s->frame = s->tmp = s->row = s->small = s->mean = NULL;
@@ -590,9 +710,11 @@ setup (SpeedChromaState *s, unsigned w, unsigned h, GError **error)
   s->frame = g_try_new (float, frame);
   s->tmp = g_try_new (float, frame);
   s->row = g_try_new (float, s->stride);
+  s->rows_read = g_try_new (guint8, d->h);
   s->small = g_try_new (float, small);
   s->mean = g_try_new (float, small);
-  gboolean ok = s->frame && s->tmp && s->row && s->small && s->mean;
+  gboolean ok = s->frame && s->tmp && s->row && s->small && s->mean
+      && s->rows_read;
   for (int k = 0; k < VH_SPEED_PICTURES; k++) {
     PictureStats *ps = &s->pic[k];
     ps->indep = g_try_new (float, rect);
@@ -609,6 +731,7 @@ setup (SpeedChromaState *s, unsigned w, unsigned h, GError **error)
         "speed_chroma: out of memory for %ux%u chroma planes", w, h);
     return FALSE;
   }
+  mark_rows_read (s);
   s->ready = TRUE;
   return TRUE;
 }
