@@ -74,17 +74,26 @@ reflect101 (int i, int n)
  *
  * Samples of the vertical pass are on a 16-bit scale, |v| <= 65520 for bpc
  * <= 12, so each symmetric pair times its tap fits int32 (16004 · 131040 <
- * 2^31); only the sum of the three needs int64, as in libvmaf. The row sum
+ * 2^31); only the sum of the three would need int64, as in libvmaf. The row sum
  * is uint32 like libvmaf's (it cannot wrap below ~65000 columns). */
 static inline uint32_t
 hblur_row_abs_sum (const int32_t *restrict v, unsigned width)
 {
+  const int32_t *restrict v1 = v + 1, *restrict v2 = v + 2;
+  const int32_t *restrict v3 = v + 3, *restrict v4 = v + 4;
   uint32_t sum = 0;
   for (unsigned x = 0; x < width; x++) {
-    const int64_t acc = (int64_t) (VH_MOTION_TAP_OUTER * (v[x] + v[x + 4]))
-        + (int64_t) (VH_MOTION_TAP_INNER * (v[x + 1] + v[x + 3]))
-        + (int64_t) (VH_MOTION_TAP_CENTRE * v[x + 2]);
-    const int32_t val = (int32_t) ((acc + (1 << 15)) >> 16);
+    const int32_t a = VH_MOTION_TAP_OUTER * (v[x] + v4[x]);
+    const int32_t b = VH_MOTION_TAP_INNER * (v1[x] + v3[x]);
+    const int32_t c = VH_MOTION_TAP_CENTRE * v2[x];
+    /* (a + b + c + 2^15) >> 16 without 64-bit lanes: each term split at
+     * bit 16 (t = (t >> 16) 2^16 + (t & 0xffff), arithmetic shifts), the
+     * high parts added, the low parts' carry added to them: the same
+     * value, and the loop vectorises in 32-bit lanes */
+    const int32_t high = (a >> 16) + (b >> 16) + (c >> 16);
+    const int32_t low = (a & 0xffff) + (b & 0xffff) + (c & 0xffff)
+        + (1 << 15);
+    const int32_t val = high + (low >> 16);
     sum += (uint32_t) abs (val);
   }
   return sum;
@@ -114,11 +123,17 @@ motion_sad_##suffix (const VhPlane *prev, const VhPlane *cur, unsigned bpc,   \
       c[k] = (const pixel_t *) ((const uint8_t *) cur->data                   \
           + r * cur->stride);                                                 \
     }                                                                         \
+    /* named restrict rows: GCC then vectorises with plain loads */          \
+    const pixel_t *restrict p0 = p[0], *restrict p1 = p[1];                   \
+    const pixel_t *restrict p2 = p[2], *restrict p3 = p[3];                   \
+    const pixel_t *restrict p4 = p[4], *restrict c0 = c[0];                   \
+    const pixel_t *restrict c1 = c[1], *restrict c2 = c[2];                   \
+    const pixel_t *restrict c3 = c[3], *restrict c4 = c[4];                   \
     int32_t any = 0;                                                          \
     for (int x = 0; x < width; x++) {                                         \
-      const int32_t outer = (p[0][x] - c[0][x]) + (p[4][x] - c[4][x]);        \
-      const int32_t inner = (p[1][x] - c[1][x]) + (p[3][x] - c[3][x]);        \
-      const int32_t centre = p[2][x] - c[2][x];                               \
+      const int32_t outer = (p0[x] - c0[x]) + (p4[x] - c4[x]);                \
+      const int32_t inner = (p1[x] - c1[x]) + (p3[x] - c3[x]);                \
+      const int32_t centre = p2[x] - c2[x];                                   \
       const int32_t v = (VH_MOTION_TAP_OUTER * outer                          \
           + VH_MOTION_TAP_INNER * inner + VH_MOTION_TAP_CENTRE * centre       \
           + rounding) >> bpc;                                                 \

@@ -101,12 +101,13 @@ write_yuv (const char *path, Frame *frames, unsigned n_frames, gboolean ref)
   fclose (f);
 }
 
-/* libvmaf's CLI and vmafhip-score on the same files, vmaf_v0.6.1 */
+/* libvmaf's CLI and vmafhip-score on the same files, with the model */
 static void
 compare_clis (const char *libvmaf, const char *score_tool,
-    const VhVideoInfo *info, Frame *frames, unsigned n_frames,
-    char **threads)
+    const char *model, const VhVideoInfo *info, Frame *frames,
+    unsigned n_frames, char **threads)
 {
+  char *version = g_strdup_printf ("version=%s", model);
   char *dir = g_dir_make_tmp ("vmafhip-bench-XXXXXX", NULL);
   char *ref = g_build_filename (dir, "ref.yuv", NULL);
   char *dis = g_build_filename (dir, "dis.yuv", NULL);
@@ -117,18 +118,18 @@ compare_clis (const char *libvmaf, const char *score_tool,
   for (guint t = 0; threads[t]; t++) {
     char n[16];
     g_snprintf (n, sizeof n, "%u", thread_count (threads[t]));
-    char *tool_argv[2][20] = {
+    char *tool_argv[2][24] = {
       { (char *) libvmaf, "-r", ref, "-d", dis, "-w", w, "-h", h, "-p", "420",
-        "-b", "8", "--threads", n, "-q", "--json", "-o", "/dev/null",
-        NULL },
+        "-b", "8", "--model", version, "--threads", n, "-q", "--json", "-o",
+        "/dev/null", NULL },
       { (char *) score_tool, "-r", ref, "-d", dis, "-w", w, "-h", h, "-p",
-        "420", "-b", "8", "--threads", n, "--backend", "cpu", "-q",
-        NULL },
+        "420", "-b", "8", "--model", version, "--threads", n, "--backend",
+        "cpu", "-q", NULL },
     };
     const double lv = n_frames / time_program (tool_argv[0]);
     const double vh = n_frames / time_program (tool_argv[1]);
-    printf ("%ux%u  %s threads: libvmaf %.1f fps, vmafhip-score %.1f fps "
-        "(%.2fx)\n", info->width, info->height, n, lv, vh, vh / lv);
+    printf ("%ux%u  %s, %s threads: libvmaf %.1f fps, vmafhip-score %.1f fps "
+        "(%.2fx)\n", info->width, info->height, model, n, lv, vh, vh / lv);
     fflush (stdout);
   }
   g_unlink (ref);
@@ -139,6 +140,7 @@ compare_clis (const char *libvmaf, const char *score_tool,
   g_free (dir);
   g_free (w);
   g_free (h);
+  g_free (version);
 }
 
 int
@@ -146,7 +148,7 @@ main (int argc, char **argv)
 {
   int n_frames = 48;
   char *sizes = NULL;
-  char *features = NULL, *threads = NULL, *libvmaf = NULL;
+  char *features = NULL, *threads = NULL, *libvmaf = NULL, *cli_model = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames per run (48)", "N"},
     {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes,
@@ -156,6 +158,8 @@ main (int argc, char **argv)
     {"threads", 0, 0, G_OPTION_ARG_STRING, &threads,
         "Comma-separated thread counts for vmaf_v0.6.1 (1; all: every CPU)",
         "LIST"},
+    {"cli-model", 0, 0, G_OPTION_ARG_STRING, &cli_model,
+        "The built-in model both programs score with (vmaf_v0.6.1)", "NAME"},
     {"libvmaf", 0, 0, G_OPTION_ARG_FILENAME, &libvmaf,
         "libvmaf's vmaf tool: compare whole programs on the same files",
         "PATH"},
@@ -217,8 +221,8 @@ main (int argc, char **argv)
           run_once (&info, frames, n_frames, "vmaf_v0.6.1", NULL, n));
     }
     if (libvmaf)
-      compare_clis (libvmaf, score_tool, &info, frames, n_frames,
-          thread_list);
+      compare_clis (libvmaf, score_tool, cli_model ? cli_model
+          : "vmaf_v0.6.1", &info, frames, n_frames, thread_list);
     fflush (stdout);
     for (unsigned i = 0; i < DISTINCT_FRAMES; i++)
       g_free (frames[i].store);
@@ -229,6 +233,7 @@ main (int argc, char **argv)
   g_free (score_tool);
   g_free (threads);
   g_free (libvmaf);
+  g_free (cli_model);
   g_free (sizes);
   g_free (features);
   return 0;
