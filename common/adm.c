@@ -21,6 +21,8 @@
 #include <string.h>
 
 #include "adm.h"
+#include "adm-dwt-x86.h"
+#include "vh-cpu.h"
 #include "vh-multiversion.h"
 #include "vh-feature.h"
 
@@ -109,6 +111,7 @@ struct VhAdmWork {
   /* AVX-512 flavour 1: what libvmaf's scratch holds after the distorted
    * high-pass row at scales 1-3 (set by the scale before). */
   int32_t stale[2];
+  bool dwt_avx2;            /* scale 0's DWT by adm-dwt-x86.c */
 
   void *block;
 };
@@ -129,6 +132,9 @@ vh_adm_work_new (unsigned width, unsigned height)
   VhAdmWork *wk = g_new0 (VhAdmWork, 1);
   wk->width = width;
   wk->height = height;
+#ifdef VH_ADM_DWT_X86
+  wk->dwt_avx2 = vh_cpu_simd_level () >= VH_CPU_SIMD_AVX2;
+#endif
   vh_adm_band_sizes (width, height, wk->bw, wk->bh);
 
   const size_t row = aligned_count (wk->bw[0] + 2);
@@ -282,7 +288,7 @@ typedef struct AdmSource {
  * the range. */
 VH_MULTIVERSION static void
 dwt_vertical (const AdmSource *src, int y, int scale, unsigned bpc,
-    int32_t *lo, int32_t *hi)
+    bool avx2, int32_t *lo, int32_t *hi)
 {
   const int n = src->w;
   const uint8_t *r[4];
@@ -292,6 +298,16 @@ dwt_vertical (const AdmSource *src, int y, int scale, unsigned bpc,
   if (scale == 0) {
     const int32_t half = 1 << (bpc - 1);
     const int32_t add_lo = half - DWT_LO_SUM * half;
+#ifdef VH_ADM_DWT_X86
+    if (avx2 && src->kind == SRC_U8)
+      vh_adm_dwt_vertical_u8_avx2 (r[0], r[1], r[2], r[3], n, add_lo, half,
+          (int) bpc, lo, hi);
+    else if (avx2)
+      vh_adm_dwt_vertical_u16_avx2 ((const uint16_t *) r[0],
+          (const uint16_t *) r[1], (const uint16_t *) r[2],
+          (const uint16_t *) r[3], n, add_lo, half, (int) bpc, lo, hi);
+    else
+#endif
     if (src->kind == SRC_U8)
       dwt_vertical_u8 (r[0], r[1], r[2], r[3], n, add_lo, half, bpc, lo, hi);
     else
@@ -311,10 +327,18 @@ dwt_vertical (const AdmSource *src, int y, int scale, unsigned bpc,
 }
 
 VH_MULTIVERSION static void
-dwt_horizontal (const int32_t *t, int half, int scale, int32_t *lo,
-    int32_t *hi)
+dwt_horizontal (const int32_t *t, int half, int scale, bool avx2,
+    int32_t *lo, int32_t *hi)
 {
   static const int shift[4] = { 16, 15, 16, 15 };
+#ifdef VH_ADM_DWT_X86
+  if (scale == 0 && avx2) {
+    vh_adm_dwt_horizontal_s0_avx2 (t, half, lo, hi);
+    return;
+  }
+#else
+  (void) avx2;
+#endif
   if (scale == 0)
     dwt_horizontal_s0 (t, half, 1 << 15, 16, lo, hi);
   else
@@ -331,7 +355,8 @@ dwt_band_row (VhAdmWork *wk, const VhAdmPlan *pl, const AdmSource src[2],
   const int n = src[0].w, half = pl->w, scale = pl->scale;
 
   for (int i = 0; i < 2; i++)
-    dwt_vertical (&src[i], y, scale, bpc, wk->vert[i][0], wk->vert[i][1]);
+    dwt_vertical (&src[i], y, scale, bpc, wk->dwt_avx2, wk->vert[i][0],
+        wk->vert[i][1]);
   if (tail_quirk) {
     /* AVX-512 flavour 1: what follows each row in libvmaf's scratch. */
     for (int i = 0; i < 2; i++) {
@@ -349,10 +374,11 @@ dwt_band_row (VhAdmWork *wk, const VhAdmPlan *pl, const AdmSource src[2],
     /* Outputs nobody reads go to a scratch row. */
     int32_t *a = low ? wk->low[i][scale] + (size_t) y * half : wk->scratch[0];
     int32_t *const *d = wk->detail[i];
-    dwt_horizontal (wk->vert[i][0], half, scale, a,
+    dwt_horizontal (wk->vert[i][0], half, scale, wk->dwt_avx2, a,
         detail ? d[VH_ADM_ORIENT_V] : wk->scratch[1]);
     if (detail)
-      dwt_horizontal (wk->vert[i][1], half, scale, d[VH_ADM_ORIENT_H], d[VH_ADM_ORIENT_D]);
+      dwt_horizontal (wk->vert[i][1], half, scale, wk->dwt_avx2,
+          d[VH_ADM_ORIENT_H], d[VH_ADM_ORIENT_D]);
   }
 }
 

@@ -1,0 +1,150 @@
+/* vmafhip — ADM's scale-0 DWT passes in AVX2 (adm-dwt-x86.h).
+ *
+ * Each output is 15826 s0 + 27411 s1 + 7345 s2 - 4240 s3 (low pass) or
+ * -4240 s0 - 7345 s1 + 27411 s2 - 15826 s3 (high pass) of four samples
+ * that fit int16, an int32 sum that cannot overflow: vpmaddwd forms it from
+ * the pairs (s0, s1) and (s2, s3) exactly, and the rounding and shift
+ * follow as in adm.c.  The tails take adm.c's formula column by column. */
+#include "adm-dwt-x86.h"
+
+#ifdef VH_ADM_DWT_X86
+
+#include <immintrin.h>
+
+#define AVX2 __attribute__ ((target ("avx2")))
+
+#define TAP_LO_01 _mm256_set1_epi32 ((int32_t) ((uint32_t) 27411 << 16 | 15826))
+#define TAP_LO_23 _mm256_set1_epi32 ((int32_t) ((uint32_t) (uint16_t) -4240 << 16 | 7345))
+#define TAP_HI_01 _mm256_set1_epi32 ((int32_t) ((uint32_t) (uint16_t) -7345 << 16 \
+        | (uint16_t) -4240))
+#define TAP_HI_23 _mm256_set1_epi32 ((int32_t) ((uint32_t) (uint16_t) -15826 << 16 \
+        | 27411))
+
+static inline int32_t
+dwt_lo (int32_t s0, int32_t s1, int32_t s2, int32_t s3)
+{
+  return 15826 * s0 + 27411 * s1 + 7345 * s2 - 4240 * s3;
+}
+
+static inline int32_t
+dwt_hi (int32_t s0, int32_t s1, int32_t s2, int32_t s3)
+{
+  return -4240 * s0 - 7345 * s1 + 27411 * s2 - 15826 * s3;
+}
+
+/* 16 columns of four rows of int16 samples: their low- and high-pass sums,
+ * rounded and shifted, stored in column order */
+AVX2 static inline void
+vertical_16 (__m256i s0, __m256i s1, __m256i s2, __m256i s3, __m256i add_lo,
+    __m256i add_hi, __m128i shift, int32_t *lo, int32_t *hi)
+{
+  /* pairs of columns 0-3, 8-11 (a) and 4-7, 12-15 (b) */
+  const __m256i p01a = _mm256_unpacklo_epi16 (s0, s1);
+  const __m256i p01b = _mm256_unpackhi_epi16 (s0, s1);
+  const __m256i p23a = _mm256_unpacklo_epi16 (s2, s3);
+  const __m256i p23b = _mm256_unpackhi_epi16 (s2, s3);
+  const __m256i la = _mm256_sra_epi32 (_mm256_add_epi32 (_mm256_add_epi32
+          (_mm256_madd_epi16 (p01a, TAP_LO_01), _mm256_madd_epi16 (p23a,
+              TAP_LO_23)), add_lo), shift);
+  const __m256i lb = _mm256_sra_epi32 (_mm256_add_epi32 (_mm256_add_epi32
+          (_mm256_madd_epi16 (p01b, TAP_LO_01), _mm256_madd_epi16 (p23b,
+              TAP_LO_23)), add_lo), shift);
+  const __m256i ha = _mm256_sra_epi32 (_mm256_add_epi32 (_mm256_add_epi32
+          (_mm256_madd_epi16 (p01a, TAP_HI_01), _mm256_madd_epi16 (p23a,
+              TAP_HI_23)), add_hi), shift);
+  const __m256i hb = _mm256_sra_epi32 (_mm256_add_epi32 (_mm256_add_epi32
+          (_mm256_madd_epi16 (p01b, TAP_HI_01), _mm256_madd_epi16 (p23b,
+              TAP_HI_23)), add_hi), shift);
+  /* back to column order: 0-7, then 8-15 */
+  _mm256_storeu_si256 ((__m256i *) lo, _mm256_permute2x128_si256 (la, lb,
+          0x20));
+  _mm256_storeu_si256 ((__m256i *) (lo + 8), _mm256_permute2x128_si256 (la,
+          lb, 0x31));
+  _mm256_storeu_si256 ((__m256i *) hi, _mm256_permute2x128_si256 (ha, hb,
+          0x20));
+  _mm256_storeu_si256 ((__m256i *) (hi + 8), _mm256_permute2x128_si256 (ha,
+          hb, 0x31));
+}
+
+AVX2 void
+vh_adm_dwt_vertical_u8_avx2 (const uint8_t *r0, const uint8_t *r1,
+    const uint8_t *r2, const uint8_t *r3, int n, int32_t add_lo,
+    int32_t add_hi, int shift, int32_t *lo, int32_t *hi)
+{
+  const __m256i vlo = _mm256_set1_epi32 (add_lo);
+  const __m256i vhi = _mm256_set1_epi32 (add_hi);
+  const __m128i sh = _mm_cvtsi32_si128 (shift);
+  int j = 0;
+  for (; j + 16 <= n; j += 16)
+    vertical_16 (_mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *)
+                (r0 + j))), _mm256_cvtepu8_epi16 (_mm_loadu_si128
+            ((const __m128i *) (r1 + j))), _mm256_cvtepu8_epi16
+        (_mm_loadu_si128 ((const __m128i *) (r2 + j))), _mm256_cvtepu8_epi16
+        (_mm_loadu_si128 ((const __m128i *) (r3 + j))), vlo, vhi, sh, lo + j,
+        hi + j);
+  for (; j < n; j++) {
+    lo[j] = (dwt_lo (r0[j], r1[j], r2[j], r3[j]) + add_lo) >> shift;
+    hi[j] = (dwt_hi (r0[j], r1[j], r2[j], r3[j]) + add_hi) >> shift;
+  }
+}
+
+AVX2 void
+vh_adm_dwt_vertical_u16_avx2 (const uint16_t *r0, const uint16_t *r1,
+    const uint16_t *r2, const uint16_t *r3, int n, int32_t add_lo,
+    int32_t add_hi, int shift, int32_t *lo, int32_t *hi)
+{
+  const __m256i vlo = _mm256_set1_epi32 (add_lo);
+  const __m256i vhi = _mm256_set1_epi32 (add_hi);
+  const __m128i sh = _mm_cvtsi32_si128 (shift);
+  int j = 0;
+  for (; j + 16 <= n; j += 16)
+    vertical_16 (_mm256_loadu_si256 ((const __m256i *) (r0 + j)),
+        _mm256_loadu_si256 ((const __m256i *) (r1 + j)), _mm256_loadu_si256
+        ((const __m256i *) (r2 + j)), _mm256_loadu_si256 ((const __m256i *)
+            (r3 + j)), vlo, vhi, sh, lo + j, hi + j);
+  for (; j < n; j++) {
+    lo[j] = (dwt_lo (r0[j], r1[j], r2[j], r3[j]) + add_lo) >> shift;
+    hi[j] = (dwt_hi (r0[j], r1[j], r2[j], r3[j]) + add_hi) >> shift;
+  }
+}
+
+/* 16 int32 values from t (which fit int16) as int16, in order */
+AVX2 static inline __m256i
+pack16 (const int32_t *t)
+{
+  const __m256i a = _mm256_loadu_si256 ((const __m256i *) t);
+  const __m256i b = _mm256_loadu_si256 ((const __m256i *) (t + 8));
+  return _mm256_permute4x64_epi64 (_mm256_packs_epi32 (a, b), 0xd8);
+}
+
+AVX2 void
+vh_adm_dwt_horizontal_s0_avx2 (const int32_t *t, int half, int32_t *lo,
+    int32_t *hi)
+{
+  const __m256i add = _mm256_set1_epi32 (1 << 15);
+  int j = 0;
+  /* outputs j .. j+7 read t[2j - 1 .. 2j + 16] */
+  for (; j + 8 <= half; j += 8) {
+    const __m256i p01 = pack16 (t + 2 * j - 1);   /* (s0, s1) per output */
+    const __m256i p23 = pack16 (t + 2 * j + 1);   /* (s2, s3) */
+    _mm256_storeu_si256 ((__m256i *) (lo + j), _mm256_srai_epi32
+        (_mm256_add_epi32 (_mm256_add_epi32 (_mm256_madd_epi16 (p01,
+                        TAP_LO_01), _mm256_madd_epi16 (p23, TAP_LO_23)), add),
+            16));
+    _mm256_storeu_si256 ((__m256i *) (hi + j), _mm256_srai_epi32
+        (_mm256_add_epi32 (_mm256_add_epi32 (_mm256_madd_epi16 (p01,
+                        TAP_HI_01), _mm256_madd_epi16 (p23, TAP_HI_23)), add),
+            16));
+  }
+  for (; j < half; j++) {
+    const int16_t s0 = (int16_t) t[2 * j - 1], s1 = (int16_t) t[2 * j];
+    const int16_t s2 = (int16_t) t[2 * j + 1], s3 = (int16_t) t[2 * j + 2];
+    lo[j] = (dwt_lo (s0, s1, s2, s3) + (1 << 15)) >> 16;
+    hi[j] = (dwt_hi (s0, s1, s2, s3) + (1 << 15)) >> 16;
+  }
+}
+
+#else
+/* not x86-64: nothing here (ISO C wants a declaration in every file) */
+typedef int vh_adm_dwt_x86_unused;
+#endif
