@@ -96,12 +96,13 @@ struct VhGpuBackend {
   unsigned stage_left;
 };
 
+/* One staging thread's share of a frame pair: part `part` of `parts` of
+ * the rows of every plane */
 typedef struct {
   VhGpuBackend *b;
-  const VhPlane *src;
-  guint8 *dst;
-  size_t row;
-  unsigned y0, y1;
+  const VhPlane *const *src;
+  guint8 *const *dst;
+  unsigned n_planes, part, parts;
 } StageJob;
 
 static void run_stage_job (gpointer data, gpointer user_data);
@@ -592,42 +593,46 @@ allocate (VhGpuBackend *b, const VhPicture *ref, GError **error)
 }
 
 static void
+stage_part (const StageJob *job)
+{
+  for (unsigned i = 0; i < job->n_planes; i++) {
+    const unsigned hgt = job->src[i]->height;
+    vh_stage_rows (job->src[i], job->b->bytes, job->dst[i],
+        (size_t) job->src[i]->width * job->b->bytes,
+        hgt * job->part / job->parts, hgt * (job->part + 1) / job->parts);
+  }
+}
+
+static void
 run_stage_job (gpointer data, gpointer user_data)
 {
-  StageJob *job = data;
   VhGpuBackend *b = user_data;
-  vh_stage_rows (job->src, b->bytes, job->dst, job->row, job->y0, job->y1);
+  stage_part (data);
   g_mutex_lock (&b->stage_lock);
   if (--b->stage_left == 0)
     g_cond_signal (&b->stage_done);
   g_mutex_unlock (&b->stage_lock);
 }
 
-/* Packs the planes into the slot's pinned staging, rows split among the
- * staging threads. */
+/* Packs the planes into the slot's pinned staging: each staging thread, and
+ * the calling one, takes a share of the rows of every plane (one hand-off
+ * per thread and frame, however many planes) */
 static void
 stage_picture (VhGpuBackend *b, const VhPlane *const *planes,
     guint8 *const *dst, unsigned n_planes)
 {
   const unsigned parts = b->stagers ? b->n_stagers : 1;
-  StageJob *jobs = g_newa (StageJob, n_planes * parts);
-  unsigned n = 0;
-  for (unsigned i = 0; i < n_planes; i++) {
-    const unsigned hgt = planes[i]->height;
-    const size_t row = (size_t) planes[i]->width * b->bytes;
-    for (unsigned k = 0; k < parts; k++)
-      jobs[n++] = (StageJob) { b, planes[i], dst[i], row, hgt * k / parts,
-        hgt * (k + 1) / parts };
-  }
-  if (!b->stagers) {
-    for (unsigned j = 0; j < n; j++)
-      vh_stage_rows (jobs[j].src, b->bytes, jobs[j].dst, jobs[j].row,
-          jobs[j].y0, jobs[j].y1);
+  StageJob *jobs = g_newa (StageJob, parts);
+  for (unsigned k = 0; k < parts; k++)
+    jobs[k] = (StageJob) { b, planes, dst, n_planes, k, parts };
+  if (parts == 1) {
+    stage_part (&jobs[0]);
     return;
   }
-  b->stage_left = n;
-  for (unsigned j = 0; j < n; j++)
-    g_thread_pool_push (b->stagers, &jobs[j], NULL);
+  b->stage_left = parts - 1;
+  for (unsigned k = 1; k < parts; k++)
+    g_thread_pool_push (b->stagers, &jobs[k], NULL);
+  stage_part (&jobs[0]);
   g_mutex_lock (&b->stage_lock);
   while (b->stage_left)
     g_cond_wait (&b->stage_done, &b->stage_lock);
