@@ -552,29 +552,51 @@ cambi_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
   return TRUE;
 }
 
-/* The GPU's exact top-k sums (VhCambiSums): each scale's mean, then the
- * same score */
+/* One picture's score from the GPU's exact top-k sums: each scale's mean,
+ * then the same score as score_picture's */
+static gboolean
+score_from_pass (const CambiState *s, const VhCambiPass *g, bool is_src,
+    unsigned index, double *score, GError **error)
+{
+  if (g->bad_samples) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "cambi: frame %u has luma samples above %u bits", index, s->p.bpc);
+    return FALSE;
+  }
+  const unsigned w = is_src ? s->p.src_w : s->p.enc_w;
+  const unsigned h = is_src ? s->p.src_h : s->p.enc_h;
+  double per_scale[NUM_SCALES];
+  unsigned sw[NUM_SCALES], sh[NUM_SCALES];
+  vh_cambi_scale_sizes (w, h, s->p.speedup, sw, sh);
+  for (int scale = 0; scale < NUM_SCALES; scale++) {
+    const int k = vh_cambi_topk_count (s->p.topk, (int) (sw[scale]
+            * sh[scale]));
+    per_scale[scale] = ldexp ((double) g->topk_sum[scale], -24) / k;
+  }
+  *score = vh_cambi_combine (per_scale, is_src ? s->p.src_window
+      : s->p.window);
+  return TRUE;
+}
+
+/* The GPU's sums (VhCambiSums): the keys cambi_extract puts */
 static gboolean
 cambi_extract_sums (void *priv, const void *sums, unsigned index,
     VhFeatureSink *sink, GError **error)
 {
   const CambiState *s = priv;
   const VhCambiSums *g = sums;
-  if (g->bad_samples) {
-    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-        "cambi: frame %u has luma samples above %u bits", index, s->p.bpc);
+  double dist, src;
+  if (!score_from_pass (s, &g->dis, false, index, &dist, error))
     return FALSE;
+  vh_feature_sink_put (sink, "cambi", index, MIN (dist, s->p.max_val));
+  if (s->p.full_ref) {
+    if (!score_from_pass (s, &g->src, true, index, &src, error))
+      return FALSE;
+    vh_feature_sink_put_plain (sink, "cambi_source", index,
+        MIN (src, s->p.max_val));
+    vh_feature_sink_put_plain (sink, "cambi_full_reference", index,
+        MIN (MAX (0, dist - src), s->p.max_val));
   }
-  double per_scale[NUM_SCALES];
-  unsigned sw[NUM_SCALES], sh[NUM_SCALES];
-  vh_cambi_scale_sizes (s->p.enc_w, s->p.enc_h, s->p.speedup, sw, sh);
-  for (int scale = 0; scale < NUM_SCALES; scale++) {
-    const int k = vh_cambi_topk_count (s->p.topk, (int) (sw[scale]
-            * sh[scale]));
-    per_scale[scale] = ldexp ((double) g->topk_sum[scale], -24) / k;
-  }
-  const double score = vh_cambi_combine (per_scale, s->p.window);
-  vh_feature_sink_put (sink, "cambi", index, MIN (score, s->p.max_val));
   return TRUE;
 }
 

@@ -57,14 +57,19 @@ typedef struct {
   uint16_t band_base, band_size; /* the values the histograms keep */
 } VhCambiPlan;
 
-/* The GPU's result for one frame (distorted picture): per scale, the sum
- * of the top-k contrast values as an exact fixed-point number (units of
- * 2^-24: every non-zero contrast value is a float of at least 0.5), and
- * the number of luma samples above the bit depth (libvmaf refuses them). */
+/* The GPU's result for one picture: per scale, the sum of the top-k
+ * contrast values as an exact fixed-point number (units of 2^-24: every
+ * non-zero contrast value is a float of at least 0.5), and the number of
+ * luma samples above the bit depth (libvmaf refuses them). */
 typedef struct {
   uint64_t topk_sum[VH_CAMBI_SCALES];
   uint32_t bad_samples;
   uint32_t pad;
+} VhCambiPass;
+
+/* A frame's: the distorted picture's, and with full_ref the reference's */
+typedef struct {
+  VhCambiPass dis, src;
 } VhCambiSums;
 
 extern const VhOptionDesc vh_cambi_options[];

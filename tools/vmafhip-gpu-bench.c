@@ -345,8 +345,8 @@ main (int argc, char **argv)
                   p3, w3, h3, hvs->sum, hvs->pixels, &error);
               break;
             case CAMBI:
-              ok = vh_cambi_gpu_enqueue (cambi[si], s->stream, dband, pitch,
-                  (VhCambiSums *) sums[si], &error);
+              ok = vh_cambi_gpu_enqueue (cambi[si], s->stream, dband, 0,
+                  pitch, (VhCambiSums *) sums[si], &error);
               break;
             case SPEED:
               ok = vh_speed_gpu_enqueue (speed[si], s->stream, r3, d3, p3, w3,

@@ -13,7 +13,8 @@
 #define RECIPROCAL_BYTES (VH_CAMBI_RECIPROCAL_SIZE * sizeof (float))
 #define HIST_BYTES (VH_CAMBI_BINS1 * (sizeof (uint32_t) + sizeof (uint64_t)))
 
-G_STATIC_ASSERT (sizeof (VhCambiSums) == 48);
+G_STATIC_ASSERT (sizeof (VhCambiPass) == 48);
+G_STATIC_ASSERT (sizeof (VhCambiSums) == 2 * sizeof (VhCambiPass));
 
 struct VhCambiGpu {
   VhGpu *gpu;                   /* NULL: host emulation */
@@ -24,11 +25,13 @@ struct VhCambiGpu {
   unsigned tiles_x[SCALES], n_tiles[SCALES], k[SCALES];
   /* one block of memory: 10-bit picture, flags, mask, each scale's picture
    * and counted values, the contrast values, then what is cleared every
-   * frame: the histograms and the results (a VhCambiSums) */
+   * frame: the histograms (again before the reference's pass) and the
+   * results (a VhCambiSums) */
   VhGpuPtr mem;
   size_t size;
   VhGpuPtr img10, deriv, mask, img[SCALES], counted[SCALES], c_values;
   VhGpuPtr hist[SCALES], result, reciprocal;
+  size_t hist_bytes;            /* every scale's histograms, in one run */
   gboolean have_reciprocal;     /* acquired from the device's tables */
 };
 
@@ -42,8 +45,10 @@ gboolean
 vh_cambi_gpu_supported (const VhCambiPlan *p, const char **why)
 {
   *why = NULL;
-  if (p->full_ref)
-    *why = "the full-reference form (full_ref)";
+  if (p->full_ref && (p->src_w != p->width || p->src_h != p->height
+          || p->src_window != p->window))
+    *why = "the full-reference form with a source size other than the "
+        "picture's";
   else if (p->heatmaps)
     *why = "heatmaps_path";
   else if (p->enc_w != p->width || p->enc_h != p->height)
@@ -117,6 +122,7 @@ plan_layout (VhCambiGpu *ctx, const VhCambiPlan *plan, GError **error)
   }
   ctx->result = off;
   off += sizeof (VhCambiSums);
+  ctx->hist_bytes = ctx->result - ctx->hist[0];
   ctx->size = off;
   return TRUE;
 }
@@ -137,17 +143,21 @@ place (VhCambiGpu *ctx, VhGpuPtr base)
   ctx->result += base;
 }
 
+/* The launches of one pass: the luma `src` into the result `pass` (0: the
+ * distorted picture, 1: the reference) */
 static void
-fill_params (const VhCambiGpu *ctx, VhGpuPtr dis, size_t pitch,
+fill_params (const VhCambiGpu *ctx, VhGpuPtr src, size_t pitch, int pass,
     VhCambiPre *pre, VhCambiScale sc[SCALES])
 {
   const VhCambiPlan *pl = &ctx->plan;
+  const VhGpuPtr result = ctx->result + (pass ? G_STRUCT_OFFSET (VhCambiSums,
+          src) : G_STRUCT_OFFSET (VhCambiSums, dis));
   memset (pre, 0, sizeof *pre);
-  pre->src = dis;
+  pre->src = src;
   pre->img = ctx->img10;
   pre->deriv = ctx->deriv;
   pre->mask = ctx->mask;
-  pre->bad = ctx->result + G_STRUCT_OFFSET (VhCambiSums, bad_samples);
+  pre->bad = result + G_STRUCT_OFFSET (VhCambiPass, bad_samples);
   pre->pitch = (uint32_t) pitch;
   pre->width = pl->width;
   pre->height = pl->height;
@@ -164,7 +174,7 @@ fill_params (const VhCambiGpu *ctx, VhGpuPtr dis, size_t pitch,
     p->mask = ctx->mask;
     p->c_values = ctx->c_values;
     p->hist = ctx->hist[s];
-    p->result = ctx->result + s * sizeof (uint64_t);
+    p->result = result + s * sizeof (uint64_t);
     p->reciprocal = ctx->reciprocal;
     p->prev_w = pw;
     p->prev_h = ph;
@@ -261,25 +271,18 @@ grid_for (size_t n, unsigned block)
   return (VhGpuDim3) { (unsigned) ((n + block - 1) / block), 1, 1 };
 }
 
-gboolean
-vh_cambi_gpu_enqueue (VhCambiGpu *ctx, VhGpuStream *stream, VhGpuPtr dis,
-    size_t pitch, VhCambiSums *sums, GError **error)
+/* One picture's launches (fill_params' pass) */
+static gboolean
+enqueue_pass (VhCambiGpu *ctx, VhGpuStream *stream, VhGpuPtr src,
+    size_t pitch, int pass, GError **error)
 {
-  if (pitch > G_MAXUINT32) {
-    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-        "cambi (GPU): row pitch %zu too large", pitch);
-    return FALSE;
-  }
   VhCambiPre pre;
   VhCambiScale sc[SCALES];
-  fill_params (ctx, dis, pitch, &pre, sc);
+  fill_params (ctx, src, pitch, pass, &pre, sc);
   const VhGpuDim3 block = { VH_CAMBI_BLOCK, 1, 1 };
   const size_t full = (size_t) ctx->plan.width * ctx->plan.height;
   void *pre_args[] = { &pre };
-  /* the histograms and results: cleared every frame */
-  if (!vh_gpu_memset_async (stream, ctx->hist[0], 0,
-          ctx->result + sizeof (VhCambiSums) - ctx->hist[0], error)
-      || !vh_gpu_launch (ctx->fn_pre, grid_for (full, VH_CAMBI_BLOCK), block,
+  if (!vh_gpu_launch (ctx->fn_pre, grid_for (full, VH_CAMBI_BLOCK), block,
           0, stream, pre_args, error)
       || !vh_gpu_launch (ctx->fn_deriv, grid_for (full, VH_CAMBI_BLOCK),
           block, 0, stream, pre_args, error)
@@ -297,7 +300,28 @@ vh_cambi_gpu_enqueue (VhCambiGpu *ctx, VhGpuStream *stream, VhGpuPtr dis,
             error))
       return FALSE;
   }
-  return vh_gpu_copy_d2h_async (stream, sums, ctx->result,
+  return TRUE;
+}
+
+gboolean
+vh_cambi_gpu_enqueue (VhCambiGpu *ctx, VhGpuStream *stream, VhGpuPtr dis,
+    VhGpuPtr ref, size_t pitch, VhCambiSums *sums, GError **error)
+{
+  if (pitch > G_MAXUINT32) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "cambi (GPU): row pitch %zu too large", pitch);
+    return FALSE;
+  }
+  const gboolean full_ref = ctx->plan.full_ref;
+  /* the histograms and results: cleared every frame, and the histograms
+   * again before the reference's pass */
+  return vh_gpu_memset_async (stream, ctx->hist[0], 0, ctx->hist_bytes
+      + sizeof (VhCambiSums), error)
+      && enqueue_pass (ctx, stream, dis, pitch, 0, error)
+      && (!full_ref || (vh_gpu_memset_async (stream, ctx->hist[0], 0,
+                  ctx->hist_bytes, error)
+              && enqueue_pass (ctx, stream, ref, pitch, 1, error)))
+      && vh_gpu_copy_d2h_async (stream, sums, ctx->result,
       sizeof (VhCambiSums), error);
 }
 
@@ -317,20 +341,20 @@ vh_cambi_gpu_new_host (const VhCambiPlan *plan, GError **error)
 }
 
 void
-vh_cambi_gpu_host_params (VhCambiGpu *ctx, const VhPlane *dis, void *pre,
-    void *scales, unsigned *n_tiles)
+vh_cambi_gpu_host_params (VhCambiGpu *ctx, const VhPlane *luma, int pass,
+    void *pre, void *scales, unsigned *n_tiles)
 {
-  g_assert (dis->stride > 0 && dis->step == 1);
-  fill_params (ctx, (VhGpuPtr) (uintptr_t) dis->data, (size_t) dis->stride,
-      pre, scales);
+  g_assert (luma->stride > 0 && luma->step == 1);
+  fill_params (ctx, (VhGpuPtr) (uintptr_t) luma->data,
+      (size_t) luma->stride, pass, pre, scales);
   memcpy (n_tiles, ctx->n_tiles, sizeof ctx->n_tiles);
 }
 
 void
-vh_cambi_gpu_host_clear (VhCambiGpu *ctx)
+vh_cambi_gpu_host_clear (VhCambiGpu *ctx, gboolean results)
 {
-  memset ((void *) (uintptr_t) ctx->hist[0], 0,
-      ctx->result + sizeof (VhCambiSums) - ctx->hist[0]);
+  memset ((void *) (uintptr_t) ctx->hist[0], 0, ctx->hist_bytes
+      + (results ? sizeof (VhCambiSums) : 0));
 }
 
 const VhCambiSums *

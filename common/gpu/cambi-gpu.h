@@ -4,10 +4,11 @@
  *
  *   if (vh_cambi_gpu_supported (&plan, &why)) ...
  *   VhCambiGpu *ctx = vh_cambi_gpu_new (gpu, module, &plan, &error);
- *   vh_cambi_gpu_enqueue (ctx, stream, dis, pitch, sums, &error);
+ *   vh_cambi_gpu_enqueue (ctx, stream, dis, ref, pitch, sums, &error);
  *
- * dis: the device luma plane, `pitch` bytes per row; sums: a VhCambiSums
- * of host memory (pinned).  One context per frame in flight. */
+ * dis, ref: the device luma planes, `pitch` bytes per row (ref is read
+ * with full_ref only); sums: a VhCambiSums of host memory (pinned).  One
+ * context per frame in flight. */
 #ifndef VH_CAMBI_GPU_H
 #define VH_CAMBI_GPU_H
 
@@ -22,24 +23,26 @@ G_BEGIN_DECLS
 typedef struct VhCambiGpu VhCambiGpu;
 
 /* Whether the kernels take this plan; FALSE with the reason (the CPU then
- * computes CAMBI): the full-reference form, heatmaps, an encode size other
- * than the picture's, max_log_contrast above 2, or a window wider than a
- * scale. */
+ * computes CAMBI): the full-reference form with a source size other than
+ * the picture's, heatmaps, an encode size other than the picture's,
+ * max_log_contrast above 2, or a window wider than a scale. */
 gboolean vh_cambi_gpu_supported (const VhCambiPlan *plan, const char **why);
 VhCambiGpu *vh_cambi_gpu_new (VhGpu *gpu, VhGpuModule *module,
     const VhCambiPlan *plan, GError **error);
 void vh_cambi_gpu_free (VhCambiGpu *ctx);
 gboolean vh_cambi_gpu_enqueue (VhCambiGpu *ctx, VhGpuStream *stream,
-    VhGpuPtr dis, size_t pitch, VhCambiSums *sums, GError **error);
+    VhGpuPtr dis, VhGpuPtr ref, size_t pitch, VhCambiSums *sums,
+    GError **error);
 
 /* Host emulation (tests): the same layout in host memory, and the
- * launches' parameters for a plane in host memory (pre: a VhCambiPre,
- * scales: VhCambiScale [5], n_tiles [5]: each scale's contrast grid). */
+ * launches' parameters for a luma plane in host memory and a pass (0: the
+ * distorted picture, 1: the reference; pre: a VhCambiPre, scales:
+ * VhCambiScale [5], n_tiles [5]: each scale's contrast grid). */
 VhCambiGpu *vh_cambi_gpu_new_host (const VhCambiPlan *plan, GError **error);
-void vh_cambi_gpu_host_params (VhCambiGpu *ctx, const VhPlane *dis,
-    void *pre, void *scales, unsigned *n_tiles);
-/* clears the histograms and results, as the enqueue's memset */
-void vh_cambi_gpu_host_clear (VhCambiGpu *ctx);
+void vh_cambi_gpu_host_params (VhCambiGpu *ctx, const VhPlane *luma,
+    int pass, void *pre, void *scales, unsigned *n_tiles);
+/* clears the histograms, and the results too, as the enqueue's memsets */
+void vh_cambi_gpu_host_clear (VhCambiGpu *ctx, gboolean results);
 const VhCambiSums *vh_cambi_gpu_host_sums (const VhCambiGpu *ctx);
 
 G_END_DECLS

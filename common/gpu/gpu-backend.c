@@ -360,7 +360,8 @@ psnr_hvs_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
       b->width, b->height, sums->sum, sums->pixels, error);
 }
 
-/* the distorted luma only; options the kernels lack leave it to the CPU */
+/* the distorted luma (and the reference's with full_ref); options the
+ * kernels lack leave it to the CPU */
 static gboolean
 cambi_configure (VhGpuBackend *b, Handle *h, const void *opts,
     GError **error)
@@ -395,8 +396,8 @@ cambi_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
 {
   (void) h;
   (void) index;
-  return vh_cambi_gpu_enqueue (ctx, s->stream, s->dis[0], b->pitch[0], out,
-      error);
+  return vh_cambi_gpu_enqueue (ctx, s->stream, s->dis[0], s->ref[0],
+      b->pitch[0], out, error);
 }
 
 /* the chroma planes; a prescale leaves it to the CPU */

@@ -53,15 +53,19 @@ emulate_find_bin (SelShared &sm)
   return sm.found_bin;
 }
 
+/* One pass (0: the distorted picture, 1: the reference with full_ref) of
+ * the enqueue's launches on `luma` */
 template <typename Pixel>
 static void
-emulate (VhCambiGpu *ctx, const VhPlane *dis, unsigned width, unsigned height)
+emulate (VhCambiGpu *ctx, const VhPlane *luma, int pass, unsigned width,
+    unsigned height)
 {
   VhCambiPre pre;
   VhCambiScale sc[VH_CAMBI_SCALES];
   unsigned n_tiles[VH_CAMBI_SCALES];
-  vh_cambi_gpu_host_params (ctx, dis, &pre, sc, n_tiles);
-  vh_cambi_gpu_host_clear (ctx);
+  vh_cambi_gpu_host_params (ctx, luma, pass, &pre, sc, n_tiles);
+  /* the enqueue's memsets: everything first, the histograms between */
+  vh_cambi_gpu_host_clear (ctx, pass == 0);
   const unsigned full = width * height;
   for (unsigned i = 0; i < full; i++) {
     bool bad;
@@ -188,33 +192,42 @@ check (unsigned w, unsigned h, unsigned bpc, const char *opts, bool synth,
 
   for (unsigned frame = 0; frame < frames; frame++) {
     VhPicture r, d;
-    std::vector<uint16_t> px;
-    std::vector<uint8_t> px8;
+    std::vector<uint16_t> px, pxr;
+    std::vector<uint8_t> px8, pxr8;
     if (syn) {
       vh_synth_render (syn, frame * 2, 6, &r, &d);
     } else {
+      /* the reference: the staircases moved on (full_ref reads it) */
       px = banded (w, h, bpc, frame);
-      std::memset (&d, 0, sizeof d);
-      d.nplanes = 1;
-      d.bpc = bpc;
-      VhPlane &pl = d.plane[0];
-      pl.width = w;
-      pl.height = h;
-      pl.step = 1;
-      if (bpc == 8) {
-        px8.assign (px.begin (), px.end ());
-        pl.data = px8.data ();
-        pl.stride = (ptrdiff_t) w;
-      } else {
-        pl.data = (uint8_t *) px.data ();
-        pl.stride = (ptrdiff_t) (w * 2);
+      pxr = banded (w, h, bpc, frame + 7);
+      VhPicture *pics[2] = { &d, &r };
+      std::vector<uint16_t> *src[2] = { &px, &pxr };
+      std::vector<uint8_t> *src8[2] = { &px8, &pxr8 };
+      for (int k = 0; k < 2; k++) {
+        std::memset (pics[k], 0, sizeof *pics[k]);
+        pics[k]->nplanes = 1;
+        pics[k]->bpc = bpc;
+        VhPlane &pl = pics[k]->plane[0];
+        pl.width = w;
+        pl.height = h;
+        pl.step = 1;
+        if (bpc == 8) {
+          src8[k]->assign (src[k]->begin (), src[k]->end ());
+          pl.data = src8[k]->data ();
+          pl.stride = (ptrdiff_t) w;
+        } else {
+          pl.data = (uint8_t *) src[k]->data ();
+          pl.stride = (ptrdiff_t) (w * 2);
+        }
       }
-      r = d;
     }
-    if (bpc == 8)
-      emulate<uint8_t> (ctx, &d.plane[0], w, h);
-    else
-      emulate<uint16_t> (ctx, &d.plane[0], w, h);
+    for (int pass = 0; pass < (plan.full_ref ? 2 : 1); pass++) {
+      const VhPlane *luma = pass ? &r.plane[0] : &d.plane[0];
+      if (bpc == 8)
+        emulate<uint8_t> (ctx, luma, pass, w, h);
+      else
+        emulate<uint16_t> (ctx, luma, pass, w, h);
+    }
 
     FeatureOutputs cpu, gpu;
     VhFeatureSink cpu_sink = { &cpu }, gpu_sink = { &gpu };
@@ -225,13 +238,19 @@ check (unsigned w, unsigned h, unsigned bpc, const char *opts, bool synth,
             &error))
       g_error ("%s", error->message);
     cases++;
-    const double diff = cpu.size () == 1 && gpu.size () == 1
-        ? std::fabs (cpu[0].second - gpu[0].second) : INFINITY;
+    /* every key (cambi; with full_ref cambi_source and
+     * cambi_full_reference too), in the same order */
+    double diff = cpu.size () == gpu.size () && !cpu.empty () ? 0 : INFINITY;
+    for (size_t i = 0; i < cpu.size () && i < gpu.size (); i++)
+      diff = std::max (diff, cpu[i].first == gpu[i].first
+          ? std::fabs (cpu[i].second - gpu[i].second) : INFINITY);
     worst = std::max (worst, diff);
-    std::printf ("%ux%u %u-bit %s%s frame %u: cpu %.9f gpu %.9f\n", w, h,
-        bpc, synth ? "synth " : "banded ", opts, frame,
-        cpu.empty () ? NAN : cpu[0].second, gpu.empty () ? NAN
-        : gpu[0].second);
+    std::printf ("%ux%u %u-bit %s%s frame %u:", w, h, bpc,
+        synth ? "synth " : "banded ", opts, frame);
+    for (size_t i = 0; i < cpu.size (); i++)
+      std::printf (" %s cpu %.9f gpu %.9f", cpu[i].first.c_str (),
+          cpu[i].second, i < gpu.size () ? gpu[i].second : NAN);
+    std::printf ("\n");
     if (!(diff <= TOLERANCE)) {
       std::printf ("MISMATCH\n");
       failures++;
@@ -294,16 +313,16 @@ check_bad_samples (void)
   d.nplanes = 1;
   d.bpc = 10;
   d.plane[0] = VhPlane { (uint8_t *) px.data (), (ptrdiff_t) (w * 2), w, h, 1 };
-  emulate<uint16_t> (ctx, &d.plane[0], w, h);
+  emulate<uint16_t> (ctx, &d.plane[0], 0, w, h);
   VhCambiSums sums;
   std::memcpy (&sums, vh_cambi_gpu_host_sums (ctx), sizeof sums);
-  std::vector<std::pair<std::string, double>> out;
+  FeatureOutputs out;
   VhFeatureSink sink = { &out };
   cases++;
-  if (sums.bad_samples != 1 || fex->extract_sums (priv.data (), &sums, 0,
+  if (sums.dis.bad_samples != 1 || fex->extract_sums (priv.data (), &sums, 0,
           &sink, &error) || !error || !strstr (error->message, "above 10")) {
     std::printf ("a sample above 10 bits was not refused (%u)\n",
-        sums.bad_samples);
+        sums.dis.bad_samples);
     failures++;
   } else {
     std::printf ("a sample above 10 bits: %s\n", error->message);
@@ -334,7 +353,11 @@ main ()
       "cambi_vis_lum_threshold=0.06:cambi_max_val=17", false, 1);
   check (1920, 1080, 10, "cambi_high_res_speedup=1080", true, 1);
 
-  check_declined ("full_ref=true");
+  /* the full-reference form: the reference's pass too */
+  check (640, 360, 8, "full_ref=true", false);
+  check (333, 217, 10, "full_ref=true", false);
+  check (1920, 1080, 8, "full_ref=true:cambi_high_res_speedup=1080", false, 1);
+  check_declined ("full_ref=true:src_width=480:src_height=270");
   check_declined ("max_log_contrast=3");
   check_declined ("enc_width=320:enc_height=180");
   check_declined ("heatmaps_path=unused");

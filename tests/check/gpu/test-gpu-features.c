@@ -34,7 +34,8 @@ static struct {
   {"psnr_hvs", FALSE, 0}, {"psnr_hvs_y", FALSE, 0}, {"psnr_hvs_cb", FALSE, 0},
   {"psnr_hvs_cr", FALSE, 0},
   /* CAMBI: every contrast value the CPU's, the top-k sum exact (the CPU
-   * adds it in double): its key carries the options' suffix */
+   * adds it in double): its keys carry the options' suffix, or are
+   * cambi_source and cambi_full_reference */
   {"cambi", TRUE, 0},
   /* SpEED-chroma: every value the CPU's (expected 0), its three keys */
   {"speed_chroma", TRUE, 0},
@@ -75,9 +76,15 @@ setup (VhEngine *e, const VhVideoInfo *info, GError **error)
     {"cambi_vis_lum_threshold", VH_OPTVAL_NUMBER, 0.06, 0, NULL},
     {"cambi_max_val", VH_OPTVAL_NUMBER, 17, 0, NULL},
   };
+  /* and the full-reference form (the reference's pass too) */
+  const VhModelOpt cambi_fr[] = {
+    {"full_ref", VH_OPTVAL_BOOL, 0, true, NULL},
+  };
   if ((info->width >= 216 || info->height >= 216)
-      && !vh_engine_add_feature_with_options (e, "cambi", cambi_v1,
-          G_N_ELEMENTS (cambi_v1), error))
+      && (!vh_engine_add_feature_with_options (e, "cambi", cambi_v1,
+              G_N_ELEMENTS (cambi_v1), error)
+          || !vh_engine_add_feature_with_options (e, "cambi", cambi_fr,
+              G_N_ELEMENTS (cambi_fr), error)))
     g_error ("engine setup: %s", (*error)->message);
   /* SpEED-chroma with vmaf_v1.0.16's options: chroma of 80x80 */
   const VhModelOpt speed_v1[] = {
