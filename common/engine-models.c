@@ -198,6 +198,9 @@ vh_engine_predict_final_frames (VhEngine *e, unsigned new_final)
 
   for (; e->n_final < new_final; e->n_final++) {
     const unsigned frame = e->n_final;
+    /* frames off the subsample have no features but the sequential ones */
+    if (!vh_engine_on_grid (e, frame))
+      continue;
     for (guint m = 0; m < e->models->len; m++) {
       BoundModel *bm = g_ptr_array_index (e->models, m);
       const unsigned nf = bm->feature_metric->len;

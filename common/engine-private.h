@@ -57,6 +57,7 @@ struct VhEngine {
   unsigned n_pushed;
   unsigned n_final;
   unsigned lookahead;     /* frames a score waits for (max of extractors') */
+  unsigned subsample;     /* frames computed: every n-th (vh_engine_set_subsample) */
   gboolean flushed;
 
   /* Accelerator (GPU backend), if any: frames it has handed back. */
@@ -75,6 +76,22 @@ struct VhEngine {
 };
 
 /* engine.c */
+/* Whether frame `index` is one of the subsample's (all are without one) */
+static inline gboolean
+vh_engine_on_grid (const VhEngine *e, unsigned index)
+{
+  return e->subsample <= 1 || index % e->subsample == 0;
+}
+
+/* Whether the instance computes frame `index`: the sequential extractors
+ * (motion) every frame, as libvmaf's n_subsample runs its temporal and
+ * previous-reference ones; the others the subsample's frames only */
+static inline gboolean
+vh_engine_computes (const VhEngine *e, const Instance *inst, unsigned index)
+{
+  return inst->fex->sequential || vh_engine_on_grid (e, index);
+}
+
 Instance *vh_engine_get_instance (VhEngine *e, const VhFeatureExtractor *fex,
     const void *opts, GError **error);
 

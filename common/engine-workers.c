@@ -113,7 +113,7 @@ pool_work (gpointer user, unsigned worker, const VhPicture *ref,
   g_array_set_size (f->record, 0);
   for (guint i = 0; i < e->instances->len; i++) {
     const Instance *inst = g_ptr_array_index (e->instances, i);
-    if (!w->priv[i])
+    if (!w->priv[i] || !vh_engine_computes (e, inst, index))
       continue;
     w->sink[i].record = f;
     const gboolean ok = inst->fex->compute_sums

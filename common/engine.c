@@ -102,6 +102,7 @@ vh_engine_new_unsized (void)
   e->table = vh_score_table_new ();
   e->metric_kind = g_array_new (FALSE, TRUE, sizeof (guint8));
   e->n_threads = 1;
+  e->subsample = 1;
   return e;
 }
 
@@ -114,7 +115,8 @@ extract_here (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
 {
   for (guint i = 0; i < e->instances->len; i++) {
     Instance *inst = g_ptr_array_index (e->instances, i);
-    if (inst->accel_handle || inst->on_workers)
+    if (inst->accel_handle || inst->on_workers
+        || !vh_engine_computes (e, inst, e->n_pushed))
       continue;
     if (!inst->fex->extract (inst->priv, ref, dis, e->n_pushed, &inst->sink,
             error))
@@ -181,6 +183,8 @@ vh_engine_set_accelerator (VhEngine *e, const VhAccelOps *ops,
   e->accel = ops;
   e->accel_backend = backend;
   e->n_accelerated = 0;
+  if (ops->set_subsample)
+    ops->set_subsample (backend, e->subsample);
   for (guint i = 0; i < e->instances->len; i++)
     if (!instance_attach (e, g_ptr_array_index (e->instances, i), error))
       return FALSE;
@@ -591,6 +595,25 @@ vh_engine_reset (VhEngine *e)
   g_strfreev (names);
   e->n_pushed = e->n_final = 0;
   e->flushed = FALSE;
+}
+
+gboolean
+vh_engine_set_subsample (VhEngine *e, unsigned subsample, GError **error)
+{
+  if (e->n_pushed) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
+        "the subsample must be set before the first frame");
+    return FALSE;
+  }
+  if (!subsample) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "the subsample must be at least 1");
+    return FALSE;
+  }
+  e->subsample = subsample;
+  if (e->accel && e->accel->set_subsample)
+    e->accel->set_subsample (e->accel_backend, subsample);
+  return TRUE;
 }
 
 gboolean

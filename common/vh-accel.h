@@ -41,6 +41,10 @@ typedef struct VhAccelOps {
   /* Drops everything in flight (flushing seek). */
   void (*reset) (gpointer backend);
   void (*free) (gpointer backend);
+  /* Optional: compute only every n-th frame's non-sequential extractors
+   * (the engine's vh_engine_set_subsample; before the first frame).  NULL:
+   * the backend computes every frame and the engine ignores the rest. */
+  void (*set_subsample) (gpointer backend, unsigned n);
 } VhAccelOps;
 
 G_END_DECLS

@@ -99,6 +99,14 @@ gboolean vh_engine_add_feature_with_options (VhEngine *engine,
 gboolean vh_engine_set_threads (VhEngine *engine, unsigned n_threads,
     GError **error);
 
+/* Computes every n-th frame only (libvmaf's n_subsample): frames 0, n,
+ * 2n ... get every feature and model score; the others only the
+ * sequential extractors' (motion, whose later frames need them), as
+ * libvmaf runs its temporal and previous-reference extractors on every
+ * frame.  1 (the default): every frame.  Call before the first push. */
+gboolean vh_engine_set_subsample (VhEngine *engine, unsigned subsample,
+    GError **error);
+
 /* Hands the integer work of the extractors it can take (VIF, ADM, motion,
  * PSNR) to an accelerator (the GPU backend, common/gpu/vh-gpu-backend.h);
  * the engine owns `backend` from then on. Scores are the same; frames

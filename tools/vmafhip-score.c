@@ -459,7 +459,8 @@ run (Options *o, GError **error)
 
   engine = vh_engine_new (&info, error);
   if (!engine || !vh_engine_set_threads (engine, o->threads ? o->threads : 1,
-          error))
+          error)
+      || !vh_engine_set_subsample (engine, (unsigned) o->subsample, error))
     goto out;
   for (guint i = 0; i < models->len; i++) {
     VhModelSpec *spec = g_ptr_array_index (models, i);

@@ -82,6 +82,7 @@ struct VhGpuBackend {
   size_t staging_size;
   gboolean allocated;
   unsigned max_lag;
+  unsigned subsample;           /* vh_engine_set_subsample's */
   gboolean want_chroma;         /* a feature reads chroma: upload it too */
   unsigned n_submitted, n_delivered;
   unsigned n_zero_copy;         /* frames uploaded straight from the caller */
@@ -125,6 +126,7 @@ vh_gpu_backend_new (VhGpu *gpu, unsigned slots, GError **error)
   VhGpuBackend *b = g_new0 (VhGpuBackend, 1);
   b->gpu = gpu;
   b->n_slots = slots;
+  b->subsample = 1;
   b->slots = g_new0 (Slot, slots);
   b->handles = g_ptr_array_new ();
   g_mutex_init (&b->stage_lock);
@@ -653,6 +655,15 @@ plane_is_pinned (const VhPlane *pl, size_t row)
   return vh_gpu_host_contains (pl->data, span);
 }
 
+/* Whether a handle computes frame `index`: the sequential extractors
+ * (motion) every frame, the others the subsample's frames */
+static gboolean
+computes (const VhGpuBackend *b, const Handle *h, unsigned index)
+{
+  return h->ops->fex->sequential || b->subsample <= 1
+      || index % b->subsample == 0;
+}
+
 /* Queues every attached feature's kernels for frame `index` on slot s. */
 static gboolean
 enqueue_features (VhGpuBackend *b, Slot *s, unsigned index, GError **error)
@@ -661,6 +672,8 @@ enqueue_features (VhGpuBackend *b, Slot *s, unsigned index, GError **error)
     Handle *h = g_ptr_array_index (b->handles, k);
     void *out = s->sums + h->sums_offset;
     void *ctx = h->ctx[index % b->n_slots];
+    if (!computes (b, h, index))
+      continue;
     if (!h->ops->enqueue (b, h, s, index, ctx, out, error))
       return FALSE;
   }
@@ -803,7 +816,8 @@ backend_collect (gpointer backend, unsigned max_pending,
     }
     for (guint k = 0; k < b->handles->len; k++) {
       Handle *h = g_ptr_array_index (b->handles, k);
-      deliver (engine_data, h, s->index, s->sums + h->sums_offset);
+      if (computes (b, h, s->index))
+        deliver (engine_data, h, s->index, s->sums + h->sums_offset);
     }
     b->n_delivered++;
     (*delivered)++;
@@ -816,6 +830,12 @@ backend_max_in_flight (gpointer backend)
 {
   VhGpuBackend *b = backend;
   return b->n_slots;
+}
+
+static void
+backend_set_subsample (gpointer backend, unsigned n)
+{
+  ((VhGpuBackend *) backend)->subsample = n;
 }
 
 static void
@@ -867,5 +887,5 @@ backend_free (gpointer backend)
 
 const VhAccelOps vh_gpu_backend_ops = {
   backend_attach, backend_submit, backend_collect, backend_max_in_flight,
-  backend_reset, backend_free,
+  backend_reset, backend_free, backend_set_subsample,
 };

@@ -231,7 +231,9 @@ gst_vmafhip_build_engine (GstVmafHip * self, GError ** error)
   g_clear_pointer (&self->engine, vh_engine_free);
   self->engine_sized = FALSE;
   self->engine = vh_engine_new_unsized ();
-  if (!vh_engine_set_threads (self->engine, self->cfg.threads, error))
+  if (!vh_engine_set_threads (self->engine, self->cfg.threads, error)
+      /* frames the element does not report are not computed */
+      || !vh_engine_set_subsample (self->engine, self->cfg.subsample, error))
     goto failed;
   if (self->cfg.threads > vh_engine_threads (self->engine))
     GST_ELEMENT_INFO (self, RESOURCE, SETTINGS,

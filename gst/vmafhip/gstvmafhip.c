@@ -35,7 +35,8 @@
  *   `float_ms_ssim`; pictures of at least 176x176).
  * - `pool-method` (enum, mean): which pooled value is reported as each
  *   metric's value in the pooled message (all four are always present).
- * - `subsample` (uint 1..128, 1): report and pool every N-th frame.
+ * - `subsample` (uint 1..128, 1): report, pool and compute every N-th
+ *   frame (motion runs on every frame).
  * - `conf-interval` (bool, FALSE): report the bootstrap fields (bagging,
  *   stddev, 95 % CI, members) of bootstrap models (vmaf_b_v0.6.3).
  * - `frame-message` (bool, FALSE, as upstream): post a "VMAF" message per
@@ -759,8 +760,9 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
           DEFAULT_THREADS, rw));
   g_object_class_install_property (gobject_class, PROP_SUBSAMPLE,
       g_param_spec_uint ("subsample", "Subsample",
-          "Report and pool one of every N frames (frame messages and pooled "
-          "values; the meta is on every buffer)", 1, 128, DEFAULT_SUBSAMPLE,
+          "Report, pool and compute one of every N frames (the others get "
+          "motion only, which needs every frame; the meta is on every "
+          "buffer)", 1, 128, DEFAULT_SUBSAMPLE,
           rw));
   g_object_class_install_property (gobject_class, PROP_CONF_INTERVAL,
       g_param_spec_boolean ("conf-interval", "Confidence interval",

@@ -181,7 +181,7 @@ accel_free (gpointer backend)
 
 static const VhAccelOps cpu_accel_ops = {
   accel_attach, accel_submit, accel_collect, accel_max_in_flight,
-  accel_reset, accel_free,
+  accel_reset, accel_free, NULL,    /* every frame computed */
 };
 
 static void

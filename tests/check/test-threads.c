@@ -287,6 +287,67 @@ START_TEST (test_cambi_heatmaps)
 }
 END_TEST
 
+/* subsample=4 computes frames 0, 4, 8 ... only: those get every score of
+ * the full run, the others the motion metrics alone (motion runs every
+ * frame, as libvmaf's previous-reference extractors do with n_subsample),
+ * with one thread and with frames in flight */
+START_TEST (test_subsample_computes_reported_frames)
+{
+  const unsigned sub = 4;
+  for (unsigned threads = 1; threads <= 3; threads += 2) {
+    GError *error = NULL;
+    VhEngine *all = score (threads, 8);
+    VhEngine *e = engine_new (threads, 8);
+    check_ok (vh_engine_set_subsample (e, sub, &error), error);
+    VhSynth *s = vh_synth_new (W, H, 8, VH_SYNTH_420, 7);
+    push_frames (e, s, 0, FRAMES);
+    check_ok (vh_engine_flush (e, &error), error);
+    vh_synth_free (s);
+    ck_assert_uint_eq (vh_engine_n_final (e), FRAMES);
+    /* too late now */
+    ck_assert (!vh_engine_set_subsample (e, 2, &error));
+    g_clear_error (&error);
+
+    const VhScoreTable *ta = vh_engine_scores (all), *tb = vh_engine_scores (e);
+    unsigned absent = 0;
+    for (unsigned m = 0; m < vh_score_table_n_metrics (ta); m++) {
+      const char *name = vh_score_table_metric_name (ta, m);
+      const gboolean every_frame = strstr (name, "motion") != NULL;
+      const int mb = vh_score_table_find (tb, name);
+      ck_assert_msg (mb >= 0, "%s missing with subsample", name);
+      for (unsigned f = 0; f < FRAMES; f++) {
+        double va, vb;
+        ck_assert (vh_score_table_get (ta, m, f, &va));
+        const gboolean have = vh_score_table_get (tb, (unsigned) mb, f, &vb);
+        if (f % sub == 0 || every_frame) {
+          ck_assert_msg (have && va == vb, "%s frame %u: %.17g, %.17g with "
+              "subsample", name, f, va, have ? vb : NAN);
+        } else {
+          ck_assert_msg (!have, "%s frame %u computed off the subsample",
+              name, f);
+          absent++;
+        }
+      }
+    }
+    /* VIF, ADM, PSNR, SSIM, MS-SSIM, CAMBI and the model: not computed */
+    ck_assert_uint_ge (absent, 10 * (FRAMES - (FRAMES + sub - 1) / sub));
+    double v;
+    ck_assert (!vh_score_table_get (tb, (unsigned) vh_score_table_find (tb,
+                "vmaf"), 1, &v));
+    vh_engine_free (all);
+    vh_engine_free (e);
+  }
+
+  /* 0 is refused */
+  GError *error = NULL;
+  VhEngine *e = engine_new (1, 8);
+  ck_assert (!vh_engine_set_subsample (e, 0, &error));
+  ck_assert_msg (strstr (error->message, "at least 1"), "%s", error->message);
+  g_clear_error (&error);
+  vh_engine_free (e);
+}
+END_TEST
+
 static Suite *
 threads_suite (void)
 {
@@ -298,6 +359,7 @@ threads_suite (void)
   tcase_add_test (tc, test_worker_error);
   tcase_add_test (tc, test_free_in_flight);
   tcase_add_test (tc, test_cambi_heatmaps);
+  tcase_add_test (tc, test_subsample_computes_reported_frames);
   suite_add_tcase (s, tc);
   return s;
 }
