@@ -13,7 +13,12 @@
  * paired or dropped keep being sampled (from host memory), and every
  * search window the lags are compared again: a clearly better one than
  * the locked lag (a delay that changed) replaces it, with a "changed"
- * message. */
+ * message.  A sudden rise of the locked pairs' difference (DROP_FRAMES
+ * frames in a row far above its running mean: a delay that changed, or a
+ * feed that no longer matches) starts a re-check on the frames from then
+ * on, one search window later: a better lag is locked ("changed"), and
+ * where no lag matches any more the element says "lost" and searches
+ * again, scoring nothing until the next lock. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -36,6 +41,11 @@
 #define TRY_EVERY 4
 /* the best offset's difference against the median offset's */
 #define LOCK_RATIO 0.6
+/* a sudden rise: DROP_FRAMES locked pairs in a row differing more than
+ * DROP_FACTOR times their running mean plus DROP_MARGIN (8-bit units) */
+#define DROP_FRAMES 3
+#define DROP_FACTOR 3.0
+#define DROP_MARGIN 2.0
 
 typedef struct
 {
@@ -106,6 +116,9 @@ gst_vmafhip_align_reset (GstVmafHip * self)
   self->align_taken = 0;
   self->align_checked_at = GST_CLOCK_TIME_NONE;
   self->align_reported_no_lock = FALSE;
+  self->align_pair_diff = -1;
+  self->align_drop_run = 0;
+  self->align_forced = FALSE;
 }
 
 void
@@ -268,6 +281,9 @@ try_lock (GstVmafHip * self)
     self->align_shift = (GstClockTimeDiff) best
         * (GstClockTimeDiff) self->frame_duration;
     self->align_checked_at = GST_CLOCK_TIME_NONE;
+    self->align_pair_diff = -1;
+    self->align_drop_run = 0;
+    self->align_forced = FALSE;
     post_sync (self, "locked", best, best_diff);
     GST_INFO_OBJECT (self, "align=auto locked at %d frames (difference "
         "%.3f, median %.3f)", best, best_diff, median);
@@ -282,8 +298,21 @@ try_lock (GstVmafHip * self)
   }
 }
 
-/* Once locked, every search window of stream time: a clearly better lag
- * than the locked one (the delay changed) is locked instead. */
+/* Forgets the thumbnails and the locked pairs' statistics: what follows
+ * is compared on its own */
+static void
+restart_thumbs (GstVmafHip * self)
+{
+  for (int i = 0; i < 2; i++)
+    g_ptr_array_set_size (self->align_thumbs[i], 0);
+  self->align_pair_diff = -1;
+  self->align_drop_run = 0;
+}
+
+/* Once locked, every search window of stream time, or as soon as the
+ * frames since a sudden rise cover one: a clearly better lag than the
+ * locked one (the delay changed) is locked instead; after a rise, a
+ * locked lag no better than the rest is lost. */
 static void
 recheck (GstVmafHip * self, GstClockTime rt)
 {
@@ -292,11 +321,13 @@ recheck (GstVmafHip * self, GstClockTime rt)
   gint best;
   double best_diff, median, at_locked;
 
-  if (GST_CLOCK_TIME_IS_VALID (self->align_checked_at)
+  if (!self->align_forced && GST_CLOCK_TIME_IS_VALID (self->align_checked_at)
       && rt < self->align_checked_at + self->cfg.search_window)
     return;
   if (!compare_lags (self, locked, &best, &best_diff, &median, &at_locked))
     return;
+  const gboolean forced = self->align_forced;
+  self->align_forced = FALSE;
   self->align_checked_at = rt;
   if (best != locked && best_diff <= LOCK_RATIO * median
       && !(at_locked <= 2 * best_diff)) {
@@ -306,9 +337,61 @@ recheck (GstVmafHip * self, GstClockTime rt)
     self->align_shift = (GstClockTimeDiff) best
         * (GstClockTimeDiff) self->frame_duration;
     post_sync (self, "changed", best, best_diff);
-    for (int i = 0; i < 2; i++)
-      g_ptr_array_set_size (self->align_thumbs[i], 0);
+    restart_thumbs (self);
+  } else if (forced && !(at_locked <= LOCK_RATIO * median)) {
+    GST_INFO_OBJECT (self, "align=auto: lost (difference %.3f at %d frames, "
+        "median %.3f)", at_locked, locked, median);
+    post_sync (self, "lost", locked, at_locked);
+    self->align_locked = FALSE;
+    self->align_shift = 0;
+    self->align_taken = 0;
+    self->align_reported_no_lock = FALSE;
+    restart_thumbs (self);
   }
+}
+
+/* The locked pair a new distorted thumbnail makes (the reference's
+ * thumbnail at its time less the lag): a sudden rise of their difference
+ * asks for a re-check on the frames from now on. */
+static void
+watch_locked_pair (GstVmafHip * self, const Thumb * d)
+{
+  GPtrArray *ref = self->align_thumbs[REF];
+  const gint64 fd = (gint64) self->frame_duration;
+  const gint64 want = (gint64) d->rt - self->align_shift;
+  const Thumb *r = NULL;
+  for (guint i = ref->len; i-- > 0;) {
+    const Thumb *t = g_ptr_array_index (ref, i);
+    const gint64 delta = (gint64) t->rt - want;
+    if (llabs (delta) * 2 < fd) {
+      r = t;
+      break;
+    }
+    if (delta * 2 <= -fd)
+      break;
+  }
+  if (!r || self->align_forced)
+    return;
+  const guint size = MIN (r->size, d->size);
+  double sum = 0;
+  for (guint p = 0; p < size; p++)
+    sum += fabsf (r->pix[p] - d->pix[p]);
+  const double diff = size ? sum / size : 0;
+  if (self->align_pair_diff < 0) {
+    self->align_pair_diff = diff;
+    return;
+  }
+  if (diff <= DROP_FACTOR * self->align_pair_diff + DROP_MARGIN) {
+    self->align_drop_run = 0;
+    self->align_pair_diff = 0.9 * self->align_pair_diff + 0.1 * diff;
+    return;
+  }
+  if (++self->align_drop_run < DROP_FRAMES)
+    return;
+  GST_INFO_OBJECT (self, "align=auto: the locked pairs' difference rose "
+      "from %.3f to %.3f: re-checking", self->align_pair_diff, diff);
+  restart_thumbs (self);
+  self->align_forced = TRUE;
 }
 
 void
@@ -339,6 +422,8 @@ gst_vmafhip_align_observe (GstVmafHip * self, int which, GstBuffer * buf)
   thumb_add (self, self->align_thumbs[which], t);
   if (which == REF)
     recheck (self, rt);
+  else
+    watch_locked_pair (self, t);
 }
 
 GstFlowReturn

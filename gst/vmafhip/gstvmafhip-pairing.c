@@ -204,9 +204,10 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
     return pass_unpaired_ref (self, ref, "gap in one of the streams");
   }
   /* align=auto, locked: both frames sampled for the re-check (unpaired
-   * ones are, where they are passed or dropped) */
-  gst_vmafhip_align_observe (self, DIST, dist);
+   * ones are, where they are passed or dropped); the reference first, so
+   * that the distorted frame finds its partner's thumbnail */
   gst_vmafhip_align_observe (self, REF, ref);
+  gst_vmafhip_align_observe (self, DIST, dist);
 
   if (!gst_vmafhip_ensure_caps_checked (self)) {
     gst_buffer_unref (ref);

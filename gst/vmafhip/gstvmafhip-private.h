@@ -160,6 +160,11 @@ struct _GstVmafHip
   gboolean align_locked, align_reported_no_lock;
   GstClockTimeDiff align_shift;
   GstClockTime align_checked_at;  /* last re-check (running time) */
+  /* the locked pair's thumbnail difference (running mean; < 0: none yet),
+   * frames in a row far above it, and a re-check it asked for */
+  double align_pair_diff;
+  guint align_drop_run;
+  gboolean align_forced;
 };
 
 static inline const char *

@@ -445,6 +445,65 @@ GST_START_TEST (test_align_auto_delay_changes)
 
 GST_END_TEST;
 
+/* align=auto when the feed stops matching after the lock (from frame
+ * SCRAMBLE on, the distorted frames come in another order): locked at 3,
+ * then the locked pairs' difference rises and the re-check on the frames
+ * after the rise finds no lag: "lost", searching again, and nothing scored
+ * from one search window (50 frames) and the rise after the change on;
+ * every frame scored before the change shows its own content */
+GST_START_TEST (test_align_auto_lost)
+{
+  enum { N = 260, SCRAMBLE = 100, LAG = 3 };
+  Fixture *f = fixture_new ("align=auto psnr=true", FALSE);
+  Frame ref[N], dist[N];
+  const char *states[4] = { NULL };
+  guint n_sync = 0;
+
+  fixture_set_caps (f, "I420", "I420", 55);
+  for (guint i = 0; i < N; i++) {
+    ref[i] = (Frame) { i, i * FRAME_DUR };
+    dist[i] = (Frame) { i < SCRAMBLE ? i : SCRAMBLE + (i * 37) % (N -
+          SCRAMBLE), (i + LAG) * FRAME_DUR };
+  }
+  push_streams (f, ref, N, FRAME_DUR, dist, N, FRAME_DUR);
+  GList *msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT);
+  gdouble own_psnr[N];
+  lagged_psnr (&f->content, N, 0, own_psnr);
+  guint last_scored = 0, scored = 0;
+  for (GList * l = msgs; l; l = l->next) {
+    const GstStructure *s = gst_message_get_structure (l->data);
+    if (s && gst_structure_has_name (s, "vmafhip-sync")) {
+      fail_unless (n_sync < G_N_ELEMENTS (states));
+      states[n_sync++] = gst_structure_get_string (s, "state");
+    } else if (s && gst_structure_has_name (s, "VMAF")
+        && !g_strcmp0 (gst_structure_get_string (s, "type"), "frame")) {
+      guint64 pts;
+      gdouble psnr;
+      fail_unless (gst_structure_get_uint64 (s, "timestamp", &pts));
+      fail_unless (gst_structure_get_double (s, "psnr_y", &psnr));
+      const guint c = (guint) (pts / FRAME_DUR);
+      if (c + LAG < SCRAMBLE)
+        fail_unless (psnr == own_psnr[c], "frame of content %u before the "
+            "change not aligned", c);
+      last_scored = MAX (last_scored, c);
+      scored++;
+    }
+  }
+  fail_unless (n_sync >= 2, "%u sync messages", n_sync);
+  fail_unless_equals_string (states[0], "locked");
+  fail_unless_equals_string (states[1], "lost");
+  /* then at most a "searching" (the scrambled feed never locks) */
+  for (guint k = 2; k < n_sync; k++)
+    fail_unless_equals_string (states[k], "searching");
+  fail_unless (scored > 0);
+  fail_unless (last_scored < SCRAMBLE + 50 + 10, "frame of content %u "
+      "scored after the feed stopped matching", last_scored);
+  free_messages (msgs);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
 /* align=auto on a feed that never matches (frames in another order):
  * no lock, a vmafhip-sync message saying it is still searching, nothing
  * scored */
@@ -666,6 +725,7 @@ vmafhip_pairing_suite (void)
   tcase_add_loop_test (tc, test_align_auto, 0, 3);
   tcase_add_test (tc, test_align_auto_no_match);
   tcase_add_test (tc, test_align_auto_delay_changes);
+  tcase_add_test (tc, test_align_auto_lost);
   tcase_add_test (tc, test_rate_mismatch_error);
   tcase_add_test (tc, test_follow_reference_faster_dist);
   tcase_add_test (tc, test_follow_reference_slower_dist);
