@@ -113,10 +113,57 @@ gst_vmafhip_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
   }
 }
 
+/* A live upstream that buffers less than the upstream latency plus this
+ * element's (the search window with align=auto, the offset with
+ * align=offset) would lose frames while this element waits: an error that
+ * says which setting needs the time.  FALSE after posting it. */
+static gboolean
+check_upstream_buffering (GstVmafHip * self)
+{
+  const GstClockTime ours = self->reported_latency;
+  if (!GST_CLOCK_TIME_IS_VALID (ours) || ours == 0)
+    return TRUE;
+  for (int i = 0; i < 2; i++) {
+    GstQuery *q = gst_query_new_latency ();
+    gboolean live = FALSE;
+    GstClockTime min = 0, max = GST_CLOCK_TIME_NONE;
+    if (self->side[i].pad && gst_pad_peer_query (GST_PAD (self->side[i].pad),
+            q))
+      gst_query_parse_latency (q, &live, &min, &max);
+    gst_query_unref (q);
+    if (!live || !GST_CLOCK_TIME_IS_VALID (max) || max >= min + ours)
+      continue;
+    if (!self->reported_short_buffering) {
+      gchar *why = self->cfg.align == GST_VMAFHIP_ALIGN_AUTO
+          ? g_strdup_printf ("align=auto search-window=%" G_GUINT64_FORMAT
+          " ns", self->cfg.search_window)
+          : self->cfg.align == GST_VMAFHIP_ALIGN_OFFSET
+          ? g_strdup_printf ("align=offset offset=%" G_GINT64_FORMAT
+          " frames", (gint64) self->cfg.offset)
+          : g_strdup ("the motion lookahead and the frames in flight");
+      GST_ELEMENT_ERROR (self, CORE, CLOCK,
+          ("The live upstream of %s buffers at most %" GST_TIME_FORMAT
+              ", but this element waits %" GST_TIME_FORMAT " (%s) on top of "
+              "its %" GST_TIME_FORMAT ": lower that setting, or give the "
+              "upstream more room (a queue with a larger max-size-time)",
+              side_name (i), GST_TIME_ARGS (max), GST_TIME_ARGS (ours), why,
+              GST_TIME_ARGS (min)), (NULL));
+      g_free (why);
+      self->reported_short_buffering = TRUE;
+    }
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 gst_vmafhip_src_query (GstAggregator * agg, GstQuery * query)
 {
   GstVmafHip *self = GST_VMAFHIP (agg);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
+      && !check_upstream_buffering (self))
+    return FALSE;
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
     GstCaps *filter, *caps;

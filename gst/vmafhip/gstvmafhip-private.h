@@ -133,6 +133,7 @@ struct _GstVmafHip
   GQueue pending;             /* PendingFrame*, in output order */
   GstClockTime frame_duration;
   GstClockTime reported_latency;
+  gboolean reported_short_buffering;  /* the upstream cannot wait that long */
   gboolean finished;
   gboolean warned_no_timestamps, warned_unpaired;
   /* results file, written as frames become final */

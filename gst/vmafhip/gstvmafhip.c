@@ -578,6 +578,7 @@ gst_vmafhip_start (GstAggregator * agg)
   self->caps_checked = self->pair_failed = FALSE;
   self->frame_duration = GST_CLOCK_TIME_NONE;
   self->reported_latency = GST_CLOCK_TIME_NONE;
+  self->reported_short_buffering = FALSE;
   self->warned_no_timestamps = self->warned_unpaired = FALSE;
   self->dist_frame_duration = GST_CLOCK_TIME_NONE;
   return TRUE;

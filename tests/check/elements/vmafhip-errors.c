@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
 #include <json-glib/json-glib.h>
 
@@ -372,6 +373,62 @@ GST_START_TEST (test_error_ms_ssim_too_small)
 
 GST_END_TEST;
 
+/* A live pipeline whose sources buffer at most 1 s (appsrc max-latency):
+ * align=auto with a 2 s search window cannot wait that long, an error
+ * naming search-window; the same pipeline without align runs. */
+static GstMessage *
+run_live (const char *align, GstClockTime wait)
+{
+  const char *src = "appsrc is-live=true format=time min-latency=0 "
+      "max-latency=1000000000 caps=video/x-raw,format=I420,width=176,"
+      "height=144,framerate=25/1";
+  gchar *desc = g_strdup_printf ("%s name=r ! v.ref_sink %s name=d ! "
+      "v.dist_sink vmafhip name=v backend=cpu %s ! fakesink sync=false", src,
+      src, align);
+  GError *error = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &error);
+  g_free (desc);
+  fail_unless (pipe != NULL, "%s", error ? error->message : "");
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING)
+      != GST_STATE_CHANGE_FAILURE);
+  const gsize size = 176 * 144 * 3 / 2;
+  for (int i = 0; i < 2; i++) {
+    GstElement *app = gst_bin_get_by_name (GST_BIN (pipe), i ? "d" : "r");
+    for (guint k = 0; k < 3; k++) {
+      GstBuffer *b = gst_buffer_new_allocate (NULL, size, NULL);
+      gst_buffer_memset (b, 0, 16 + 8 * k, size);
+      GST_BUFFER_PTS (b) = k * GST_SECOND / 25;
+      GST_BUFFER_DURATION (b) = GST_SECOND / 25;
+      gst_app_src_push_buffer (GST_APP_SRC (app), b);
+    }
+    gst_object_unref (app);
+  }
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m = gst_bus_timed_pop_filtered (bus, wait, GST_MESSAGE_ERROR);
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  return m;
+}
+
+GST_START_TEST (test_error_search_window_buffering)
+{
+  GstMessage *m = run_live ("align=auto search-window=2000000000",
+      10 * GST_SECOND);
+  fail_unless (m != NULL, "no error");
+  GError *error = NULL;
+  gst_message_parse_error (m, &error, NULL);
+  fail_unless (strstr (error->message, "search-window")
+      && strstr (error->message, "buffers at most"), "%s", error->message);
+  g_clear_error (&error);
+  gst_message_unref (m);
+  /* without align the element waits a few frames: no error */
+  m = run_live ("", GST_SECOND);
+  fail_unless (m == NULL, "an error without align");
+}
+
+GST_END_TEST;
+
 static Suite *
 vmafhip_errors_suite (void)
 {
@@ -392,6 +449,7 @@ vmafhip_errors_suite (void)
   tcase_add_test (tc, test_error_ms_ssim_too_small);
   tcase_add_test (tc, test_error_features);
   tcase_add_test (tc, test_error_ciede_layouts);
+  tcase_add_test (tc, test_error_search_window_buffering);
   return s;
 }
 
