@@ -77,6 +77,79 @@ GST_START_TEST (test_layout_vs_videoconvert)
 
 GST_END_TEST;
 
+/* Live sources and a slow branch: the same moving picture on both pads,
+ * the distorted one through an identity that sleeps a while each frame
+ * (the aggregator's `latency` gives it 100 ms).  Every frame scored has
+ * its own partner (PSNR at its maximum: a neighbour differs, the ball
+ * moves), and the element reports itself live with its lookahead's
+ * latency. */
+GST_START_TEST (test_live_slow_branch)
+{
+  /* 30 ms a frame: late but within the latency; 60 ms: further behind
+   * every frame, beyond it (those frames go unscored, never mispaired) */
+  static const guint sleep_us[] = { 30000, 60000 };
+  static const guint min_scored[] = { 20, 1 };
+  gchar *desc = g_strdup_printf ("videotestsrc is-live=true "
+      "num-buffers=40 pattern=ball ! video/x-raw,width=160,height=90,"
+      "format=I420,framerate=25/1 ! tee name=t t. ! queue ! v.ref_sink t. ! "
+      "queue max-size-time=0 max-size-buffers=0 max-size-bytes=0 ! identity "
+      "sleep-time=%u ! v.dist_sink vmafhip name=v backend=cpu psnr=true "
+      "threads=1 latency=100000000 frame-message=true ! fakesink sync=true",
+      sleep_us[__i__]);
+  GstElement *pipe = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (pipe != NULL);
+  GstBus *bus = gst_element_get_bus (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  GstMessage *m;
+  guint scored = 0;
+  gboolean asked_latency = FALSE;
+  while ((m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+              GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR))) {
+    const GstStructure *s = gst_message_get_structure (m);
+    const gboolean done = GST_MESSAGE_TYPE (m) != GST_MESSAGE_ELEMENT;
+    fail_if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR, "pipeline error");
+    if (s && gst_structure_has_name (s, "VMAF")
+        && !g_strcmp0 (gst_structure_get_string (s, "type"), "frame")) {
+      gdouble psnr;
+      gint index;
+      fail_unless (gst_structure_get_double (s, "psnr_y", &psnr));
+      fail_unless (gst_structure_get_int (s, "index", &index));
+      fail_unless (psnr == 60.0, "frame %d scored against another picture "
+          "(psnr_y %f)", index, psnr);
+      scored++;
+      if (!asked_latency) {
+        /* playing and scoring: the element's latency */
+        GstElement *v = gst_bin_get_by_name (GST_BIN (pipe), "v");
+        GstPad *src = gst_element_get_static_pad (v, "src");
+        GstQuery *q = gst_query_new_latency ();
+        gboolean live;
+        GstClockTime min, max;
+        fail_unless (gst_pad_query (src, q));
+        gst_query_parse_latency (q, &live, &min, &max);
+        fail_unless (live);
+        /* the motion lookahead (one frame) on top of the source's */
+        fail_unless (min >= GST_SECOND / 25, "latency %" GST_TIME_FORMAT,
+            GST_TIME_ARGS (min));
+        gst_query_unref (q);
+        gst_object_unref (src);
+        gst_object_unref (v);
+        asked_latency = TRUE;
+      }
+    }
+    gst_message_unref (m);
+    if (done)
+      break;
+  }
+  fail_unless (scored >= min_scored[__i__], "%u of 40 frames scored",
+      scored);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
 /* A demo-style pipeline: tee, x264enc, avdec_h264, as in the README. */
 GST_START_TEST (test_pipeline_encode_decode)
 {
@@ -361,6 +434,7 @@ vmafhip_pipelines_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_layout_vs_videoconvert);
+  tcase_add_loop_test (tc, test_live_slow_branch, 0, 2);
   if (has_factories ("x264enc", "avdec_h264"))
     tcase_add_test (tc, test_pipeline_encode_decode);
   else
