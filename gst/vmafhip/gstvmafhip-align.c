@@ -9,16 +9,14 @@
  * absolute difference of the thumbnails it pairs.  A clear minimum (at
  * most LOCK_RATIO of the median offset's) locks that offset: pairing then
  * goes on as with align=offset, and a "vmafhip-sync" message says so.
- * Frames before the lock are not scored.  Once locked, the frames
- * paired or dropped keep being sampled (from host memory), and every
- * search window the lags are compared again: a clearly better one than
- * the locked lag (a delay that changed) replaces it, with a "changed"
- * message.  A sudden rise of the locked pairs' difference (DROP_FRAMES
- * frames in a row far above its running mean: a delay that changed, or a
- * feed that no longer matches) starts a re-check on the frames from then
- * on, one search window later: a better lag is locked ("changed"), and
- * where no lag matches any more the element says "lost" and searches
- * again, scoring nothing until the next lock. */
+ * Frames before the lock are not scored.  Once locked, every
+ * WATCH_EVERY-th pair at the locked lag is sampled (from host memory):
+ * a sudden rise of the pairs' difference (DROP_FRAMES samples in a row far
+ * above its running mean: a delay that changed, or a feed that no longer
+ * matches) starts a re-check, every frame sampled again for a search
+ * window: a clearly better lag than the locked one is locked instead
+ * ("changed"), and where no lag matches any more the element says "lost"
+ * and searches again, scoring nothing until the next lock. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -46,6 +44,9 @@
 #define DROP_FRAMES 3
 #define DROP_FACTOR 3.0
 #define DROP_MARGIN 2.0
+/* once locked, the pairs sampled: one in WATCH_EVERY (a thumbnail reads
+ * about a thousand cache lines of a 1080p frame) */
+#define WATCH_EVERY 8
 
 typedef struct
 {
@@ -114,7 +115,6 @@ gst_vmafhip_align_reset (GstVmafHip * self)
   self->align_locked = FALSE;
   self->align_shift = 0;
   self->align_taken = 0;
-  self->align_checked_at = GST_CLOCK_TIME_NONE;
   self->align_reported_no_lock = FALSE;
   self->align_pair_diff = -1;
   self->align_drop_run = 0;
@@ -280,7 +280,6 @@ try_lock (GstVmafHip * self)
     self->align_locked = TRUE;
     self->align_shift = (GstClockTimeDiff) best
         * (GstClockTimeDiff) self->frame_duration;
-    self->align_checked_at = GST_CLOCK_TIME_NONE;
     self->align_pair_diff = -1;
     self->align_drop_run = 0;
     self->align_forced = FALSE;
@@ -309,26 +308,21 @@ restart_thumbs (GstVmafHip * self)
   self->align_drop_run = 0;
 }
 
-/* Once locked, every search window of stream time, or as soon as the
- * frames since a sudden rise cover one: a clearly better lag than the
- * locked one (the delay changed) is locked instead; after a rise, a
- * locked lag no better than the rest is lost. */
+/* After a sudden rise, as soon as the frames since then cover a search
+ * window: a clearly better lag than the locked one (the delay changed) is
+ * locked instead, and a locked lag no better than the rest is lost. */
 static void
-recheck (GstVmafHip * self, GstClockTime rt)
+recheck (GstVmafHip * self)
 {
   const gint locked = (gint) (self->align_shift
       / (GstClockTimeDiff) self->frame_duration);
   gint best;
   double best_diff, median, at_locked;
 
-  if (!self->align_forced && GST_CLOCK_TIME_IS_VALID (self->align_checked_at)
-      && rt < self->align_checked_at + self->cfg.search_window)
+  if (!self->align_forced
+      || !compare_lags (self, locked, &best, &best_diff, &median, &at_locked))
     return;
-  if (!compare_lags (self, locked, &best, &best_diff, &median, &at_locked))
-    return;
-  const gboolean forced = self->align_forced;
   self->align_forced = FALSE;
-  self->align_checked_at = rt;
   if (best != locked && best_diff <= LOCK_RATIO * median
       && !(at_locked <= 2 * best_diff)) {
     GST_INFO_OBJECT (self, "align=auto: the lag changed from %d to %d "
@@ -338,7 +332,7 @@ recheck (GstVmafHip * self, GstClockTime rt)
         * (GstClockTimeDiff) self->frame_duration;
     post_sync (self, "changed", best, best_diff);
     restart_thumbs (self);
-  } else if (forced && !(at_locked <= LOCK_RATIO * median)) {
+  } else if (!(at_locked <= LOCK_RATIO * median)) {
     GST_INFO_OBJECT (self, "align=auto: lost (difference %.3f at %d frames, "
         "median %.3f)", at_locked, locked, median);
     post_sync (self, "lost", locked, at_locked);
@@ -413,6 +407,14 @@ gst_vmafhip_align_observe (GstVmafHip * self, int which, GstBuffer * buf)
       || !(gst_memory_is_type (mem, GST_ALLOCATOR_SYSMEM)
           || gst_memory_is_type (mem, GST_VMAFHIP_PINNED_MEMORY_TYPE)))
     return;
+  /* between re-checks, the pairs of every WATCH_EVERY-th reference frame
+   * (the distorted one by its partner's time) */
+  if (!self->align_forced) {
+    const gint64 fd = (gint64) self->frame_duration;
+    const gint64 at = (gint64) rt - (which == DIST ? self->align_shift : 0);
+    if (at < 0 || ((at + fd / 2) / fd) % WATCH_EVERY != 0)
+      return;
+  }
   Thumb *t = thumb_take (self);
   t->rt = rt;
   if (!make_thumb (self, which, buf, t)) {
@@ -421,7 +423,7 @@ gst_vmafhip_align_observe (GstVmafHip * self, int which, GstBuffer * buf)
   }
   thumb_add (self, self->align_thumbs[which], t);
   if (which == REF)
-    recheck (self, rt);
+    recheck (self);
   else
     watch_locked_pair (self, t);
 }

@@ -160,7 +160,6 @@ struct _GstVmafHip
   guint align_n_lags;
   gboolean align_locked, align_reported_no_lock;
   GstClockTimeDiff align_shift;
-  GstClockTime align_checked_at;  /* last re-check (running time) */
   /* the locked pair's thumbnail difference (running mean; < 0: none yet),
    * frames in a row far above it, and a re-check it asked for */
   double align_pair_diff;
