@@ -590,6 +590,22 @@ GST_START_TEST (test_subsample)
   }
   check_pooled (pooled, &x, 5, 2, "mean");
   fail_unless_equals_int (gst_harness_buffers_received (f->ref), 5);
+  /* the frames not reported are not computed: their meta holds the
+   * motion values (motion runs every frame) and no VMAF, VIF or ADM */
+  for (guint i = 0; i < 5; i++) {
+    GstBuffer *b = gst_harness_pull (f->ref);
+    GstVmafHipMeta *meta = gst_buffer_get_vmafhip_meta (b);
+    gdouble v;
+    fail_unless (meta != NULL);
+    fail_unless_equals_int (gst_vmafhip_meta_get_index (meta), i);
+    fail_unless_equals_int (gst_vmafhip_meta_get_score (meta, "vmaf_v0.6.1",
+            &v), i % 2 == 0);
+    fail_unless_equals_int (gst_vmafhip_meta_get_score (meta,
+            "integer_vif_scale0", &v), i % 2 == 0);
+    fail_unless (gst_vmafhip_meta_get_score (meta, "integer_motion2", &v),
+        "frame %u has no motion", i);
+    gst_buffer_unref (b);
+  }
   g_ptr_array_unref (frames);
   free_messages (msgs);
   vh_engine_free (x.engine);
