@@ -16,7 +16,9 @@
  * matches) starts a re-check, every frame sampled again for a search
  * window: a clearly better lag than the locked one is locked instead
  * ("changed"), and where no lag matches any more the element says "lost"
- * and searches again, scoring nothing until the next lock. */
+ * and searches again, scoring nothing until the next lock.  Every
+ * PERIODIC_WINDOWS search windows a re-check runs without a rise (it may
+ * change the lag, not lose it: still content matches every lag alike). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -47,6 +49,9 @@
 /* once locked, the pairs sampled: one in WATCH_EVERY (a thumbnail reads
  * about a thousand cache lines of a 1080p frame) */
 #define WATCH_EVERY 8
+/* and every PERIODIC_WINDOWS search windows a re-check all the same (one
+ * window of every frame sampled), for changes no rise announced */
+#define PERIODIC_WINDOWS 10
 
 typedef struct
 {
@@ -119,6 +124,8 @@ gst_vmafhip_align_reset (GstVmafHip * self)
   self->align_pair_diff = -1;
   self->align_drop_run = 0;
   self->align_forced = FALSE;
+  self->align_after_drop = FALSE;
+  self->align_periodic_at = GST_CLOCK_TIME_NONE;
 }
 
 void
@@ -283,6 +290,7 @@ try_lock (GstVmafHip * self)
     self->align_pair_diff = -1;
     self->align_drop_run = 0;
     self->align_forced = FALSE;
+    self->align_periodic_at = GST_CLOCK_TIME_NONE;
     post_sync (self, "locked", best, best_diff);
     GST_INFO_OBJECT (self, "align=auto locked at %d frames (difference "
         "%.3f, median %.3f)", best, best_diff, median);
@@ -308,9 +316,10 @@ restart_thumbs (GstVmafHip * self)
   self->align_drop_run = 0;
 }
 
-/* After a sudden rise, as soon as the frames since then cover a search
+/* A re-check, as soon as the frames since it started cover a search
  * window: a clearly better lag than the locked one (the delay changed) is
- * locked instead, and a locked lag no better than the rest is lost. */
+ * locked instead; after a sudden rise, a locked lag no better than the
+ * rest is lost. */
 static void
 recheck (GstVmafHip * self)
 {
@@ -322,7 +331,9 @@ recheck (GstVmafHip * self)
   if (!self->align_forced
       || !compare_lags (self, locked, &best, &best_diff, &median, &at_locked))
     return;
-  self->align_forced = FALSE;
+  const gboolean after_drop = self->align_after_drop;
+  self->align_forced = self->align_after_drop = FALSE;
+  self->align_periodic_at = GST_CLOCK_TIME_NONE;
   if (best != locked && best_diff <= LOCK_RATIO * median
       && !(at_locked <= 2 * best_diff)) {
     GST_INFO_OBJECT (self, "align=auto: the lag changed from %d to %d "
@@ -332,7 +343,7 @@ recheck (GstVmafHip * self)
         * (GstClockTimeDiff) self->frame_duration;
     post_sync (self, "changed", best, best_diff);
     restart_thumbs (self);
-  } else if (!(at_locked <= LOCK_RATIO * median)) {
+  } else if (after_drop && !(at_locked <= LOCK_RATIO * median)) {
     GST_INFO_OBJECT (self, "align=auto: lost (difference %.3f at %d frames, "
         "median %.3f)", at_locked, locked, median);
     post_sync (self, "lost", locked, at_locked);
@@ -385,7 +396,7 @@ watch_locked_pair (GstVmafHip * self, const Thumb * d)
   GST_INFO_OBJECT (self, "align=auto: the locked pairs' difference rose "
       "from %.3f to %.3f: re-checking", self->align_pair_diff, diff);
   restart_thumbs (self);
-  self->align_forced = TRUE;
+  self->align_forced = self->align_after_drop = TRUE;
 }
 
 void
@@ -407,6 +418,17 @@ gst_vmafhip_align_observe (GstVmafHip * self, int which, GstBuffer * buf)
       || !(gst_memory_is_type (mem, GST_ALLOCATOR_SYSMEM)
           || gst_memory_is_type (mem, GST_VMAFHIP_PINNED_MEMORY_TYPE)))
     return;
+  /* the periodic re-check's turn */
+  if (!self->align_forced && which == REF) {
+    if (!GST_CLOCK_TIME_IS_VALID (self->align_periodic_at))
+      self->align_periodic_at = rt + PERIODIC_WINDOWS
+          * self->cfg.search_window;
+    else if (rt >= self->align_periodic_at) {
+      GST_DEBUG_OBJECT (self, "align=auto: periodic re-check");
+      restart_thumbs (self);
+      self->align_forced = TRUE;
+    }
+  }
   /* between re-checks, the pairs of every WATCH_EVERY-th reference frame
    * (the distorted one by its partner's time) */
   if (!self->align_forced) {

@@ -164,7 +164,9 @@ struct _GstVmafHip
    * frames in a row far above it, and a re-check it asked for */
   double align_pair_diff;
   guint align_drop_run;
-  gboolean align_forced;
+  gboolean align_forced;         /* a re-check under way: every frame sampled */
+  gboolean align_after_drop;     /* that re-check follows a rise (may lose) */
+  GstClockTime align_periodic_at;  /* when the next periodic re-check starts */
 };
 
 static inline const char *

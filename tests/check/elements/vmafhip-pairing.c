@@ -296,19 +296,20 @@ GST_END_TEST;
  * every frame scored after the lock equals the engine on the aligned
  * pairs; nothing is scored before the lock */
 static void
-check_align_auto (guint lag)
+check_align_auto_with (guint lag, const char *props, guint n_frames)
 {
-  enum { N = 120 };
-  Fixture *f = fixture_new ("align=auto psnr=true", FALSE);
+  enum { N = 240 };
+  Fixture *f = fixture_new (props, FALSE);
   Frame ref[N], dist[N];
   gint locked = -1000;
 
+  fail_unless (n_frames <= N);
   fixture_set_caps (f, "I420", "I420", 52);
-  for (guint i = 0; i < N; i++) {
+  for (guint i = 0; i < n_frames; i++) {
     ref[i] = (Frame) { i, i * FRAME_DUR };
     dist[i] = (Frame) { i, (i + lag) * FRAME_DUR };
   }
-  push_streams (f, ref, N, FRAME_DUR, dist, N, FRAME_DUR);
+  push_streams (f, ref, n_frames, FRAME_DUR, dist, n_frames, FRAME_DUR);
 
   GList *msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT);
   GPtrArray *frames = g_ptr_array_new ();
@@ -326,7 +327,7 @@ check_align_auto (guint lag)
   fail_unless_equals_int (locked, (gint) lag);
   /* scored after the lock: consecutive reference frames, each with its
    * own content on the distorted side */
-  fail_unless (frames->len >= N / 4, "%u frames scored", frames->len);
+  fail_unless (frames->len >= n_frames / 4, "%u frames scored", frames->len);
   Pair *pairs = g_new (Pair, frames->len);
   for (guint k = 0; k < frames->len; k++) {
     guint64 pts;
@@ -347,10 +348,27 @@ check_align_auto (guint lag)
   fixture_free (f);
 }
 
+static void
+check_align_auto (guint lag)
+{
+  check_align_auto_with (lag, "align=auto psnr=true", 120);
+}
+
 GST_START_TEST (test_align_auto)
 {
   static const guint lags[] = { 0, 3, 25 };
   check_align_auto (lags[__i__]);
+}
+
+GST_END_TEST;
+
+/* A 0.2 s search window over 240 frames: the periodic re-checks (every
+ * ten windows) come and go without a message, and every frame scored is
+ * aligned */
+GST_START_TEST (test_align_auto_periodic_recheck)
+{
+  check_align_auto_with (3, "align=auto search-window=200000000 psnr=true",
+      240);
 }
 
 GST_END_TEST;
@@ -729,6 +747,7 @@ vmafhip_pairing_suite (void)
   tcase_add_test (tc, test_align_auto_no_match);
   tcase_add_test (tc, test_align_auto_delay_changes);
   tcase_add_test (tc, test_align_auto_lost);
+  tcase_add_test (tc, test_align_auto_periodic_recheck);
   tcase_add_test (tc, test_rate_mismatch_error);
   tcase_add_test (tc, test_follow_reference_faster_dist);
   tcase_add_test (tc, test_follow_reference_slower_dist);
