@@ -8,7 +8,8 @@
  * counters with vh_mock_hip_counters () and vh_mock_hip_host_allocs (), and make imports fail with
  * VH_MOCK_HIP_REFUSE_IMPORT=1, device allocations above N bytes run out
  * of memory with VH_MOCK_HIP_MALLOC_LIMIT=N, and kernel launches fail with
- * VH_MOCK_HIP_FAIL_LAUNCH=1.  Only the symbols the loader resolves. */
+ * VH_MOCK_HIP_FAIL_LAUNCH=1, or after the first N of the process with
+ * VH_MOCK_HIP_FAIL_LAUNCH_AFTER=N (set them before the first call).  Only the symbols the loader resolves. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,6 +54,7 @@ static struct {
   int imports_total;
   void *mappings[MAX_MAPPINGS];   /* mapped addresses not yet freed */
   int mappings_live;
+  unsigned long long launches;  /* VH_MOCK_HIP_FAIL_LAUNCH_AFTER's count */
   int host_allocs;          /* pinned blocks ever allocated */
 } mock;
 /* elements free imports from upstream's threads */
@@ -353,7 +355,18 @@ hipModuleLaunchKernel (void *function, unsigned int gx, unsigned int gy,
   (void) params;
   (void) extra;
   const char *fail = getenv ("VH_MOCK_HIP_FAIL_LAUNCH");
-  return fail && strcmp (fail, "1") == 0 ? hipErrorInvalidValue : hipSuccess;
+  if (fail && strcmp (fail, "1") == 0)
+    return hipErrorInvalidValue;
+  /* mid-stream: the launches after the first N fail */
+  const char *after = getenv ("VH_MOCK_HIP_FAIL_LAUNCH_AFTER");
+  if (after) {
+    pthread_mutex_lock (&lock);
+    const int failing = ++mock.launches > strtoull (after, NULL, 10);
+    pthread_mutex_unlock (&lock);
+    if (failing)
+      return hipErrorInvalidValue;
+  }
+  return hipSuccess;
 }
 
 hipError_t

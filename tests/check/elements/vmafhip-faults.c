@@ -1,0 +1,101 @@
+/* vmafhip — GPU faults injected through the mock HIP runtime
+ * (tests/check/gpu/mock-hip.c, loaded as VMAFHIP_HIP_LIBRARY): device
+ * memory that runs out at the first frame, kernel launches that fail in
+ * the middle of a stream.  Each ends in one element error naming the
+ * problem and a flow error upstream: no crash, no hang, no frame pushed
+ * with a score made of what the GPU never computed.  Registered only with
+ * the mock (meson.build). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include "gstvmafhipmeta.h"
+#include "vh-element-fixture.h"
+
+/* Pushes pairs from `first` on until a push fails (or `n` pairs) and
+ * returns how many went through on both pads. */
+static guint
+push_until_error (Fixture * f, guint first, guint n, GstFlowReturn * ret)
+{
+  guint i;
+  *ret = GST_FLOW_OK;
+  for (i = first; i < first + n && *ret == GST_FLOW_OK; i++) {
+    *ret = push_ref (f, i);
+    if (*ret == GST_FLOW_OK)
+      *ret = push_dist (f, i);
+  }
+  return i - first;
+}
+
+/* No frame that left the element carries a VMAF score */
+static void
+check_no_scores (Fixture * f)
+{
+  GstBuffer *b;
+  while ((b = gst_harness_try_pull (f->ref))) {
+    GstVmafHipMeta *meta = gst_buffer_get_vmafhip_meta (b);
+    gdouble v;
+    fail_if (meta && gst_vmafhip_meta_get_score (meta, "vmaf_v0.6.1", &v),
+        "a frame left with a score the GPU did not compute");
+    gst_buffer_unref (b);
+  }
+}
+
+/* Every device allocation refused: the stream stops (at negotiation or
+ * the first frame) with the GPU's out-of-memory error */
+GST_START_TEST (test_fault_out_of_memory)
+{
+  static const gchar *const needles[] = { "memory", NULL };
+  g_setenv ("VH_MOCK_HIP_MALLOC_LIMIT", "16", TRUE);
+  Fixture *f = fixture_new ("backend=hip", FALSE);
+  GstFlowReturn ret;
+  fixture_set_caps (f, "I420", "I420", 91);
+  push_until_error (f, 0, 20, &ret);
+  fail_unless (ret == GST_FLOW_ERROR || ret == GST_FLOW_NOT_NEGOTIATED,
+      "pushes went on: %s", gst_flow_get_name (ret));
+  expect_message (f->bus, &f->seen, GST_MESSAGE_ERROR, needles);
+  check_no_scores (f);
+  fixture_free (f);
+  g_unsetenv ("VH_MOCK_HIP_MALLOC_LIMIT");
+}
+
+GST_END_TEST;
+
+/* Launches that start failing in the middle of the stream (after the
+ * first 100 of the process: about ten frames of vmaf_v0.6.1): an error
+ * naming the frame and the kernel */
+GST_START_TEST (test_fault_launch_mid_stream)
+{
+  static const gchar *const needles[] = { "Cannot score frame", "kernel",
+    "failed", NULL };
+  g_setenv ("VH_MOCK_HIP_FAIL_LAUNCH_AFTER", "100", TRUE);
+  Fixture *f = fixture_new ("backend=hip", FALSE);
+  GstFlowReturn ret;
+  fixture_set_caps (f, "I420", "I420", 92);
+  const guint pushed = push_until_error (f, 0, 60, &ret);
+  fail_unless (ret == GST_FLOW_ERROR, "pushes went on: %s",
+      gst_flow_get_name (ret));
+  fail_unless (pushed > 3, "failed at once (%u pairs)", pushed);
+  expect_message (f->bus, &f->seen, GST_MESSAGE_ERROR, needles);
+  fixture_free (f);
+  g_unsetenv ("VH_MOCK_HIP_FAIL_LAUNCH_AFTER");
+}
+
+GST_END_TEST;
+
+static Suite *
+vmafhip_faults_suite (void)
+{
+  Suite *s = suite_create ("vmafhip-faults");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_fault_out_of_memory);
+  tcase_add_test (tc, test_fault_launch_mid_stream);
+  return s;
+}
+
+GST_CHECK_MAIN (vmafhip_faults);
