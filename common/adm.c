@@ -294,6 +294,9 @@ dwt_vertical (const AdmSource *src, int y, int scale, unsigned bpc,
   const uint8_t *r[4];
   for (int k = 0; k < 4; k++)
     r[k] = src->data + dwt_mirror (2 * y - 1 + k, src->h) * src->stride;
+#ifndef VH_ADM_DWT_X86
+  (void) avx2;                  /* the C everywhere but x86-64 */
+#endif
 
   if (scale == 0) {
     const int32_t half = 1 << (bpc - 1);
