@@ -1,7 +1,7 @@
 /* vmafhip — GPU faults injected through the mock HIP runtime
  * (tests/check/gpu/mock-hip.c, loaded as VMAFHIP_HIP_LIBRARY): device
- * memory that runs out at the first frame, kernel launches that fail in
- * the middle of a stream.  Each ends in one element error naming the
+ * memory that runs out at the first frame, kernel launches and copies that
+ * fail in the middle of a stream.  Each ends in one element error naming the
  * problem and a flow error upstream: no crash, no hang, no frame pushed
  * with a score made of what the GPU never computed.  Registered only with
  * the mock (meson.build). */
@@ -86,6 +86,27 @@ GST_START_TEST (test_fault_launch_mid_stream)
 
 GST_END_TEST;
 
+/* Copies (uploads, result read-backs) that start failing in the middle
+ * of the stream: an error naming the copy, nothing scored from it */
+GST_START_TEST (test_fault_copy_mid_stream)
+{
+  static const gchar *const needles[] = { "Cannot score frame", "hipMemcpy",
+    "failed", NULL };
+  g_setenv ("VH_MOCK_HIP_FAIL_COPY_AFTER", "40", TRUE);
+  Fixture *f = fixture_new ("backend=hip", FALSE);
+  GstFlowReturn ret;
+  fixture_set_caps (f, "I420", "I420", 93);
+  const guint pushed = push_until_error (f, 0, 60, &ret);
+  fail_unless (ret == GST_FLOW_ERROR, "pushes went on: %s",
+      gst_flow_get_name (ret));
+  fail_unless (pushed > 3, "failed at once (%u pairs)", pushed);
+  expect_message (f->bus, &f->seen, GST_MESSAGE_ERROR, needles);
+  fixture_free (f);
+  g_unsetenv ("VH_MOCK_HIP_FAIL_COPY_AFTER");
+}
+
+GST_END_TEST;
+
 static Suite *
 vmafhip_faults_suite (void)
 {
@@ -95,6 +116,7 @@ vmafhip_faults_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_fault_out_of_memory);
   tcase_add_test (tc, test_fault_launch_mid_stream);
+  tcase_add_test (tc, test_fault_copy_mid_stream);
   return s;
 }
 

@@ -9,7 +9,8 @@
  * VH_MOCK_HIP_REFUSE_IMPORT=1, device allocations above N bytes run out
  * of memory with VH_MOCK_HIP_MALLOC_LIMIT=N, and kernel launches fail with
  * VH_MOCK_HIP_FAIL_LAUNCH=1, or after the first N of the process with
- * VH_MOCK_HIP_FAIL_LAUNCH_AFTER=N (set them before the first call).  Only the symbols the loader resolves. */
+ * VH_MOCK_HIP_FAIL_LAUNCH_AFTER=N; copies fail after the first N with
+ * VH_MOCK_HIP_FAIL_COPY_AFTER=N (set them before the first call).  Only the symbols the loader resolves. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -55,6 +56,7 @@ static struct {
   void *mappings[MAX_MAPPINGS];   /* mapped addresses not yet freed */
   int mappings_live;
   unsigned long long launches;  /* VH_MOCK_HIP_FAIL_LAUNCH_AFTER's count */
+  unsigned long long copies;    /* VH_MOCK_HIP_FAIL_COPY_AFTER's count */
   int host_allocs;          /* pinned blocks ever allocated */
 } mock;
 /* elements free imports from upstream's threads */
@@ -266,9 +268,24 @@ hipEventElapsedTime (float *ms, void *start, void *end)
   return hipSuccess;
 }
 
+/* VH_MOCK_HIP_FAIL_COPY_AFTER=N: the copies after the first N fail */
+static int
+copy_fails (void)
+{
+  const char *after = getenv ("VH_MOCK_HIP_FAIL_COPY_AFTER");
+  if (!after)
+    return 0;
+  pthread_mutex_lock (&lock);
+  const int failing = ++mock.copies > strtoull (after, NULL, 10);
+  pthread_mutex_unlock (&lock);
+  return failing;
+}
+
 static hipError_t
 copy (void *dst, const void *src, size_t size)
 {
+  if (copy_fails ())
+    return hipErrorInvalidValue;
   memcpy (dst, src, size);
   return hipSuccess;
 }
@@ -300,6 +317,8 @@ hipMemcpy2DAsync (void *dst, size_t dst_pitch, const void *src,
 {
   (void) kind;
   (void) stream;
+  if (copy_fails ())
+    return hipErrorInvalidValue;
   for (size_t y = 0; y < height; y++)
     memcpy ((char *) dst + y * dst_pitch, (const char *) src + y * src_pitch,
         width);
