@@ -694,9 +694,12 @@ free_buffers (SpeedChromaState *s)
   s->ready = FALSE;
 }
 
-/* Sets up for chroma planes of w x h (libvmaf's halved sizes for 4:2:x) */
+/* Sets up for chroma planes of w x h (libvmaf's halved sizes for 4:2:x);
+ * with_planes: the buffers that load and filter the planes too (extract;
+ * extract_sums gets the 1/16 pictures from the GPU) */
 static gboolean
-setup (SpeedChromaState *s, unsigned w, unsigned h, GError **error)
+setup (SpeedChromaState *s, unsigned w, unsigned h, gboolean with_planes,
+    GError **error)
 {
   free_buffers (s);
   vh_speed_dims (&s->d, w, h, s->opt.prescale);
@@ -707,14 +710,19 @@ setup (SpeedChromaState *s, unsigned w, unsigned h, GError **error)
   const size_t frame = s->stride * MAX (d->h, d->sh);
   const size_t small = (size_t) d->ow * d->oh;
   const size_t rect = (size_t) NB * d->nblocks;
-  s->frame = g_try_new (float, frame);
-  s->tmp = g_try_new (float, frame);
-  s->row = g_try_new (float, s->stride);
-  s->rows_read = g_try_new (guint8, d->h);
-  s->small = g_try_new (float, small);
-  s->mean = g_try_new (float, small);
-  gboolean ok = s->frame && s->tmp && s->row && s->small && s->mean
-      && s->rows_read;
+  const gboolean prescaled = fabs (s->opt.prescale - 1.0) >= 1.0e-3;
+  gboolean ok = TRUE;
+  if (with_planes) {
+    s->frame = g_try_new (float, frame);
+    /* the prescale's source */
+    s->tmp = prescaled ? g_try_new (float, frame) : NULL;
+    s->row = g_try_new (float, s->stride);
+    s->rows_read = g_try_new (guint8, d->h);
+    s->small = g_try_new (float, small);
+    s->mean = g_try_new (float, small);
+    ok = s->frame && (s->tmp || !prescaled) && s->row && s->small && s->mean
+        && s->rows_read;
+  }
   for (int k = 0; k < VH_SPEED_PICTURES; k++) {
     PictureStats *ps = &s->pic[k];
     ps->indep = g_try_new (float, rect);
@@ -731,7 +739,8 @@ setup (SpeedChromaState *s, unsigned w, unsigned h, GError **error)
         "speed_chroma: out of memory for %ux%u chroma planes", w, h);
     return FALSE;
   }
-  mark_rows_read (s);
+  if (with_planes)
+    mark_rows_read (s);
   s->ready = TRUE;
   return TRUE;
 }
@@ -802,12 +811,15 @@ speed_chroma_init (void *priv, const void *opts, const VhVideoInfo *info,
   return check_dims (&d, &s->opt, error);
 }
 
-/* speed_chroma_u, _v and _uv: their mean, or where one channel is singular
- * (e.g. flat) the other one's score */
+/* speed_chroma_u, _v and _uv from the four pictures' statistics: uv their
+ * mean, or where one channel is singular (e.g. flat) the other one's
+ * score */
 static void
-put_scores (const SpeedChromaState *s, float u, gboolean sing_u, float v,
-    gboolean sing_v, unsigned index, VhFeatureSink *sink)
+put_scores (const SpeedChromaState *s, unsigned index, VhFeatureSink *sink)
 {
+  gboolean sing_u, sing_v;
+  const float u = channel_result (s, 0, &sing_u);
+  const float v = channel_result (s, 1, &sing_v);
   float uv;
   if (sing_u && !sing_v)
     uv = v;
@@ -830,15 +842,13 @@ speed_chroma_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
   unsigned w, h;
   vh_speed_chroma_size (ref->plane[0].width, ref->plane[0].height,
       ref->plane[1].width, ref->plane[1].height, &w, &h);
-  if ((!s->ready || w != s->d.w || h != s->d.h) && !setup (s, w, h, error))
+  if ((!s->ready || w != s->d.w || h != s->d.h || !s->frame)
+      && !setup (s, w, h, TRUE, error))
     return FALSE;
 
   for (unsigned k = 0; k < VH_SPEED_PICTURES; k++)
     picture_stats (s, k, &(k % 2 ? dis : ref)->plane[1 + k / 2]);
-  gboolean sing_u, sing_v;
-  const float u = channel_result (s, 0, &sing_u);
-  const float v = channel_result (s, 1, &sing_v);
-  put_scores (s, u, sing_u, v, sing_v, index, sink);
+  put_scores (s, index, sink);
   return TRUE;
 }
 
@@ -850,7 +860,7 @@ speed_chroma_extract_sums (void *priv, const void *data, unsigned index,
   SpeedChromaState *s = priv;
   const VhSpeedSums *sums = data;
   if ((!s->ready || sums->w != s->d.w || sums->h != s->d.h)
-      && !setup (s, sums->w, sums->h, error))
+      && !setup (s, sums->w, sums->h, FALSE, error))
     return FALSE;
   if (sums->tw != s->d.tw || sums->th != s->d.th) {
     g_set_error (error, VH_ERROR, VH_ERROR_STATE,
@@ -860,10 +870,7 @@ speed_chroma_extract_sums (void *priv, const void *data, unsigned index,
   }
   SumsJob job = { s, sums };
   vh_parallel_run (VH_SPEED_PICTURES, picture_stats_from_sums, &job);
-  gboolean sing_u, sing_v;
-  const float u = channel_result (s, 0, &sing_u);
-  const float v = channel_result (s, 1, &sing_v);
-  put_scores (s, u, sing_u, v, sing_v, index, sink);
+  put_scores (s, index, sink);
   return TRUE;
 }
 
