@@ -66,47 +66,34 @@ vertical_16 (__m256i s0, __m256i s1, __m256i s2, __m256i s3, __m256i add_lo,
           hb, 0x31));
 }
 
-AVX2 void
-vh_adm_dwt_vertical_u8_avx2 (const uint8_t *r0, const uint8_t *r1,
-    const uint8_t *r2, const uint8_t *r3, int n, int32_t add_lo,
-    int32_t add_hi, int shift, int32_t *lo, int32_t *hi)
-{
-  const __m256i vlo = _mm256_set1_epi32 (add_lo);
-  const __m256i vhi = _mm256_set1_epi32 (add_hi);
-  const __m128i sh = _mm_cvtsi32_si128 (shift);
-  int j = 0;
-  for (; j + 16 <= n; j += 16)
-    vertical_16 (_mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *)
-                (r0 + j))), _mm256_cvtepu8_epi16 (_mm_loadu_si128
-            ((const __m128i *) (r1 + j))), _mm256_cvtepu8_epi16
-        (_mm_loadu_si128 ((const __m128i *) (r2 + j))), _mm256_cvtepu8_epi16
-        (_mm_loadu_si128 ((const __m128i *) (r3 + j))), vlo, vhi, sh, lo + j,
-        hi + j);
-  for (; j < n; j++) {
-    lo[j] = (dwt_lo (r0[j], r1[j], r2[j], r3[j]) + add_lo) >> shift;
-    hi[j] = (dwt_hi (r0[j], r1[j], r2[j], r3[j]) + add_hi) >> shift;
-  }
-}
+/* 16 samples of row r from column j, as int16 */
+#define LOAD16_U8(r, j) \
+  _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) ((r) + (j))))
+#define LOAD16_U16(r, j) _mm256_loadu_si256 ((const __m256i *) ((r) + (j)))
 
-AVX2 void
-vh_adm_dwt_vertical_u16_avx2 (const uint16_t *r0, const uint16_t *r1,
-    const uint16_t *r2, const uint16_t *r3, int n, int32_t add_lo,
-    int32_t add_hi, int shift, int32_t *lo, int32_t *hi)
-{
-  const __m256i vlo = _mm256_set1_epi32 (add_lo);
-  const __m256i vhi = _mm256_set1_epi32 (add_hi);
-  const __m128i sh = _mm_cvtsi32_si128 (shift);
-  int j = 0;
-  for (; j + 16 <= n; j += 16)
-    vertical_16 (_mm256_loadu_si256 ((const __m256i *) (r0 + j)),
-        _mm256_loadu_si256 ((const __m256i *) (r1 + j)), _mm256_loadu_si256
-        ((const __m256i *) (r2 + j)), _mm256_loadu_si256 ((const __m256i *)
-            (r3 + j)), vlo, vhi, sh, lo + j, hi + j);
-  for (; j < n; j++) {
-    lo[j] = (dwt_lo (r0[j], r1[j], r2[j], r3[j]) + add_lo) >> shift;
-    hi[j] = (dwt_hi (r0[j], r1[j], r2[j], r3[j]) + add_hi) >> shift;
+/* The vertical pass for one sample type: 16 columns a step, the tail by
+ * adm.c's formula */
+#define DEF_VERTICAL(name, pixel_t, LOAD16)                                   \
+  AVX2 void                                                                   \
+  name (const pixel_t *r0, const pixel_t *r1, const pixel_t *r2,              \
+      const pixel_t *r3, int n, int32_t add_lo, int32_t add_hi, int shift,    \
+      int32_t *lo, int32_t *hi)                                               \
+  {                                                                           \
+    const __m256i vlo = _mm256_set1_epi32 (add_lo);                           \
+    const __m256i vhi = _mm256_set1_epi32 (add_hi);                           \
+    const __m128i sh = _mm_cvtsi32_si128 (shift);                             \
+    int j = 0;                                                                \
+    for (; j + 16 <= n; j += 16)                                              \
+      vertical_16 (LOAD16 (r0, j), LOAD16 (r1, j), LOAD16 (r2, j),            \
+          LOAD16 (r3, j), vlo, vhi, sh, lo + j, hi + j);                      \
+    for (; j < n; j++) {                                                      \
+      lo[j] = (dwt_lo (r0[j], r1[j], r2[j], r3[j]) + add_lo) >> shift;        \
+      hi[j] = (dwt_hi (r0[j], r1[j], r2[j], r3[j]) + add_hi) >> shift;        \
+    }                                                                         \
   }
-}
+
+DEF_VERTICAL (vh_adm_dwt_vertical_u8_avx2, uint8_t, LOAD16_U8)
+DEF_VERTICAL (vh_adm_dwt_vertical_u16_avx2, uint16_t, LOAD16_U16)
 
 /* 16 int32 values from t (which fit int16) as int16, in order */
 AVX2 static inline __m256i
