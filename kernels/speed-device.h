@@ -58,11 +58,8 @@ typedef struct VhSpeedParams {
 
 #include "vh-device-bits.h"
 
-#if defined(__CUDACC__) || defined(__HIP__)
-#define VH_SPEED_FN __host__ __device__ __forceinline__
-#else
-#define VH_SPEED_FN inline      /* plain host C++ (tests) */
-#endif
+/* device and host (the emulation test) alike, as vh-device-bits.h's */
+#define VH_SPEED_FN VH_BITS_FN
 
 static_assert (sizeof (VhSpeedParams) == 448, "VhSpeedParams layout");
 

@@ -64,45 +64,45 @@ GST_START_TEST (test_fault_out_of_memory)
 
 GST_END_TEST;
 
-/* Launches that start failing in the middle of the stream (after the
- * first 100 of the process: about ten frames of vmaf_v0.6.1): an error
- * naming the frame and the kernel */
-GST_START_TEST (test_fault_launch_mid_stream)
+/* A fault the mock starts after some calls (`variable`=`after`): the
+ * stream runs a few frames, then stops with one error naming the frame
+ * and what failed */
+static void
+check_mid_stream_fault (const char *variable, const char *after,
+    guint seed, const gchar * const *needles)
 {
-  static const gchar *const needles[] = { "Cannot score frame", "kernel",
-    "failed", NULL };
-  g_setenv ("VH_MOCK_HIP_FAIL_LAUNCH_AFTER", "100", TRUE);
+  g_setenv (variable, after, TRUE);
   Fixture *f = fixture_new ("backend=hip", FALSE);
   GstFlowReturn ret;
-  fixture_set_caps (f, "I420", "I420", 92);
+  fixture_set_caps (f, "I420", "I420", seed);
   const guint pushed = push_until_error (f, 0, 60, &ret);
   fail_unless (ret == GST_FLOW_ERROR, "pushes went on: %s",
       gst_flow_get_name (ret));
   fail_unless (pushed > 3, "failed at once (%u pairs)", pushed);
   expect_message (f->bus, &f->seen, GST_MESSAGE_ERROR, needles);
   fixture_free (f);
-  g_unsetenv ("VH_MOCK_HIP_FAIL_LAUNCH_AFTER");
+  g_unsetenv (variable);
+}
+
+/* Launches that start failing in the middle of the stream (after the
+ * first 100 of the process: about ten frames of vmaf_v0.6.1) */
+GST_START_TEST (test_fault_launch_mid_stream)
+{
+  static const gchar *const needles[] = { "Cannot score frame", "kernel",
+    "failed", NULL };
+  check_mid_stream_fault ("VH_MOCK_HIP_FAIL_LAUNCH_AFTER", "100", 92,
+      needles);
 }
 
 GST_END_TEST;
 
 /* Copies (uploads, result read-backs) that start failing in the middle
- * of the stream: an error naming the copy, nothing scored from it */
+ * of the stream */
 GST_START_TEST (test_fault_copy_mid_stream)
 {
   static const gchar *const needles[] = { "Cannot score frame", "hipMemcpy",
     "failed", NULL };
-  g_setenv ("VH_MOCK_HIP_FAIL_COPY_AFTER", "40", TRUE);
-  Fixture *f = fixture_new ("backend=hip", FALSE);
-  GstFlowReturn ret;
-  fixture_set_caps (f, "I420", "I420", 93);
-  const guint pushed = push_until_error (f, 0, 60, &ret);
-  fail_unless (ret == GST_FLOW_ERROR, "pushes went on: %s",
-      gst_flow_get_name (ret));
-  fail_unless (pushed > 3, "failed at once (%u pairs)", pushed);
-  expect_message (f->bus, &f->seen, GST_MESSAGE_ERROR, needles);
-  fixture_free (f);
-  g_unsetenv ("VH_MOCK_HIP_FAIL_COPY_AFTER");
+  check_mid_stream_fault ("VH_MOCK_HIP_FAIL_COPY_AFTER", "40", 93, needles);
 }
 
 GST_END_TEST;
