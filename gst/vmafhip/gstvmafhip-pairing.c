@@ -450,6 +450,12 @@ gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
 
   /* align=auto, searching: the earlier frame goes into the search */
   if (gst_vmafhip_align_searching (self) && (ref || dist)) {
+    /* live, the distorted side may start first: its frames wait for the
+     * reference's caps (the frame rate the search counts in) */
+    if (!ref && !self->side[REF].have_info) {
+      gst_clear_buffer (&dist);
+      return GST_AGGREGATOR_FLOW_NEED_DATA;
+    }
     const gboolean take_ref = ref && (!dist || !GST_CLOCK_TIME_IS_VALID
         (rt_dist) || (GST_CLOCK_TIME_IS_VALID (rt_ref) && rt_ref <= rt_dist));
     gst_aggregator_pad_drop_buffer (take_ref ? rpad : dpad);
