@@ -162,7 +162,11 @@ cambi_init (void *priv, const void *opts_, const VhVideoInfo *info,
   s->deriv = g_new (uint16_t, MASK_FILTER_SIZE * (size_t) aw);
   s->colsum = g_new (uint32_t, aw + 2 * (MASK_FILTER_SIZE / 2));
   s->c_values = g_new (float, (size_t) aw * ah);
-  return open_heatmaps (s, o->heatmaps_path, error);
+  if (!open_heatmaps (s, o->heatmaps_path, error)) {
+    cambi_close (s);          /* the engine closes only what started */
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /* ---- preprocessing: to 10 bits at the encode size */

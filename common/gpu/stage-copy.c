@@ -73,10 +73,9 @@ vh_stage_rows (const VhPlane *src, unsigned bytes, unsigned char *dst,
         for (unsigned x = 0; x < src->width; x++)
           out[x] = line[(size_t) x * src->step];
       } else {
-        const uint16_t *in16 = (const uint16_t *) line;
-        uint16_t *out16 = (uint16_t *) out;
+        /* by bytes: a 16-bit plane may start at an odd address */
         for (unsigned x = 0; x < src->width; x++)
-          out16[x] = in16[(size_t) x * src->step];
+          memcpy (out + 2 * (size_t) x, line + 2 * (size_t) x * src->step, 2);
       }
     }
   }

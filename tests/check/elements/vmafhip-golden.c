@@ -583,8 +583,11 @@ GST_START_TEST (test_golden_seek)
     if (s && gst_structure_has_name (s, "VMAF")) {
       if (!g_strcmp0 (gst_structure_get_string (s, "type"), "frame"))
         g_ptr_array_add (frames, gst_structure_copy (s));
-      else
+      else {
+        /* the measurement the seek ended has its own; the last counts */
+        g_clear_pointer (&pooled, gst_structure_free);
         pooled = gst_structure_copy (s);
+      }
     }
     gst_message_unref (m);
   }
