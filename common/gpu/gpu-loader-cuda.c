@@ -117,6 +117,7 @@ typedef struct {
   X (CUresult, cuDeviceGetName, (char *name, int len, CUdevice device), "cuDeviceGetName", NULL) \
   X (CUresult, cuDeviceGetAttribute, (int *value, int attribute, CUdevice device), "cuDeviceGetAttribute", NULL) \
   X (CUresult, cuDeviceTotalMem, (size_t *bytes, CUdevice device), "cuDeviceTotalMem_v2", NULL) \
+  X (CUresult, cuMemGetInfo, (size_t *free_bytes, size_t *total_bytes), "cuMemGetInfo_v2", NULL) \
   X (CUresult, cuDevicePrimaryCtxRetain, (CUcontext *context, CUdevice device), "cuDevicePrimaryCtxRetain", NULL) \
   X (CUresult, cuDevicePrimaryCtxRelease, (CUdevice device), "cuDevicePrimaryCtxRelease_v2", NULL) \
   X (CUresult, cuCtxSetCurrent, (CUcontext context), "cuCtxSetCurrent", NULL) \
@@ -234,6 +235,12 @@ cuda_device_total_mem (int ordinal, size_t *bytes)
   CUdevice device;
   CUresult status = cu.cuDeviceGet (&device, ordinal);
   return status != CUDA_SUCCESS ? status : cu.cuDeviceTotalMem (bytes, device);
+}
+
+static int
+cuda_mem_get_info (size_t *free_bytes, size_t *total_bytes)
+{
+  return cu.cuMemGetInfo (free_bytes, total_bytes);
 }
 
 /* The primary context is the device's one shared context (the one the CUDA
@@ -506,6 +513,7 @@ static const VhGpuCallName cu_calls[] = {
   {VH_GPU_CALL_DEVICE_ATTRIBUTE, (void **) &cu.cuDeviceGetAttribute, NULL},
   {VH_GPU_CALL_DEVICE_ARCH, NULL, "cuDeviceGetAttribute(compute capability)"},
   {VH_GPU_CALL_DEVICE_TOTAL_MEM, (void **) &cu.cuDeviceTotalMem, NULL},
+  {VH_GPU_CALL_MEM_GET_INFO, (void **) &cu.cuMemGetInfo, NULL},
   {VH_GPU_CALL_CONTEXT_OPEN, (void **) &cu.cuDevicePrimaryCtxRetain, NULL},
   {VH_GPU_CALL_CONTEXT_CLOSE, (void **) &cu.cuDevicePrimaryCtxRelease, NULL},
   {VH_GPU_CALL_CONTEXT_BIND, (void **) &cu.cuCtxSetCurrent, NULL},
@@ -555,6 +563,7 @@ static VhGpuFuncs cuda_funcs = {
   .device_attribute = cuda_device_attribute,
   .device_arch = cuda_device_arch,
   .device_total_mem = cuda_device_total_mem,
+  .mem_get_info = cuda_mem_get_info,
   .context_open = cuda_context_open,
   .context_close = cuda_context_close,
   .context_bind = cuda_context_bind,

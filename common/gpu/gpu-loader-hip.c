@@ -81,6 +81,7 @@ typedef struct {
   /* ROCm 6 changed hipDeviceProp_t and exports the new layout as hipGetDevicePropertiesR0600; hip_device_arch() reads either layout */ \
   X (hipError_t, hipGetDeviceProperties, (void *properties, int device), "hipGetDevicePropertiesR0600", "hipGetDeviceProperties") \
   X (hipError_t, hipDeviceTotalMem, (size_t *bytes, int device), "hipDeviceTotalMem", NULL) \
+  X (hipError_t, hipMemGetInfo, (size_t *free_bytes, size_t *total_bytes), "hipMemGetInfo", NULL) \
   X (hipError_t, hipSetDevice, (int device), "hipSetDevice", NULL) \
   X (hipError_t, hipMalloc, (void **ptr, size_t size), "hipMalloc", NULL) \
   X (hipError_t, hipFree, (void *ptr), "hipFree", NULL) \
@@ -207,6 +208,12 @@ static int
 hip_device_total_mem (int device, size_t *bytes)
 {
   return hip.hipDeviceTotalMem (bytes, device);
+}
+
+static int
+hip_mem_get_info (size_t *free_bytes, size_t *total_bytes)
+{
+  return hip.hipMemGetInfo (free_bytes, total_bytes);
 }
 
 /* HIP has no context to hold: the device is per thread (hipSetDevice). */
@@ -441,6 +448,7 @@ static const VhGpuCallName hip_calls[] = {
   {VH_GPU_CALL_DEVICE_ATTRIBUTE, (void **) &hip.hipDeviceGetAttribute, NULL},
   {VH_GPU_CALL_DEVICE_ARCH, (void **) &hip.hipGetDeviceProperties, NULL},
   {VH_GPU_CALL_DEVICE_TOTAL_MEM, (void **) &hip.hipDeviceTotalMem, NULL},
+  {VH_GPU_CALL_MEM_GET_INFO, (void **) &hip.hipMemGetInfo, NULL},
   {VH_GPU_CALL_CONTEXT_OPEN, (void **) &hip.hipSetDevice, NULL},
   {VH_GPU_CALL_CONTEXT_CLOSE, NULL, "(none)"},
   {VH_GPU_CALL_CONTEXT_BIND, (void **) &hip.hipSetDevice, NULL},
@@ -489,6 +497,7 @@ static VhGpuFuncs hip_funcs = {
   .device_attribute = hip_device_attribute,
   .device_arch = hip_device_arch,
   .device_total_mem = hip_device_total_mem,
+  .mem_get_info = hip_mem_get_info,
   .context_open = hip_context_open,
   .context_close = hip_context_close,
   .context_bind = hip_context_bind,

@@ -18,6 +18,20 @@ set_out_of_memory (VhGpu *gpu, const char *what, size_t size, int status,
   g_free (human);
 }
 
+gboolean
+vh_gpu_memory_in_use (VhGpu *gpu, guint64 *bytes, GError **error)
+{
+  size_t free_bytes = 0, total_bytes = 0;
+  if (!gpu)
+    return vh_gpu_invalid (error, "no GPU (NULL)");
+  if (!vh_gpu_make_current (gpu, error)
+      || !vh_gpu_call_ok (gpu->f, gpu->f->mem_get_info (&free_bytes,
+              &total_bytes), VH_GPU_CALL_MEM_GET_INFO, error))
+    return FALSE;
+  *bytes = total_bytes - MIN (free_bytes, total_bytes);
+  return TRUE;
+}
+
 VhGpuPtr
 vh_gpu_mem_alloc (VhGpu *gpu, size_t size, GError **error)
 {

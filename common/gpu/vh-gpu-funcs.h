@@ -20,6 +20,7 @@ typedef enum {
   VH_GPU_CALL_DEVICE_ATTRIBUTE,
   VH_GPU_CALL_DEVICE_ARCH,
   VH_GPU_CALL_DEVICE_TOTAL_MEM,
+  VH_GPU_CALL_MEM_GET_INFO,
   VH_GPU_CALL_CONTEXT_OPEN,
   VH_GPU_CALL_CONTEXT_CLOSE,
   VH_GPU_CALL_CONTEXT_BIND,
@@ -106,6 +107,8 @@ typedef struct {
   /* The ISA name ("gfx90a", "sm_90") into arch[len]. */
   int (*device_arch) (int device, char *arch, size_t len);
   int (*device_total_mem) (int device, size_t *bytes);
+  /* the bound device's free and total memory (every process's use) */
+  int (*mem_get_info) (size_t *free_bytes, size_t *total_bytes);
 
   /* CUDA retains the primary context of device into *context; HIP keeps
    * none (NULL).  bind makes it current on the calling thread. */

@@ -100,6 +100,9 @@ int vh_gpu_max_threads_per_block (const VhGpu *gpu);
 int vh_gpu_multiprocessor_count (const VhGpu *gpu);
 size_t vh_gpu_max_shared_per_block (const VhGpu *gpu);
 guint64 vh_gpu_total_memory (const VhGpu *gpu);
+/* The device's memory in use now, by every process (total − free, as the
+ * driver counts it): what a long run watches for growth. */
+gboolean vh_gpu_memory_in_use (VhGpu *gpu, guint64 *bytes, GError **error);
 
 /* The vendor's own handle of the device's context: NVIDIA, the CUcontext
  * (the device's primary context) to share with other CUDA users of the

@@ -11,6 +11,7 @@
  * VH_MOCK_HIP_FAIL_LAUNCH=1, or after the first N of the process with
  * VH_MOCK_HIP_FAIL_LAUNCH_AFTER=N; copies fail after the first N with
  * VH_MOCK_HIP_FAIL_COPY_AFTER=N (set them before the first call).  Only the symbols the loader resolves. */
+#include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -58,6 +59,7 @@ static struct {
   unsigned long long launches;  /* VH_MOCK_HIP_FAIL_LAUNCH_AFTER's count */
   unsigned long long copies;    /* VH_MOCK_HIP_FAIL_COPY_AFTER's count */
   int host_allocs;          /* pinned blocks ever allocated */
+  size_t device_bytes;          /* hipMalloc's blocks now held */
 } mock;
 /* elements free imports from upstream's threads */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -156,7 +158,24 @@ device_alloc (void **ptr, size_t size)
     return hipErrorOutOfMemory;
   }
   *ptr = calloc (1, size);
-  return *ptr ? hipSuccess : hipErrorOutOfMemory;
+  if (!*ptr)
+    return hipErrorOutOfMemory;
+  pthread_mutex_lock (&lock);
+  mock.device_bytes += malloc_usable_size (*ptr);
+  pthread_mutex_unlock (&lock);
+  return hipSuccess;
+}
+
+/* what hipMalloc holds (the blocks' usable sizes) out of the 16 GiB */
+hipError_t
+hipMemGetInfo (size_t *free_bytes, size_t *total_bytes)
+{
+  pthread_mutex_lock (&lock);
+  *total_bytes = (size_t) 16 << 30;
+  *free_bytes = *total_bytes - (mock.device_bytes < *total_bytes
+      ? mock.device_bytes : *total_bytes);
+  pthread_mutex_unlock (&lock);
+  return hipSuccess;
 }
 
 hipError_t
@@ -177,6 +196,8 @@ hipFree (void *ptr)
       pthread_mutex_unlock (&lock);
       return hipSuccess;
     }
+  if (ptr)
+    mock.device_bytes -= malloc_usable_size (ptr);
   pthread_mutex_unlock (&lock);
   free (ptr);
   return hipSuccess;
