@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs, builds and runs every test, then the engine's on 64-bit Arm
+# Installs, builds and runs every test, then every test again built with
+# AddressSanitizer and UBSan (scripts/test-sanitizers.sh;
+# VMAFHIP_SKIP_SANITIZERS=1 leaves it out), then the engine's on 64-bit Arm
 # under qemu (scripts/test-aarch64.sh; VMAFHIP_SKIP_AARCH64=1 leaves it
 # out). Golden tests read ../shared/testdata (override with
 # VMAFHIP_TESTDATA) and are skipped, loudly, without it.
@@ -10,11 +12,20 @@ scripts/build.sh
 status=0
 meson test -C build --print-errorlogs --verbose "$@" || status=$?
 python3 scripts/test-summary.py build/meson-logs/testlog.json
+# every test again under AddressSanitizer and UBSan (build-asan)
+if [ "${VMAFHIP_SKIP_SANITIZERS:-0}" != 1 ]; then
+  scripts/test-sanitizers.sh || status=1
+fi
 # the engine on 64-bit Arm, under qemu
 if [ "${VMAFHIP_SKIP_AARCH64:-0}" != 1 ]; then
   scripts/test-aarch64.sh || status=1
-  # again, last: a CI log's tail then shows the native results too
-  python3 scripts/test-summary.py build/meson-logs/testlog.json
+fi
+# again, last: a CI log's tail then shows every run's results
+python3 scripts/test-summary.py build/meson-logs/testlog.json
+if [ -f build-asan/meson-logs/testlog-combined.json ] \
+    && [ "${VMAFHIP_SKIP_SANITIZERS:-0}" != 1 ]; then
+  python3 scripts/test-summary.py build-asan/meson-logs/testlog-combined.json \
+    "sanitizer tests (ASan, UBSan)"
 fi
 # which CPU ran them: the engine picks its SIMD by it
 echo "CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1);" \
