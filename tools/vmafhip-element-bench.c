@@ -15,7 +15,7 @@
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 
-#include "vh-synth.h"
+#include "vh-synth-gst.h"
 
 #define DISTINCT 8
 
@@ -68,29 +68,9 @@ main (int argc, char **argv)
   gst_caps_unref (caps);
 
   /* pre-rendered frames, packed I420 */
-  GstBuffer *frames[2][DISTINCT];
-  VhSynth *synth = vh_synth_new (w, h, 8, VH_SYNTH_420, 3);
-  for (unsigned i = 0; i < DISTINCT; i++) {
-    VhPicture pic[2];
-    vh_synth_render (synth, i, 3, &pic[0], &pic[1]);
-    for (int k = 0; k < 2; k++) {
-      gsize total = 0;
-      for (unsigned p = 0; p < 3; p++)
-        total += (gsize) pic[k].plane[p].width * pic[k].plane[p].height;
-      GstBuffer *buf = gst_buffer_new_allocate (NULL, total, NULL);
-      GstMapInfo map;
-      gst_buffer_map (buf, &map, GST_MAP_WRITE);
-      guint8 *o = map.data;
-      for (unsigned p = 0; p < 3; p++) {
-        const gsize n = (gsize) pic[k].plane[p].width * pic[k].plane[p].height;
-        memcpy (o, pic[k].plane[p].data, n);
-        o += n;
-      }
-      gst_buffer_unmap (buf, &map);
-      frames[k][i] = buf;
-    }
-  }
-  vh_synth_free (synth);
+  GstBuffer *ref_frames[DISTINCT], *dist_frames[DISTINCT];
+  GstBuffer **frames[2] = { ref_frames, dist_frames };
+  vh_synth_gst_frames (w, h, DISTINCT, frames);
 
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   const GstClockTime dur = GST_SECOND / 60;
