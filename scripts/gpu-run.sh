@@ -49,7 +49,8 @@ pack)
   [ "${PACK_BENCH:-1}" = 0 ] || bins+=("$build"/tools/vmafhip-gpu-bench
         "$build"/tools/vmafhip-bench "$build"/tools/vmafhip-score
         "$build"/gst/vmafhip/vmafhip-element-bench
-        "$build"/gst/vmafhip/vmafhip-pipeline-bench)
+        "$build"/gst/vmafhip/vmafhip-pipeline-bench
+        "$build"/gst/vmafhip/vmafhip-soak)
   cp "${bins[@]}" "$dest/bin/"
   strip "$dest"/bin/* 2>/dev/null || true   # smaller pack
   cp "$build"/gst/vmafhip/libgstvmafhip.so "$dest/plugin/"
