@@ -629,7 +629,6 @@ main (void)
   Suite *s = suite_create ("model-spec");
   TCase *parse = tcase_create ("parse");
   TCase *engine = tcase_create ("engine");
-  TCase *golden = tcase_create ("libvmaf-3.2.0");
   SRunner *sr;
   int failed;
 
@@ -651,6 +650,7 @@ main (void)
 
   testdata = vh_test_testdata_dir ();
   if (testdata) {
+    TCase *golden = tcase_create ("libvmaf-3.2.0");
     tcase_set_timeout (golden, 300);
     tcase_add_test (golden, test_golden_overrides_equal_neg);
     tcase_add_test (golden, test_golden_v1_options);
