@@ -66,45 +66,53 @@ copy_field (GQuark field, const GValue * value, gpointer user_data)
   return TRUE;
 }
 
+/* Reports one scored frame: its scores into `scores` (the meta's
+ * structure), the monitor, the frame message, the results file. */
+static void
+report_frame (GstVmafHip * self, const PendingFrame * pf,
+    GstStructure * scores)
+{
+  const gint index = pf->index;
+
+  add_frame_scores (self, scores, (unsigned) index);
+  gst_vmafhip_monitor_push (self, index, pf->running_time, pf->duration,
+      scores);
+  if (!GST_CLOCK_TIME_IS_VALID (self->first_pts)) {
+    self->first_pts = pf->pts;
+    self->first_running_time = pf->running_time;
+    self->first_stream_time = pf->stream_time;
+  }
+  if (GST_CLOCK_TIME_IS_VALID (pf->pts))
+    self->end_pts = pf->pts + (GST_CLOCK_TIME_IS_VALID (pf->duration)
+        ? pf->duration : 0);
+
+  if (self->cfg.frame_message && index % self->cfg.subsample == 0) {
+    GstStructure *s = gst_structure_new ("VMAF",
+        "timestamp", G_TYPE_UINT64, pf->pts,
+        "stream-time", G_TYPE_UINT64, pf->stream_time,
+        "running-time", G_TYPE_UINT64, pf->running_time,
+        "duration", G_TYPE_UINT64, pf->duration,
+        "index", G_TYPE_INT, index,
+        "type", G_TYPE_STRING, "frame", NULL);
+    gst_structure_foreach (scores, copy_field, s);
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self), s));
+  }
+  record_frame (self, (unsigned) index);
+}
+
 /* Pushes one reference buffer with its meta (and posts its message). */
 static GstFlowReturn
 output_frame (GstVmafHip * self, PendingFrame * pf)
 {
   GstBuffer *buf = gst_buffer_make_writable (pf->buffer);
-  const gint index = pf->index;
   /* the scores go straight into the meta's structure; the message copies
    * them from there */
-  GstVmafHipMeta *meta = gst_buffer_add_vmafhip_meta (buf, index);
+  GstVmafHipMeta *meta = gst_buffer_add_vmafhip_meta (buf, pf->index);
 
   pf->buffer = NULL;
-  if (index >= 0 && meta) {
-    GstStructure *scores = gst_custom_meta_get_structure (meta);
-    add_frame_scores (self, scores, (unsigned) index);
-    gst_vmafhip_monitor_push (self, index, pf->running_time, pf->duration,
-        scores);
-    if (!GST_CLOCK_TIME_IS_VALID (self->first_pts)) {
-      self->first_pts = pf->pts;
-      self->first_running_time = pf->running_time;
-      self->first_stream_time = pf->stream_time;
-    }
-    if (GST_CLOCK_TIME_IS_VALID (pf->pts))
-      self->end_pts = pf->pts + (GST_CLOCK_TIME_IS_VALID (pf->duration)
-          ? pf->duration : 0);
-
-    if (self->cfg.frame_message && index % self->cfg.subsample == 0) {
-      GstStructure *s = gst_structure_new ("VMAF",
-          "timestamp", G_TYPE_UINT64, pf->pts,
-          "stream-time", G_TYPE_UINT64, pf->stream_time,
-          "running-time", G_TYPE_UINT64, pf->running_time,
-          "duration", G_TYPE_UINT64, pf->duration,
-          "index", G_TYPE_INT, index,
-          "type", G_TYPE_STRING, "frame", NULL);
-      gst_structure_foreach (scores, copy_field, s);
-      gst_element_post_message (GST_ELEMENT (self),
-          gst_message_new_element (GST_OBJECT (self), s));
-    }
-    record_frame (self, (unsigned) index);
-  }
+  if (pf->index >= 0 && meta)
+    report_frame (self, pf, gst_custom_meta_get_structure (meta));
   g_free (pf);
   return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), buf);
 }
@@ -308,9 +316,30 @@ finish_results (GstVmafHip * self, unsigned n_frames, GError ** error)
   return ok;
 }
 
+/* The frames scored but still held when their buffers cannot go out (a
+ * flush, downstream stopped): reported as every other (the frame message,
+ * the monitor, the results file), so that the pooled message counts no
+ * frame the messages did not show; only the buffers are dropped. */
+static void
+report_held_frames (GstVmafHip * self, unsigned n_frames)
+{
+  for (GList * l = self->pending.head; l; l = l->next) {
+    const PendingFrame *pf = l->data;
+    if (pf->index >= 0 && (unsigned) pf->index >= self->n_recorded
+        && (unsigned) pf->index < n_frames) {
+      GstStructure *scores = gst_structure_new_empty ("scores");
+      report_frame (self, pf, scores);
+      gst_structure_free (scores);
+    }
+  }
+  while (self->n_recorded < n_frames)
+    record_frame (self, self->n_recorded);
+}
+
 /* A flushing seek: the pooled message of what was scored before it, as
  * upstream posts its statistics there (the frames still held are scored
- * but not pushed; the results file starts again after the seek). */
+ * and reported but not pushed; the results file starts again after the
+ * seek). */
 void
 gst_vmafhip_post_pooled_before_flush (GstVmafHip * self)
 {
@@ -327,8 +356,7 @@ gst_vmafhip_post_pooled_before_flush (GstVmafHip * self)
     return;
   }
   n_frames = vh_engine_n_final (self->engine);
-  while (self->n_recorded < n_frames)
-    record_frame (self, self->n_recorded);
+  report_held_frames (self, n_frames);
   if (n_frames == 0)
     return;
   gst_vmafhip_monitor_finish (self);
@@ -355,14 +383,10 @@ gst_vmafhip_finish (GstVmafHip * self)
   if (ret != GST_FLOW_OK)
     GST_INFO_OBJECT (self, "pushing the last frames: %s",
         gst_flow_get_name (ret));
-  g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
-
   if (self->engine)
     n_frames = vh_engine_n_final (self->engine);
-  /* frames whose buffers were not pushed (downstream stopped) still go to
-   * the results file */
-  while (self->n_recorded < n_frames)
-    record_frame (self, self->n_recorded);
+  report_held_frames (self, n_frames);
+  g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
   if (n_frames == 0) {
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
         ("No frame pair was scored: one of the inputs ended before sending "
