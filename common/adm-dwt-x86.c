@@ -20,14 +20,17 @@
 #define TAP_HI_23 _mm256_set1_epi32 ((int32_t) ((uint32_t) (uint16_t) -15826 << 16 \
         | 27411))
 
+/* The samples as the vector lanes read them, int16 (the same for every
+ * sample within 15 bits): the sums then cannot overflow, whatever a
+ * picture holds beyond its declared depth. */
 static inline int32_t
-dwt_lo (int32_t s0, int32_t s1, int32_t s2, int32_t s3)
+dwt_lo (int16_t s0, int16_t s1, int16_t s2, int16_t s3)
 {
   return 15826 * s0 + 27411 * s1 + 7345 * s2 - 4240 * s3;
 }
 
 static inline int32_t
-dwt_hi (int32_t s0, int32_t s1, int32_t s2, int32_t s3)
+dwt_hi (int16_t s0, int16_t s1, int16_t s2, int16_t s3)
 {
   return -4240 * s0 - 7345 * s1 + 27411 * s2 - 15826 * s3;
 }

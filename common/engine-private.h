@@ -66,6 +66,9 @@ struct VhEngine {
   unsigned n_delivered;
   unsigned n_accelerated;       /* instances the accelerator took */
   GError *deliver_error;
+  /* a picture refused for its content (samples beyond its depth): every
+   * later push fails with it, as a worker's error does */
+  GError *refused;
 
   /* Frames in flight on worker threads (frame-pool.c), from the first
    * push when n_threads > 1. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engine-private.h"
+#include "vh-multiversion.h"
 
 void
 vh_feature_sink_put (VhFeatureSink *sink, const char *name, unsigned index,
@@ -134,6 +135,7 @@ vh_engine_free (VhEngine *e)
   if (e->accel)
     e->accel->free (e->accel_backend);
   g_clear_error (&e->deliver_error);
+  g_clear_error (&e->refused);
   g_ptr_array_unref (e->models);
   g_ptr_array_unref (e->instances);
   vh_score_table_free (e->table);
@@ -364,6 +366,49 @@ check_plane (const VhPlane *p, unsigned bpc, const char *what, GError **error)
   return TRUE;
 }
 
+/* The samples of one row of a 16-bit plane OR-ed together: a bit above
+ * the depth shows a sample out of its range. */
+VH_MULTIVERSION static unsigned
+row_bits (const uint16_t *row, unsigned n, unsigned step)
+{
+  unsigned bits = 0;
+  if (step <= 1) {
+    for (unsigned x = 0; x < n; x++)
+      bits |= row[x];
+  } else {
+    for (unsigned x = 0; x < n; x++)
+      bits |= row[(size_t) x * step];
+  }
+  return bits;
+}
+
+/* Every sample of a picture deeper than 8 bits within its depth: the
+ * extractors' integer arithmetic, and the tables they index by sample
+ * value, hold only for those (a 10-bit stream carrying 16-bit values is
+ * refused, not scored). */
+static gboolean
+check_depth (const VhPicture *pic, const char *which, unsigned frame,
+    GError **error)
+{
+  if (pic->bpc <= 8 || pic->bpc >= 16)
+    return TRUE;
+  for (unsigned i = 0; i < pic->nplanes; i++) {
+    const VhPlane *p = &pic->plane[i];
+    for (unsigned y = 0; y < p->height; y++) {
+      const unsigned bits = row_bits ((const uint16_t *) ((const char *)
+              p->data + (ptrdiff_t) y * p->stride), p->width, p->step);
+      if (bits >> pic->bpc) {
+        g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+            "frame %u: %s picture plane %u row %u has a sample above %u "
+            "bits (the data does not match its declared depth)", frame,
+            which, i, y, pic->bpc);
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
+}
+
 static gboolean
 check_picture (const VhEngine *e, const VhPicture *pic, const char *which,
     GError **error)
@@ -466,6 +511,10 @@ vh_engine_push (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
     GError **error)
 {
   g_return_val_if_fail (e != NULL, FALSE);
+  if (e->refused) {
+    g_propagate_error (error, g_error_copy (e->refused));
+    return FALSE;
+  }
   if (e->flushed) {
     g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
         "frame pushed after the end of the stream");
@@ -512,6 +561,13 @@ vh_engine_push (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "pictures in GPU memory need every feature on the GPU (%u of %u are)",
         e->n_accelerated, e->instances->len);
+    return FALSE;
+  }
+  /* what the CPU reads (the GPU backend's staging is not checked here) */
+  if (ref->memory == VH_PICTURE_HOST && e->n_accelerated < e->instances->len
+      && (!check_depth (ref, "reference", e->n_pushed, &e->refused)
+          || !check_depth (dis, "distorted", e->n_pushed, &e->refused))) {
+    g_propagate_error (error, g_error_copy (e->refused));
     return FALSE;
   }
   if (e->n_pushed == 0 && e->n_threads > 1 && !e->frames
@@ -568,6 +624,7 @@ vh_engine_reset (VhEngine *e)
     vh_frame_pool_reset (e->frames);
   e->n_delivered = 0;
   g_clear_error (&e->deliver_error);
+  g_clear_error (&e->refused);
   for (guint i = 0; i < e->instances->len; i++) {
     Instance *inst = g_ptr_array_index (e->instances, i);
     /* only extractors that carry frames over have anything to forget; the

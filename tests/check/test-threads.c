@@ -138,9 +138,10 @@ START_TEST (test_reset_mid_stream)
 }
 END_TEST
 
-/* A worker's error (CAMBI refuses 10-bit samples above 1023) fails the
- * push or the flush that meets it, names the frame, and every later call:
- * no score from that frame on is reported. */
+/* A frame refused with workers running (a 10-bit sample above 1023: the
+ * engine's depth check, before any worker reads it) fails the push that
+ * meets it, names the frame, and every later call: no score from that
+ * frame on is reported. */
 START_TEST (test_worker_error)
 {
   GError *error = NULL;
