@@ -172,7 +172,9 @@ gboolean
 gst_vmafhip_cuda_map (GstVmafHip * self, int which, GstBuffer * buf,
     GstVideoFrame * frame, VhPicture * pic, gboolean * mapped)
 {
-  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  /* (an empty buffer has no memory at all) */
+  GstMemory *mem = gst_buffer_n_memory (buf) ? gst_buffer_peek_memory (buf, 0)
+      : NULL;
   *mapped = FALSE;
   if (!mem || !gst_is_cuda_memory (mem))
     return TRUE;

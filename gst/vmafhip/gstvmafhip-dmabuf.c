@@ -147,7 +147,9 @@ gboolean
 gst_vmafhip_dmabuf_import (GstVmafHip * self, int which, GstBuffer * buf,
     VhPicture * pic)
 {
-  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  /* (an empty buffer has no memory at all) */
+  GstMemory *mem = gst_buffer_n_memory (buf) ? gst_buffer_peek_memory (buf, 0)
+      : NULL;
   if (!mem || !gst_is_dmabuf_memory (mem))
     return FALSE;
 
