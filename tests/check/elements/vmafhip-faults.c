@@ -1,7 +1,8 @@
 /* vmafhip — GPU faults injected through the mock HIP runtime
  * (tests/check/gpu/mock-hip.c, loaded as VMAFHIP_HIP_LIBRARY): device
  * memory that runs out at the first frame, kernel launches and copies that
- * fail in the middle of a stream.  Each ends in one element error naming the
+ * fail in the middle of a stream, a device that disappears (every call
+ * failing, the frees too).  Each ends in one element error naming the
  * problem and a flow error upstream: no crash, no hang, no frame pushed
  * with a score made of what the GPU never computed.  Registered only with
  * the mock (meson.build). */
@@ -107,6 +108,19 @@ GST_START_TEST (test_fault_copy_mid_stream)
 
 GST_END_TEST;
 
+/* The device disappears after about ten frames: every call from then on
+ * fails, the frees and destroys included; the stream stops with one error
+ * naming the frame and the lost device, and tearing the element down
+ * (which frees everything on the gone device) neither crashes nor hangs */
+GST_START_TEST (test_fault_device_lost)
+{
+  static const gchar *const needles[] = { "Cannot score frame",
+    "hipErrorNoDevice", NULL };
+  check_mid_stream_fault ("VH_MOCK_HIP_LOST_AFTER", "100", 94, needles);
+}
+
+GST_END_TEST;
+
 static Suite *
 vmafhip_faults_suite (void)
 {
@@ -117,6 +131,7 @@ vmafhip_faults_suite (void)
   tcase_add_test (tc, test_fault_out_of_memory);
   tcase_add_test (tc, test_fault_launch_mid_stream);
   tcase_add_test (tc, test_fault_copy_mid_stream);
+  tcase_add_test (tc, test_fault_device_lost);
   return s;
 }
 

@@ -10,7 +10,10 @@
  * of memory with VH_MOCK_HIP_MALLOC_LIMIT=N, and kernel launches fail with
  * VH_MOCK_HIP_FAIL_LAUNCH=1, or after the first N of the process with
  * VH_MOCK_HIP_FAIL_LAUNCH_AFTER=N; copies fail after the first N with
- * VH_MOCK_HIP_FAIL_COPY_AFTER=N (set them before the first call).  Only the symbols the loader resolves. */
+ * VH_MOCK_HIP_FAIL_COPY_AFTER=N; with VH_MOCK_HIP_LOST_AFTER=N the device
+ * disappears after the first N launches: every call after fails with
+ * hipErrorNoDevice, the frees and destroys too (their memory is released
+ * all the same) (set them before the first call).  Only the symbols the loader resolves. */
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -26,6 +29,7 @@ enum {
   hipErrorInvalidValue = 1,
   hipErrorOutOfMemory = 2,
   hipErrorInvalidDevice = 101,
+  hipErrorNoDevice = 100,
 };
 
 typedef struct {
@@ -60,6 +64,8 @@ static struct {
   unsigned long long copies;    /* VH_MOCK_HIP_FAIL_COPY_AFTER's count */
   int host_allocs;          /* pinned blocks ever allocated */
   size_t device_bytes;          /* hipMalloc's blocks now held */
+  unsigned long long lost_launches;     /* VH_MOCK_HIP_LOST_AFTER's count */
+  int lost;                     /* the device has gone */
 } mock;
 /* elements free imports from upstream's threads */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -74,6 +80,36 @@ vh_mock_hip_counters (int *imports_live, int *imports_total, int *mappings_live)
   *mappings_live = mock.mappings_live;
   pthread_mutex_unlock (&lock);
 }
+
+/* VH_MOCK_HIP_LOST_AFTER=N: counts a launch; TRUE once the device has
+ * gone (from the launch after the first N on) */
+static int
+lost_at_launch (void)
+{
+  const char *after = getenv ("VH_MOCK_HIP_LOST_AFTER");
+  if (!after)
+    return 0;
+  pthread_mutex_lock (&lock);
+  if (++mock.lost_launches > strtoull (after, NULL, 10))
+    mock.lost = 1;
+  const int lost = mock.lost;
+  pthread_mutex_unlock (&lock);
+  return lost;
+}
+
+static int
+lost (void)
+{
+  pthread_mutex_lock (&lock);
+  const int gone = mock.lost;
+  pthread_mutex_unlock (&lock);
+  return gone;
+}
+
+/* after a call that releases what it was given */
+#define GONE_OR(status) (lost () ? hipErrorNoDevice : (status))
+/* before a call that does something */
+#define RETURN_IF_GONE() do { if (lost ()) return hipErrorNoDevice; } while (0)
 
 static hipError_t
 check_device (int device)
@@ -91,6 +127,7 @@ hipGetErrorName (hipError_t status)
     case hipErrorInvalidValue: return "hipErrorInvalidValue";
     case hipErrorOutOfMemory: return "hipErrorOutOfMemory";
     case hipErrorInvalidDevice: return "hipErrorInvalidDevice";
+    case hipErrorNoDevice: return "hipErrorNoDevice";
     default: return "hipErrorUnknown";
   }
 }
@@ -99,7 +136,8 @@ const char *
 hipGetErrorString (hipError_t status)
 {
   return status == hipErrorInvalidValue ? "invalid argument (mock)"
-      : "mock HIP error";
+      : status == hipErrorNoDevice ? "no ROCm-capable device is detected "
+      "(mock: the device has gone)" : "mock HIP error";
 }
 
 hipError_t hipGetDeviceCount (int *count) { *count = 1; return hipSuccess; }
@@ -152,6 +190,10 @@ hipError_t hipSetDevice (int device) { return check_device (device); }
 static hipError_t
 device_alloc (void **ptr, size_t size)
 {
+  if (lost ()) {
+    *ptr = NULL;
+    return hipErrorNoDevice;
+  }
   const char *limit = getenv ("VH_MOCK_HIP_MALLOC_LIMIT");
   if (limit && size > strtoull (limit, NULL, 10)) {
     *ptr = NULL;
@@ -200,7 +242,7 @@ hipFree (void *ptr)
     mock.device_bytes -= malloc_usable_size (ptr);
   pthread_mutex_unlock (&lock);
   free (ptr);
-  return hipSuccess;
+  return GONE_OR (hipSuccess);
 }
 
 hipError_t
@@ -223,12 +265,14 @@ vh_mock_hip_host_allocs (void)
   return n;
 }
 
-hipError_t hipHostFree (void *ptr) { free (ptr); return hipSuccess; }
+hipError_t hipHostFree (void *ptr) { free (ptr); return GONE_OR (hipSuccess); }
 
 /* Streams, events, modules and functions: tokens. */
 static hipError_t
 new_token (void **token)
 {
+  *token = NULL;
+  RETURN_IF_GONE ();
   *token = malloc (1);
   return hipSuccess;
 }
@@ -237,7 +281,7 @@ static hipError_t
 free_token (void *token)
 {
   free (token);
-  return hipSuccess;
+  return GONE_OR (hipSuccess);
 }
 
 hipError_t
@@ -248,8 +292,8 @@ hipStreamCreateWithFlags (void **stream, unsigned int flags)
 }
 
 hipError_t hipStreamDestroy (void *stream) { return free_token (stream); }
-hipError_t hipStreamSynchronize (void *stream) { (void) stream; return hipSuccess; }
-hipError_t hipStreamQuery (void *stream) { (void) stream; return hipSuccess; }
+hipError_t hipStreamSynchronize (void *stream) { (void) stream; return GONE_OR (hipSuccess); }
+hipError_t hipStreamQuery (void *stream) { (void) stream; return GONE_OR (hipSuccess); }
 
 hipError_t
 hipStreamWaitEvent (void *stream, void *event, unsigned int flags)
@@ -257,7 +301,7 @@ hipStreamWaitEvent (void *stream, void *event, unsigned int flags)
   (void) stream;
   (void) event;
   (void) flags;
-  return hipSuccess;
+  return GONE_OR (hipSuccess);
 }
 
 hipError_t
@@ -274,11 +318,11 @@ hipEventRecord (void *event, void *stream)
 {
   (void) event;
   (void) stream;
-  return hipSuccess;
+  return GONE_OR (hipSuccess);
 }
 
-hipError_t hipEventSynchronize (void *event) { (void) event; return hipSuccess; }
-hipError_t hipEventQuery (void *event) { (void) event; return hipSuccess; }
+hipError_t hipEventSynchronize (void *event) { (void) event; return GONE_OR (hipSuccess); }
+hipError_t hipEventQuery (void *event) { (void) event; return GONE_OR (hipSuccess); }
 
 hipError_t
 hipEventElapsedTime (float *ms, void *start, void *end)
@@ -286,13 +330,15 @@ hipEventElapsedTime (float *ms, void *start, void *end)
   (void) start;
   (void) end;
   *ms = 0.0f;
-  return hipSuccess;
+  return GONE_OR (hipSuccess);
 }
 
 /* VH_MOCK_HIP_FAIL_COPY_AFTER=N: the copies after the first N fail */
 static int
 copy_fails (void)
 {
+  if (lost ())
+    return 1;
   const char *after = getenv ("VH_MOCK_HIP_FAIL_COPY_AFTER");
   if (!after)
     return 0;
@@ -306,7 +352,7 @@ static hipError_t
 copy (void *dst, const void *src, size_t size)
 {
   if (copy_fails ())
-    return hipErrorInvalidValue;
+    return GONE_OR (hipErrorInvalidValue);
   memcpy (dst, src, size);
   return hipSuccess;
 }
@@ -339,7 +385,7 @@ hipMemcpy2DAsync (void *dst, size_t dst_pitch, const void *src,
   (void) kind;
   (void) stream;
   if (copy_fails ())
-    return hipErrorInvalidValue;
+    return GONE_OR (hipErrorInvalidValue);
   for (size_t y = 0; y < height; y++)
     memcpy ((char *) dst + y * dst_pitch, (const char *) src + y * src_pitch,
         width);
@@ -350,6 +396,7 @@ hipError_t
 hipMemsetD8Async (void *dst, unsigned char value, size_t size, void *stream)
 {
   (void) stream;
+  RETURN_IF_GONE ();
   memset (dst, value, size);
   return hipSuccess;
 }
@@ -358,6 +405,7 @@ hipError_t
 hipMemsetD32Async (void *dst, int value, size_t count, void *stream)
 {
   (void) stream;
+  RETURN_IF_GONE ();
   for (size_t i = 0; i < count; i++)
     memcpy ((char *) dst + 4 * i, &value, 4);
   return hipSuccess;
@@ -394,6 +442,8 @@ hipModuleLaunchKernel (void *function, unsigned int gx, unsigned int gy,
   (void) stream;
   (void) params;
   (void) extra;
+  if (lost_at_launch ())
+    return hipErrorNoDevice;
   const char *fail = getenv ("VH_MOCK_HIP_FAIL_LAUNCH");
   if (fail && strcmp (fail, "1") == 0)
     return hipErrorInvalidValue;
