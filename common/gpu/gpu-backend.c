@@ -104,6 +104,7 @@ typedef struct {
   const VhPlane *const *src;
   guint8 *const *dst;
   unsigned n_planes, part, parts;
+  unsigned bits;                /* the OR of the 16-bit samples staged */
 } StageJob;
 
 static void run_stage_job (gpointer data, gpointer user_data);
@@ -596,11 +597,12 @@ allocate (VhGpuBackend *b, const VhPicture *ref, GError **error)
 }
 
 static void
-stage_part (const StageJob *job)
+stage_part (StageJob *job)
 {
+  job->bits = 0;
   for (unsigned i = 0; i < job->n_planes; i++) {
     const unsigned hgt = job->src[i]->height;
-    vh_stage_rows (job->src[i], job->b->bytes, job->dst[i],
+    job->bits |= vh_stage_rows (job->src[i], job->b->bytes, job->dst[i],
         (size_t) job->src[i]->width * job->b->bytes,
         hgt * job->part / job->parts, hgt * (job->part + 1) / job->parts);
   }
@@ -619,18 +621,20 @@ run_stage_job (gpointer data, gpointer user_data)
 
 /* Packs the planes into the slot's pinned staging: each staging thread, and
  * the calling one, takes a share of the rows of every plane (one hand-off
- * per thread and frame, however many planes) */
-static void
+ * per thread and frame, however many planes).  Returns the OR of the
+ * 16-bit samples staged. */
+static unsigned
 stage_picture (VhGpuBackend *b, const VhPlane *const *planes,
     guint8 *const *dst, unsigned n_planes)
 {
   const unsigned parts = b->stagers ? b->n_stagers : 1;
   StageJob *jobs = g_newa (StageJob, parts);
+  unsigned bits = 0;
   for (unsigned k = 0; k < parts; k++)
-    jobs[k] = (StageJob) { b, planes, dst, n_planes, k, parts };
+    jobs[k] = (StageJob) { b, planes, dst, n_planes, k, parts, 0 };
   if (parts == 1) {
     stage_part (&jobs[0]);
-    return;
+    return jobs[0].bits;
   }
   b->stage_left = parts - 1;
   for (unsigned k = 1; k < parts; k++)
@@ -640,6 +644,9 @@ stage_picture (VhGpuBackend *b, const VhPlane *const *planes,
   while (b->stage_left)
     g_cond_wait (&b->stage_done, &b->stage_lock);
   g_mutex_unlock (&b->stage_lock);
+  for (unsigned k = 0; k < parts; k++)
+    bits |= jobs[k].bits;
+  return bits;
 }
 
 /* Whether the plane can be copied to the device straight from where it
@@ -750,9 +757,23 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
   }
 
   /* Upload: one 2-D copy per plane, from the caller's pinned planes or
-   * from staging packed first. */
+   * from staging packed first.  Samples beyond the depth (what the CPU
+   * engine refuses too) are found on the way: while staging, or by reading
+   * the pinned planes; planes in GPU memory are not checked. */
+  unsigned bits = 0;
   if (!zero_copy)
-    stage_picture (b, planes, staged, n);
+    bits = stage_picture (b, planes, staged, n);
+  else if (!on_device && b->bytes == 2)
+    for (unsigned i = 0; i < n; i++)
+      for (unsigned y = 0; y < planes[i]->height; y++)
+        bits |= vh_or16 ((const unsigned char *) planes[i]->data
+            + (ptrdiff_t) y * planes[i]->stride, planes[i]->width);
+  if (ref->bpc > 8 && ref->bpc < 16 && (bits >> ref->bpc)) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "frame %u: a sample above %u bits (the data does not match its "
+        "declared depth)", index, ref->bpc);
+    return FALSE;
+  }
   gboolean ok = TRUE;
   for (unsigned i = 0; ok && i < n; i++) {
     const unsigned p = i / 2;

@@ -15,9 +15,13 @@
 /* Copies rows y0..y1-1 of src (bytes per sample: 1 or 2) into dst, packed
  * at `row` bytes per row; interleaved chroma (step 2) takes every other
  * sample.  Ends with a store fence: the rows are visible to the device
- * copy queued after it. */
-void vh_stage_rows (const VhPlane *src, unsigned bytes, unsigned char *dst,
-    size_t row, unsigned y0, unsigned y1);
+ * copy queued after it.  Returns the OR of the 16-bit samples copied (0
+ * for 8-bit ones): a bit above the depth shows a sample out of range. */
+unsigned vh_stage_rows (const VhPlane *src, unsigned bytes,
+    unsigned char *dst, size_t row, unsigned y0, unsigned y1);
+
+/* The OR of n 16-bit samples at src (any alignment). */
+unsigned vh_or16 (const unsigned char *src, size_t n);
 
 /* n bytes from src to dst with streaming stores (memcpy where there are
  * none); no fence. */

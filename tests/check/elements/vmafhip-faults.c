@@ -121,6 +121,50 @@ GST_START_TEST (test_fault_device_lost)
 
 GST_END_TEST;
 
+/* A 10-bit stream whose third frame carries a 16-bit value: the GPU
+ * backend finds it while staging and stops with an error naming the frame
+ * and the depth, as the CPU engine does (never a score from it) */
+GST_START_TEST (test_fault_samples_beyond_depth)
+{
+  static const gchar *const needles[] = { "frame 2", "above 10 bits",
+    NULL };
+  Fixture *f = fixture_new ("backend=hip", FALSE);
+  GstFlowReturn ret = GST_FLOW_OK;
+  fixture_set_caps (f, "I420_10LE", "I420_10LE", 95);
+  for (guint i = 0; i < 6 && ret == GST_FLOW_OK; i++) {
+    VhPicture r, d;
+    render (f, i, &r, &d);
+    GstBuffer *dist = make_buffer (&f->dist_info, &d, i, 0);
+    if (i == 2) {
+      GstMapInfo map;
+      fail_unless (gst_buffer_map (dist, &map, GST_MAP_WRITE));
+      ((guint16 *) map.data)[100] = 0xffff;
+      gst_buffer_unmap (dist, &map);
+    }
+    ret = gst_harness_push (f->ref, make_buffer (&f->ref_info, &r, i, 0));
+    if (ret == GST_FLOW_OK)
+      ret = gst_harness_push (f->dist, dist);
+    else
+      gst_buffer_unref (dist);
+  }
+  fail_unless (ret == GST_FLOW_ERROR, "pushes went on: %s",
+      gst_flow_get_name (ret));
+  expect_message (f->bus, &f->seen, GST_MESSAGE_ERROR, needles);
+  /* frames 0 and 1 were scored; nothing from frame 2 on */
+  GstBuffer *b;
+  while ((b = gst_harness_try_pull (f->ref))) {
+    GstVmafHipMeta *meta = gst_buffer_get_vmafhip_meta (b);
+    gdouble v;
+    fail_if (meta && gst_vmafhip_meta_get_score (meta, "vmaf_v0.6.1", &v)
+        && gst_vmafhip_meta_get_index (meta) >= 2, "frame %d scored",
+        gst_vmafhip_meta_get_index (meta));
+    gst_buffer_unref (b);
+  }
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
 static Suite *
 vmafhip_faults_suite (void)
 {
@@ -132,6 +176,7 @@ vmafhip_faults_suite (void)
   tcase_add_test (tc, test_fault_launch_mid_stream);
   tcase_add_test (tc, test_fault_copy_mid_stream);
   tcase_add_test (tc, test_fault_device_lost);
+  tcase_add_test (tc, test_fault_samples_beyond_depth);
   return s;
 }
 

@@ -45,14 +45,31 @@ START_TEST (test_stage_rows_layouts)
             guint8 *buf = g_malloc (size);
             for (size_t i = 0; i < size; i++)
               buf[i] = (guint8) g_random_int ();
+            /* 16-bit samples within 10 bits, but for the last one where
+             * there is padding; what lies between samples stays random
+             * (the OR must not see it) */
+            unsigned want_bits = 0;
+            if (bytes == 2)
+              for (unsigned y = 0; y < h; y++)
+                for (unsigned x = 0; x < w; x++) {
+                  guint8 *hi = buf + offset + y * stride + (size_t) x * step
+                      * 2 + 1;
+                  *hi &= 0x03;
+                  if (pad && x == w - 1 && y == h - 1)
+                    *hi |= 0x04;
+                  want_bits |= (unsigned) hi[-1] | (unsigned) *hi << 8;
+                }
             const VhPlane plane = { buf + offset, stride, w, h, step };
             guint8 *got = g_malloc0 (row * h + 1);
             got[row * h] = 0x5A;
             /* in three parts, as the staging threads do */
-            vh_stage_rows (&plane, bytes, got, row, 0, 3);
-            vh_stage_rows (&plane, bytes, got, row, 3, 4);
-            vh_stage_rows (&plane, bytes, got, row, 4, h);
-            vh_stage_rows (&plane, bytes, got, row, 5, 5);     /* empty */
+            unsigned bits = vh_stage_rows (&plane, bytes, got, row, 0, 3);
+            bits |= vh_stage_rows (&plane, bytes, got, row, 3, 4);
+            bits |= vh_stage_rows (&plane, bytes, got, row, 4, h);
+            bits |= vh_stage_rows (&plane, bytes, got, row, 5, 5); /* empty */
+            ck_assert_msg (bits == want_bits, "width %u, %u bytes, step %u, "
+                "pad %u, offset %u: OR %#x, want %#x", w, bytes, step, pad,
+                offset, bits, want_bits);
             for (unsigned y = 0; y < h; y++)
               for (unsigned x = 0; x < w; x++)
                 for (unsigned k = 0; k < bytes; k++) {
