@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "engine-private.h"
-#include "vh-multiversion.h"
 
 void
 vh_feature_sink_put (VhFeatureSink *sink, const char *name, unsigned index,
@@ -366,22 +365,6 @@ check_plane (const VhPlane *p, unsigned bpc, const char *what, GError **error)
   return TRUE;
 }
 
-/* The samples of one row of a 16-bit plane OR-ed together: a bit above
- * the depth shows a sample out of its range. */
-VH_MULTIVERSION static unsigned
-row_bits (const uint16_t *row, unsigned n, unsigned step)
-{
-  unsigned bits = 0;
-  if (step <= 1) {
-    for (unsigned x = 0; x < n; x++)
-      bits |= row[x];
-  } else {
-    for (unsigned x = 0; x < n; x++)
-      bits |= row[(size_t) x * step];
-  }
-  return bits;
-}
-
 /* Every sample of a picture deeper than 8 bits within its depth: the
  * extractors' integer arithmetic, and the tables they index by sample
  * value, hold only for those (a 10-bit stream carrying 16-bit values is
@@ -394,10 +377,11 @@ check_depth (const VhPicture *pic, const char *which, unsigned frame,
     return TRUE;
   for (unsigned i = 0; i < pic->nplanes; i++) {
     const VhPlane *p = &pic->plane[i];
+    if (!(vh_plane_or16 (p, 0, p->height) >> pic->bpc))
+      continue;
+    /* the row, for the message */
     for (unsigned y = 0; y < p->height; y++) {
-      const unsigned bits = row_bits ((const uint16_t *) ((const char *)
-              p->data + (ptrdiff_t) y * p->stride), p->width, p->step);
-      if (bits >> pic->bpc) {
+      if (vh_plane_or16 (p, y, y + 1) >> pic->bpc) {
         g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
             "frame %u: %s picture plane %u row %u has a sample above %u "
             "bits (the data does not match its declared depth)", frame,

@@ -55,6 +55,12 @@ vh_plane_sample (const VhPlane *p, unsigned bpc, unsigned x, unsigned y)
   return ((const uint16_t *) row)[(size_t) x * p->step];
 }
 
+/* The OR of n 16-bit samples at `samples` (any alignment), and of rows
+ * y0..y1-1 of a 16-bit plane (any stride and step): a bit above the
+ * picture's depth shows a sample out of its range (picture.c). */
+unsigned vh_or16 (const void *samples, size_t n);
+unsigned vh_plane_or16 (const VhPlane *p, unsigned y0, unsigned y1);
+
 #ifdef __cplusplus
 }
 #endif

@@ -662,13 +662,11 @@ plane_is_pinned (const VhPlane *pl, size_t row)
   return vh_gpu_host_contains (pl->data, span);
 }
 
-/* Whether a handle computes frame `index`: the sequential extractors
- * (motion) every frame, the others the subsample's frames */
+/* Whether a handle computes frame `index` (the engine's rule) */
 static gboolean
 computes (const VhGpuBackend *b, const Handle *h, unsigned index)
 {
-  return h->ops->fex->sequential || b->subsample <= 1
-      || index % b->subsample == 0;
+  return vh_subsample_computes (h->ops->fex->sequential, b->subsample, index);
 }
 
 /* Queues every attached feature's kernels for frame `index` on slot s. */
@@ -765,9 +763,7 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
     bits = stage_picture (b, planes, staged, n);
   else if (!on_device && b->bytes == 2)
     for (unsigned i = 0; i < n; i++)
-      for (unsigned y = 0; y < planes[i]->height; y++)
-        bits |= vh_or16 ((const unsigned char *) planes[i]->data
-            + (ptrdiff_t) y * planes[i]->stride, planes[i]->width);
+      bits |= vh_plane_or16 (planes[i], 0, planes[i]->height);
   if (ref->bpc > 8 && ref->bpc < 16 && (bits >> ref->bpc)) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "frame %u: a sample above %u bits (the data does not match its "

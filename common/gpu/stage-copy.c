@@ -79,30 +79,6 @@ vh_stream_copy (unsigned char *dst, const unsigned char *src, size_t n)
   copy_streaming (dst, src, n, NULL);
 }
 
-/* The OR of n 16-bit samples at src (any alignment). */
-unsigned
-vh_or16 (const unsigned char *src, size_t n)
-{
-  size_t i = 0;
-  unsigned bits = 0;
-#if defined(__SSE2__)
-  __m128i acc = _mm_setzero_si128 ();
-  for (; i + 8 <= n; i += 8)
-    acc = _mm_or_si128 (acc, _mm_loadu_si128 ((const __m128i *) (src + 2
-                * i)));
-  acc = _mm_or_si128 (acc, _mm_srli_si128 (acc, 8));
-  acc = _mm_or_si128 (acc, _mm_srli_si128 (acc, 4));
-  acc = _mm_or_si128 (acc, _mm_srli_si128 (acc, 2));
-  bits = (unsigned) _mm_cvtsi128_si32 (acc) & 0xffffu;
-#endif
-  for (; i < n; i++) {
-    uint16_t v;
-    memcpy (&v, src + 2 * i, 2);
-    bits |= v;
-  }
-  return bits;
-}
-
 unsigned
 vh_stage_rows (const VhPlane *src, unsigned bytes, unsigned char *dst,
     size_t row, unsigned y0, unsigned y1)
@@ -128,7 +104,7 @@ vh_stage_rows (const VhPlane *src, unsigned bytes, unsigned char *dst,
         /* by bytes: a 16-bit plane may start at an odd address */
         for (unsigned x = 0; x < src->width; x++)
           memcpy (out + 2 * (size_t) x, line + 2 * (size_t) x * src->step, 2);
-        bits |= vh_or16 (out, src->width);
+        bits |= vh_or16 (out, src->width);      /* the packed copy */
       }
     }
   }

@@ -20,8 +20,6 @@
 unsigned vh_stage_rows (const VhPlane *src, unsigned bytes,
     unsigned char *dst, size_t row, unsigned y0, unsigned y1);
 
-/* The OR of n 16-bit samples at src (any alignment). */
-unsigned vh_or16 (const unsigned char *src, size_t n);
 
 /* n bytes from src to dst with streaming stores (memcpy where there are
  * none); no fence. */
