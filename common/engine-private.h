@@ -83,16 +83,14 @@ struct VhEngine {
 static inline gboolean
 vh_engine_on_grid (const VhEngine *e, unsigned index)
 {
-  return e->subsample <= 1 || index % e->subsample == 0;
+  return vh_subsample_computes (FALSE, e->subsample, index);
 }
 
-/* Whether the instance computes frame `index`: the sequential extractors
- * (motion) every frame, as libvmaf's n_subsample runs its temporal and
- * previous-reference ones; the others the subsample's frames only */
+/* Whether the instance computes frame `index` (vh_subsample_computes) */
 static inline gboolean
 vh_engine_computes (const VhEngine *e, const Instance *inst, unsigned index)
 {
-  return inst->fex->sequential || vh_engine_on_grid (e, index);
+  return vh_subsample_computes (inst->fex->sequential, e->subsample, index);
 }
 
 Instance *vh_engine_get_instance (VhEngine *e, const VhFeatureExtractor *fex,

@@ -19,6 +19,18 @@ G_BEGIN_DECLS
 typedef void (*VhAccelDeliverFunc) (gpointer engine_data, gpointer handle,
     unsigned index, const void *sums);
 
+/* Whether an extractor computes frame `index` under a subsample (the
+ * engine's vh_engine_set_subsample): the sequential ones (motion) every
+ * frame, as libvmaf's n_subsample runs its temporal and previous-reference
+ * extractors; the others every `subsample`-th frame only.  The engine's
+ * and an accelerator's one rule. */
+static inline gboolean
+vh_subsample_computes (gboolean sequential, unsigned subsample,
+    unsigned index)
+{
+  return sequential || subsample <= 1 || index % subsample == 0;
+}
+
 typedef struct VhAccelOps {
   /* Takes over an extractor instance if it can: sets *handle (non-NULL)
    * and returns TRUE; returns TRUE with *handle NULL if the CPU should do
