@@ -35,6 +35,28 @@ dwt_hi (int16_t s0, int16_t s1, int16_t s2, int16_t s3)
   return -4240 * s0 - 7345 * s1 + 27411 * s2 - 15826 * s3;
 }
 
+/* one pass's tap sums of the sample pairs (s0, s1) and (s2, s3), plus
+ * `add`, shifted */
+AVX2 static inline __m256i
+tap_sum (__m256i p01, __m256i p23, __m256i t01, __m256i t23, __m256i add,
+    __m128i shift)
+{
+  return _mm256_sra_epi32 (_mm256_add_epi32 (_mm256_add_epi32
+          (_mm256_madd_epi16 (p01, t01), _mm256_madd_epi16 (p23, t23)), add),
+      shift);
+}
+
+/* 8 int32 sums of each half (columns 0-3, 8-11 in a; 4-7, 12-15 in b)
+ * stored in column order: 0-7, then 8-15 */
+AVX2 static inline void
+store_columns (int32_t *out, __m256i a, __m256i b)
+{
+  _mm256_storeu_si256 ((__m256i *) out, _mm256_permute2x128_si256 (a, b,
+          0x20));
+  _mm256_storeu_si256 ((__m256i *) (out + 8), _mm256_permute2x128_si256 (a,
+          b, 0x31));
+}
+
 /* 16 columns of four rows of int16 samples: their low- and high-pass sums,
  * rounded and shifted, stored in column order */
 AVX2 static inline void
@@ -46,27 +68,10 @@ vertical_16 (__m256i s0, __m256i s1, __m256i s2, __m256i s3, __m256i add_lo,
   const __m256i p01b = _mm256_unpackhi_epi16 (s0, s1);
   const __m256i p23a = _mm256_unpacklo_epi16 (s2, s3);
   const __m256i p23b = _mm256_unpackhi_epi16 (s2, s3);
-  const __m256i la = _mm256_sra_epi32 (_mm256_add_epi32 (_mm256_add_epi32
-          (_mm256_madd_epi16 (p01a, TAP_LO_01), _mm256_madd_epi16 (p23a,
-              TAP_LO_23)), add_lo), shift);
-  const __m256i lb = _mm256_sra_epi32 (_mm256_add_epi32 (_mm256_add_epi32
-          (_mm256_madd_epi16 (p01b, TAP_LO_01), _mm256_madd_epi16 (p23b,
-              TAP_LO_23)), add_lo), shift);
-  const __m256i ha = _mm256_sra_epi32 (_mm256_add_epi32 (_mm256_add_epi32
-          (_mm256_madd_epi16 (p01a, TAP_HI_01), _mm256_madd_epi16 (p23a,
-              TAP_HI_23)), add_hi), shift);
-  const __m256i hb = _mm256_sra_epi32 (_mm256_add_epi32 (_mm256_add_epi32
-          (_mm256_madd_epi16 (p01b, TAP_HI_01), _mm256_madd_epi16 (p23b,
-              TAP_HI_23)), add_hi), shift);
-  /* back to column order: 0-7, then 8-15 */
-  _mm256_storeu_si256 ((__m256i *) lo, _mm256_permute2x128_si256 (la, lb,
-          0x20));
-  _mm256_storeu_si256 ((__m256i *) (lo + 8), _mm256_permute2x128_si256 (la,
-          lb, 0x31));
-  _mm256_storeu_si256 ((__m256i *) hi, _mm256_permute2x128_si256 (ha, hb,
-          0x20));
-  _mm256_storeu_si256 ((__m256i *) (hi + 8), _mm256_permute2x128_si256 (ha,
-          hb, 0x31));
+  store_columns (lo, tap_sum (p01a, p23a, TAP_LO_01, TAP_LO_23, add_lo, shift),
+      tap_sum (p01b, p23b, TAP_LO_01, TAP_LO_23, add_lo, shift));
+  store_columns (hi, tap_sum (p01a, p23a, TAP_HI_01, TAP_HI_23, add_hi, shift),
+      tap_sum (p01b, p23b, TAP_HI_01, TAP_HI_23, add_hi, shift));
 }
 
 /* 16 samples of row r from column j, as int16 */
@@ -112,19 +117,16 @@ vh_adm_dwt_horizontal_s0_avx2 (const int32_t *t, int half, int32_t *lo,
     int32_t *hi)
 {
   const __m256i add = _mm256_set1_epi32 (1 << 15);
+  const __m128i shift = _mm_cvtsi32_si128 (16);
   int j = 0;
   /* outputs j .. j+7 read t[2j - 1 .. 2j + 16] */
   for (; j + 8 <= half; j += 8) {
     const __m256i p01 = pack16 (t + 2 * j - 1);   /* (s0, s1) per output */
     const __m256i p23 = pack16 (t + 2 * j + 1);   /* (s2, s3) */
-    _mm256_storeu_si256 ((__m256i *) (lo + j), _mm256_srai_epi32
-        (_mm256_add_epi32 (_mm256_add_epi32 (_mm256_madd_epi16 (p01,
-                        TAP_LO_01), _mm256_madd_epi16 (p23, TAP_LO_23)), add),
-            16));
-    _mm256_storeu_si256 ((__m256i *) (hi + j), _mm256_srai_epi32
-        (_mm256_add_epi32 (_mm256_add_epi32 (_mm256_madd_epi16 (p01,
-                        TAP_HI_01), _mm256_madd_epi16 (p23, TAP_HI_23)), add),
-            16));
+    _mm256_storeu_si256 ((__m256i *) (lo + j), tap_sum (p01, p23, TAP_LO_01,
+            TAP_LO_23, add, shift));
+    _mm256_storeu_si256 ((__m256i *) (hi + j), tap_sum (p01, p23, TAP_HI_01,
+            TAP_HI_23, add, shift));
   }
   for (; j < half; j++) {
     const int16_t s0 = (int16_t) t[2 * j - 1], s1 = (int16_t) t[2 * j];
