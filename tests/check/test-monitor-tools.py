@@ -7,6 +7,7 @@ SKIP) with a loud message where PyGObject, GStreamer's introspection data
 or matplotlib are missing."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -68,4 +69,5 @@ for source, extra in ((jsonl, []), (results, ["--window", "1",
     assert text.lstrip().startswith("<?xml") and "<svg" in text, source
     assert "windowed mean" in text and "intervals" in text, source
     assert "100 frames" in out.stdout, out.stdout
+shutil.rmtree(tmp)  # kept where an assertion failed, to look at
 print("test-monitor-tools: ok")
