@@ -185,6 +185,9 @@ vh_engine_workers_start (VhEngine *e, const VhPicture *ref, GError **error)
   if (!n_on_workers)
     return TRUE;
 
+  /* Row bands where an extractor has them; VMAFHIP_CPU_BANDS=0 turns them
+   * off (to measure what they bring) */
+  const gboolean bands = g_strcmp0 (g_getenv ("VMAFHIP_CPU_BANDS"), "0");
   e->workers = g_new0 (WorkerState, e->n_threads);
   for (unsigned w = 0; w < e->n_threads; w++) {
     e->workers[w].priv = g_new0 (void *, e->instances->len);
@@ -199,6 +202,8 @@ vh_engine_workers_start (VhEngine *e, const VhPicture *ref, GError **error)
         g_free (priv);
         goto failed;
       }
+      if (inst->fex->set_threads && bands)
+        inst->fex->set_threads (priv, e->n_threads);
       e->workers[w].priv[i] = priv;
       e->workers[w].sink[i] = (VhFeatureSink) {
         .suffix = inst->suffix, .record_instance = i,

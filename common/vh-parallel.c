@@ -1,7 +1,16 @@
 /* vmafhip — a few independent pieces of work at once (vh-parallel.h). */
 #include "vh-parallel.h"
 
-#define MAX_HELPERS 7
+#define MAX_HELPERS 63
+
+/* What the helpers are handed: a function of its own, so that both kinds
+ * of run below share one pool of threads. */
+typedef struct Task Task;
+struct Task {
+  void (*run) (Task *task);
+};
+
+/* ---- vh_parallel_run: piece i on a helper, the caller waits ---------- */
 
 typedef struct {
   void (*fn) (void *data, unsigned i);
@@ -12,21 +21,86 @@ typedef struct {
 } Run;
 
 typedef struct {
+  Task task;
   Run *run;
   unsigned i;
 } Piece;
 
 static void
-run_piece (gpointer data, gpointer user_data)
+run_piece (Task *task)
 {
-  Piece *piece = data;
+  Piece *piece = (Piece *) task;
   Run *run = piece->run;
-  (void) user_data;
   run->fn (run->data, piece->i);
   g_mutex_lock (&run->lock);
   if (--run->left == 0)
     g_cond_signal (&run->done);
   g_mutex_unlock (&run->lock);
+}
+
+/* ---- vh_parallel_for: pieces taken in order by whoever is free --------- */
+
+/* Shared with helpers that may start after the caller has returned (they
+ * were queued behind other work and find nothing left): refcounted. */
+typedef struct {
+  Task task;
+  void (*fn) (void *data, unsigned i);
+  void *data;
+  unsigned n;
+  gint next;                    /* the next piece to take */
+  gint refs;
+  GMutex lock;
+  GCond done;
+  unsigned finished;            /* pieces done, under lock */
+} ForRun;
+
+static void
+for_run_unref (ForRun *run)
+{
+  if (g_atomic_int_dec_and_test (&run->refs)) {
+    g_mutex_clear (&run->lock);
+    g_cond_clear (&run->done);
+    g_free (run);
+  }
+}
+
+/* takes pieces until none is left, then counts those it ran as done */
+static void
+for_take (ForRun *run)
+{
+  unsigned ran = 0;
+  for (;;) {
+    const unsigned i = (unsigned) g_atomic_int_add (&run->next, 1);
+    if (i >= run->n)
+      break;
+    run->fn (run->data, i);
+    ran++;
+  }
+  if (!ran)
+    return;
+  g_mutex_lock (&run->lock);
+  run->finished += ran;
+  if (run->finished == run->n)
+    g_cond_signal (&run->done);
+  g_mutex_unlock (&run->lock);
+}
+
+static void
+run_for_helper (Task *task)
+{
+  ForRun *run = (ForRun *) task;
+  for_take (run);
+  for_run_unref (run);
+}
+
+/* ---- the pool ------------------------------------------------------------ */
+
+static void
+run_task (gpointer data, gpointer user_data)
+{
+  Task *task = data;
+  (void) user_data;
+  task->run (task);
 }
 
 static GThreadPool *
@@ -37,7 +111,7 @@ helpers (void)
   if (g_once_init_enter (&once)) {
     const unsigned cpus = g_get_num_processors ();
     if (cpus > 1)
-      pool = g_thread_pool_new (run_piece, NULL, (gint) MIN (cpus - 1,
+      pool = g_thread_pool_new (run_task, NULL, (gint) MIN (cpus - 1,
               MAX_HELPERS), FALSE, NULL);
     g_once_init_leave (&once, 1);
   }
@@ -58,7 +132,7 @@ vh_parallel_run (unsigned n, void (*fn) (void *data, unsigned i), void *data)
   g_mutex_init (&run.lock);
   g_cond_init (&run.done);
   for (unsigned i = 1; i < n; i++) {
-    pieces[i] = (Piece) { &run, i };
+    pieces[i] = (Piece) { { run_piece }, &run, i };
     g_thread_pool_push (pool, &pieces[i], NULL);
   }
   fn (data, 0);
@@ -68,4 +142,34 @@ vh_parallel_run (unsigned n, void (*fn) (void *data, unsigned i), void *data)
   g_mutex_unlock (&run.lock);
   g_mutex_clear (&run.lock);
   g_cond_clear (&run.done);
+}
+
+void
+vh_parallel_for (unsigned n, unsigned max_threads,
+    void (*fn) (void *data, unsigned i), void *data)
+{
+  GThreadPool *pool = n > 1 && max_threads > 1 ? helpers () : NULL;
+  if (!pool) {
+    for (unsigned i = 0; i < n; i++)
+      fn (data, i);
+    return;
+  }
+  const unsigned n_helpers = MIN (n, max_threads) - 1;
+  ForRun *run = g_new0 (ForRun, 1);
+  run->task.run = run_for_helper;
+  run->fn = fn;
+  run->data = data;
+  run->n = n;
+  run->refs = (gint) n_helpers + 1;
+  g_mutex_init (&run->lock);
+  g_cond_init (&run->done);
+  /* the same task pushed once per helper wanted: each takes pieces */
+  for (unsigned h = 0; h < n_helpers; h++)
+    g_thread_pool_push (pool, run, NULL);
+  for_take (run);
+  g_mutex_lock (&run->lock);
+  while (run->finished < n)
+    g_cond_wait (&run->done, &run->lock);
+  g_mutex_unlock (&run->lock);
+  for_run_unref (run);
 }

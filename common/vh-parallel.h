@@ -2,7 +2,7 @@
  * serial steps (the pushing thread's share of an accelerated feature):
  * vh_parallel_run () calls fn (data, i) for i < n, i = 0 in the calling
  * thread and the rest on a process-wide pool of helper threads (one less
- * than the CPUs, at most 7), and returns when all are done.  On one CPU,
+ * than the CPUs, at most 63), and returns when all are done.  On one CPU,
  * or where the pool cannot start, everything runs in the caller. */
 #ifndef VH_PARALLEL_H
 #define VH_PARALLEL_H
@@ -13,6 +13,15 @@ G_BEGIN_DECLS
 
 void vh_parallel_run (unsigned n, void (*fn) (void *data, unsigned i),
     void *data);
+
+/* The same for pieces that are worth splitting only where CPUs are idle
+ * (a picture's row bands): the caller and up to max_threads - 1 helpers
+ * take pieces in order as each is free, so where the helpers are busy
+ * with other work the caller runs the pieces itself rather than waiting
+ * for them.  fn (data, i) runs exactly once for each i < n; returns when
+ * all are done. */
+void vh_parallel_for (unsigned n, unsigned max_threads,
+    void (*fn) (void *data, unsigned i), void *data);
 
 G_END_DECLS
 #endif

@@ -198,6 +198,15 @@ vif_close (void *priv)
   s->work = NULL;
 }
 
+static void
+vif_set_threads (void *priv, unsigned max_threads)
+{
+  VifState *s = priv;
+  /* out of memory for the bands' scratch: one thread, as before */
+  if (s->work && !vh_vif_work_set_threads (s->work, max_threads))
+    vh_vif_work_set_threads (s->work, 1);
+}
+
 const VhFeatureExtractor vh_fex_vif = {
   .name = "vif",
   .options = vif_options,
@@ -209,4 +218,5 @@ const VhFeatureExtractor vh_fex_vif = {
   .flush = NULL,
   .close = vif_close,
   .extract_sums = vif_extract_sums,
+  .set_threads = vif_set_threads,
 };

@@ -39,6 +39,7 @@
 #include "vif-pixels.h"
 #include "vh-multiversion.h"
 #include "vh-feature.h"
+#include "vh-parallel.h"
 
 /* Q16 Gaussian taps per scale (σ = N/5), each summing to 65536. */
 static const uint16_t vif_taps[VH_VIF_SCALES][17] = {
@@ -110,7 +111,20 @@ struct VhVifWork {
    * horizontal one. */
   const VhVifFilters *simd[VH_VIF_SCALES];
   void *mem;
+  /* Row bands (vh_vif_work_set_threads): up to max_threads threads, each
+   * piece on a work of its own, band[i], which shares this one's pyramid
+   * and has scratch of its own (band[0] is this work). */
+  unsigned max_threads;
+  unsigned n_band_works;
+  VhVifWork **band;
 };
+
+/* Rows a band takes at least: fewer would cost more in handing out than
+ * they save. */
+#define VIF_BAND_MIN_ROWS 32
+/* Bands per pass at most, whatever the threads (pieces of a phase: two
+ * passes' bands) */
+#define VIF_MAX_BANDS 16
 
 /* Reflect-101 index; the minimum size keeps a single reflection enough. */
 VIF_INLINE int
@@ -557,7 +571,8 @@ horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
 VH_MULTIVERSION static void
 scale_stats (VhVifWork *work, unsigned scale, const uint8_t *ref,
     ptrdiff_t ref_stride, const uint8_t *dis, ptrdiff_t dis_stride,
-    const VifRounding *rnd, const VifPixelParams *p, VhVifScaleSums *out)
+    const VifRounding *rnd, const VifPixelParams *p, unsigned row0,
+    unsigned row1, VhVifScaleSums *out)
 {
   const unsigned w = work->width[scale], h = work->height[scale];
   const unsigned half = vif_half[scale];
@@ -568,7 +583,7 @@ scale_stats (VhVifWork *work, unsigned scale, const uint8_t *ref,
   const void *ref_rows[VIF_MAX_TAPS], *dis_rows[VIF_MAX_TAPS];
   VhVifScaleSums sums = { 0 };
 
-  for (unsigned i = 0; i < h; i++) {
+  for (unsigned i = row0; i < row1; i++) {
     for (unsigned k = 0; k < job.ntaps; k++) {
       const ptrdiff_t y = mirror ((int) (i + k) - (int) half, (int) h);
       ref_rows[k] = ref + y * ref_stride;
@@ -621,17 +636,18 @@ horizontal_decimate (VhVifWork *work, const uint16_t *in, unsigned scale,
   }
 }
 
-/* Builds pyramid level `scale` from the level above it (or the input):
- * filter with taps[scale], keep even rows and columns. The vertical pass
- * rounds by `shift`: bpc from the input, 16 from a pyramid level. */
+/* Builds rows [row0, row1) of pyramid level `scale` from the level above
+ * it (or the input): filter with taps[scale], keep even rows and columns.
+ * The vertical pass rounds by `shift`: bpc from the input, 16 from a
+ * pyramid level. */
 VH_MULTIVERSION static void
 subsample (VhVifWork *work, unsigned scale, const uint8_t *ref,
     ptrdiff_t ref_stride, const uint8_t *dis, ptrdiff_t dis_stride,
-    bool wide, unsigned shift)
+    bool wide, unsigned shift, unsigned row0, unsigned row1)
 {
   const unsigned src_w = work->width[scale - 1];
   const unsigned src_h = work->height[scale - 1];
-  const unsigned w = work->width[scale], h = work->height[scale];
+  const unsigned w = work->width[scale];
   const unsigned half = vif_half[scale];
   const VifVerticalJob job = {
     .pass = wide ? PASS_SUBSAMPLE_16 : PASS_SUBSAMPLE_8,
@@ -639,7 +655,7 @@ subsample (VhVifWork *work, unsigned scale, const uint8_t *ref,
   };
   const void *ref_rows[VIF_MAX_TAPS], *dis_rows[VIF_MAX_TAPS];
 
-  for (unsigned i = 0; i < h; i++) {
+  for (unsigned i = row0; i < row1; i++) {
     for (unsigned k = 0; k < job.ntaps; k++) {
       const ptrdiff_t y = mirror ((int) (2 * i + k) - (int) half, (int) src_h);
       ref_rows[k] = ref + y * ref_stride;
@@ -671,9 +687,11 @@ carve (uint8_t *base, size_t *offset, size_t size)
   return p;
 }
 
-/* Lays out (or, with base NULL, measures) the buffers of a work. */
+/* Lays out (or, with base NULL, measures) the buffers of a work: its
+ * scratch, and the pyramid unless it is a band's (which shares its
+ * parent's). */
 static size_t
-work_layout (VhVifWork *work, uint8_t *base)
+work_layout (VhVifWork *work, uint8_t *base, bool pyramid)
 {
   const size_t row_len = VIF_MARGIN_LEFT + work->width[0] + VIF_MARGIN_RIGHT;
   const size_t row_bytes = row_len * sizeof (uint16_t);
@@ -692,7 +710,7 @@ work_layout (VhVifWork *work, uint8_t *base)
   work->sigma12 = carve (base, &offset, VIF_CHUNK * sizeof (int32_t));
   work->tail = carve (base, &offset,
       2 * VIF_MAX_TAPS * VIF_ALIGN * sizeof (uint16_t));
-  for (unsigned s = 1; s < VH_VIF_SCALES; s++) {
+  for (unsigned s = 1; pyramid && s < VH_VIF_SCALES; s++) {
     work->pyr_stride[s] = VIF_RUN (work->width[s] + VIF_ALIGN - 1);
     const size_t bytes = work->pyr_stride[s] * work->height[s]
         * sizeof (uint16_t);
@@ -724,14 +742,14 @@ vh_vif_work_new (unsigned width, unsigned height)
 
   /* Zeroed once: the columns the runs read past the row ends are then
    * defined (their results are never used). */
-  const size_t bytes = work_layout (work, NULL);
+  const size_t bytes = work_layout (work, NULL, true);
   work->mem = g_try_malloc0 (bytes);
   if (!work->mem) {
     g_free (work);
     return NULL;
   }
   work_layout (work,
-      (uint8_t *) (((uintptr_t) work->mem + 63) & ~(uintptr_t) 63));
+      (uint8_t *) (((uintptr_t) work->mem + 63) & ~(uintptr_t) 63), true);
   for (unsigned s = 0; s < VH_VIF_SCALES; s++)
     for (unsigned k = 0; k <= 2 * vif_half[s]; k++)
       work->taps[s][k] = vif_taps[s][k];
@@ -744,6 +762,7 @@ vh_vif_work_new (unsigned width, unsigned height)
       if (work->taps[s][k] >= 32768)
         work->simd[s] = NULL;
   }
+  work->max_threads = 1;
   return work;
 }
 
@@ -752,8 +771,110 @@ vh_vif_work_free (VhVifWork *work)
 {
   if (!work)
     return;
+  for (unsigned i = 1; i < work->n_band_works; i++) {
+    g_free (work->band[i]->mem);
+    g_free (work->band[i]);
+  }
+  g_free (work->band);
   g_free (work->mem);
   g_free (work);
+}
+
+/* A band's work: the parent's sizes, taps, kernels and pyramid, scratch
+ * of its own */
+static VhVifWork *
+band_work_new (const VhVifWork *parent)
+{
+  VhVifWork *band = g_new (VhVifWork, 1);
+  *band = *parent;
+  band->band = NULL;
+  band->n_band_works = 0;
+  band->max_threads = 1;
+  for (unsigned a = 0; a < ROW_ARRAYS; a++)
+    band->row[a] = NULL;
+  const size_t bytes = work_layout (band, NULL, false);
+  band->mem = g_try_malloc0 (bytes);
+  if (!band->mem) {
+    g_free (band);
+    return NULL;
+  }
+  work_layout (band,
+      (uint8_t *) (((uintptr_t) band->mem + 63) & ~(uintptr_t) 63), false);
+  return band;
+}
+
+bool
+vh_vif_work_set_threads (VhVifWork *work, unsigned max_threads)
+{
+  g_return_val_if_fail (work != NULL, false);
+  max_threads = CLAMP (max_threads, 1, VIF_MAX_BANDS);
+  /* a phase runs two passes' bands at once */
+  const unsigned needed = max_threads > 1 ? 2 * max_threads : 1;
+  if (needed > work->n_band_works) {
+    work->band = g_renew (VhVifWork *, work->band, needed);
+    if (!work->n_band_works)
+      work->band[work->n_band_works++] = work;
+    while (work->n_band_works < needed) {
+      VhVifWork *band = band_work_new (work);
+      if (!band)
+        return false;
+      work->band[work->n_band_works++] = band;
+    }
+  }
+  work->max_threads = max_threads;
+  return true;
+}
+
+/* One phase of a frame: what reads pyramid level s (the input at s = 0),
+ * the statistics of scale s and the subsample that makes level s + 1, each
+ * split into row bands; piece i runs on work->band[i]. */
+typedef struct VifPhase {
+  VhVifWork *work;
+  bool banded;
+  const VifPixelParams *params;
+  const uint8_t *ref, *dis;     /* level s */
+  ptrdiff_t ref_stride, dis_stride;
+  unsigned scale;               /* s */
+  const VifRounding *rnd;       /* the statistics' (NULL: 8-bit scale 0) */
+  unsigned stats_bands;         /* 0: scale s not computed */
+  unsigned sub_bands;           /* 0: no level s + 1 */
+  bool sub_wide;
+  unsigned sub_shift;
+  VhVifScaleSums band_sums[VIF_MAX_BANDS];
+} VifPhase;
+
+static unsigned
+band_row (unsigned rows, unsigned bands, unsigned i)
+{
+  return (unsigned) ((uint64_t) rows * i / bands);
+}
+
+static void
+phase_piece (void *data, unsigned i)
+{
+  VifPhase *ph = data;
+  /* one after the other in the caller where not banded */
+  VhVifWork *work = ph->banded ? ph->work->band[i] : ph->work;
+  if (i < ph->stats_bands) {
+    const unsigned h = work->height[ph->scale];
+    scale_stats (work, ph->scale, ph->ref, ph->ref_stride, ph->dis,
+        ph->dis_stride, ph->rnd, ph->params,
+        band_row (h, ph->stats_bands, i),
+        band_row (h, ph->stats_bands, i + 1), &ph->band_sums[i]);
+    return;
+  }
+  i -= ph->stats_bands;
+  const unsigned h = work->height[ph->scale + 1];
+  subsample (work, ph->scale + 1, ph->ref, ph->ref_stride, ph->dis,
+      ph->dis_stride, ph->sub_wide, ph->sub_shift,
+      band_row (h, ph->sub_bands, i), band_row (h, ph->sub_bands, i + 1));
+}
+
+/* bands for a pass over `rows` rows */
+static unsigned
+bands_for (const VhVifWork *work, unsigned rows)
+{
+  return CLAMP (rows / VIF_BAND_MIN_ROWS, 1, work->max_threads);
 }
 
 void
@@ -781,29 +902,35 @@ vh_vif_compute_sums_from (VhVifWork *work, const VhPlane *ref,
   const VifRounding scale0 = { .mu_shift = bpc, .sq_shift = 2 * (bpc - 8) };
   const VifRounding scaled = { .mu_shift = 16, .sq_shift = 16 };
   const ptrdiff_t u16 = sizeof (uint16_t);
-  const size_t *pyr_stride = work->pyr_stride;
+  const bool banded = work->max_threads > 1 && work->band;
 
   memset (sums, 0, sizeof *sums);
-  if (first_scale == 0)
-    scale_stats (work, 0, ref->data, ref->stride, dis->data, dis->stride,
-        wide ? &scale0 : NULL, &params, &sums->scale[0]);
-
-  for (unsigned s = 1; s < VH_VIF_SCALES; s++) {
-    if (s == 1)
-      /* The first subsample shifts by bpc (8-bit: (Σ + 128) >> 8). */
-      subsample (work, 1, ref->data, ref->stride, dis->data, dis->stride,
-          wide, bpc);
-    else
-      subsample (work, s,
-          (const uint8_t *) work->pyr_ref[s - 1], pyr_stride[s - 1] * u16,
-          (const uint8_t *) work->pyr_dis[s - 1], pyr_stride[s - 1] * u16,
-          true, 16);
-
+  for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
+    VifPhase ph = {
+      .work = work, .banded = banded, .params = &params, .scale = s,
+      .ref = s ? (const uint8_t *) work->pyr_ref[s] : ref->data,
+      .dis = s ? (const uint8_t *) work->pyr_dis[s] : dis->data,
+      .ref_stride = s ? (ptrdiff_t) work->pyr_stride[s] * u16 : ref->stride,
+      .dis_stride = s ? (ptrdiff_t) work->pyr_stride[s] * u16 : dis->stride,
+      .rnd = s ? &scaled : wide ? &scale0 : NULL,
+      /* the first subsample shifts by bpc (8-bit: (Σ + 128) >> 8) */
+      .sub_wide = s ? true : wide,
+      .sub_shift = s ? 16 : bpc,
+    };
     if (s >= first_scale)
-      scale_stats (work, s,
-          (const uint8_t *) work->pyr_ref[s], pyr_stride[s] * u16,
-          (const uint8_t *) work->pyr_dis[s], pyr_stride[s] * u16,
-          &scaled, &params, &sums->scale[s]);
+      ph.stats_bands = banded ? bands_for (work, work->height[s]) : 1;
+    if (s + 1 < VH_VIF_SCALES)
+      ph.sub_bands = banded ? bands_for (work, work->height[s + 1]) : 1;
+    vh_parallel_for (ph.stats_bands + ph.sub_bands,
+        banded ? work->max_threads : 1, phase_piece, &ph);
+    /* integer sums: the bands' order does not matter */
+    for (unsigned i = 0; i < ph.stats_bands; i++) {
+      VhVifScaleSums *out = &sums->scale[s];
+      out->num_log += ph.band_sums[i].num_log;
+      out->den_log += ph.band_sums[i].den_log;
+      out->num_non_log += ph.band_sums[i].num_non_log;
+      out->den_non_log += ph.band_sums[i].den_non_log;
+    }
   }
 }
 

@@ -8,8 +8,14 @@
  * libvmaf and vmafhip-score (beside this program) score them at each thread
  * count, whole programs timed. A benchmark program, not a test.
  *
+ * With --live FPS, each --threads count also scores one live stream: frames
+ * pushed at FPS (as a live source delivers them), each frame's latency the
+ * time from its arrival to the first push (or the flush) that finds it
+ * final, as the element reports scores; with the row bands on and off
+ * (VMAFHIP_CPU_BANDS=0).
+ *
  *   vmafhip-bench [--frames N] [--sizes 1920x1080,3840x2160]
- *       [--threads 1,2,4,all] [--libvmaf /path/to/vmaf]
+ *       [--threads 1,2,4,all] [--libvmaf /path/to/vmaf] [--live 25]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +58,55 @@ run_once (const VhVideoInfo *info, Frame *frames, unsigned n_frames,
   }
   vh_engine_free (e);
   return n_frames / ((t1 - t0) / 1e6);
+}
+
+/* One live stream: frame i arrives at i / fps; returns the mean and worst
+ * latency in ms (arrival to final, seen at pushes as the element sees it) */
+static void
+run_live (const VhVideoInfo *info, Frame *frames, unsigned n_frames,
+    unsigned threads, double fps, double *mean_ms, double *worst_ms)
+{
+  GError *error = NULL;
+  VhEngine *e = vh_engine_new (info, &error);
+  gboolean ok = e != NULL && vh_engine_set_threads (e, threads, &error)
+      && vh_engine_add_model (e, "vmaf_v0.6.1", NULL, NULL, &error);
+  gint64 *arrival = g_new0 (gint64, n_frames);
+  gint64 *final = g_new0 (gint64, n_frames);
+  unsigned seen = 0;
+  const gint64 t0 = g_get_monotonic_time () + 100000;
+  for (unsigned i = 0; ok && i < n_frames; i++) {
+    arrival[i] = t0 + (gint64) (i * 1e6 / fps);
+    const gint64 wait = arrival[i] - g_get_monotonic_time ();
+    if (wait > 0)
+      g_usleep (wait);
+    Frame *f = &frames[i % DISTINCT_FRAMES];
+    ok = vh_engine_push (e, &f->ref, &f->dis, &error);
+    const gint64 now = g_get_monotonic_time ();
+    for (; ok && seen < vh_engine_n_final (e); seen++)
+      final[seen] = now;
+  }
+  if (ok)
+    ok = vh_engine_flush (e, &error);
+  if (!ok) {
+    fprintf (stderr, "vmafhip-bench: %s\n", error->message);
+    exit (1);
+  }
+  const gint64 end = g_get_monotonic_time ();
+  for (; seen < n_frames; seen++)
+    final[seen] = end;
+  double sum = 0, worst = 0;
+  /* the last frames only end at the flush: not a live figure */
+  const unsigned counted = n_frames > 4 ? n_frames - 4 : n_frames;
+  for (unsigned i = 0; i < counted; i++) {
+    const double ms = (final[i] - arrival[i]) / 1e3;
+    sum += ms;
+    worst = MAX (worst, ms);
+  }
+  *mean_ms = sum / counted;
+  *worst_ms = worst;
+  g_free (arrival);
+  g_free (final);
+  vh_engine_free (e);
 }
 
 /* "all": every CPU; else a number (0 if it is none) */
@@ -147,6 +202,7 @@ int
 main (int argc, char **argv)
 {
   int n_frames = 48;
+  double live_fps = 0;
   char *sizes = NULL;
   char *features = NULL, *threads = NULL, *libvmaf = NULL, *cli_model = NULL;
   GOptionEntry entries[] = {
@@ -160,6 +216,9 @@ main (int argc, char **argv)
         "LIST"},
     {"cli-model", 0, 0, G_OPTION_ARG_STRING, &cli_model,
         "The built-in model both programs score with (vmaf_v0.6.1)", "NAME"},
+    {"live", 0, 0, G_OPTION_ARG_DOUBLE, &live_fps,
+        "Also score one live stream at FPS frames a second per thread count "
+        "(latency, bands on and off)", "FPS"},
     {"libvmaf", 0, 0, G_OPTION_ARG_FILENAME, &libvmaf,
         "libvmaf's vmaf tool: compare whole programs on the same files",
         "PATH"},
@@ -219,6 +278,19 @@ main (int argc, char **argv)
       const unsigned n = thread_count (thread_list[t]);
       printf ("%-10s vmaf_v0.6.1, %u threads: %.1f fps\n", list[s], n,
           run_once (&info, frames, n_frames, "vmaf_v0.6.1", NULL, n));
+      if (live_fps > 0) {
+        double mean[2], worst[2];
+        for (int off = 0; off < 2; off++) {
+          if (off)
+            g_setenv ("VMAFHIP_CPU_BANDS", "0", TRUE);
+          run_live (&info, frames, n_frames, n, live_fps, &mean[off],
+              &worst[off]);
+          g_unsetenv ("VMAFHIP_CPU_BANDS");
+        }
+        printf ("%-10s live at %g fps, %u threads: latency mean %.0f ms, "
+            "worst %.0f ms (row bands off: %.0f / %.0f ms)\n", list[s],
+            live_fps, n, mean[0], worst[0], mean[1], worst[1]);
+      }
     }
     if (libvmaf)
       compare_clis (libvmaf, score_tool, cli_model ? cli_model

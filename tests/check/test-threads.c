@@ -1,7 +1,8 @@
 /* vmafhip — the engine with worker threads (frames in flight,
  * common/frame-pool.c), on content the project makes itself: every score
  * of every frame equal to one thread's, frames final in order and never
- * lost or scored twice, reset and errors in the middle of a stream. */
+ * lost or scored twice, reset and errors in the middle of a stream; and
+ * VIF's row bands: the same sums however a picture's rows are split. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "vh-engine.h"
 #include "vh-synth.h"
+#include "vif.h"
 
 #define W 256
 #define H 192
@@ -349,6 +351,50 @@ START_TEST (test_subsample_computes_reported_frames)
 }
 END_TEST
 
+/* VIF split into row bands over 2 to 16 threads (vh_vif_work_set_threads):
+ * every scale's four integer sums equal to one thread's, at sizes whose
+ * rows split unevenly, every depth, and with scale 0 skipped */
+START_TEST (test_vif_bands)
+{
+  static const struct { unsigned w, h, bpc; } cases[] = {
+    { 256, 192, 8 }, { 333, 97, 10 }, { 1000, 700, 12 }, { 640, 360, 8 },
+  };
+  static const unsigned threads[] = { 2, 3, 7, 16, 40 };
+  for (unsigned c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const unsigned w = cases[c].w, h = cases[c].h, bpc = cases[c].bpc;
+    VhSynth *s = vh_synth_new (w, h, bpc, VH_SYNTH_420, 11 + c);
+    VhPicture ref, dis;
+    vh_synth_render (s, 3, 5, &ref, &dis);
+    VhVifWork *one = vh_vif_work_new (w, h), *banded = vh_vif_work_new (w, h);
+    ck_assert (one && banded);
+    for (unsigned first = 0; first < 2; first++) {
+      VhVifSums expect, got;
+      vh_vif_compute_sums_from (one, &ref.plane[0], &dis.plane[0], bpc, 100.0,
+          first, &expect);
+      ck_assert (expect.scale[3].den_log + expect.scale[3].den_non_log > 0);
+      for (unsigned t = 0; t < G_N_ELEMENTS (threads); t++) {
+        ck_assert (vh_vif_work_set_threads (banded, threads[t]));
+        memset (&got, 0x5a, sizeof got);
+        vh_vif_compute_sums_from (banded, &ref.plane[0], &dis.plane[0], bpc,
+            100.0, first, &got);
+        ck_assert_msg (!memcmp (&expect, &got, sizeof got),
+            "%ux%u %u-bit, scale %u on: sums differ with %u threads", w, h,
+            bpc, first, threads[t]);
+      }
+      /* back to one thread: the bands' scratch stays, unused */
+      ck_assert (vh_vif_work_set_threads (banded, 1));
+      vh_vif_compute_sums_from (banded, &ref.plane[0], &dis.plane[0], bpc,
+          100.0, first, &got);
+      ck_assert (!memcmp (&expect, &got, sizeof got));
+    }
+    vh_vif_work_free (one);
+    vh_vif_work_free (banded);
+    vh_synth_free (s);
+  }
+}
+
+END_TEST
+
 static Suite *
 threads_suite (void)
 {
@@ -361,6 +407,7 @@ threads_suite (void)
   tcase_add_test (tc, test_free_in_flight);
   tcase_add_test (tc, test_cambi_heatmaps);
   tcase_add_test (tc, test_subsample_computes_reported_frames);
+  tcase_add_test (tc, test_vif_bands);
   suite_add_tcase (s, tc);
   return s;
 }
