@@ -579,6 +579,18 @@ vh_engine_push (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
 }
 
 gboolean
+vh_engine_wait_accelerator (VhEngine *e, GError **error)
+{
+  g_return_val_if_fail (e != NULL, FALSE);
+  if (!vh_engine_is_accelerated (e) || e->flushed)
+    return TRUE;
+  if (!collect_accelerated (e, 0, error))
+    return FALSE;
+  update_final (e);
+  return TRUE;
+}
+
+gboolean
 vh_engine_flush (VhEngine *e, GError **error)
 {
   g_return_val_if_fail (e != NULL, FALSE);

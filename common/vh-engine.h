@@ -138,6 +138,12 @@ gboolean vh_engine_check_layout (const VhEngine *engine,
  * engine's size and bit depth. */
 gboolean vh_engine_push (VhEngine *engine, const VhPicture *ref,
     const VhPicture *dis, GError **error);
+/* Waits for the frames the accelerator has in flight (well under a
+ * millisecond each), so that every pushed frame the lookahead does not
+ * hold is final: for a caller with no next frame at hand (a live source
+ * between frames, a stalled input), whose results would otherwise wait
+ * for the next push.  Nothing to do without an accelerator. */
+gboolean vh_engine_wait_accelerator (VhEngine *engine, GError **error);
 /* End of stream: finalises the last frame. No push afterwards. */
 gboolean vh_engine_flush (VhEngine *engine, GError **error);
 /* Forgets every frame and score (a flushing seek); models stay. */

@@ -267,6 +267,18 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
       && GST_BUFFER_DURATION_IS_VALID (ref))
     gst_vmafhip_update_latency (self, GST_BUFFER_DURATION (ref));
   gst_vmafhip_queue_frame (self, ref, (gint) index);
+  /* No next pair at hand (a live source between frames, a stalled input):
+   * the GPU's frames in flight are collected now rather than at the next
+   * push, which may be long in coming.  With input queued they stay in
+   * flight, overlapping the next frames' uploads. */
+  if (!(gst_aggregator_pad_has_buffer (self->side[REF].pad)
+          && gst_aggregator_pad_has_buffer (self->side[DIST].pad))
+      && !vh_engine_wait_accelerator (self->engine, &error)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Cannot score frame %u: %s", index, error->message), (NULL));
+    g_clear_error (&error);
+    return GST_FLOW_ERROR;
+  }
   return gst_vmafhip_emit_ready (self);
 }
 
