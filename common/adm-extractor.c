@@ -286,6 +286,15 @@ adm_close (void *priv)
   s->work = NULL;
 }
 
+static void
+adm_set_threads (void *priv, unsigned max_threads)
+{
+  AdmPriv *s = priv;
+  /* out of memory for the bands' scratch: one thread, as before */
+  if (s->work && !vh_adm_work_set_threads (s->work, max_threads))
+    vh_adm_work_set_threads (s->work, 1);
+}
+
 const VhFeatureExtractor vh_fex_adm = {
   .name = "adm",
   .options = adm_options,
@@ -297,4 +306,5 @@ const VhFeatureExtractor vh_fex_adm = {
   .extract_sums = adm_extract_sums,
   .flush = NULL,
   .close = adm_close,
+  .set_threads = adm_set_threads,
 };

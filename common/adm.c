@@ -25,6 +25,7 @@
 #include "vh-cpu.h"
 #include "vh-multiversion.h"
 #include "vh-feature.h"
+#include "vh-parallel.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846264338327
@@ -114,7 +115,18 @@ struct VhAdmWork {
   bool dwt_avx2;            /* scale 0's DWT by adm-dwt-x86.c */
 
   void *block;
+  /* Row bands (vh_adm_work_set_threads): band[i] runs piece i of a scale
+   * with row scratch of its own and this work's low bands (band[0] is
+   * this work). */
+  unsigned max_threads;
+  unsigned n_band_works;
+  VhAdmWork **band;
 };
+
+/* Band rows a band takes at least (each also computes a row above and
+ * below for the CM window), and bands at most */
+#define ADM_BAND_MIN_ROWS 32
+#define ADM_MAX_BANDS 16
 
 static size_t
 aligned_count (size_t n)
@@ -122,25 +134,15 @@ aligned_count (size_t n)
   return (n + 15) & ~(size_t) 15;   /* 64-byte steps of int32 */
 }
 
-VhAdmWork *
-vh_adm_work_new (unsigned width, unsigned height)
+/* Allocates a work's buffers: the row scratch, and the low bands unless
+ * it is a band's (which uses its parent's). FALSE if memory runs out. */
+static gboolean
+work_alloc (VhAdmWork *wk, bool low_planes)
 {
-  if (width < VH_ADM_MIN_SIZE || height < VH_ADM_MIN_SIZE
-      || width > (1u << 16) || height > (1u << 16))
-    return NULL;
-
-  VhAdmWork *wk = g_new0 (VhAdmWork, 1);
-  wk->width = width;
-  wk->height = height;
-#ifdef VH_ADM_DWT_X86
-  wk->dwt_avx2 = vh_cpu_simd_level () >= VH_CPU_SIMD_AVX2;
-#endif
-  vh_adm_band_sizes (width, height, wk->bw, wk->bh);
-
   const size_t row = aligned_count (wk->bw[0] + 2);
-  const size_t vrow = aligned_count (width + 3);
+  const size_t vrow = aligned_count (wk->width + 3);
   size_t total = 0;
-  for (int s = 0; s < VH_ADM_SCALES - 1; s++)
+  for (int s = 0; low_planes && s < VH_ADM_SCALES - 1; s++)
     total += 2 * aligned_count ((size_t) wk->bw[s] * wk->bh[s]);
   total += 4 * vrow;
   total += 2 * VH_ADM_BANDS * row;
@@ -148,9 +150,11 @@ vh_adm_work_new (unsigned width, unsigned height)
   total += 5 * row;                         /* thr, k_row, r_row, scratch */
   total += row;                             /* angle flags, as bytes */
 
-  int32_t *p = g_malloc0 (total * sizeof (int32_t));
+  int32_t *p = g_try_malloc0 (total * sizeof (int32_t));
+  if (!p)
+    return FALSE;
   wk->block = p;
-  for (int s = 0; s < VH_ADM_SCALES - 1; s++) {
+  for (int s = 0; low_planes && s < VH_ADM_SCALES - 1; s++) {
     for (int i = 0; i < 2; i++) {
       wk->low[i][s] = p;
       p += aligned_count ((size_t) wk->bw[s] * wk->bh[s]);
@@ -181,6 +185,28 @@ vh_adm_work_new (unsigned width, unsigned height)
   wk->scratch[1] = p;
   p += row;
   wk->angle = (uint8_t *) p;
+  return TRUE;
+}
+
+VhAdmWork *
+vh_adm_work_new (unsigned width, unsigned height)
+{
+  if (width < VH_ADM_MIN_SIZE || height < VH_ADM_MIN_SIZE
+      || width > (1u << 16) || height > (1u << 16))
+    return NULL;
+
+  VhAdmWork *wk = g_new0 (VhAdmWork, 1);
+  wk->width = width;
+  wk->height = height;
+  wk->max_threads = 1;
+#ifdef VH_ADM_DWT_X86
+  wk->dwt_avx2 = vh_cpu_simd_level () >= VH_CPU_SIMD_AVX2;
+#endif
+  vh_adm_band_sizes (width, height, wk->bw, wk->bh);
+  if (!work_alloc (wk, true)) {
+    g_free (wk);
+    return NULL;
+  }
   return wk;
 }
 
@@ -189,8 +215,41 @@ vh_adm_work_free (VhAdmWork *work)
 {
   if (!work)
     return;
+  for (unsigned i = 1; i < work->n_band_works; i++) {
+    g_free (work->band[i]->block);
+    g_free (work->band[i]);
+  }
+  g_free (work->band);
   g_free (work->block);
   g_free (work);
+}
+
+gboolean
+vh_adm_work_set_threads (VhAdmWork *work, unsigned max_threads)
+{
+  g_return_val_if_fail (work != NULL, FALSE);
+  max_threads = CLAMP (max_threads, 1, ADM_MAX_BANDS);
+  if (max_threads > work->n_band_works) {
+    work->band = g_renew (VhAdmWork *, work->band, max_threads);
+    if (!work->n_band_works)
+      work->band[work->n_band_works++] = work;
+    while (work->n_band_works < max_threads) {
+      VhAdmWork *band = g_new (VhAdmWork, 1);
+      *band = *work;
+      band->band = NULL;
+      band->n_band_works = 0;
+      band->max_threads = 1;
+      if (!work_alloc (band, false)) {
+        g_free (band);
+        return FALSE;
+      }
+      /* the parent's low bands, which every band writes its rows of */
+      memcpy (band->low, work->low, sizeof band->low);
+      work->band[work->n_band_works++] = band;
+    }
+  }
+  work->max_threads = max_threads;
+  return TRUE;
 }
 
 /* ---- DWT ------------------------------------------------------------------ */
@@ -771,6 +830,86 @@ cm_band_row (VhAdmWork *wk, const VhAdmPlan *pl, int y, bool want_aim,
 
 /* ---- One scale ------------------------------------------------------------ */
 
+/* Band rows [y0, y1) of one scale: their low-band rows, denominator and
+ * CM sums (added into *out).  The CM of a row reads the mask rows above
+ * and below it, so rows y0 − 1 and y1 are computed too, for that only. */
+static void
+adm_scale_rows (VhAdmWork *wk, const VhAdmPlan *pl, const AdmSource src[2],
+    unsigned bpc, const VhAdmParams *params, int y0, int y1,
+    VhAdmScaleSums *out)
+{
+  const int scale = pl->scale;
+  const bool skip = scale == 0 && params->skip_scale0;
+  const bool want_aim = !params->skip_aim;
+  const bool want_low = scale < VH_ADM_SCALES - 1;
+  /* libvmaf's skipped scale 0 runs a C low-pass-only DWT. */
+  const bool tail_quirk = pl->dwt_tail && !skip;
+  const uint64_t den_add = (uint64_t) half_of (pl->den_row_shift);
+  const int first = MAX (y0 - 1, 0), last = MIN (y1, pl->h - 1);
+
+  for (int y = first; y <= last; y++) {
+    const bool own = y >= y0 && y < y1;
+    const bool needed = !skip && y >= pl->nt && y < pl->nb;
+    if (!needed && !(want_low && own))
+      continue;
+    dwt_band_row (wk, pl, src, y, bpc, want_low && own, needed, tail_quirk);
+    if (!needed)
+      continue;
+
+    if (own && y >= pl->st && y < pl->sb) {
+      for (int b = 0; b < VH_ADM_BANDS; b++) {
+        const uint64_t s = scale == 0
+            ? den_row_s0 (wk->detail[0][b], pl->sl, pl->sr)
+            : den_row_s123 (wk->detail[0][b], pl->sl, pl->sr, pl->den_sq_shift,
+                pl->den_cube_shift);
+        out->den[b] += (s + den_add) >> pl->den_row_shift;
+      }
+    }
+
+    decouple_csf_row (pl, params, wk->detail[0],
+        wk->detail[1], wk->angle,
+        wk->k_row, wk->r_row, wk->mask[y % RING], wk->x[y % RING]);
+
+    if (y - 1 >= y0 && y - 1 >= pl->st && y - 1 < pl->sb)
+      cm_band_row (wk, pl, y - 1, want_aim, out);
+  }
+  if (!skip && y1 == pl->h && pl->sb == pl->h)
+    cm_band_row (wk, pl, pl->h - 1, want_aim, out);
+
+  /* AVX-512 flavour 1: the next scale's scratch (4 rows of its input
+   * width, pl->w) ends where this scale's distorted low-pass row (the third
+   * of 4 rows of width src.w) holds its last row's columns 0-3 (the band
+   * with the last row has them). */
+  if ((scale == 1 || scale == 2) && y1 == pl->h) {
+    const int off = 4 * pl->w - 2 * src[1].w;
+    wk->stale[0] = wk->vert[1][0][off];
+    wk->stale[1] = wk->vert[1][0][off + 1];
+  }
+}
+
+/* One scale in row bands, piece i on work->band[i] */
+typedef struct {
+  VhAdmWork *work;
+  const VhAdmPlan *plan;
+  const AdmSource *src;
+  unsigned bpc;
+  const VhAdmParams *params;
+  unsigned bands;
+  VhAdmScaleSums band_sums[ADM_MAX_BANDS];
+} AdmScaleJob;
+
+static void
+scale_piece (void *data, unsigned i)
+{
+  AdmScaleJob *job = data;
+  VhAdmWork *wk = job->bands > 1 ? job->work->band[i] : job->work;
+  const int h = job->plan->h;
+  memset (&job->band_sums[i], 0, sizeof job->band_sums[i]);
+  adm_scale_rows (wk, job->plan, job->src, job->bpc, job->params,
+      (int) ((int64_t) h * i / job->bands),
+      (int) ((int64_t) h * (i + 1) / job->bands), &job->band_sums[i]);
+}
+
 static void
 adm_scale (VhAdmWork *wk, int scale, const AdmSource src[2], unsigned bpc,
     const VhAdmParams *params, VhAdmScaleSums *out)
@@ -778,50 +917,25 @@ adm_scale (VhAdmWork *wk, int scale, const AdmSource src[2], unsigned bpc,
   VhAdmPlan pl;
   vh_adm_plan (&pl, scale, wk->bw[scale], wk->bh[scale],
       params->reference == VH_ADM_LIBVMAF_AVX512, bpc);
-  const bool skip = scale == 0 && params->skip_scale0;
-  const bool want_aim = !params->skip_aim;
-  const bool want_low = scale < VH_ADM_SCALES - 1;
-  /* libvmaf's skipped scale 0 runs a C low-pass-only DWT. */
-  const bool tail_quirk = pl.dwt_tail && !skip;
-  const uint64_t den_add = (uint64_t) half_of (pl.den_row_shift);
-
+  AdmScaleJob job = {
+    .work = wk, .plan = &pl, .src = src, .bpc = bpc, .params = params,
+    .bands = wk->band ? CLAMP ((unsigned) pl.h / ADM_BAND_MIN_ROWS, 1,
+        wk->max_threads) : 1,
+  };
+  /* the scale before's stale columns, for every band (flavour 1) */
+  for (unsigned i = 1; i < job.bands; i++)
+    memcpy (wk->band[i]->stale, wk->stale, sizeof wk->stale);
+  vh_parallel_for (job.bands, job.bands, scale_piece, &job);
+  if (job.bands > 1)
+    memcpy (wk->stale, wk->band[job.bands - 1]->stale, sizeof wk->stale);
+  /* integer sums of rounded rows: the bands' order does not matter */
   memset (out, 0, sizeof *out);
-  for (int y = 0; y < pl.h; y++) {
-    const bool needed = !skip && y >= pl.nt && y < pl.nb;
-    if (!needed && !want_low)
-      continue;
-    dwt_band_row (wk, &pl, src, y, bpc, want_low, needed, tail_quirk);
-    if (!needed)
-      continue;
-
-    if (y >= pl.st && y < pl.sb) {
-      for (int b = 0; b < VH_ADM_BANDS; b++) {
-        const uint64_t s = scale == 0
-            ? den_row_s0 (wk->detail[0][b], pl.sl, pl.sr)
-            : den_row_s123 (wk->detail[0][b], pl.sl, pl.sr, pl.den_sq_shift,
-                pl.den_cube_shift);
-        out->den[b] += (s + den_add) >> pl.den_row_shift;
-      }
+  for (unsigned i = 0; i < job.bands; i++)
+    for (int b = 0; b < VH_ADM_BANDS; b++) {
+      out->den[b] += job.band_sums[i].den[b];
+      out->dlm[b] += job.band_sums[i].dlm[b];
+      out->aim[b] += job.band_sums[i].aim[b];
     }
-
-    decouple_csf_row (&pl, params, wk->detail[0],
-        wk->detail[1], wk->angle,
-        wk->k_row, wk->r_row, wk->mask[y % RING], wk->x[y % RING]);
-
-    if (y - 1 >= pl.st && y - 1 < pl.sb)
-      cm_band_row (wk, &pl, y - 1, want_aim, out);
-  }
-  if (!skip && pl.sb == pl.h)
-    cm_band_row (wk, &pl, pl.h - 1, want_aim, out);
-
-  /* AVX-512 flavour 1: the next scale's scratch (4 rows of its input
-   * width, pl.w) ends where this scale's distorted low-pass row (the third
-   * of 4 rows of width src.w) holds its last row's columns 0-3. */
-  if (scale == 1 || scale == 2) {
-    const int off = 4 * pl.w - 2 * src[1].w;
-    wk->stale[0] = wk->vert[1][0][off];
-    wk->stale[1] = wk->vert[1][0][off + 1];
-  }
 }
 
 void

@@ -155,6 +155,12 @@ void vh_adm_plan (VhAdmPlan *plan, int scale, int w, int h, bool avx512,
 /* Scratch for one picture size; NULL below VH_ADM_MIN_SIZE or above 65536. */
 VhAdmWork *vh_adm_work_new (unsigned width, unsigned height);
 void vh_adm_work_free (VhAdmWork *work);
+/* Lets each scale run in row bands on up to max_threads threads (1: the
+ * calling thread only, the default; at most 16), through vh_parallel_for
+ * (helpers join where they are free).  Allocates each band's row
+ * scratch; FALSE if memory runs out (the work stays on fewer threads).
+ * The sums are the same integers however the rows are split. */
+gboolean vh_adm_work_set_threads (VhAdmWork *work, unsigned max_threads);
 
 /* Integer part of ADM for one luma pair. Unchecked preconditions (the
  * extractor checks them): bpc 8, 10 or 12, planes of the size given to

@@ -2,7 +2,8 @@
  * common/frame-pool.c), on content the project makes itself: every score
  * of every frame equal to one thread's, frames final in order and never
  * lost or scored twice, reset and errors in the middle of a stream; and
- * VIF's row bands: the same sums however a picture's rows are split. */
+ * VIF's and ADM's row bands: the same sums however a picture's rows are
+ * split. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "vh-engine.h"
 #include "vh-synth.h"
 #include "vif.h"
+#include "adm.h"
 
 #define W 256
 #define H 192
@@ -395,6 +397,62 @@ START_TEST (test_vif_bands)
 
 END_TEST
 
+/* ADM split into row bands over 2 to 16 threads (vh_adm_work_set_threads):
+ * every scale's sums equal to one thread's, at sizes whose band rows split
+ * unevenly, every depth, with scale 0 and AIM skipped, and both of
+ * libvmaf's code paths (the AVX-512 one carries columns between scales) */
+START_TEST (test_adm_bands)
+{
+  static const struct { unsigned w, h, bpc; } cases[] = {
+    { 256, 192, 8 }, { 333, 271, 10 }, { 1000, 700, 12 }, { 644, 400, 8 },
+    /* 66 wide: the columns the AVX-512 path carries from scale to scale
+     * matter (adm.c, flavour 1) */
+    { 66, 600, 8 }, { 34, 300, 10 },
+  };
+  static const unsigned threads[] = { 2, 3, 7, 16, 40 };
+  for (unsigned c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const unsigned w = cases[c].w, h = cases[c].h, bpc = cases[c].bpc;
+    VhSynth *s = vh_synth_new (w, h, bpc, VH_SYNTH_420, 21 + c);
+    VhPicture ref, dis;
+    vh_synth_render (s, 2, 6, &ref, &dis);
+    VhAdmWork *one = vh_adm_work_new (w, h), *banded = vh_adm_work_new (w, h);
+    ck_assert (one && banded);
+    for (unsigned variant = 0; variant < 3; variant++) {
+      VhAdmOptions opts;
+      VhAdmParams params;
+      GError *error = NULL;
+      vh_adm_options_default (&opts);
+      opts.skip_scale0 = variant == 1;
+      opts.skip_aim = variant == 2;
+      check_ok (vh_adm_params_init (&params, &opts, &error), error);
+      if (variant == 2)
+        params.reference = VH_ADM_LIBVMAF_C;
+      VhAdmSums expect, got;
+      vh_adm_compute_sums (one, &ref.plane[0], &dis.plane[0], bpc, &params,
+          &expect);
+      ck_assert (expect.scale[3].den[0] > 0);
+      for (unsigned t = 0; t < G_N_ELEMENTS (threads); t++) {
+        ck_assert (vh_adm_work_set_threads (banded, threads[t]));
+        memset (&got, 0x5a, sizeof got);
+        vh_adm_compute_sums (banded, &ref.plane[0], &dis.plane[0], bpc,
+            &params, &got);
+        ck_assert_msg (!memcmp (&expect, &got, sizeof got),
+            "%ux%u %u-bit, variant %u: sums differ with %u threads", w, h,
+            bpc, variant, threads[t]);
+      }
+      ck_assert (vh_adm_work_set_threads (banded, 1));
+      vh_adm_compute_sums (banded, &ref.plane[0], &dis.plane[0], bpc, &params,
+          &got);
+      ck_assert (!memcmp (&expect, &got, sizeof got));
+    }
+    vh_adm_work_free (one);
+    vh_adm_work_free (banded);
+    vh_synth_free (s);
+  }
+}
+
+END_TEST
+
 static Suite *
 threads_suite (void)
 {
@@ -408,6 +466,7 @@ threads_suite (void)
   tcase_add_test (tc, test_cambi_heatmaps);
   tcase_add_test (tc, test_subsample_computes_reported_frames);
   tcase_add_test (tc, test_vif_bands);
+  tcase_add_test (tc, test_adm_bands);
   suite_add_tcase (s, tc);
   return s;
 }
