@@ -24,6 +24,7 @@
 
 #include <gst/allocators/allocators.h>
 
+#include "gstvmafhipmeta.h"
 #include "vh-element-fixture.h"
 #include "vh-test-util.h"
 
@@ -366,6 +367,72 @@ GST_START_TEST (test_pinned_luma_output_intact_mock)
   }
   wait_eos (f);
   fail_unless (host_allocs () > allocs_before, "no pinned copy was made");
+  g_ptr_array_unref (sent);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
+/* The pinned pool cannot grow in the middle of a stream (pinned memory
+ * runs out after the first copies): the frames it cannot take go through
+ * system memory as before, every frame is scored and goes out intact, and
+ * no error or warning stops the stream */
+GST_START_TEST (test_pinned_pool_runs_out_mock)
+{
+  const guint n = 16;
+  int (*host_allocs) (void) = mock_symbol ("vh_mock_hip_host_allocs");
+  int (*host_refused) (void) = mock_symbol ("vh_mock_hip_host_refused");
+  const int refused_before = host_refused ();
+  /* the backend's own staging first (at the first frame), then a few of
+   * the pool's buffers */
+  Fixture *f = fixture_new ("backend=hip frame-message=true", FALSE);
+  video_info_init (&f->ref_info, "I420", W, H);
+  video_info_init (&f->dist_info, "I420", W, H);
+  content_init (&f->content, &f->ref_info, 6);
+  gst_harness_set_src_caps (f->ref, gst_video_info_to_caps (&f->ref_info));
+  gst_harness_set_src_caps (f->dist, gst_video_info_to_caps (&f->dist_info));
+  GPtrArray *sent = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      g_bytes_unref);
+  for (guint i = 0; i < n; i++) {
+    VhPicture r, d;
+    if (i == 2) {
+      gchar *after = g_strdup_printf ("%d", host_allocs () + 2);
+      g_setenv ("VH_MOCK_HIP_HOST_MALLOC_AFTER", after, TRUE);
+      g_free (after);
+    }
+    render (f, i, &r, &d);
+    GstBuffer *rb = make_buffer (&f->ref_info, &r, i, 0);
+    gpointer bytes;
+    gsize size;
+    gst_buffer_extract_dup (rb, 0, gst_buffer_get_size (rb), &bytes, &size);
+    g_ptr_array_add (sent, g_bytes_new_take (bytes, size));
+    fail_unless_equals_int (gst_harness_push (f->ref, rb), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (f->dist,
+            make_buffer (&f->dist_info, &d, i, 0)), GST_FLOW_OK);
+  }
+  push_eos_both (f);
+  for (guint i = 0; i < n; i++) {
+    GstBuffer *out = gst_harness_pull (f->ref);
+    fail_unless (out != NULL, "frame %u", i);
+    GstVmafHipMeta *meta = gst_buffer_get_vmafhip_meta (out);
+    fail_unless (meta != NULL && gst_vmafhip_meta_get_index (meta) == (gint) i,
+        "frame %u was not scored", i);
+    gsize size;
+    const guint8 *want = g_bytes_get_data (g_ptr_array_index (sent, i),
+        &size);
+    fail_unless (gst_buffer_memcmp (out, 0, want, size) == 0,
+        "frame %u changed on its way through", i);
+    gst_buffer_unref (out);
+  }
+  wait_eos (f);
+  g_unsetenv ("VH_MOCK_HIP_HOST_MALLOC_AFTER");
+  fail_unless (host_refused () > refused_before,
+      "the pinned pool never ran out: the fallback was not exercised");
+  drain_bus (f->bus, &f->seen);
+  for (GList * l = f->seen; l; l = l->next)
+    fail_if (GST_MESSAGE_TYPE (l->data) == GST_MESSAGE_ERROR
+        || GST_MESSAGE_TYPE (l->data) == GST_MESSAGE_WARNING,
+        "the stream got an error or warning");
   g_ptr_array_unref (sent);
   fixture_free (f);
 }
@@ -717,6 +784,7 @@ vmafhip_memory_suite (void)
     tcase_add_test (tc, test_dmabuf_imported_once_mock);
     tcase_add_test (tc, test_dmabuf_import_refused_mock);
     tcase_add_test (tc, test_pinned_luma_output_intact_mock);
+    tcase_add_test (tc, test_pinned_pool_runs_out_mock);
     return s;
   }
   tcase_add_test (tc, test_caps_cpu_system_memory_only);

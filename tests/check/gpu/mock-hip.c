@@ -5,8 +5,10 @@
  * imported buffer reads back what its producer wrote.
  *
  * Loaded by the HIP loader through VMAFHIP_HIP_LIBRARY.  Tests read its
- * counters with vh_mock_hip_counters () and vh_mock_hip_host_allocs (), and make imports fail with
- * VH_MOCK_HIP_REFUSE_IMPORT=1, device allocations above N bytes run out
+ * counters with vh_mock_hip_counters (), vh_mock_hip_host_allocs () and
+ * vh_mock_hip_host_refused (), and make imports fail with
+ * VH_MOCK_HIP_REFUSE_IMPORT=1, pinned host allocations after the first N
+ * fail with VH_MOCK_HIP_HOST_MALLOC_AFTER=N, device allocations above N bytes run out
  * of memory with VH_MOCK_HIP_MALLOC_LIMIT=N, and kernel launches fail with
  * VH_MOCK_HIP_FAIL_LAUNCH=1, or after the first N of the process with
  * VH_MOCK_HIP_FAIL_LAUNCH_AFTER=N; copies fail after the first N with
@@ -62,7 +64,8 @@ static struct {
   int mappings_live;
   unsigned long long launches;  /* VH_MOCK_HIP_FAIL_LAUNCH_AFTER's count */
   unsigned long long copies;    /* VH_MOCK_HIP_FAIL_COPY_AFTER's count */
-  int host_allocs;          /* pinned blocks ever allocated */
+  int host_allocs;          /* pinned blocks ever asked for */
+  int host_refused;         /* of them, refused (HOST_MALLOC_AFTER) */
   size_t device_bytes;          /* hipMalloc's blocks now held */
   unsigned long long lost_launches;     /* VH_MOCK_HIP_LOST_AFTER's count */
   int lost;                     /* the device has gone */
@@ -245,15 +248,29 @@ hipFree (void *ptr)
   return GONE_OR (hipSuccess);
 }
 
+/* VH_MOCK_HIP_HOST_MALLOC_AFTER=N: the pinned allocations after the
+ * first N of the process run out of memory (read at each call) */
 hipError_t
 hipHostMalloc (void **ptr, size_t size, unsigned int flags)
 {
   (void) flags;
+  const char *after = getenv ("VH_MOCK_HIP_HOST_MALLOC_AFTER");
   pthread_mutex_lock (&lock);
-  mock.host_allocs++;
+  const unsigned long long n = (unsigned long long) ++mock.host_allocs;
+  const int refuse = after && n > strtoull (after, NULL, 10);
+  mock.host_refused += refuse;
   pthread_mutex_unlock (&lock);
-  *ptr = calloc (1, size);
+  *ptr = refuse ? NULL : calloc (1, size);
   return *ptr ? hipSuccess : hipErrorOutOfMemory;
+}
+
+int
+vh_mock_hip_host_refused (void)
+{
+  pthread_mutex_lock (&lock);
+  const int n = mock.host_refused;
+  pthread_mutex_unlock (&lock);
+  return n;
 }
 
 int
