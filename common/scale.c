@@ -280,6 +280,25 @@ vh_scaler_taps (const VhScaler *s, gboolean horizontal, unsigned *n_taps,
   return ax->coef;
 }
 
+void
+vh_scaler_get_info (const VhScaler *s, VhScalerInfo *info)
+{
+  g_return_if_fail (s != NULL && info != NULL);
+  *info = (VhScalerInfo) {
+    .src_w = s->src_w, .src_h = s->src_h,
+    .dst_w = s->dst_w, .dst_h = s->dst_h,
+    .bpc = s->bpc, .filter = s->filter, .frac_bits = s->frac_bits,
+    .h_shift = VH_SCALE_COEF_BITS - s->frac_bits,
+    .v_shift = VH_SCALE_COEF_BITS + s->frac_bits,
+    /* swscale caps the horizontal pass's overshoot just below 2^bpc (its
+     * 15- or 19-bit intermediate) but lets undershoot through; so do we,
+     * for outputs that track it near bright edges */
+    .top = (int32_t) ((1u << (s->bpc + s->frac_bits)) - 1),
+    .max = (int32_t) ((1u << s->bpc) - 1),
+    .wide = s->bpc > 12,
+  };
+}
+
 /* One source row to dst_w intermediate samples: the sum of samples times
  * coefficients (it fits int32 even for 16-bit samples: at most
  * 65535 · 1.3 · 2^14), rounded, keeping 14 − shift fraction bits. */
@@ -344,15 +363,12 @@ vh_scaler_run (const VhScaler *s, const VhPlane *src, const VhPlane *dst)
   g_return_if_fail (dst->width == s->dst_w && dst->height == s->dst_h);
   g_return_if_fail (src->step >= 1 && dst->step == 1);
 
+  VhScalerInfo info;
+  vh_scaler_get_info (s, &info);
   const unsigned n = s->v.n_taps, w = s->dst_w;
-  const gboolean bytes = s->bpc == 8, wide = s->bpc > 12;
-  const unsigned h_shift = VH_SCALE_COEF_BITS - s->frac_bits;
-  const unsigned v_shift = VH_SCALE_COEF_BITS + s->frac_bits;
-  const int32_t max = (int32_t) ((1u << s->bpc) - 1);
-  /* swscale caps the horizontal pass's overshoot just below 2^bpc (its
-   * 15- or 19-bit intermediate) but lets undershoot through; so do we,
-   * for outputs that track it near bright edges */
-  const int32_t top = (int32_t) ((1u << (s->bpc + s->frac_bits)) - 1);
+  const gboolean bytes = s->bpc == 8, wide = info.wide;
+  const unsigned h_shift = info.h_shift, v_shift = info.v_shift;
+  const int32_t max = info.max, top = info.top;
   /* row r of the horizontal pass lives in ring slot r % n while needed;
    * the windows only move down, so a row leaves once behind them */
   int32_t *ring = g_new (int32_t, (size_t) n * w);

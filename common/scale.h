@@ -70,6 +70,25 @@ void vh_scaler_run (const VhScaler *s, const VhPlane *src, const VhPlane *dst);
 const int16_t *vh_scaler_taps (const VhScaler *s, gboolean horizontal,
     unsigned *n_taps, const unsigned **first);
 
+/* The sizes and the passes' fixed point, exactly as vh_scaler_run uses
+ * them, for other implementations of the same integer arithmetic (the
+ * GPU's: common/gpu/scale-gpu.c). With c the 14-bit coefficients:
+ *   horizontal  t = MIN ((Σ s·c + ((1 << h_shift) >> 1)) >> h_shift, top)
+ *               in int32 (arithmetic shift: t may be negative);
+ *   vertical    out = CLAMP ((Σ t·c + (1 << (v_shift − 1))) >> v_shift,
+ *               0, max), summed in int64 when wide, else in int32. */
+typedef struct VhScalerInfo {
+  unsigned src_w, src_h, dst_w, dst_h, bpc;
+  VhScaleFilter filter;
+  unsigned frac_bits;         /* fraction bits of t */
+  unsigned h_shift, v_shift;
+  int32_t top;                /* the cap on t, just below 2^bpc */
+  int32_t max;                /* the largest sample, 2^bpc − 1 */
+  gboolean wide;              /* vertical sums in int64 (above 12 bits) */
+} VhScalerInfo;
+
+void vh_scaler_get_info (const VhScaler *s, VhScalerInfo *info);
+
 /* "bilinear", "bicubic", "lanczos" (swscale's flag names). */
 const char *vh_scale_filter_name (VhScaleFilter filter);
 /* The filter with that name (ASCII case ignored); FALSE if none. */
