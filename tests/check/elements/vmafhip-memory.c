@@ -393,9 +393,14 @@ GST_START_TEST (test_pinned_pool_runs_out_mock)
   gst_harness_set_src_caps (f->dist, gst_video_info_to_caps (&f->dist_info));
   GPtrArray *sent = g_ptr_array_new_with_free_func ((GDestroyNotify)
       g_bytes_unref);
+  GstBuffer *first = NULL;
   for (guint i = 0; i < n; i++) {
     VhPicture r, d;
     if (i == 2) {
+      /* frame 0 out: the backend has made its own pinned staging, which
+       * would be a start-up failure (an error) rather than this one */
+      first = gst_harness_pull (f->ref);
+      fail_unless (first != NULL);
       gchar *after = g_strdup_printf ("%d", host_allocs () + 2);
       g_setenv ("VH_MOCK_HIP_HOST_MALLOC_AFTER", after, TRUE);
       g_free (after);
@@ -412,7 +417,7 @@ GST_START_TEST (test_pinned_pool_runs_out_mock)
   }
   push_eos_both (f);
   for (guint i = 0; i < n; i++) {
-    GstBuffer *out = gst_harness_pull (f->ref);
+    GstBuffer *out = i ? gst_harness_pull (f->ref) : first;
     fail_unless (out != NULL, "frame %u", i);
     GstVmafHipMeta *meta = gst_buffer_get_vmafhip_meta (out);
     fail_unless (meta != NULL && gst_vmafhip_meta_get_index (meta) == (gint) i,
