@@ -66,3 +66,27 @@ vh_psnr_sse_16 (struct VhPsnrJobs jobs, unsigned int n_planes,
 {
   psnr_sse_block<uint16_t> (jobs, n_planes, sse);
 }
+
+/* Not PSNR: the depth check of 16-bit planes already in GPU memory (the
+ * host checks the planes it stages or reads).  One block per row of the
+ * backend's own copy of the plane: any sample with a bit above `mask` is
+ * ORed into *bits, for the host to refuse the frame with, and masked in
+ * place, so that no feature kernel queued after this one reads beyond its
+ * tables.  Host side: common/gpu/gpu-backend.c. */
+VH_KERNEL void __launch_bounds__ (256)
+vh_depth_check_16 (unsigned long long plane, unsigned int pitch,
+    unsigned int width, unsigned int mask, unsigned int *VH_RESTRICT bits)
+{
+  uint16_t *row = (uint16_t *) (plane + (unsigned long long) blockIdx.x
+      * pitch);
+  unsigned int beyond = 0;
+  for (unsigned int x = threadIdx.x; x < width; x += blockDim.x) {
+    const unsigned int v = row[x];
+    if (v & ~mask) {
+      beyond |= v;
+      row[x] = (uint16_t) (v & mask);
+    }
+  }
+  if (beyond)
+    atomicOr (bits, beyond);
+}

@@ -35,6 +35,7 @@ pack)
   mkdir -p "$dest/bin" "$dest/plugin"
   bins=("$build"/tests/check/gpu/test-gpu-runtime "$build"/tests/check/gpu/test-gpu-features
         "$build"/tests/check/gpu/test-gpu-sums
+        "$build"/tests/check/gpu/test-scale-gpu
         "$build"/tools/vmafhip-info
         "$build"/tests/check/elements/test-element-vmafhip
         "$build"/tests/check/elements/test-element-vmafhip-pairing
@@ -126,6 +127,7 @@ remote)
   run "$dest/bin/vmafhip-info" || status=1
   run "$dest/bin/test-gpu-runtime" > /dev/null || status=1
   run "$dest/bin/test-gpu-sums" || status=1
+  run "$dest/bin/test-scale-gpu" || status=1
   run "$dest/bin/test-gpu-features" || status=1
   # the element's harness tests on the GPU (backend=auto picks it); the
   # H.264 round trip needs avdec_h264, which does not travel

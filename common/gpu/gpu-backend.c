@@ -64,6 +64,11 @@ struct Slot {
   guint8 *staging;              /* pinned: packed ref then dis planes */
   guint8 *sums;                 /* pinned: every handle's accumulators */
   unsigned index;
+  /* frames from GPU memory above 8 bits: the depth check's word, on the
+   * device and read back (pinned); depth_checked: this frame's is */
+  VhGpuPtr depth_word;
+  guint32 *depth_bits;
+  gboolean depth_checked;
 };
 
 struct VhGpuBackend {
@@ -87,6 +92,7 @@ struct VhGpuBackend {
   unsigned n_submitted, n_delivered;
   unsigned n_zero_copy;         /* frames uploaded straight from the caller */
   unsigned n_device;            /* frames copied from the caller's GPU memory */
+  VhGpuFunction *depth_check;   /* vh_depth_check_16, on first use */
 
   /* Staging copies run on a few threads: one core's memcpy is slower than
    * the upload itself at 4K. */
@@ -685,6 +691,48 @@ enqueue_features (VhGpuBackend *b, Slot *s, unsigned index, GError **error)
   return TRUE;
 }
 
+/* Samples beyond the depth in planes copied from GPU memory: checked (and
+ * masked) on the device after the copies, in the slot's stream; the frame
+ * is refused when its word comes back (backend_collect). */
+static gboolean
+enqueue_depth_check (VhGpuBackend *b, Slot *s, const VhGpuPtr *device,
+    unsigned n, GError **error)
+{
+  if (!b->depth_check) {
+    const FeatureOps *psnr = NULL;
+    for (gsize k = 0; k < G_N_ELEMENTS (feature_ops); k++)
+      if (feature_ops[k].fex == &vh_fex_psnr)
+        psnr = &feature_ops[k];
+    VhGpuModule **module = &b->modules[psnr - feature_ops];
+    if (!*module && !(*module = vh_gpu_module_load_embedded (b->gpu,
+                psnr->image, error)))
+      return FALSE;
+    if (!(b->depth_check = vh_gpu_function (*module, "vh_depth_check_16",
+                error)))
+      return FALSE;
+  }
+  if (!s->depth_word && (!(s->depth_word = vh_gpu_mem_alloc (b->gpu, 16,
+                  error)) || !(s->depth_bits = vh_gpu_host_alloc (b->gpu, 16,
+                  error))))
+    return FALSE;
+  if (!vh_gpu_memset32_async (s->stream, s->depth_word, 0, 1, error))
+    return FALSE;
+  guint32 mask = (1u << b->info.bpc) - 1;
+  for (unsigned i = 0; i < n; i++) {
+    const unsigned p = i / 2;
+    guint64 plane = device[i];
+    guint32 pitch = (guint32) b->pitch[p], width = b->width[p];
+    VhGpuPtr word = s->depth_word;
+    void *args[] = { &plane, &pitch, &width, &mask, &word };
+    const VhGpuDim3 grid = { b->height[p], 1, 1 }, block = { 256, 1, 1 };
+    if (!vh_gpu_launch (b->depth_check, grid, block, 0, s->stream, args,
+            error))
+      return FALSE;
+  }
+  return vh_gpu_copy_d2h_async (s->stream, s->depth_bits, s->depth_word,
+      sizeof (guint32), error);
+}
+
 static gboolean
 backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
     unsigned index, GError **error)
@@ -757,7 +805,8 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
   /* Upload: one 2-D copy per plane, from the caller's pinned planes or
    * from staging packed first.  Samples beyond the depth (what the CPU
    * engine refuses too) are found on the way: while staging, or by reading
-   * the pinned planes; planes in GPU memory are not checked. */
+   * the pinned planes; planes in GPU memory after their copy, on the
+   * device (enqueue_depth_check). */
   unsigned bits = 0;
   if (!zero_copy)
     bits = stage_picture (b, planes, staged, n);
@@ -786,6 +835,9 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
           src_pitch, b->staged_row[p], b->height[p], error);
   }
   ok = ok && vh_gpu_event_record (s->uploaded, s->stream, error);
+  s->depth_checked = ok && on_device && b->bytes == 2 && ref->bpc < 16;
+  if (s->depth_checked)
+    ok = enqueue_depth_check (b, s, device, n, error);
   if (!ok) {
     /* copies already queued may still read the caller's planes */
     if (zero_copy)
@@ -830,6 +882,13 @@ backend_collect (gpointer backend, unsigned max_pending,
         return FALSE;
       if (!done)
         break;
+    }
+    if (s->depth_checked && *s->depth_bits >> b->info.bpc) {
+      /* the kernels read masked samples: their sums are dropped */
+      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+          "frame %u: a sample above %u bits (the data in GPU memory does "
+          "not match its declared depth)", s->index, b->info.bpc);
+      return FALSE;
     }
     for (guint k = 0; k < b->handles->len; k++) {
       Handle *h = g_ptr_array_index (b->handles, k);
@@ -883,6 +942,8 @@ backend_free (gpointer backend)
     }
     vh_gpu_host_free (b->gpu, s->staging);
     vh_gpu_host_free (b->gpu, s->sums);
+    vh_gpu_mem_free (b->gpu, s->depth_word);
+    vh_gpu_host_free (b->gpu, s->depth_bits);
     if (s->uploaded)
       vh_gpu_event_free (s->uploaded);
     if (s->done)

@@ -353,6 +353,79 @@ synthetic (unsigned w, unsigned h, unsigned bpc, unsigned n)
   vh_synth_free (s);
 }
 
+/* A 10-bit stream whose pictures are in GPU memory, frame 2 carrying a
+ * 16-bit value: the backend's depth check on the device refuses frame 2
+ * (as the CPU engine and the staging copy refuse such host pictures),
+ * after frames 0 and 1 were scored */
+static void
+device_beyond_depth (void)
+{
+  enum { W = 256, H = 144, BPC = 10, N = 4 };
+  GError *error = NULL;
+  const VhVideoInfo info = { W, H, BPC };
+  VhGpu *dev = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, &error);
+  VhGpuBackend *backend = dev ? vh_gpu_backend_new (dev, 0, &error) : NULL;
+  VhEngine *e = vh_engine_new (&info, &error);
+  if (!backend || !e
+      || !vh_engine_set_accelerator (e, &vh_gpu_backend_ops, backend, &error)
+      || !vh_engine_add_model (e, "vmaf_v0.6.1", "vmaf", NULL, &error))
+    g_error ("device beyond depth: %s", error->message);
+  VhGpu *mem = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, &error);
+  VhGpuStream *stream = mem ? vh_gpu_stream_new (mem, &error) : NULL;
+  if (!stream)
+    g_error ("device beyond depth: %s", error->message);
+  VhSynth *synth = vh_synth_new (W, H, BPC, VH_SYNTH_420, 33);
+  VhGpuPtr planes[2][3] = { { 0 } };
+  gboolean refused = FALSE;
+  unsigned pushed = 0;
+  for (unsigned i = 0; i < N && !refused; i++) {
+    VhPicture pic[2];
+    vh_synth_render (synth, i, 3, &pic[0], &pic[1]);
+    if (i == 2)
+      ((guint16 *) pic[1].plane[0].data)[W * 7 + 11] = 0xffff;
+    for (int k = 0; k < 2; k++) {
+      for (unsigned p = 0; p < pic[k].nplanes; p++) {
+        VhPlane *pl = &pic[k].plane[p];
+        const size_t row = (size_t) pl->width * 2;
+        if (!planes[k][p]
+            && !(planes[k][p] = vh_gpu_mem_alloc (mem, row * pl->height,
+                    &error)))
+          g_error ("device beyond depth: %s", error->message);
+        if (!vh_gpu_copy2d_h2d_async (stream, planes[k][p], row, pl->data,
+                (size_t) pl->stride, row, pl->height, &error)
+            || !vh_gpu_stream_sync (stream, &error))
+          g_error ("device beyond depth: %s", error->message);
+        pl->data = (void *) (uintptr_t) planes[k][p];
+        pl->stride = (ptrdiff_t) row;
+      }
+      pic[k].memory = VH_PICTURE_DEVICE;
+      pic[k].device_context = NULL;
+    }
+    if (!vh_engine_push (e, &pic[0], &pic[1], &error))
+      refused = TRUE;
+    else
+      pushed++;
+  }
+  if (!refused && !vh_engine_flush (e, &error))
+    refused = TRUE;
+  const gboolean ok = refused && error
+      && strstr (error->message, "frame 2: a sample above 10 bits")
+      && vh_engine_n_final (e) >= 1;
+  printf ("%-34s %3u frames: %s (%s)\n", "device memory, sample > 10 bits",
+      pushed, ok ? "frame 2 refused" : "NOT REFUSED AS EXPECTED",
+      error ? error->message : "no error");
+  comparisons++;
+  failures += ok ? 0 : 1;
+  g_clear_error (&error);
+  vh_engine_free (e);
+  for (int k = 0; k < 2; k++)
+    for (unsigned p = 0; p < 3; p++)
+      vh_gpu_mem_free (mem, planes[k][p]);
+  vh_gpu_stream_free (stream);
+  vh_gpu_close (mem);
+  vh_synth_free (synth);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -400,6 +473,7 @@ main (int argc, char **argv)
   synthetic_pinned (1281, 721, 10, 4, TRUE);
   synthetic_pinned (1023, 577, 12, 3, TRUE);
   synthetic_pinned (1920, 1080, 8, 3, FALSE);
+  device_beyond_depth ();
   for (gsize f = 0; f < G_N_ELEMENTS (float_metrics); f++)
     printf ("%s: worst |cpu - gpu| %.3g (tolerance %g)\n",
         float_metrics[f].name, float_metrics[f].worst, FLOAT_TOLERANCE);
