@@ -287,12 +287,12 @@ adm_close (void *priv)
 }
 
 static void
-adm_set_threads (void *priv, unsigned max_threads)
+adm_set_threads (void *priv, unsigned max_threads, gint *budget)
 {
   AdmPriv *s = priv;
   /* out of memory for the bands' scratch: one thread, as before */
-  if (s->work && !vh_adm_work_set_threads (s->work, max_threads))
-    vh_adm_work_set_threads (s->work, 1);
+  if (s->work && !vh_adm_work_set_threads (s->work, max_threads, budget))
+    vh_adm_work_set_threads (s->work, 1, NULL);
 }
 
 const VhFeatureExtractor vh_fex_adm = {

@@ -119,6 +119,7 @@ struct VhAdmWork {
    * with row scratch of its own and this work's low bands (band[0] is
    * this work). */
   unsigned max_threads;
+  gint *budget;
   unsigned n_band_works;
   VhAdmWork **band;
 };
@@ -225,7 +226,8 @@ vh_adm_work_free (VhAdmWork *work)
 }
 
 gboolean
-vh_adm_work_set_threads (VhAdmWork *work, unsigned max_threads)
+vh_adm_work_set_threads (VhAdmWork *work, unsigned max_threads,
+    gint *budget)
 {
   g_return_val_if_fail (work != NULL, FALSE);
   max_threads = CLAMP (max_threads, 1, ADM_MAX_BANDS);
@@ -239,6 +241,7 @@ vh_adm_work_set_threads (VhAdmWork *work, unsigned max_threads)
       band->band = NULL;
       band->n_band_works = 0;
       band->max_threads = 1;
+      band->budget = NULL;
       if (!work_alloc (band, false)) {
         g_free (band);
         return FALSE;
@@ -249,6 +252,7 @@ vh_adm_work_set_threads (VhAdmWork *work, unsigned max_threads)
     }
   }
   work->max_threads = max_threads;
+  work->budget = budget;
   return TRUE;
 }
 
@@ -925,7 +929,7 @@ adm_scale (VhAdmWork *wk, int scale, const AdmSource src[2], unsigned bpc,
   /* the scale before's stale columns, for every band (flavour 1) */
   for (unsigned i = 1; i < job.bands; i++)
     memcpy (wk->band[i]->stale, wk->stale, sizeof wk->stale);
-  vh_parallel_for (job.bands, job.bands, scale_piece, &job);
+  vh_parallel_for (job.bands, job.bands, wk->budget, scale_piece, &job);
   if (job.bands > 1)
     memcpy (wk->stale, wk->band[job.bands - 1]->stale, sizeof wk->stale);
   /* integer sums of rounded rows: the bands' order does not matter */

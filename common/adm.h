@@ -157,10 +157,12 @@ VhAdmWork *vh_adm_work_new (unsigned width, unsigned height);
 void vh_adm_work_free (VhAdmWork *work);
 /* Lets each scale run in row bands on up to max_threads threads (1: the
  * calling thread only, the default; at most 16), through vh_parallel_for
- * (helpers join where they are free).  Allocates each band's row
+ * (helpers join where they are free, as many as budget has left; NULL:
+ * no budget).  Allocates each band's row
  * scratch; FALSE if memory runs out (the work stays on fewer threads).
  * The sums are the same integers however the rows are split. */
-gboolean vh_adm_work_set_threads (VhAdmWork *work, unsigned max_threads);
+gboolean vh_adm_work_set_threads (VhAdmWork *work, unsigned max_threads,
+    gint *budget);
 
 /* Integer part of ADM for one luma pair. Unchecked preconditions (the
  * extractor checks them): bpc 8, 10 or 12, planes of the size given to

@@ -73,6 +73,10 @@ struct VhEngine {
   /* Frames in flight on worker threads (frame-pool.c), from the first
    * push when n_threads > 1. */
   unsigned n_threads;
+  /* of them, those not scoring a frame: the row bands' helpers are taken
+   * off it (vh_parallel_for's budget), so that no more than n_threads
+   * threads ever score */
+  gint idle_threads;
   VhFramePool *frames;
   WorkerState *workers;   /* n_threads */
   size_t pool_sums_size;

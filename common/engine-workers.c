@@ -110,21 +110,22 @@ pool_work (gpointer user, unsigned worker, const VhPicture *ref,
   PoolFrame *f = frame_data;
   WorkerState *w = &e->workers[worker];
 
+  gboolean ok = TRUE;
   g_array_set_size (f->record, 0);
-  for (guint i = 0; i < e->instances->len; i++) {
+  g_atomic_int_add (&e->idle_threads, -1);
+  for (guint i = 0; ok && i < e->instances->len; i++) {
     const Instance *inst = g_ptr_array_index (e->instances, i);
     if (!w->priv[i] || !vh_engine_computes (e, inst, index))
       continue;
     w->sink[i].record = f;
-    const gboolean ok = inst->fex->compute_sums
+    ok = inst->fex->compute_sums
         ? inst->fex->compute_sums (w->priv[i], ref, dis, earlier, index,
         f->sums + inst->sums_offset, error)
         : inst->fex->extract (w->priv[i], ref, dis, index, &w->sink[i],
         error);
-    if (!ok)
-      return FALSE;
   }
-  return TRUE;
+  g_atomic_int_add (&e->idle_threads, 1);
+  return ok;
 }
 
 /* In the pushing thread, in frame order: the workers' puts into the
@@ -188,6 +189,7 @@ vh_engine_workers_start (VhEngine *e, const VhPicture *ref, GError **error)
   /* Row bands where an extractor has them; VMAFHIP_CPU_BANDS=0 turns them
    * off (to measure what they bring) */
   const gboolean bands = g_strcmp0 (g_getenv ("VMAFHIP_CPU_BANDS"), "0");
+  e->idle_threads = (gint) e->n_threads;
   e->workers = g_new0 (WorkerState, e->n_threads);
   for (unsigned w = 0; w < e->n_threads; w++) {
     e->workers[w].priv = g_new0 (void *, e->instances->len);
@@ -203,7 +205,7 @@ vh_engine_workers_start (VhEngine *e, const VhPicture *ref, GError **error)
         goto failed;
       }
       if (inst->fex->set_threads && bands)
-        inst->fex->set_threads (priv, e->n_threads);
+        inst->fex->set_threads (priv, e->n_threads, &e->idle_threads);
       e->workers[w].priv[i] = priv;
       e->workers[w].sink[i] = (VhFeatureSink) {
         .suffix = inst->suffix, .record_instance = i,

@@ -108,9 +108,10 @@ typedef struct VhFeatureExtractor {
    * NULL (index = stored int). NULL: the extractor has no such options. */
   const char *const *(*enum_names) (const char *option);
   /* Row bands: after init, on each worker's instance, the engine's number
-   * of workers; the extractor may split one picture's work over that many
-   * threads where CPUs are idle (vh_parallel_for).  NULL: it never does. */
-  void (*set_threads) (void *priv, unsigned max_threads);
+   * of workers and its count of idle ones (vh_parallel_for's budget); the
+   * extractor may split one picture's work over that many threads, helpers
+   * taken off the budget.  NULL: it never does. */
+  void (*set_threads) (void *priv, unsigned max_threads, gint *budget);
 } VhFeatureExtractor;
 
 extern const VhFeatureExtractor vh_fex_vif;

@@ -144,17 +144,33 @@ vh_parallel_run (unsigned n, void (*fn) (void *data, unsigned i), void *data)
   g_cond_clear (&run.done);
 }
 
+/* one thread off the budget, if it has one left */
+static gboolean
+budget_take (gint *budget)
+{
+  for (;;) {
+    const gint left = g_atomic_int_get (budget);
+    if (left <= 0)
+      return FALSE;
+    if (g_atomic_int_compare_and_exchange (budget, left, left - 1))
+      return TRUE;
+  }
+}
+
 void
-vh_parallel_for (unsigned n, unsigned max_threads,
+vh_parallel_for (unsigned n, unsigned max_threads, gint *budget,
     void (*fn) (void *data, unsigned i), void *data)
 {
   GThreadPool *pool = n > 1 && max_threads > 1 ? helpers () : NULL;
-  if (!pool) {
+  unsigned n_helpers = 0;
+  while (pool && n_helpers + 1 < MIN (n, max_threads)
+      && (!budget || budget_take (budget)))
+    n_helpers++;
+  if (!n_helpers) {
     for (unsigned i = 0; i < n; i++)
       fn (data, i);
     return;
   }
-  const unsigned n_helpers = MIN (n, max_threads) - 1;
   ForRun *run = g_new0 (ForRun, 1);
   run->task.run = run_for_helper;
   run->fn = fn;
@@ -171,5 +187,9 @@ vh_parallel_for (unsigned n, unsigned max_threads,
   while (run->finished < n)
     g_cond_wait (&run->done, &run->lock);
   g_mutex_unlock (&run->lock);
+  /* given back here, not by the helpers: one still queued behind other
+   * work finds nothing left and must not touch the owner's budget */
+  if (budget)
+    g_atomic_int_add (budget, (gint) n_helpers);
   for_run_unref (run);
 }

@@ -18,9 +18,12 @@ void vh_parallel_run (unsigned n, void (*fn) (void *data, unsigned i),
  * (a picture's row bands): the caller and up to max_threads - 1 helpers
  * take pieces in order as each is free, so where the helpers are busy
  * with other work the caller runs the pieces itself rather than waiting
- * for them.  fn (data, i) runs exactly once for each i < n; returns when
- * all are done. */
-void vh_parallel_for (unsigned n, unsigned max_threads,
+ * for them.  budget (NULL: none): threads its owner may still start (an
+ * engine's idle workers); a helper is asked for only while it is above
+ * 0, is counted off it and given back when the pieces are done, so the
+ * owner never runs more threads than it was allowed.  fn (data, i) runs
+ * exactly once for each i < n; returns when all are done. */
+void vh_parallel_for (unsigned n, unsigned max_threads, gint *budget,
     void (*fn) (void *data, unsigned i), void *data);
 
 G_END_DECLS

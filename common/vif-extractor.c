@@ -199,12 +199,12 @@ vif_close (void *priv)
 }
 
 static void
-vif_set_threads (void *priv, unsigned max_threads)
+vif_set_threads (void *priv, unsigned max_threads, gint *budget)
 {
   VifState *s = priv;
   /* out of memory for the bands' scratch: one thread, as before */
-  if (s->work && !vh_vif_work_set_threads (s->work, max_threads))
-    vh_vif_work_set_threads (s->work, 1);
+  if (s->work && !vh_vif_work_set_threads (s->work, max_threads, budget))
+    vh_vif_work_set_threads (s->work, 1, NULL);
 }
 
 const VhFeatureExtractor vh_fex_vif = {

@@ -115,6 +115,7 @@ struct VhVifWork {
    * piece on a work of its own, band[i], which shares this one's pyramid
    * and has scratch of its own (band[0] is this work). */
   unsigned max_threads;
+  int *budget;
   unsigned n_band_works;
   VhVifWork **band;
 };
@@ -790,6 +791,7 @@ band_work_new (const VhVifWork *parent)
   band->band = NULL;
   band->n_band_works = 0;
   band->max_threads = 1;
+  band->budget = NULL;
   for (unsigned a = 0; a < ROW_ARRAYS; a++)
     band->row[a] = NULL;
   const size_t bytes = work_layout (band, NULL, false);
@@ -804,7 +806,7 @@ band_work_new (const VhVifWork *parent)
 }
 
 bool
-vh_vif_work_set_threads (VhVifWork *work, unsigned max_threads)
+vh_vif_work_set_threads (VhVifWork *work, unsigned max_threads, int *budget)
 {
   g_return_val_if_fail (work != NULL, false);
   max_threads = CLAMP (max_threads, 1, VIF_MAX_BANDS);
@@ -822,6 +824,7 @@ vh_vif_work_set_threads (VhVifWork *work, unsigned max_threads)
     }
   }
   work->max_threads = max_threads;
+  work->budget = budget;
   return true;
 }
 
@@ -922,7 +925,7 @@ vh_vif_compute_sums_from (VhVifWork *work, const VhPlane *ref,
     if (s + 1 < VH_VIF_SCALES)
       ph.sub_bands = banded ? bands_for (work, work->height[s + 1]) : 1;
     vh_parallel_for (ph.stats_bands + ph.sub_bands,
-        banded ? work->max_threads : 1, phase_piece, &ph);
+        banded ? work->max_threads : 1, work->budget, phase_piece, &ph);
     /* integer sums: the bands' order does not matter */
     for (unsigned i = 0; i < ph.stats_bands; i++) {
       VhVifScaleSums *out = &sums->scale[s];

@@ -45,12 +45,14 @@ void vh_vif_work_free (VhVifWork *work);
 
 /* Lets one picture's passes run in row bands on up to max_threads threads
  * (1: all in the calling thread, the default; at most 16), through
- * vh_parallel_for: helpers join only where they are free, so a picture
+ * vh_parallel_for: helpers join only where they are free and, with a
+ * budget (int *; NULL: none), only as many as it has left, so a picture
  * goes faster where CPUs are idle (one stream, few frames in flight) and
  * costs little more where they are not.  Allocates each band's scratch;
  * false if memory runs out (the work is left as it was).  The sums are
  * the same integers however the rows are split. */
-bool vh_vif_work_set_threads (VhVifWork *work, unsigned max_threads);
+bool vh_vif_work_set_threads (VhVifWork *work, unsigned max_threads,
+    int *budget);
 
 /* Integer part of VIF for one luma pair (bpc 8..12; 9..16 also match
  * libvmaf). Planes as set up in the work, step 1, any stride sign. */

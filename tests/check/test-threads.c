@@ -14,6 +14,7 @@
 #include "vh-synth.h"
 #include "vif.h"
 #include "adm.h"
+#include "vh-parallel.h"
 
 #define W 256
 #define H 192
@@ -375,7 +376,7 @@ START_TEST (test_vif_bands)
           first, &expect);
       ck_assert (expect.scale[3].den_log + expect.scale[3].den_non_log > 0);
       for (unsigned t = 0; t < G_N_ELEMENTS (threads); t++) {
-        ck_assert (vh_vif_work_set_threads (banded, threads[t]));
+        ck_assert (vh_vif_work_set_threads (banded, threads[t], NULL));
         memset (&got, 0x5a, sizeof got);
         vh_vif_compute_sums_from (banded, &ref.plane[0], &dis.plane[0], bpc,
             100.0, first, &got);
@@ -384,7 +385,7 @@ START_TEST (test_vif_bands)
             bpc, first, threads[t]);
       }
       /* back to one thread: the bands' scratch stays, unused */
-      ck_assert (vh_vif_work_set_threads (banded, 1));
+      ck_assert (vh_vif_work_set_threads (banded, 1, NULL));
       vh_vif_compute_sums_from (banded, &ref.plane[0], &dis.plane[0], bpc,
           100.0, first, &got);
       ck_assert (!memcmp (&expect, &got, sizeof got));
@@ -432,7 +433,7 @@ START_TEST (test_adm_bands)
           &expect);
       ck_assert (expect.scale[3].den[0] > 0);
       for (unsigned t = 0; t < G_N_ELEMENTS (threads); t++) {
-        ck_assert (vh_adm_work_set_threads (banded, threads[t]));
+        ck_assert (vh_adm_work_set_threads (banded, threads[t], NULL));
         memset (&got, 0x5a, sizeof got);
         vh_adm_compute_sums (banded, &ref.plane[0], &dis.plane[0], bpc,
             &params, &got);
@@ -440,7 +441,7 @@ START_TEST (test_adm_bands)
             "%ux%u %u-bit, variant %u: sums differ with %u threads", w, h,
             bpc, variant, threads[t]);
       }
-      ck_assert (vh_adm_work_set_threads (banded, 1));
+      ck_assert (vh_adm_work_set_threads (banded, 1, NULL));
       vh_adm_compute_sums (banded, &ref.plane[0], &dis.plane[0], bpc, &params,
           &got);
       ck_assert (!memcmp (&expect, &got, sizeof got));
@@ -448,6 +449,50 @@ START_TEST (test_adm_bands)
     vh_adm_work_free (one);
     vh_adm_work_free (banded);
     vh_synth_free (s);
+  }
+}
+
+END_TEST
+
+/* vh_parallel_for: every piece runs once; with a budget, never more
+ * threads at once than the caller plus what the budget had, which comes
+ * back whole; with none left, everything runs in the caller */
+typedef struct {
+  gint running, most;
+  gint ran[64];
+  GThread *caller;
+  gint off_caller;
+} PieceLog;
+
+static void
+logged_piece (void *data, unsigned i)
+{
+  PieceLog *log = data;
+  const gint now = g_atomic_int_add (&log->running, 1) + 1;
+  for (gint most = g_atomic_int_get (&log->most); now > most;
+      most = g_atomic_int_get (&log->most))
+    if (g_atomic_int_compare_and_exchange (&log->most, most, now))
+      break;
+  g_usleep (3000);
+  g_atomic_int_inc (&log->ran[i]);
+  if (g_thread_self () != log->caller)
+    g_atomic_int_inc (&log->off_caller);
+  g_atomic_int_add (&log->running, -1);
+}
+
+START_TEST (test_parallel_budget)
+{
+  static const gint budgets[] = { 0, 1, 2, 5 };
+  for (unsigned b = 0; b < G_N_ELEMENTS (budgets); b++) {
+    PieceLog log = { .caller = g_thread_self () };
+    gint budget = budgets[b];
+    vh_parallel_for (40, 16, &budget, logged_piece, &log);
+    for (unsigned i = 0; i < 40; i++)
+      ck_assert_int_eq (log.ran[i], 1);
+    ck_assert_int_eq (budget, budgets[b]);
+    ck_assert_int_le (log.most, budgets[b] + 1);
+    if (budgets[b] == 0)
+      ck_assert_int_eq (log.off_caller, 0);
   }
 }
 
@@ -467,6 +512,7 @@ threads_suite (void)
   tcase_add_test (tc, test_subsample_computes_reported_frames);
   tcase_add_test (tc, test_vif_bands);
   tcase_add_test (tc, test_adm_bands);
+  tcase_add_test (tc, test_parallel_budget);
   suite_add_tcase (s, tc);
   return s;
 }
