@@ -22,6 +22,7 @@
 #include "vh-gpu-backend.h"
 #include "vh-gpu.h"
 #include "vh-rawvideo.h"
+#include "scale.h"
 #include "vh-spec.h"
 #include "vh-synth.h"
 #include "vh-y4m.h"
@@ -32,8 +33,9 @@
 
 typedef struct {
   char *ref_path, *dis_path, *pixel_format, *format, *synthetic;
-  char *output, *log_format, *backend;
+  char *output, *log_format, *backend, *scaler;
   int width, height, bitdepth, frame_cnt, frame_skip_ref, frame_skip_dist;
+  int dis_width, dis_height;
   int subsample, threads, gpu_device, seed, strength;
   gboolean xml, json, csv, sub, quiet, version, no_prediction;
   char **models, **features;
@@ -134,9 +136,66 @@ check_y4m_against_options (const Input *in, const Options *o, GError **error)
   return TRUE;
 }
 
-/* Opens an input and reads its header; no frame is read. */
+/* A distorted video smaller than the reference, scaled up to it frame by
+ * frame (issue 15's renditions): one scaler per plane, the picture the
+ * engine reads in `buf`. */
+typedef struct {
+  VhScaler *plane[3];
+  guint8 *buf;
+  VhPicture out;
+} Upscale;
+
+static void
+upscale_clear (Upscale *u)
+{
+  for (int p = 0; p < 3; p++)
+    vh_scaler_free (u->plane[p]);
+  g_free (u->buf);
+}
+
+/* Scalers from the distorted input's planes to the reference's. */
 static gboolean
-input_open (Input *in, const char *path, const Options *o, GError **error)
+upscale_init (Upscale *u, const Input *ref, const Input *dis,
+    const char *scaler_name, GError **error)
+{
+  VhScaleFilter filter;
+  if (!vh_scale_filter_from_string (scaler_name ? scaler_name : "bicubic",
+          &filter))
+    return fail (error, "unknown --scaler '%s' (bicubic, lanczos, "
+        "bilinear)", scaler_name);
+  if (dis->width > ref->width || dis->height > ref->height)
+    return fail (error, "the distorted video (%ux%u) is larger than the "
+        "reference (%ux%u): renditions are scaled up to the reference's "
+        "size, never down", dis->width, dis->height, ref->width,
+        ref->height);
+  const size_t size = vh_raw_frame_size (ref->format, ref->width,
+      ref->height);
+  u->buf = g_malloc0 (size);
+  vh_raw_picture (ref->format, u->buf, ref->width, ref->height, &u->out);
+  VhPicture from;
+  vh_raw_picture (dis->format, dis->buf, dis->width, dis->height, &from);
+  for (unsigned p = 0; p < u->out.nplanes; p++) {
+    u->plane[p] = vh_scaler_new (from.plane[p].width, from.plane[p].height,
+        u->out.plane[p].width, u->out.plane[p].height, u->out.bpc, filter,
+        error);
+    if (!u->plane[p])
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+upscale_run (Upscale *u, const VhPicture *dis)
+{
+  for (unsigned p = 0; p < u->out.nplanes; p++)
+    vh_scaler_run (u->plane[p], &dis->plane[p], &u->out.plane[p]);
+}
+
+/* Opens an input and reads its header; no frame is read.  A raw file is
+ * width x height (the distorted one may have its own size). */
+static gboolean
+input_open (Input *in, const char *path, const Options *o, int width,
+    int height, GError **error)
 {
   in->path = path;
   if (vh_y4m_probe (path)) {
@@ -146,19 +205,20 @@ input_open (Input *in, const char *path, const Options *o, GError **error)
     in->format = vh_y4m_format (in->y4m);
     in->width = vh_y4m_width (in->y4m);
     in->height = vh_y4m_height (in->y4m);
-    if (!check_y4m_against_options (in, o, error))
+    if (width == o->width && height == o->height
+        && !check_y4m_against_options (in, o, error))
       return FALSE;
   } else {
     if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) && access (path, R_OK))
       return fail (error, "cannot open '%s': %s", path, g_strerror (errno));
-    if (o->width <= 0 || o->height <= 0)
+    if (width <= 0 || height <= 0)
       return fail (error, "'%s' is not a .y4m file: give --width/-w and "
           "--height/-h (and --pixel_format/-p, --bitdepth/-b)", path);
     in->format = raw_format_of (o, error);
     if (!in->format)
       return FALSE;
-    in->width = (unsigned) o->width;
-    in->height = (unsigned) o->height;
+    in->width = (unsigned) width;
+    in->height = (unsigned) height;
     in->raw = fopen (path, "rb");
     if (!in->raw)
       return fail (error, "cannot open '%s': %s", path, g_strerror (errno));
@@ -338,6 +398,7 @@ static int
 run (Options *o, GError **error)
 {
   Input in[2] = { {0}, {0} };
+  Upscale upscale = { 0 };
   VhSynth *synth = NULL;
   VhEngine *engine = NULL;
   VhLogWriter *log = NULL;
@@ -434,15 +495,19 @@ run (Options *o, GError **error)
           "video (-d/--distorted), .y4m or .yuv, or --synthetic WxH");
       goto out;
     }
-    if (!input_open (&in[0], o->ref_path, o, error)
-        || !input_open (&in[1], o->dis_path, o, error))
+    if ((o->dis_width > 0) != (o->dis_height > 0)) {
+      fail (error, "give both --dis_width and --dis_height, or neither");
       goto out;
-    if (in[0].width != in[1].width || in[0].height != in[1].height
-        || in[0].format->bpc != in[1].format->bpc) {
-      fail (error, "the reference is %ux%u %u-bit, the distorted video "
-          "%ux%u %u-bit: VMAF compares frames of the same size and depth",
-          in[0].width, in[0].height, in[0].format->bpc, in[1].width,
-          in[1].height, in[1].format->bpc);
+    }
+    if (!input_open (&in[0], o->ref_path, o, o->width, o->height, error)
+        || !input_open (&in[1], o->dis_path, o, o->dis_width > 0
+            ? o->dis_width : o->width, o->dis_height > 0 ? o->dis_height
+            : o->height, error))
+      goto out;
+    if (in[0].format->bpc != in[1].format->bpc) {
+      fail (error, "the reference is %u-bit, the distorted video %u-bit: "
+          "VMAF compares frames of the same depth", in[0].format->bpc,
+          in[1].format->bpc);
       goto out;
     }
     /* as libvmaf's "pixel formats do not match": caught here, not by the
@@ -455,6 +520,24 @@ run (Options *o, GError **error)
       goto out;
     }
     info = (VhVideoInfo) { in[0].width, in[0].height, in[0].format->bpc };
+    const gboolean sizes_differ = in[0].width != in[1].width
+        || in[0].height != in[1].height;
+    /* scaling is asked for, never assumed: libvmaf refuses such a pair */
+    if (sizes_differ && !o->scaler && o->dis_width <= 0) {
+      fail (error, "the reference is %ux%u, the distorted video %ux%u: "
+          "give --scaler (or --dis_width/--dis_height for raw input) to "
+          "scale a smaller distorted video up to the reference",
+          in[0].width, in[0].height, in[1].width, in[1].height);
+      goto out;
+    }
+    if (sizes_differ && !upscale_init (&upscale, &in[0], &in[1], o->scaler,
+            error))
+      goto out;
+    if (o->scaler && !upscale.buf) {
+      fail (error, "--scaler: the distorted video is the reference's size "
+          "already (%ux%u): nothing to scale", in[0].width, in[0].height);
+      goto out;
+    }
   }
 
   engine = vh_engine_new (&info, error);
@@ -524,6 +607,10 @@ run (Options *o, GError **error)
             in[a ? 1 : 0].path, in[a ? 0 : 1].path);
       if (!a || !b)
         break;
+      if (upscale.buf) {
+        upscale_run (&upscale, &dis);
+        dis = upscale.out;
+      }
     }
     if (!vh_engine_push (engine, &ref, &dis, error))
       goto out;
@@ -574,6 +661,7 @@ out:
   vh_synth_free (synth);
   input_close (&in[0]);
   input_close (&in[1]);
+  upscale_clear (&upscale);
   g_ptr_array_unref (models);
   g_ptr_array_unref (features);
   return rc;
@@ -589,6 +677,14 @@ main (int argc, char **argv)
     {"distorted", 'd', 0, G_OPTION_ARG_FILENAME, &o.dis_path,
         "Distorted video, .y4m or raw .yuv", "FILE"},
     {"width", 'w', 0, G_OPTION_ARG_INT, &o.width, "Width (raw input)", "W"},
+    {"dis_width", 0, 0, G_OPTION_ARG_INT, &o.dis_width,
+        "Width of a raw distorted video smaller than the reference (scaled "
+        "up to it)", "W"},
+    {"dis_height", 0, 0, G_OPTION_ARG_INT, &o.dis_height,
+        "Height of a raw distorted video smaller than the reference", "H"},
+    {"scaler", 0, 0, G_OPTION_ARG_STRING, &o.scaler,
+        "How a smaller distorted video is scaled to the reference: bicubic "
+        "(default), lanczos, bilinear (FFmpeg's filters)", "NAME"},
     {"height", 'h', 0, G_OPTION_ARG_INT, &o.height, "Height (raw input)",
         "H"},
     {"pixel_format", 'p', 0, G_OPTION_ARG_STRING, &o.pixel_format,
@@ -682,6 +778,7 @@ main (int argc, char **argv)
   g_free (o.output);
   g_free (o.log_format);
   g_free (o.backend);
+  g_free (o.scaler);
   g_strfreev (o.models);
   g_strfreev (o.features);
   return rc;

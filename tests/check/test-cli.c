@@ -1,10 +1,13 @@
 /* vmafhip — vmafhip-score as libvmaf's `vmaf` CLI: y4m and raw input give
  * the same scores, the frame options select the right frames, and every
- * bad option fails before any frame is scored, naming the problem.
+ * bad option fails before any frame is scored, naming the problem; a
+ * distorted video smaller than the reference is scaled up to it (and,
+ * where ffmpeg is installed, scores as FFmpeg's scale filter's output does).
  * Content: a synthetic pair the project makes itself (tools/vh-synth.h).
  *
  * Run as: test-cli PATH-TO-vmafhip-score
  */
+#include <math.h>
 #include <string.h>
 
 #include <check.h>
@@ -13,6 +16,7 @@
 
 #include "vh-engine.h"
 #include "vh-synth.h"
+#include "scale.h"
 
 #define W 96
 #define H 64
@@ -386,6 +390,213 @@ START_TEST (test_backend_hip)
 
 END_TEST;
 
+/* Raw 8-bit I420 of a VhPicture into an open file */
+static void
+write_picture (FILE * f, const VhPicture * p)
+{
+  for (unsigned c = 0; c < p->nplanes; c++)
+    for (unsigned y = 0; y < p->plane[c].height; y++)
+      fwrite ((const guint8 *) p->plane[c].data + y * p->plane[c].stride, 1,
+          p->plane[c].width, f);
+}
+
+/* Frames 0..n-1 of one side of a SW x SH synthetic pair, each scaled to
+ * w x h with `filter` (none when the size is the same), as raw I420 */
+#define SW 352
+#define SH 288
+static gchar *
+write_scaled (const char *name, gboolean dist, guint n, unsigned w,
+    unsigned h, VhScaleFilter filter, const char *from_file)
+{
+  gchar *path = g_build_filename (dir, name, NULL);
+  FILE *f = fopen (path, "wb");
+  VhSynth *s = vh_synth_new (SW, SH, 8, VH_SYNTH_420, 9);
+  const unsigned in_w = from_file ? w / 2 : SW, in_h = from_file ? h / 2 : SH;
+  guint8 *in = g_malloc (in_w * in_h * 3 / 2), *out = g_malloc (w * h * 3 / 2);
+  FILE *src = from_file ? fopen (from_file, "rb") : NULL;
+  ck_assert (f != NULL && (!from_file || src != NULL));
+  for (guint i = 0; i < n; i++) {
+    VhPicture r, d, o = { .nplanes = 3, .bpc = 8 }, from = o;
+    if (src) {
+      ck_assert (fread (in, 1, in_w * in_h * 3 / 2, src)
+          == in_w * in_h * 3 / 2);
+      from.plane[0] = (VhPlane) { in, in_w, in_w, in_h, 1 };
+      from.plane[1] = (VhPlane) { in + in_w * in_h, in_w / 2, in_w / 2,
+        in_h / 2, 1 };
+      from.plane[2] = (VhPlane) { in + in_w * in_h * 5 / 4, in_w / 2,
+        in_w / 2, in_h / 2, 1 };
+    } else {
+      vh_synth_render (s, i, 4, &r, &d);
+      from = dist ? d : r;
+    }
+    if (from.plane[0].width == w) {
+      write_picture (f, &from);
+      continue;
+    }
+    o.plane[0] = (VhPlane) { out, w, w, h, 1 };
+    o.plane[1] = (VhPlane) { out + w * h, w / 2, w / 2, h / 2, 1 };
+    o.plane[2] = (VhPlane) { out + w * h * 5 / 4, w / 2, w / 2, h / 2, 1 };
+    for (unsigned c = 0; c < 3; c++) {
+      GError *error = NULL;
+      VhScaler *sc = vh_scaler_new (from.plane[c].width,
+          from.plane[c].height, o.plane[c].width, o.plane[c].height, 8,
+          filter, &error);
+      ck_assert_msg (sc != NULL, "%s", error ? error->message : "");
+      vh_scaler_run (sc, &from.plane[c], &o.plane[c]);
+      vh_scaler_free (sc);
+    }
+    write_picture (f, &o);
+  }
+  if (src)
+    fclose (src);
+  fclose (f);
+  g_free (in);
+  g_free (out);
+  vh_synth_free (s);
+  return path;
+}
+
+static double
+pooled_mean (const char *json)
+{
+  JsonParser *parser;
+  JsonObject *root = load_json (json, &parser);
+  const double v = json_object_get_double_member
+      (json_object_get_object_member (json_object_get_object_member (root,
+              "pooled_metrics"), "vmaf"), "mean");
+  g_object_unref (parser);
+  return v;
+}
+
+/* A distorted video at half the reference's size, given with --dis_width
+ * and --dis_height: scaled up with the chosen scaler, it scores exactly
+ * as the same upscale written out at full size; bad sizes and scalers
+ * fail, naming the problem */
+START_TEST (test_scaled_distorted)
+{
+  const guint n = 4;
+  gchar *err = NULL;
+  gchar *ref = write_scaled ("s-ref.yuv", FALSE, n, SW, SH, 0, NULL);
+  gchar *small = write_scaled ("s-small.yuv", TRUE, n, SW / 2, SH / 2,
+      VH_SCALE_BILINEAR, NULL);
+  gchar *up = write_scaled ("s-up.yuv", TRUE, n, SW, SH, VH_SCALE_LANCZOS,
+      small);
+  gchar *a = g_build_filename (dir, "s-a.json", NULL);
+  gchar *b = g_build_filename (dir, "s-b.json", NULL);
+  ck_assert_int_eq (run_cli (&err, "-r", ref, "-d", small, "-w", "352", "-h",
+          "288", "-p", "420", "-b", "8", "--dis_width", "176", "--dis_height",
+          "144", "--scaler", "lanczos", "--json", "-o", a, "-q", NULL), 0);
+  g_free (err);
+  ck_assert_int_eq (run_cli (&err, "-r", ref, "-d", up, "-w", "352", "-h",
+          "288", "-p", "420", "-b", "8", "--json", "-o", b, "-q", NULL), 0);
+  g_free (err);
+  JsonParser *pa, *pb;
+  JsonArray *fa = frames_of (load_json (a, &pa));
+  JsonArray *fb = frames_of (load_json (b, &pb));
+  ck_assert_uint_eq (json_array_get_length (fa), n);
+  ck_assert_uint_eq (json_array_get_length (fb), n);
+  for (guint i = 0; i < n; i++) {
+    ck_assert_double_eq (metric (fa, i, "vmaf"), metric (fb, i, "vmaf"));
+    ck_assert_double_lt (metric (fa, i, "vmaf"), 99.0);
+  }
+  g_object_unref (pa);
+  g_object_unref (pb);
+
+  /* bad input: a larger distorted video, one size alone, an unknown
+   * scaler, --scaler with nothing to scale */
+  ck_assert_int_eq (run_cli (&err, "-r", small, "-d", ref, "-w", "176", "-h",
+          "144", "-p", "420", "-b", "8", "--dis_width", "352",
+          "--dis_height", "288", NULL), 1);
+  ck_assert_msg (strstr (err, "larger than the reference"), "%s", err);
+  g_free (err);
+  ck_assert_int_eq (run_cli (&err, "-r", ref, "-d", small, "-w", "352", "-h",
+          "288", "-p", "420", "-b", "8", "--dis_width", "176", NULL), 1);
+  ck_assert_msg (strstr (err, "--dis_height"), "%s", err);
+  g_free (err);
+  ck_assert_int_eq (run_cli (&err, "-r", ref, "-d", small, "-w", "352", "-h",
+          "288", "-p", "420", "-b", "8", "--dis_width", "176",
+          "--dis_height", "144", "--scaler", "nearest", NULL), 1);
+  ck_assert_msg (strstr (err, "unknown --scaler 'nearest'"), "%s", err);
+  g_free (err);
+  ck_assert_int_eq (run_cli (&err, "-r", ref, "-d", ref, "-w", "352", "-h",
+          "288", "-p", "420", "-b", "8", "--scaler", "bicubic", NULL), 1);
+  ck_assert_msg (strstr (err, "nothing to scale"), "%s", err);
+  g_free (err);
+  g_free (ref);
+  g_free (small);
+  g_free (up);
+  g_free (a);
+  g_free (b);
+}
+
+END_TEST;
+
+/* Issue 15's check against FFmpeg: a rendition made by ffmpeg at half
+ * size, scored with vmafhip's bicubic upscale, against the same rendition
+ * upscaled by ffmpeg's scale filter (bicubic) and scored at full size:
+ * within 0.1 VMAF on every frame.  Skips loudly without ffmpeg. */
+START_TEST (test_scaler_as_ffmpeg)
+{
+  gchar *ffmpeg = g_find_program_in_path ("ffmpeg");
+  if (!ffmpeg) {
+    fprintf (stderr, "test-cli: SKIPPED test_scaler_as_ffmpeg: ffmpeg not "
+        "found (apt-get install ffmpeg)\n");
+    return;
+  }
+  const guint n = 6;
+  gchar *err = NULL;
+  gchar *ref = write_scaled ("f-ref.yuv", FALSE, n, SW, SH, 0, NULL);
+  gchar *dis = write_scaled ("f-dis.yuv", TRUE, n, SW, SH, 0, NULL);
+  gchar *small = g_build_filename (dir, "f-small.yuv", NULL);
+  gchar *up = g_build_filename (dir, "f-up.yuv", NULL);
+  gchar *a = g_build_filename (dir, "f-a.json", NULL);
+  gchar *b = g_build_filename (dir, "f-b.json", NULL);
+  const gchar *const down[] = { ffmpeg, "-loglevel", "error", "-y", "-f",
+    "rawvideo", "-pix_fmt", "yuv420p", "-s", "352x288", "-i", dis, "-vf",
+    "scale=176:144:flags=bicubic+accurate_rnd+full_chroma_int", "-f",
+    "rawvideo", "-pix_fmt", "yuv420p", small, NULL };
+  const gchar *const upc[] = { ffmpeg, "-loglevel", "error", "-y", "-f",
+    "rawvideo", "-pix_fmt", "yuv420p", "-s", "176x144", "-i", small, "-vf",
+    "scale=352:288:flags=bicubic+accurate_rnd+full_chroma_int", "-f",
+    "rawvideo", "-pix_fmt", "yuv420p", up, NULL };
+  for (int k = 0; k < 2; k++) {
+    gint status = -1;
+    ck_assert (g_spawn_sync (NULL, (gchar **) (k ? upc : down), NULL,
+            G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status,
+            NULL));
+    ck_assert_msg (g_spawn_check_wait_status (status, NULL), "ffmpeg %d", k);
+  }
+  ck_assert_int_eq (run_cli (&err, "-r", ref, "-d", small, "-w", "352", "-h",
+          "288", "-p", "420", "-b", "8", "--dis_width", "176", "--dis_height",
+          "144", "--json", "-o", a, "-q", NULL), 0);
+  g_free (err);
+  ck_assert_int_eq (run_cli (&err, "-r", ref, "-d", up, "-w", "352", "-h",
+          "288", "-p", "420", "-b", "8", "--json", "-o", b, "-q", NULL), 0);
+  g_free (err);
+  JsonParser *pa, *pb;
+  JsonArray *fa = frames_of (load_json (a, &pa));
+  JsonArray *fb = frames_of (load_json (b, &pb));
+  double worst = 0;
+  for (guint i = 0; i < n; i++)
+    worst = MAX (worst, fabs (metric (fa, i, "vmaf") - metric (fb, i,
+                "vmaf")));
+  fprintf (stderr, "test-cli: vmafhip's bicubic against ffmpeg's: worst "
+      "frame %.4f VMAF, pooled means %.4f / %.4f\n", worst, pooled_mean (a),
+      pooled_mean (b));
+  ck_assert_msg (worst < 0.1, "%.4f VMAF apart", worst);
+  g_object_unref (pa);
+  g_object_unref (pb);
+  g_free (ffmpeg);
+  g_free (ref);
+  g_free (dis);
+  g_free (small);
+  g_free (up);
+  g_free (a);
+  g_free (b);
+}
+
+END_TEST;
+
 int
 main (int argc, char **argv)
 {
@@ -406,6 +617,8 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_bad_options_fail_first);
   tcase_add_test (tc, test_no_prediction);
   tcase_add_test (tc, test_backend_hip);
+  tcase_add_test (tc, test_scaled_distorted);
+  tcase_add_test (tc, test_scaler_as_ffmpeg);
   suite_add_tcase (s, tc);
   sr = srunner_create (s);
   srunner_run_all (sr, CK_NORMAL);
