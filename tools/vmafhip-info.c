@@ -14,7 +14,7 @@
 static const VhGpuImageSet *const modules[] = {
   &vh_kernel_probe, &vh_kernel_motion, &vh_kernel_psnr, &vh_kernel_adm,
   &vh_kernel_vif, &vh_kernel_ciede, &vh_kernel_ssim, &vh_kernel_ms_ssim,
-  &vh_kernel_psnr_hvs,
+  &vh_kernel_psnr_hvs, &vh_kernel_cambi, &vh_kernel_speed, &vh_kernel_scale,
 };
 
 static void
