@@ -147,18 +147,29 @@ describe_video (const GstVideoInfo * info)
       GST_VIDEO_INFO_NAME (info));
 }
 
-/* Both sides must have the same size and bit depth. */
+/* Both sides must have the same bit depth, and the same size unless the
+ * distorted video is smaller and `scaler` scales it up. */
 static gboolean
 check_compatible (GstVmafHip * self)
 {
   const GstVideoInfo *r = &self->side[REF].info;
   const GstVideoInfo *d = &self->side[DIST].info;
-  const gboolean size_differs = GST_VIDEO_INFO_WIDTH (r)
+  gboolean size_differs = GST_VIDEO_INFO_WIDTH (r)
       != GST_VIDEO_INFO_WIDTH (d)
       || GST_VIDEO_INFO_HEIGHT (r) != GST_VIDEO_INFO_HEIGHT (d);
   const gboolean depth_differs = video_depth (r) != video_depth (d);
+  const gboolean dist_smaller = GST_VIDEO_INFO_WIDTH (d)
+      <= GST_VIDEO_INFO_WIDTH (r) && GST_VIDEO_INFO_HEIGHT (d)
+      <= GST_VIDEO_INFO_HEIGHT (r);
   gboolean r_gray, d_gray, chroma_differs;
 
+  gst_vmafhip_scale_clear (self);
+  if (size_differs && !depth_differs && dist_smaller
+      && self->cfg.scaler != GST_VMAFHIP_SCALER_NONE) {
+    if (!gst_vmafhip_scale_configure (self))
+      return FALSE;
+    size_differs = FALSE;
+  }
   if (size_differs || depth_differs) {
     gchar *rs = describe_video (r), *ds = describe_video (d);
     GString *hint = g_string_new (NULL);
@@ -173,9 +184,12 @@ check_compatible (GstVmafHip * self)
         ("The reference (ref_sink: %s) and distorted (dist_sink: %s) videos "
             "differ in %s: VMAF compares frames of the same size and bit "
             "depth. Convert the distorted video first, e.g. insert '%s' "
-            "before dist_sink.", rs, ds, size_differs && depth_differs
+            "before dist_sink.%s", rs, ds, size_differs && depth_differs
             ? "size and bit depth" : size_differs ? "size" : "bit depth",
-            hint->str), (NULL));
+            hint->str, !size_differs ? "" : !dist_smaller ? " (vmafhip "
+            "scales a smaller distorted video up to the reference, never a "
+            "larger one down.)" : depth_differs ? "" : " Or let vmafhip "
+            "scale it up: scaler=bicubic (bilinear, lanczos)."), (NULL));
     g_string_free (hint, TRUE);
     g_free (rs);
     g_free (ds);

@@ -227,6 +227,24 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
+  if (self->scaling) {
+    /* a smaller rendition: scaled on the CPU, from host memory */
+    if (dp.memory == VH_PICTURE_DEVICE) {
+      unmap_frame (&df, &df_mapped);
+      if (!gst_video_frame_map (&df, &self->side[DIST].info, dist,
+              GST_MAP_READ)) {
+        unmap_frame (&rf, &rf_mapped);
+        gst_buffer_unref (ref);
+        gst_buffer_unref (dist);
+        GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot read a frame."),
+            (NULL));
+        return GST_FLOW_ERROR;
+      }
+      df_mapped = TRUE;
+      gst_vmafhip_fill_picture (self, DIST, &df, &dp);
+    }
+    dp = *gst_vmafhip_scale_picture (self, &dp);
+  }
   if (rp.memory != dp.memory) {
     /* one side in GPU memory, the other not: both through host memory */
     const int which = rp.memory == VH_PICTURE_DEVICE ? REF : DIST;

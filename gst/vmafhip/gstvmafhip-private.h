@@ -17,6 +17,7 @@
 #include "vh-monitor.h"
 #include "vh-spec.h"
 #include "vh-gpu.h"
+#include "scale.h"
 
 G_BEGIN_DECLS
 
@@ -37,6 +38,7 @@ typedef struct
   GstVmafHipResultsFormat results_format;
   GstVmafHipBackend backend;
   GstVmafHipRateMismatch rate_mismatch;
+  GstVmafHipScaler scaler;
   GstVmafHipLogLevel log_level;
   guint threads, subsample;
   gint device_id;
@@ -167,6 +169,13 @@ struct _GstVmafHip
   gboolean align_forced;         /* a re-check under way: every frame sampled */
   gboolean align_after_drop;     /* that re-check follows a rise (may lose) */
   GstClockTime align_periodic_at;  /* when the next periodic re-check starts */
+  /* a smaller distorted video scaled to the reference (gstvmafhip-scale.c):
+   * a scaler per plane and the scaled picture, from the caps check on */
+  gboolean scaling;
+  VhScaler *scale_plane[3];
+  guint scale_planes;
+  guint8 *scaled;
+  VhPicture scaled_pic;
 };
 
 static inline const char *
@@ -193,6 +202,12 @@ gboolean gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps);
 gboolean gst_vmafhip_ensure_caps_checked (GstVmafHip * self);
 void gst_vmafhip_update_latency (GstVmafHip * self, GstClockTime frame_duration);
 void gst_vmafhip_side_clear (Side * side);
+
+/* gstvmafhip-scale.c */
+gboolean gst_vmafhip_scale_configure (GstVmafHip * self);
+const VhPicture *gst_vmafhip_scale_picture (GstVmafHip * self,
+    const VhPicture * dist);
+void gst_vmafhip_scale_clear (GstVmafHip * self);
 
 /* gstvmafhip-cuda.c */
 /* The pads' formats, in CUDA memory too where it is compiled in. */

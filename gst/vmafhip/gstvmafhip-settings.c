@@ -93,6 +93,27 @@ gst_vmafhip_rate_mismatch_get_type (void)
 }
 
 GType
+gst_vmafhip_scaler_get_type (void)
+{
+  static const GEnumValue values[] = {
+    {GST_VMAFHIP_SCALER_NONE,
+        "Refuse a distorted video of another size", "none"},
+    {GST_VMAFHIP_SCALER_BILINEAR, "Bilinear (FFmpeg's)", "bilinear"},
+    {GST_VMAFHIP_SCALER_BICUBIC, "Bicubic, B = 0, C = 0.6 (FFmpeg's)",
+        "bicubic"},
+    {GST_VMAFHIP_SCALER_LANCZOS, "Lanczos, 3 lobes (FFmpeg's)", "lanczos"},
+    {0, NULL, NULL},
+  };
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstVmafHipScaler", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
 gst_vmafhip_align_get_type (void)
 {
   static const GEnumValue values[] = {

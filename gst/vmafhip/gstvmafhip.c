@@ -54,6 +54,10 @@
  * - `rate-mismatch` (enum error, follow-reference; error): inputs with
  *   different frame rates fail at negotiation, or each reference frame is
  *   scored against the distorted frame on screen at its time.
+ * - `scaler` (enum none, bilinear, bicubic, lanczos; bicubic): a distorted
+ *   video smaller than the reference (an ABR rendition) is scaled up to
+ *   the reference's size with FFmpeg's filter of that name; none refuses
+ *   it, as a larger one always is.
  * - `log-level` (enum none, error, warning, info, debug; none): also print
  *   the element's messages at or above this level to stderr, as libvmaf.
  * - `unpaired-ref-frames`, `unpaired-dist-frames` (read-only): frames that
@@ -106,6 +110,7 @@ GST_STATIC_PAD_TEMPLATE ("dist_sink", GST_PAD_SINK, GST_PAD_ALWAYS,
 #define DEFAULT_BACKEND GST_VMAFHIP_BACKEND_AUTO
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_RATE_MISMATCH GST_VMAFHIP_RATE_MISMATCH_ERROR
+#define DEFAULT_SCALER GST_VMAFHIP_SCALER_BICUBIC
 #define DEFAULT_LOG_LEVEL GST_VMAFHIP_LOG_NONE
 #define DEFAULT_WINDOW 0
 #define DEFAULT_WINDOW_INTERVAL GST_SECOND
@@ -145,6 +150,7 @@ enum
   PROP_UNPAIRED_REF,
   PROP_UNPAIRED_DIST,
   PROP_RATE_MISMATCH,
+  PROP_SCALER,
   PROP_LOG_LEVEL,
   PROP_WINDOW,
   PROP_WINDOW_INTERVAL,
@@ -312,6 +318,9 @@ gst_vmafhip_set_property (GObject * object, guint prop_id,
     case PROP_RATE_MISMATCH:
       p->rate_mismatch = g_value_get_enum (value);
       break;
+    case PROP_SCALER:
+      p->scaler = g_value_get_enum (value);
+      break;
     case PROP_LOG_LEVEL:
       p->log_level = g_value_get_enum (value);
       break;
@@ -424,6 +433,9 @@ gst_vmafhip_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_RATE_MISMATCH:
       g_value_set_enum (value, p->rate_mismatch);
       break;
+    case PROP_SCALER:
+      g_value_set_enum (value, p->scaler);
+      break;
     case PROP_LOG_LEVEL:
       g_value_set_enum (value, p->log_level);
       break;
@@ -492,6 +504,7 @@ gst_vmafhip_finalize (GObject * object)
   gst_vmafhip_align_clear (self);
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);
+  gst_vmafhip_scale_clear (self);
 
   g_clear_pointer (&self->gpu, vh_gpu_close);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -597,6 +610,7 @@ gst_vmafhip_stop (GstAggregator * agg)
   g_ptr_array_set_size (self->specs, 0);
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);
+  gst_vmafhip_scale_clear (self);
   self->warned_dmabuf_copy = self->dmabuf_import_failed = FALSE;
   self->warned_cuda_host = self->warned_cuda_copy = FALSE;
   self->caps_checked = self->pair_failed = FALSE;
@@ -645,6 +659,7 @@ gst_vmafhip_init (GstVmafHip * self)
   self->props.backend = DEFAULT_BACKEND;
   self->props.device_id = DEFAULT_DEVICE_ID;
   self->props.rate_mismatch = DEFAULT_RATE_MISMATCH;
+  self->props.scaler = DEFAULT_SCALER;
   self->props.align = DEFAULT_ALIGN;
   self->props.offset = DEFAULT_OFFSET;
   self->props.search_window = DEFAULT_SEARCH_WINDOW;
@@ -828,6 +843,21 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
           "against the distorted frame on screen at its time (distorted "
           "frames repeated or skipped, skipped ones counted as unpaired)",
           GST_TYPE_VMAFHIP_RATE_MISMATCH, DEFAULT_RATE_MISMATCH, rw));
+  /**
+   * GstVmafHip:scaler:
+   *
+   * How a distorted video smaller than the reference (a lower rung of an
+   * ABR ladder) is scaled up to the reference's size before scoring, as
+   * libvmaf's documentation recommends: FFmpeg's bilinear, bicubic (B = 0,
+   * C = 0.6) or lanczos (3 lobes) filter, on the CPU (docs/scaling.md).
+   * none refuses a distorted video of another size; a larger one is
+   * always refused.
+   */
+  g_object_class_install_property (gobject_class, PROP_SCALER,
+      g_param_spec_enum ("scaler", "Scaler",
+          "How a distorted video smaller than the reference is scaled up to "
+          "the reference's size before scoring (FFmpeg's filters); none: "
+          "refuse it", GST_TYPE_VMAFHIP_SCALER, DEFAULT_SCALER, rw));
   /**
    * GstVmafHip:log-level:
    *

@@ -37,6 +37,15 @@ typedef enum {
   GST_VMAFHIP_RATE_MISMATCH_FOLLOW_REFERENCE = 1,
 } GstVmafHipRateMismatch;
 
+/* How a distorted video smaller than the reference is scaled up to it
+ * (FFmpeg's filters, common/scale.c); none: such a video is refused. */
+typedef enum {
+  GST_VMAFHIP_SCALER_NONE = 0,
+  GST_VMAFHIP_SCALER_BILINEAR = 1,
+  GST_VMAFHIP_SCALER_BICUBIC = 2,
+  GST_VMAFHIP_SCALER_LANCZOS = 3,
+} GstVmafHipScaler;
+
 /* How distorted frames are matched to reference frames in time. */
 typedef enum {
   GST_VMAFHIP_ALIGN_OFF = 0,
@@ -61,6 +70,8 @@ GType gst_vmafhip_backend_get_type (void);
 #define GST_TYPE_VMAFHIP_BACKEND (gst_vmafhip_backend_get_type ())
 GType gst_vmafhip_rate_mismatch_get_type (void);
 #define GST_TYPE_VMAFHIP_RATE_MISMATCH (gst_vmafhip_rate_mismatch_get_type ())
+GType gst_vmafhip_scaler_get_type (void);
+#define GST_TYPE_VMAFHIP_SCALER (gst_vmafhip_scaler_get_type ())
 GType gst_vmafhip_align_get_type (void);
 #define GST_TYPE_VMAFHIP_ALIGN (gst_vmafhip_align_get_type ())
 GType gst_vmafhip_log_level_get_type (void);
