@@ -43,6 +43,7 @@ pack)
         "$build"/tests/check/elements/test-element-vmafhip-errors
         "$build"/tests/check/elements/test-element-vmafhip-pipelines
         "$build"/tests/check/elements/test-element-vmafhip-timeline
+        "$build"/tests/check/elements/test-element-vmafhip-scale
         "$build"/tests/check/elements/test-element-vmafhip-memory
         "$build"/tests/check/elements/test-element-vmafhip-golden)
   # PACK_BENCH=0: the tests only (the benchmark programs carry every
@@ -139,14 +140,13 @@ remote)
   done
   # the same harness tests with every element on the GPU (backend=hip):
   # scores compared with the CPU engine's, bit for bit. Left out: the
-  # tests about backend choice and CPU allocation, and two that pull a
-  # frame after exactly one more pair (the GPU backend keeps up to its six
-  # slots of frames in flight before they are final)
+  # tests about backend choice and CPU allocation
   for t in test-element-vmafhip test-element-vmafhip-pairing \
       test-element-vmafhip-results test-element-vmafhip-errors \
-      test-element-vmafhip-timeline test-element-vmafhip-golden; do
+      test-element-vmafhip-timeline test-element-vmafhip-golden \
+      test-element-vmafhip-scale; do
     GST_STATE_IGNORE_ELEMENTS= VMAFHIP_TEST_BACKEND=hip \
-      GST_CHECKS_IGNORE=test_pipeline_encode_decode,test_backend_auto,test_error_backend_hip,test_allocation_cpu_no_pinned_pool,test_flushing_seek,test_live_late_frame \
+      GST_CHECKS_IGNORE=test_pipeline_encode_decode,test_backend_auto,test_error_backend_hip,test_allocation_cpu_no_pinned_pool \
       run "$dest/bin/$t" || status=1
   done
   # Every libvmaf metric the element offers, on the GPU and on the CPU,

@@ -131,7 +131,7 @@ check_same_as_prescaled (const char *props, VhScaleFilter filter)
 
 GST_START_TEST (test_rung_scaled_as_prescaled)
 {
-  check_same_as_prescaled ("backend=cpu frame-message=true", VH_SCALE_BICUBIC);
+  check_same_as_prescaled ("frame-message=true", VH_SCALE_BICUBIC);
 }
 
 GST_END_TEST;
@@ -139,7 +139,7 @@ GST_END_TEST;
 /* chroma read too (PSNR): every plane scaled */
 GST_START_TEST (test_rung_scaled_with_chroma)
 {
-  check_same_as_prescaled ("backend=cpu frame-message=true psnr=true",
+  check_same_as_prescaled ("frame-message=true psnr=true",
       VH_SCALE_LANCZOS);
 }
 
@@ -166,8 +166,8 @@ GST_START_TEST (test_rung_refused)
   static const gchar *const larger[] = { "320x180", "never a larger one",
     NULL };
   static const gchar *const none[] = { "80x46", "scaler=bicubic", NULL };
-  check_refused ("backend=cpu", 320, 180, larger);
-  check_refused ("backend=cpu scaler=none", SMALL_W, SMALL_H, none);
+  check_refused (NULL, 320, 180, larger);
+  check_refused ("scaler=none", SMALL_W, SMALL_H, none);
 }
 
 GST_END_TEST;
