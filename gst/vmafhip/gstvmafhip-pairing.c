@@ -184,6 +184,19 @@ unmap_frame (GstVideoFrame * f, gboolean * mapped)
   *mapped = FALSE;
 }
 
+/* A frame mapped from GPU memory mapped again through host memory */
+static gboolean
+map_on_host (GstVmafHip * self, int which, GstBuffer * buf,
+    GstVideoFrame * f, gboolean * mapped, VhPicture * pic)
+{
+  unmap_frame (f, mapped);
+  if (!gst_video_frame_map (f, &self->side[which].info, buf, GST_MAP_READ))
+    return FALSE;
+  *mapped = TRUE;
+  gst_vmafhip_fill_picture (self, which, f, pic);
+  return TRUE;
+}
+
 /* Scores one pair; takes both buffers. */
 static GstFlowReturn
 score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
@@ -227,43 +240,27 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
+  /* a smaller rendition is scaled on the CPU, from host memory; one side
+   * in GPU memory and the other not: both through host memory */
+  gboolean readable = TRUE;
   if (self->scaling) {
-    /* a smaller rendition: scaled on the CPU, from host memory */
-    if (dp.memory == VH_PICTURE_DEVICE) {
-      unmap_frame (&df, &df_mapped);
-      if (!gst_video_frame_map (&df, &self->side[DIST].info, dist,
-              GST_MAP_READ)) {
-        unmap_frame (&rf, &rf_mapped);
-        gst_buffer_unref (ref);
-        gst_buffer_unref (dist);
-        GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot read a frame."),
-            (NULL));
-        return GST_FLOW_ERROR;
-      }
-      df_mapped = TRUE;
-      gst_vmafhip_fill_picture (self, DIST, &df, &dp);
-    }
-    dp = *gst_vmafhip_scale_picture (self, &dp);
+    if (dp.memory == VH_PICTURE_DEVICE)
+      readable = map_on_host (self, DIST, dist, &df, &df_mapped, &dp);
+    if (readable)
+      dp = *gst_vmafhip_scale_picture (self, &dp);
   }
-  if (rp.memory != dp.memory) {
-    /* one side in GPU memory, the other not: both through host memory */
-    const int which = rp.memory == VH_PICTURE_DEVICE ? REF : DIST;
-    GstVideoFrame *on_device = which == REF ? &rf : &df;
-    gboolean *on_device_mapped = which == REF ? &rf_mapped : &df_mapped;
-    unmap_frame (on_device, on_device_mapped);
-    if (!gst_video_frame_map (on_device, &self->side[which].info,
-            which == REF ? ref : dist, GST_MAP_READ)) {
-      unmap_frame (&rf, &rf_mapped);
-      unmap_frame (&df, &df_mapped);
-      gst_buffer_unref (ref);
-      gst_buffer_unref (dist);
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot read a frame."),
-          (NULL));
-      return GST_FLOW_ERROR;
-    }
-    *on_device_mapped = TRUE;
-    gst_vmafhip_fill_picture (self, which, on_device,
-        which == REF ? &rp : &dp);
+  if (readable && rp.memory != dp.memory)
+    readable = rp.memory == VH_PICTURE_DEVICE
+        ? map_on_host (self, REF, ref, &rf, &rf_mapped, &rp)
+        : map_on_host (self, DIST, dist, &df, &df_mapped, &dp);
+  if (!readable) {
+    unmap_frame (&rf, &rf_mapped);
+    unmap_frame (&df, &df_mapped);
+    gst_buffer_unref (ref);
+    gst_buffer_unref (dist);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot read a frame."),
+        (NULL));
+    return GST_FLOW_ERROR;
   }
   index = vh_engine_n_pushed (self->engine);
   if (index == 0)
