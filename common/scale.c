@@ -357,11 +357,20 @@ DEFINE_SCALE_COLUMNS (scale_columns_u16_wide, int64_t, uint16_t)
 void
 vh_scaler_run (const VhScaler *s, const VhPlane *src, const VhPlane *dst)
 {
+  g_return_if_fail (s != NULL);
+  vh_scaler_run_rows (s, src, dst, 0, s->dst_h);
+}
+
+void
+vh_scaler_run_rows (const VhScaler *s, const VhPlane *src,
+    const VhPlane *dst, unsigned y0, unsigned y1)
+{
   g_return_if_fail (s != NULL && src != NULL && dst != NULL);
   g_return_if_fail (src->data != NULL && dst->data != NULL);
   g_return_if_fail (src->width == s->src_w && src->height == s->src_h);
   g_return_if_fail (dst->width == s->dst_w && dst->height == s->dst_h);
   g_return_if_fail (src->step >= 1 && dst->step == 1);
+  g_return_if_fail (y0 <= y1 && y1 <= s->dst_h);
 
   VhScalerInfo info;
   vh_scaler_get_info (s, &info);
@@ -377,7 +386,7 @@ vh_scaler_run (const VhScaler *s, const VhPlane *src, const VhPlane *dst)
           : sizeof (int32_t)));
   unsigned next_row = 0;        /* the first source row not yet in the ring */
 
-  for (unsigned y = 0; y < s->dst_h; y++) {
+  for (unsigned y = y0; y < y1; y++) {
     const unsigned first = s->v.first[y];
     for (unsigned r = MAX (next_row, first); r < first + n; r++) {
       const uint8_t *line = (const uint8_t *) src->data

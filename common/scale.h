@@ -61,6 +61,11 @@ void vh_scaler_free (VhScaler *s);
  * dst_h, step 1; its data is written). Several threads may run one scaler
  * at once: the scratch rows are the call's own. */
 void vh_scaler_run (const VhScaler *s, const VhPlane *src, const VhPlane *dst);
+/* The same for output rows [y0, y1) only (the rest of dst untouched): each
+ * output row reads only source rows, so rows split between threads give
+ * the same samples as one whole run. */
+void vh_scaler_run_rows (const VhScaler *s, const VhPlane *src,
+    const VhPlane *dst, unsigned y0, unsigned y1);
 
 /* The coefficients of one direction, to show or test them: dst_size rows
  * of *n_taps int16 each (summing to 1 << VH_SCALE_COEF_BITS); row i weighs

@@ -528,6 +528,45 @@ START_TEST (test_against_ffmpeg)
 }
 END_TEST
 
+/* Output rows run in uneven slices (vh_scaler_run_rows, as the element
+ * splits a frame over threads) give every sample of one whole run, up,
+ * down and mixed, every filter, 8 and 10 bits */
+START_TEST (test_rows_split)
+{
+  static const unsigned sizes[][4] = {
+    { 80, 46, 160, 90 }, { 161, 91, 67, 45 }, { 50, 200, 120, 33 },
+  };
+  GRand *r = g_rand_new_with_seed (41);
+  for (gsize z = 0; z < G_N_ELEMENTS (sizes); z++)
+    for (gsize f = 0; f < G_N_ELEMENTS (all_filters); f++)
+      for (unsigned bpc = 8; bpc <= 10; bpc += 2) {
+        TestPlane src, whole, split;
+        test_plane_init (&src, sizes[z][0], sizes[z][1], bpc, 5);
+        fill_random (&src, r);
+        scale (&src, sizes[z][2], sizes[z][3], all_filters[f], &whole);
+        test_plane_init (&split, sizes[z][2], sizes[z][3], bpc, 3);
+        VhScaler *s = vh_scaler_new (sizes[z][0], sizes[z][1], sizes[z][2],
+            sizes[z][3], bpc, all_filters[f], NULL);
+        const unsigned h = sizes[z][3];
+        const unsigned cuts[] = { 0, 1, h / 3, h / 3, h / 2 + 1, h - 1, h };
+        for (gsize c = 0; c + 1 < G_N_ELEMENTS (cuts); c++)
+          vh_scaler_run_rows (s, &src.plane, &split.plane, cuts[c],
+              cuts[c + 1]);
+        vh_scaler_free (s);
+        for (unsigned y = 0; y < h; y++)
+          for (unsigned x = 0; x < sizes[z][2]; x++)
+            ck_assert_msg (get (&split, x, y) == get (&whole, x, y),
+                "case %zu, filter %zu, %u-bit: (%u, %u) %u against %u", z,
+                f, bpc, x, y, get (&split, x, y), get (&whole, x, y));
+        g_free (src.buf);
+        g_free (whole.buf);
+        g_free (split.buf);
+      }
+  g_rand_free (r);
+}
+
+END_TEST
+
 int
 main (void)
 {
@@ -541,6 +580,7 @@ main (void)
   tcase_add_test (tc, test_clipping);
   tcase_add_test (tc, test_passes_match_reference);
   tcase_add_test (tc, test_bad_arguments);
+  tcase_add_test (tc, test_rows_split);
   char *ffmpeg = g_find_program_in_path ("ffmpeg");
   if (ffmpeg)
     tcase_add_loop_test (tc, test_against_ffmpeg, 0,
