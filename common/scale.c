@@ -14,6 +14,7 @@
 #include "scale.h"
 #include "vh-error.h"
 #include "vh-multiversion.h"
+#include "vh-parallel.h"
 
 #define COEF_ONE (1 << VH_SCALE_COEF_BITS)
 
@@ -420,4 +421,90 @@ vh_scaler_run_rows (const VhScaler *s, const VhPlane *src,
   g_free (acc);
   g_free (rows);
   g_free (ring);
+}
+
+/* ---- whole pictures ------------------------------------------------------ */
+
+/* the luma's bands of rows in one run: a piece each */
+#define PICTURE_LUMA_BANDS 4
+
+struct VhPictureScaler {
+  unsigned nplanes;
+  VhScaler *plane[3];
+  guint8 *buf;
+  VhPicture out;
+};
+
+void
+vh_picture_scaler_free (VhPictureScaler *ps)
+{
+  if (!ps)
+    return;
+  for (unsigned p = 0; p < 3; p++)
+    vh_scaler_free (ps->plane[p]);
+  g_free (ps->buf);
+  g_free (ps);
+}
+
+VhPictureScaler *
+vh_picture_scaler_new (unsigned nplanes, const unsigned src_w[],
+    const unsigned src_h[], const unsigned dst_w[], const unsigned dst_h[],
+    unsigned bpc, VhScaleFilter filter, GError **error)
+{
+  if (nplanes != 1 && nplanes != 3) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "scaler: a picture of %u planes (1 or 3)", nplanes);
+    return NULL;
+  }
+  const size_t sample = bpc > 8 ? 2 : 1;
+  VhPictureScaler *ps = g_new0 (VhPictureScaler, 1);
+  size_t offset[3], size = 0;
+  ps->nplanes = nplanes;
+  for (unsigned p = 0; p < nplanes; p++) {
+    ps->plane[p] = vh_scaler_new (src_w[p], src_h[p], dst_w[p], dst_h[p],
+        bpc, filter, error);
+    if (!ps->plane[p]) {
+      vh_picture_scaler_free (ps);
+      return NULL;
+    }
+    offset[p] = size;
+    size += (size_t) dst_w[p] * dst_h[p] * sample;
+  }
+  ps->buf = g_malloc (size);
+  ps->out = (VhPicture) { .nplanes = nplanes, .bpc = bpc,
+    .memory = VH_PICTURE_HOST };
+  for (unsigned p = 0; p < nplanes; p++)
+    ps->out.plane[p] = (VhPlane) { ps->buf + offset[p],
+      (ptrdiff_t) (dst_w[p] * sample), dst_w[p], dst_h[p], 1 };
+  return ps;
+}
+
+typedef struct {
+  VhPictureScaler *ps;
+  const VhPicture *src;
+} PictureJob;
+
+/* piece i: a band of the luma's rows, or a chroma plane whole */
+static void
+picture_piece (void *data, unsigned i)
+{
+  const PictureJob *job = data;
+  const unsigned p = i < PICTURE_LUMA_BANDS ? 0 : i - PICTURE_LUMA_BANDS + 1;
+  const VhPlane *dst = &job->ps->out.plane[p];
+  const unsigned y0 = p ? 0 : dst->height * i / PICTURE_LUMA_BANDS;
+  const unsigned y1 = p ? dst->height
+      : dst->height * (i + 1) / PICTURE_LUMA_BANDS;
+  vh_scaler_run_rows (job->ps->plane[p], &job->src->plane[p], dst, y0, y1);
+}
+
+const VhPicture *
+vh_picture_scaler_run (VhPictureScaler *ps, const VhPicture *src,
+    unsigned max_threads)
+{
+  g_return_val_if_fail (ps != NULL && src != NULL, NULL);
+  ps->out.nplanes = MIN (src->nplanes, ps->nplanes);
+  const PictureJob job = { ps, src };
+  vh_parallel_for (PICTURE_LUMA_BANDS + ps->out.nplanes - 1, max_threads,
+      NULL, picture_piece, (void *) &job);
+  return &ps->out;
 }

@@ -94,6 +94,23 @@ typedef struct VhScalerInfo {
 
 void vh_scaler_get_info (const VhScaler *s, VhScalerInfo *info);
 
+/* A picture's planes scaled to other sizes (a rendition brought to the
+ * reference's size): one scaler per plane and the output picture, step 1
+ * planes of the given sizes, owned.  nplanes 1 (luma) or 3. */
+typedef struct VhPictureScaler VhPictureScaler;
+
+VhPictureScaler *vh_picture_scaler_new (unsigned nplanes,
+    const unsigned src_w[], const unsigned src_h[], const unsigned dst_w[],
+    const unsigned dst_h[], unsigned bpc, VhScaleFilter filter,
+    GError **error);
+void vh_picture_scaler_free (VhPictureScaler *ps);
+/* Scales src's planes (as many as it has, up to the scaler's) into the
+ * owned picture and returns it (valid until the next run or the free).
+ * The luma goes in bands of rows and each chroma plane whole, on up to
+ * max_threads threads (vh_parallel_for; 1: the caller only). */
+const VhPicture *vh_picture_scaler_run (VhPictureScaler *ps,
+    const VhPicture *src, unsigned max_threads);
+
 /* "bilinear", "bicubic", "lanczos" (swscale's flag names). */
 const char *vh_scale_filter_name (VhScaleFilter filter);
 /* The filter with that name (ASCII case ignored); FALSE if none. */

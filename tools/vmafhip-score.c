@@ -136,59 +136,39 @@ check_y4m_against_options (const Input *in, const Options *o, GError **error)
   return TRUE;
 }
 
-/* A distorted video smaller than the reference, scaled up to it frame by
- * frame (issue 15's renditions): one scaler per plane, the picture the
- * engine reads in `buf`. */
-typedef struct {
-  VhScaler *plane[3];
-  guint8 *buf;
-  VhPicture out;
-} Upscale;
-
-static void
-upscale_clear (Upscale *u)
-{
-  for (int p = 0; p < 3; p++)
-    vh_scaler_free (u->plane[p]);
-  g_free (u->buf);
-}
-
-/* Scalers from the distorted input's planes to the reference's. */
-static gboolean
-upscale_init (Upscale *u, const Input *ref, const Input *dis,
-    const char *scaler_name, GError **error)
+/* A scaler from the distorted input's planes to the reference's, for a
+ * distorted video smaller than the reference (issue 15's renditions). */
+static VhPictureScaler *
+upscale_new (const Input *ref, const Input *dis, const char *scaler_name,
+    GError **error)
 {
   VhScaleFilter filter;
   if (!vh_scale_filter_from_string (scaler_name ? scaler_name : "bicubic",
-          &filter))
-    return fail (error, "unknown --scaler '%s' (bicubic, lanczos, "
-        "bilinear)", scaler_name);
-  if (dis->width > ref->width || dis->height > ref->height)
-    return fail (error, "the distorted video (%ux%u) is larger than the "
+          &filter)) {
+    fail (error, "unknown --scaler '%s' (bicubic, lanczos, bilinear)",
+        scaler_name);
+    return NULL;
+  }
+  if (dis->width > ref->width || dis->height > ref->height) {
+    fail (error, "the distorted video (%ux%u) is larger than the "
         "reference (%ux%u): renditions are scaled up to the reference's "
         "size, never down", dis->width, dis->height, ref->width,
         ref->height);
-  const size_t size = vh_raw_frame_size (ref->format, ref->width,
-      ref->height);
-  u->buf = g_malloc0 (size);
-  vh_raw_picture (ref->format, u->buf, ref->width, ref->height, &u->out);
-  VhPicture from;
-  vh_raw_picture (dis->format, dis->buf, dis->width, dis->height, &from);
-  for (unsigned p = 0; p < u->out.nplanes; p++) {
-    u->plane[p] = vh_scaler_new (from.plane[p].width, from.plane[p].height,
-        u->out.plane[p].width, u->out.plane[p].height, u->out.bpc, filter,
-        error);
-    if (!u->plane[p])
-      return FALSE;
+    return NULL;
   }
-  return TRUE;
-}
-
-static void
-upscale_run (Upscale *u, const VhPicture *dis)
-{
-  for (unsigned p = 0; p < u->out.nplanes; p++)
-    vh_scaler_run (u->plane[p], &dis->plane[p], &u->out.plane[p]);
+  /* the planes' sizes, from pictures laid over the inputs' buffers */
+  VhPicture to, from;
+  unsigned sw[3], sh[3], dw[3], dh[3];
+  vh_raw_picture (ref->format, ref->buf, ref->width, ref->height, &to);
+  vh_raw_picture (dis->format, dis->buf, dis->width, dis->height, &from);
+  for (unsigned p = 0; p < to.nplanes; p++) {
+    sw[p] = from.plane[p].width;
+    sh[p] = from.plane[p].height;
+    dw[p] = to.plane[p].width;
+    dh[p] = to.plane[p].height;
+  }
+  return vh_picture_scaler_new (to.nplanes, sw, sh, dw, dh, to.bpc, filter,
+      error);
 }
 
 /* Opens an input and reads its header; no frame is read.  A raw file is
@@ -398,7 +378,7 @@ static int
 run (Options *o, GError **error)
 {
   Input in[2] = { {0}, {0} };
-  Upscale upscale = { 0 };
+  VhPictureScaler *upscale = NULL;
   VhSynth *synth = NULL;
   VhEngine *engine = NULL;
   VhLogWriter *log = NULL;
@@ -530,10 +510,10 @@ run (Options *o, GError **error)
           in[0].width, in[0].height, in[1].width, in[1].height);
       goto out;
     }
-    if (sizes_differ && !upscale_init (&upscale, &in[0], &in[1], o->scaler,
-            error))
+    if (sizes_differ && !(upscale = upscale_new (&in[0], &in[1], o->scaler,
+                error)))
       goto out;
-    if (o->scaler && !upscale.buf) {
+    if (o->scaler && !upscale) {
       fail (error, "--scaler: the distorted video is the reference's size "
           "already (%ux%u): nothing to scale", in[0].width, in[0].height);
       goto out;
@@ -607,10 +587,9 @@ run (Options *o, GError **error)
             in[a ? 1 : 0].path, in[a ? 0 : 1].path);
       if (!a || !b)
         break;
-      if (upscale.buf) {
-        upscale_run (&upscale, &dis);
-        dis = upscale.out;
-      }
+      /* the CLI's own threads are the engine's (--threads) */
+      if (upscale)
+        dis = *vh_picture_scaler_run (upscale, &dis, 1);
     }
     if (!vh_engine_push (engine, &ref, &dis, error))
       goto out;
@@ -661,7 +640,7 @@ out:
   vh_synth_free (synth);
   input_close (&in[0]);
   input_close (&in[1]);
-  upscale_clear (&upscale);
+  vh_picture_scaler_free (upscale);
   g_ptr_array_unref (models);
   g_ptr_array_unref (features);
   return rc;

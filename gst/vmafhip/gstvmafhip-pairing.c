@@ -243,7 +243,7 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
   /* a smaller rendition is scaled on the CPU, from host memory; one side
    * in GPU memory and the other not: both through host memory */
   gboolean readable = TRUE;
-  if (self->scaling) {
+  if (self->rung_scaler) {
     if (dp.memory == VH_PICTURE_DEVICE)
       readable = map_on_host (self, DIST, dist, &df, &df_mapped, &dp);
     if (readable)

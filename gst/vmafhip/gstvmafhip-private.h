@@ -169,13 +169,9 @@ struct _GstVmafHip
   gboolean align_forced;         /* a re-check under way: every frame sampled */
   gboolean align_after_drop;     /* that re-check follows a rise (may lose) */
   GstClockTime align_periodic_at;  /* when the next periodic re-check starts */
-  /* a smaller distorted video scaled to the reference (gstvmafhip-scale.c):
-   * a scaler per plane and the scaled picture, from the caps check on */
-  gboolean scaling;
-  VhScaler *scale_plane[3];
-  guint scale_planes;
-  guint8 *scaled;
-  VhPicture scaled_pic;
+  /* a smaller distorted video scaled to the reference (gstvmafhip-scale.c),
+   * from the caps check on; NULL: none to scale */
+  VhPictureScaler *rung_scaler;
 };
 
 static inline const char *

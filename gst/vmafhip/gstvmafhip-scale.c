@@ -9,7 +9,6 @@
 #endif
 
 #include "gstvmafhip-private.h"
-#include "vh-parallel.h"
 
 #define GST_CAT_DEFAULT gst_vmafhip_debug
 
@@ -29,10 +28,7 @@ scale_filter (GstVmafHipScaler scaler)
 void
 gst_vmafhip_scale_clear (GstVmafHip * self)
 {
-  for (int p = 0; p < 3; p++)
-    g_clear_pointer (&self->scale_plane[p], vh_scaler_free);
-  g_clear_pointer (&self->scaled, g_free);
-  self->scaling = FALSE;
+  g_clear_pointer (&self->rung_scaler, vh_picture_scaler_free);
 }
 
 /* Each component's size in a video of this info: luma, then chroma (none
@@ -53,7 +49,6 @@ gst_vmafhip_scale_configure (GstVmafHip * self)
 {
   const GstVideoInfo *r = &self->side[REF].info;
   const GstVideoInfo *d = &self->side[DIST].info;
-  const guint bpc = GST_VIDEO_INFO_COMP_DEPTH (r, 0);
   guint rw[3], rh[3], dw[3], dh[3];
   const guint n = plane_sizes (r, rw, rh);
   GError *error = NULL;
@@ -67,69 +62,29 @@ gst_vmafhip_scale_configure (GstVmafHip * self)
             GST_VIDEO_INFO_NAME (r), n == 3 ? "has" : "none"), (NULL));
     return FALSE;
   }
-  gsize offset[3], size = 0;
-  for (guint p = 0; p < n; p++) {
-    self->scale_plane[p] = vh_scaler_new (dw[p], dh[p], rw[p], rh[p], bpc,
-        scale_filter (self->cfg.scaler), &error);
-    if (!self->scale_plane[p]) {
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-          ("Cannot scale the distorted video (%ux%u) to the reference's "
-              "size (%ux%u): %s", dw[0], dh[0], rw[0], rh[0],
-              error->message), (NULL));
-      g_clear_error (&error);
-      gst_vmafhip_scale_clear (self);
-      return FALSE;
-    }
-    offset[p] = size;
-    size += (gsize) rw[p] * rh[p] * (bpc > 8 ? 2 : 1);
+  self->rung_scaler = vh_picture_scaler_new (n, dw, dh, rw, rh,
+      GST_VIDEO_INFO_COMP_DEPTH (r, 0), scale_filter (self->cfg.scaler),
+      &error);
+  if (!self->rung_scaler) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Cannot scale the distorted video (%ux%u) to the reference's size "
+            "(%ux%u): %s", dw[0], dh[0], rw[0], rh[0], error->message),
+        (NULL));
+    g_clear_error (&error);
+    return FALSE;
   }
-  self->scaled = g_malloc (size);
-  self->scaled_pic = (VhPicture) { .nplanes = n, .bpc = bpc,
-    .memory = VH_PICTURE_HOST };
-  for (guint p = 0; p < n; p++)
-    self->scaled_pic.plane[p] = (VhPlane) { self->scaled + offset[p],
-      (ptrdiff_t) rw[p] * (bpc > 8 ? 2 : 1), rw[p], rh[p], 1 };
-  self->scale_planes = n;
-  self->scaling = TRUE;
   GST_INFO_OBJECT (self, "dist_sink %ux%u scaled to the reference's %ux%u "
       "(%s)", dw[0], dh[0], rw[0], rh[0],
       vh_scale_filter_name (scale_filter (self->cfg.scaler)));
   return TRUE;
 }
 
-/* Pieces of a frame's scaling: luma in SCALE_BANDS bands of rows, then
- * each chroma plane whole (a quarter of the work or less each) */
-#define SCALE_BANDS 4
-
-typedef struct {
-  GstVmafHip *self;
-  const VhPicture *dist;
-} ScaleJob;
-
-static void
-scale_piece (void *data, unsigned i)
-{
-  const ScaleJob *job = data;
-  GstVmafHip *self = job->self;
-  const guint p = i < SCALE_BANDS ? 0 : i - SCALE_BANDS + 1;
-  const guint h = self->scaled_pic.plane[p].height;
-  const guint y0 = p ? 0 : h * i / SCALE_BANDS;
-  const guint y1 = p ? h : h * (i + 1) / SCALE_BANDS;
-  vh_scaler_run_rows (self->scale_plane[p], &job->dist->plane[p],
-      &self->scaled_pic.plane[p], y0, y1);
-}
-
 const VhPicture *
 gst_vmafhip_scale_picture (GstVmafHip * self, const VhPicture * dist)
 {
-  /* the planes the frame was mapped with: luma only where no feature
-   * reads chroma */
-  self->scaled_pic.nplanes = MIN (dist->nplanes, self->scale_planes);
-  const ScaleJob job = { self, dist };
-  /* on the process's helper threads where they are free: the scaling is
-   * in the streaming thread, ahead of the engine (a GPU scores a 1080p
-   * frame in well under a millisecond; one core scales it in several) */
-  vh_parallel_for (SCALE_BANDS + self->scaled_pic.nplanes - 1,
-      g_get_num_processors (), NULL, scale_piece, (void *) &job);
-  return &self->scaled_pic;
+  /* in the streaming thread, ahead of the engine: on the process's free
+   * helper threads too (a GPU scores a 1080p frame in well under a
+   * millisecond, one core scales a 540p rung to 1080p in several) */
+  return vh_picture_scaler_run (self->rung_scaler, dist,
+      g_get_num_processors ());
 }
