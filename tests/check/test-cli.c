@@ -27,6 +27,16 @@ static gchar *dir;
 
 /* Writes frames first..first+n-1 of one side of the synthetic pair, as raw
  * I420 or as y4m. */
+/* Raw 8-bit I420 of a VhPicture into an open file */
+static void
+write_picture (FILE * f, const VhPicture * p)
+{
+  for (unsigned c = 0; c < p->nplanes; c++)
+    for (unsigned y = 0; y < p->plane[c].height; y++)
+      fwrite ((const guint8 *) p->plane[c].data + y * p->plane[c].stride, 1,
+          p->plane[c].width, f);
+}
+
 static gchar *
 write_video (const char *name, gboolean dist, guint first, guint n,
     gboolean y4m)
@@ -41,13 +51,9 @@ write_video (const char *name, gboolean dist, guint first, guint n,
   for (guint i = first; i < first + n; i++) {
     VhPicture r, d;
     vh_synth_render (s, i, 3, &r, &d);
-    const VhPicture *p = dist ? &d : &r;
     if (y4m)
       fputs ("FRAME\n", f);
-    for (unsigned c = 0; c < 3; c++)
-      for (unsigned y = 0; y < p->plane[c].height; y++)
-        fwrite ((const guint8 *) p->plane[c].data + y * p->plane[c].stride, 1,
-            p->plane[c].width, f);
+    write_picture (f, dist ? &d : &r);
   }
   fclose (f);
   vh_synth_free (s);
@@ -389,16 +395,6 @@ START_TEST (test_backend_hip)
 }
 
 END_TEST;
-
-/* Raw 8-bit I420 of a VhPicture into an open file */
-static void
-write_picture (FILE * f, const VhPicture * p)
-{
-  for (unsigned c = 0; c < p->nplanes; c++)
-    for (unsigned y = 0; y < p->plane[c].height; y++)
-      fwrite ((const guint8 *) p->plane[c].data + y * p->plane[c].stride, 1,
-          p->plane[c].width, f);
-}
 
 /* Frames 0..n-1 of one side of a SW x SH synthetic pair, each scaled to
  * w x h with `filter` (none when the size is the same), as raw I420 */

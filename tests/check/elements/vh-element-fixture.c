@@ -295,6 +295,20 @@ frame_messages (GList * msgs, const GstStructure ** pooled, guint * n_pooled)
   return frames;
 }
 
+GPtrArray *
+frame_message_copies (GList * msgs, guint * n_pooled)
+{
+  const GstStructure *pooled;
+  GPtrArray *frames = frame_messages (msgs, &pooled, n_pooled);
+  GPtrArray *copies = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_structure_free);
+  for (guint i = 0; i < frames->len; i++)
+    g_ptr_array_add (copies, gst_structure_copy (g_ptr_array_index (frames,
+                i)));
+  g_ptr_array_unref (frames);
+  return copies;
+}
+
 void
 free_messages (GList * msgs)
 {

@@ -65,6 +65,9 @@ void drain_bus (GstBus * bus, GList ** seen);
 GList * take_messages (GstBus * bus, GList ** seen, GstMessageType types);
 const GstStructure * vmaf_structure (GstMessage * m);
 GPtrArray * frame_messages (GList * msgs, const GstStructure ** pooled, guint * n_pooled);
+/* The frame messages' structures, copied (they outlive msgs), in order;
+ * the pooled messages counted */
+GPtrArray * frame_message_copies (GList * msgs, guint * n_pooled);
 void free_messages (GList * msgs);
 gboolean text_has_all (const gchar * text, const gchar * const *needles);
 void expect_message (GstBus * bus, GList ** seen, GstMessageType type,

@@ -176,15 +176,8 @@ score_pairs (const char *props, gboolean dmabuf, guint n, guint * warnings)
   *warnings = 0;
   for (GList * l = msgs; l; l = l->next)
     *warnings += GST_MESSAGE_TYPE (l->data) == GST_MESSAGE_WARNING;
-  const GstStructure *pooled;
   guint n_pooled;
-  GPtrArray *frames = frame_messages (msgs, &pooled, &n_pooled);
-  GPtrArray *copies = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      gst_structure_free);
-  for (guint i = 0; i < frames->len; i++)
-    g_ptr_array_add (copies, gst_structure_copy (g_ptr_array_index (frames,
-                i)));
-  g_ptr_array_unref (frames);
+  GPtrArray *copies = frame_message_copies (msgs, &n_pooled);
   free_messages (msgs);
   gst_object_unref (allocator);
   fixture_free (f);
