@@ -282,11 +282,15 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
       && GST_BUFFER_DURATION_IS_VALID (ref))
     gst_vmafhip_update_latency (self, GST_BUFFER_DURATION (ref));
   gst_vmafhip_queue_frame (self, ref, (gint) index);
-  /* No next pair at hand (a live source between frames, a stalled input):
-   * the GPU's frames in flight are collected now rather than at the next
-   * push, which may be long in coming.  With input queued they stay in
-   * flight, overlapping the next frames' uploads. */
-  if (!(gst_aggregator_pad_has_buffer (self->side[REF].pad)
+  /* Live, with no next pair at hand (between frames): the GPU's frames in
+   * flight are collected now rather than at the next push, a frame
+   * interval away, so they go out within the reported latency.  Not live
+   * (files), they stay in flight, overlapping the next frames' uploads:
+   * an aggregator pad holds one buffer, so the next pair is seldom
+   * queued yet, and waiting there would serialise the GPU. */
+  if (GST_CLOCK_TIME_IS_VALID (gst_aggregator_get_latency (GST_AGGREGATOR
+              (self)))
+      && !(gst_aggregator_pad_has_buffer (self->side[REF].pad)
           && gst_aggregator_pad_has_buffer (self->side[DIST].pad))
       && !vh_engine_wait_accelerator (self->engine, &error)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,

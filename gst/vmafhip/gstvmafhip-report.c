@@ -10,6 +10,7 @@
 #include "gstvmafhipmeta.h"
 
 #include "gstvmafhip-private.h"
+#include "vh-accel.h"
 
 #define GST_CAT_DEFAULT gst_vmafhip_debug
 
@@ -86,7 +87,8 @@ report_frame (GstVmafHip * self, const PendingFrame * pf,
     self->end_pts = pf->pts + (GST_CLOCK_TIME_IS_VALID (pf->duration)
         ? pf->duration : 0);
 
-  if (self->cfg.frame_message && index % self->cfg.subsample == 0) {
+  if (self->cfg.frame_message
+      && vh_subsample_computes (FALSE, self->cfg.subsample, (unsigned) index)) {
     GstStructure *s = gst_structure_new ("VMAF",
         "timestamp", G_TYPE_UINT64, pf->pts,
         "stream-time", G_TYPE_UINT64, pf->stream_time,
