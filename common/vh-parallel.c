@@ -3,47 +3,11 @@
 
 #define MAX_HELPERS 63
 
-/* What the helpers are handed: a function of its own, so that both kinds
- * of run below share one pool of threads. */
-typedef struct Task Task;
-struct Task {
-  void (*run) (Task *task);
-};
-
-/* ---- vh_parallel_run: piece i on a helper, the caller waits ---------- */
-
-typedef struct {
-  void (*fn) (void *data, unsigned i);
-  void *data;
-  GMutex lock;
-  GCond done;
-  unsigned left;                /* pieces on the helpers, not yet done */
-} Run;
-
-typedef struct {
-  Task task;
-  Run *run;
-  unsigned i;
-} Piece;
-
-static void
-run_piece (Task *task)
-{
-  Piece *piece = (Piece *) task;
-  Run *run = piece->run;
-  run->fn (run->data, piece->i);
-  g_mutex_lock (&run->lock);
-  if (--run->left == 0)
-    g_cond_signal (&run->done);
-  g_mutex_unlock (&run->lock);
-}
-
 /* ---- vh_parallel_for: pieces taken in order by whoever is free --------- */
 
 /* Shared with helpers that may start after the caller has returned (they
  * were queued behind other work and find nothing left): refcounted. */
 typedef struct {
-  Task task;
   void (*fn) (void *data, unsigned i);
   void *data;
   unsigned n;
@@ -85,23 +49,17 @@ for_take (ForRun *run)
   g_mutex_unlock (&run->lock);
 }
 
+/* a helper: takes pieces, then lets go of the run */
 static void
-run_for_helper (Task *task)
+run_for_helper (gpointer data, gpointer user_data)
 {
-  ForRun *run = (ForRun *) task;
+  ForRun *run = data;
+  (void) user_data;
   for_take (run);
   for_run_unref (run);
 }
 
 /* ---- the pool ------------------------------------------------------------ */
-
-static void
-run_task (gpointer data, gpointer user_data)
-{
-  Task *task = data;
-  (void) user_data;
-  task->run (task);
-}
 
 static GThreadPool *
 helpers (void)
@@ -111,7 +69,7 @@ helpers (void)
   if (g_once_init_enter (&once)) {
     const unsigned cpus = g_get_num_processors ();
     if (cpus > 1)
-      pool = g_thread_pool_new (run_task, NULL, (gint) MIN (cpus - 1,
+      pool = g_thread_pool_new (run_for_helper, NULL, (gint) MIN (cpus - 1,
               MAX_HELPERS), FALSE, NULL);
     g_once_init_leave (&once, 1);
   }
@@ -121,27 +79,8 @@ helpers (void)
 void
 vh_parallel_run (unsigned n, void (*fn) (void *data, unsigned i), void *data)
 {
-  GThreadPool *pool = n > 1 ? helpers () : NULL;
-  if (!pool) {
-    for (unsigned i = 0; i < n; i++)
-      fn (data, i);
-    return;
-  }
-  Run run = { fn, data, { 0 }, { 0 }, n - 1 };
-  Piece *pieces = g_newa (Piece, n);
-  g_mutex_init (&run.lock);
-  g_cond_init (&run.done);
-  for (unsigned i = 1; i < n; i++) {
-    pieces[i] = (Piece) { { run_piece }, &run, i };
-    g_thread_pool_push (pool, &pieces[i], NULL);
-  }
-  fn (data, 0);
-  g_mutex_lock (&run.lock);
-  while (run.left)
-    g_cond_wait (&run.done, &run.lock);
-  g_mutex_unlock (&run.lock);
-  g_mutex_clear (&run.lock);
-  g_cond_clear (&run.done);
+  /* as many threads as pieces, where helpers are free */
+  vh_parallel_for (n, n, NULL, fn, data);
 }
 
 /* one thread off the budget, if it has one left */
@@ -172,7 +111,6 @@ vh_parallel_for (unsigned n, unsigned max_threads, gint *budget,
     return;
   }
   ForRun *run = g_new0 (ForRun, 1);
-  run->task.run = run_for_helper;
   run->fn = fn;
   run->data = data;
   run->n = n;
