@@ -124,9 +124,8 @@ struct VhAdmWork {
   VhAdmWork **band;
 };
 
-/* Band rows a band takes at least (each also computes a row above and
- * below for the CM window), and bands at most */
-#define ADM_BAND_MIN_ROWS 32
+/* Bands at most (each band also computes a row above and below for the CM
+ * window; vh_band_count sizes them) */
 #define ADM_MAX_BANDS 16
 
 static size_t
@@ -910,8 +909,9 @@ scale_piece (void *data, unsigned i)
   const int h = job->plan->h;
   memset (&job->band_sums[i], 0, sizeof job->band_sums[i]);
   adm_scale_rows (wk, job->plan, job->src, job->bpc, job->params,
-      (int) ((int64_t) h * i / job->bands),
-      (int) ((int64_t) h * (i + 1) / job->bands), &job->band_sums[i]);
+      (int) vh_band_row ((unsigned) h, job->bands, i),
+      (int) vh_band_row ((unsigned) h, job->bands, i + 1),
+      &job->band_sums[i]);
 }
 
 static void
@@ -923,8 +923,7 @@ adm_scale (VhAdmWork *wk, int scale, const AdmSource src[2], unsigned bpc,
       params->reference == VH_ADM_LIBVMAF_AVX512, bpc);
   AdmScaleJob job = {
     .work = wk, .plan = &pl, .src = src, .bpc = bpc, .params = params,
-    .bands = wk->band ? CLAMP ((unsigned) pl.h / ADM_BAND_MIN_ROWS, 1,
-        wk->max_threads) : 1,
+    .bands = wk->band ? vh_band_count ((unsigned) pl.h, wk->max_threads) : 1,
   };
   /* the scale before's stale columns, for every band (flavour 1) */
   for (unsigned i = 1; i < job.bands; i++)

@@ -27,5 +27,21 @@ void vh_parallel_run (unsigned n, void (*fn) (void *data, unsigned i),
 void vh_parallel_for (unsigned n, unsigned max_threads, gint *budget,
     void (*fn) (void *data, unsigned i), void *data);
 
+/* Row bands (VIF's and ADM's): rows / min_rows bands, between 1 and
+ * max_bands; band i's first row (i = bands: the end) */
+#define VH_BAND_MIN_ROWS 32
+
+static inline unsigned
+vh_band_count (unsigned rows, unsigned max_bands)
+{
+  return CLAMP (rows / VH_BAND_MIN_ROWS, 1, MAX (max_bands, 1));
+}
+
+static inline unsigned
+vh_band_row (unsigned rows, unsigned bands, unsigned i)
+{
+  return (unsigned) ((guint64) rows * i / bands);
+}
+
 G_END_DECLS
 #endif

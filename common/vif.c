@@ -120,9 +120,6 @@ struct VhVifWork {
   VhVifWork **band;
 };
 
-/* Rows a band takes at least: fewer would cost more in handing out than
- * they save. */
-#define VIF_BAND_MIN_ROWS 32
 /* Bands per pass at most, whatever the threads (pieces of a phase: two
  * passes' bands) */
 #define VIF_MAX_BANDS 16
@@ -846,12 +843,6 @@ typedef struct VifPhase {
   VhVifScaleSums band_sums[VIF_MAX_BANDS];
 } VifPhase;
 
-static unsigned
-band_row (unsigned rows, unsigned bands, unsigned i)
-{
-  return (unsigned) ((uint64_t) rows * i / bands);
-}
-
 static void
 phase_piece (void *data, unsigned i)
 {
@@ -862,22 +853,15 @@ phase_piece (void *data, unsigned i)
     const unsigned h = work->height[ph->scale];
     scale_stats (work, ph->scale, ph->ref, ph->ref_stride, ph->dis,
         ph->dis_stride, ph->rnd, ph->params,
-        band_row (h, ph->stats_bands, i),
-        band_row (h, ph->stats_bands, i + 1), &ph->band_sums[i]);
+        vh_band_row (h, ph->stats_bands, i),
+        vh_band_row (h, ph->stats_bands, i + 1), &ph->band_sums[i]);
     return;
   }
   i -= ph->stats_bands;
   const unsigned h = work->height[ph->scale + 1];
   subsample (work, ph->scale + 1, ph->ref, ph->ref_stride, ph->dis,
       ph->dis_stride, ph->sub_wide, ph->sub_shift,
-      band_row (h, ph->sub_bands, i), band_row (h, ph->sub_bands, i + 1));
-}
-
-/* bands for a pass over `rows` rows */
-static unsigned
-bands_for (const VhVifWork *work, unsigned rows)
-{
-  return CLAMP (rows / VIF_BAND_MIN_ROWS, 1, work->max_threads);
+      vh_band_row (h, ph->sub_bands, i), vh_band_row (h, ph->sub_bands, i + 1));
 }
 
 void
@@ -921,9 +905,11 @@ vh_vif_compute_sums_from (VhVifWork *work, const VhPlane *ref,
       .sub_shift = s ? 16 : bpc,
     };
     if (s >= first_scale)
-      ph.stats_bands = banded ? bands_for (work, work->height[s]) : 1;
+      ph.stats_bands = banded ? vh_band_count (work->height[s],
+          work->max_threads) : 1;
     if (s + 1 < VH_VIF_SCALES)
-      ph.sub_bands = banded ? bands_for (work, work->height[s + 1]) : 1;
+      ph.sub_bands = banded ? vh_band_count (work->height[s + 1],
+          work->max_threads) : 1;
     vh_parallel_for (ph.stats_bands + ph.sub_bands,
         banded ? work->max_threads : 1, work->budget, phase_piece, &ph);
     /* integer sums: the bands' order does not matter */
