@@ -80,6 +80,17 @@ struct VhEngine {
   VhFramePool *frames;
   WorkerState *workers;   /* n_threads */
   size_t pool_sums_size;
+
+  /* Distorted pictures scaled to the engine's size (engine-scale.c):
+   * the luma size asked for, the planes' sizes from the first push, and
+   * where the scaling runs (decided there) */
+  gboolean dis_scaled;
+  unsigned dis_width, dis_height;
+  VhScaleFilter dis_filter;
+  gboolean dis_ready;
+  unsigned dis_nplanes, dis_plane_w[3], dis_plane_h[3];
+  gboolean dis_on_accel;
+  VhPictureScaler *dis_scaler;  /* on the CPU */
 };
 
 /* engine.c */
@@ -105,6 +116,17 @@ void vh_engine_bound_model_free (gpointer bound_model);
 unsigned vh_engine_model_metric (VhEngine *e, const char *name,
     VhMetricKind kind);
 void vh_engine_predict_final_frames (VhEngine *e, unsigned new_final);
+
+/* engine-scale.c */
+/* The distorted picture's plane sizes against those scaling expects (the
+ * first push records them); FALSE with an error naming the plane. */
+gboolean vh_engine_check_scaled_planes (VhEngine *e, const VhPicture *dis,
+    GError **error);
+/* The picture to score in place of dis: scaled on the CPU, or dis itself
+ * where the accelerator scales it (set up at the first push). */
+const VhPicture *vh_engine_scale_distorted (VhEngine *e, const VhPicture *ref,
+    const VhPicture *dis, GError **error);
+void vh_engine_scale_free (VhEngine *e);
 
 /* engine-workers.c */
 /* The workers' states and the pool, at the first push with threads > 1

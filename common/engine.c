@@ -133,6 +133,7 @@ vh_engine_free (VhEngine *e)
   vh_engine_workers_free (e);
   if (e->accel)
     e->accel->free (e->accel_backend);
+  vh_engine_scale_free (e);
   g_clear_error (&e->deliver_error);
   g_clear_error (&e->refused);
   g_ptr_array_unref (e->models);
@@ -395,7 +396,7 @@ check_depth (const VhPicture *pic, const char *which, unsigned frame,
 
 static gboolean
 check_picture (const VhEngine *e, const VhPicture *pic, const char *which,
-    GError **error)
+    gboolean check_size, GError **error)
 {
   char what[64];
   if (!pic) {
@@ -414,8 +415,8 @@ check_picture (const VhEngine *e, const VhPicture *pic, const char *which,
         "%s picture has %u planes (1 or 3 expected)", which, pic->nplanes);
     return FALSE;
   }
-  if (pic->plane[0].width != e->info.width
-      || pic->plane[0].height != e->info.height) {
+  if (check_size && (pic->plane[0].width != e->info.width
+          || pic->plane[0].height != e->info.height)) {
     g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
         "%s picture is %ux%u, the engine was set up for %ux%u", which,
         pic->plane[0].width, pic->plane[0].height, e->info.width,
@@ -514,15 +515,18 @@ vh_engine_push (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
         "the picture size is not set: call vh_engine_set_video_info first");
     return FALSE;
   }
-  if (!check_picture (e, ref, "reference", error)
-      || !check_picture (e, dis, "distorted", error))
+  /* a distorted picture to scale has its own size (checked below) */
+  if (!check_picture (e, ref, "reference", TRUE, error)
+      || !check_picture (e, dis, "distorted", !e->dis_scaled, error))
     return FALSE;
   if (ref->nplanes != dis->nplanes) {
     g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
         "reference has %u planes, distorted %u", ref->nplanes, dis->nplanes);
     return FALSE;
   }
-  for (unsigned i = 1; i < ref->nplanes; i++) {
+  if (e->dis_scaled && !vh_engine_check_scaled_planes (e, dis, error))
+    return FALSE;
+  for (unsigned i = 1; i < ref->nplanes && !e->dis_scaled; i++) {
     if (ref->plane[i].width != dis->plane[i].width
         || ref->plane[i].height != dis->plane[i].height) {
       g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
@@ -554,6 +558,9 @@ vh_engine_push (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
     g_propagate_error (error, g_error_copy (e->refused));
     return FALSE;
   }
+  if (e->dis_scaled && !(dis = vh_engine_scale_distorted (e, ref, dis,
+              error)))
+    return FALSE;
   if (e->n_pushed == 0 && e->n_threads > 1 && !e->frames
       && !vh_engine_workers_start (e, ref, error))
     return FALSE;

@@ -12,6 +12,7 @@
 #define VH_ACCEL_H
 
 #include "vh-feature.h"
+#include "scale.h"
 
 G_BEGIN_DECLS
 
@@ -57,6 +58,13 @@ typedef struct VhAccelOps {
    * (the engine's vh_engine_set_subsample; before the first frame).  NULL:
    * the backend computes every frame and the engine ignores the rest. */
   void (*set_subsample) (gpointer backend, unsigned n);
+  /* Optional: distorted pictures come with these plane sizes and are
+   * scaled to the reference's with `filter` on the accelerator, bit for
+   * bit as common/scale.c does (vh_engine_set_distorted_scaling; called
+   * before the first submit).  NULL: the engine scales on the CPU. */
+  gboolean (*scale_distorted) (gpointer backend, unsigned nplanes,
+      const unsigned width[], const unsigned height[], VhScaleFilter filter,
+      GError **error);
 } VhAccelOps;
 
 G_END_DECLS

@@ -16,6 +16,7 @@
 #include "vh-error.h"
 #include "vh-feature.h"
 #include "vh-model.h"
+#include "scale.h"
 #include "vh-picture.h"
 #include "vh-scores.h"
 
@@ -134,8 +135,27 @@ gboolean vh_engine_needs_chroma (const VhEngine *engine);
 gboolean vh_engine_check_layout (const VhEngine *engine,
     const VhPicture *layout, GError **error);
 
+/* Distorted pictures of another size (an ABR ladder's rung) scaled to the
+ * engine's size before scoring, with `filter` (common/scale.h: FFmpeg's
+ * bilinear, bicubic, lanczos).  width x height is the distorted luma; its
+ * chroma planes are taken from the first pushed picture and must keep
+ * their sizes.  The scaling runs on the accelerator where every feature
+ * does (the small picture is uploaded, the scaled one never leaves the
+ * GPU), else on the CPU in vh_engine_push; the samples are the same.  The
+ * engine's own size turns scaling off.  After vh_engine_set_video_info
+ * (and the accelerator, if any), before the first push (later, only the
+ * same settings again are accepted).  Errors:
+ * VH_ERROR_STATE (order), or the scaler's (sizes, ratio over 64x). */
+gboolean vh_engine_set_distorted_scaling (VhEngine *engine, unsigned width,
+    unsigned height, VhScaleFilter filter, GError **error);
+/* Whether distorted pictures are scaled, and whether on the accelerator
+ * (known before the first push: the features and the accelerator are). */
+gboolean vh_engine_scales_distorted (const VhEngine *engine);
+gboolean vh_engine_scales_on_accelerator (const VhEngine *engine);
+
 /* Scores one frame pair (frames in order). Both pictures must match the
- * engine's size and bit depth. */
+ * engine's size and bit depth (the distorted one the size given to
+ * vh_engine_set_distorted_scaling, if any). */
 gboolean vh_engine_push (VhEngine *engine, const VhPicture *ref,
     const VhPicture *dis, GError **error);
 /* Waits for the frames the accelerator has in flight (well under a

@@ -136,39 +136,27 @@ check_y4m_against_options (const Input *in, const Options *o, GError **error)
   return TRUE;
 }
 
-/* A scaler from the distorted input's planes to the reference's, for a
- * distorted video smaller than the reference (issue 15's renditions). */
-static VhPictureScaler *
-upscale_new (const Input *ref, const Input *dis, const char *scaler_name,
-    GError **error)
+/* The filter a smaller distorted video is scaled up with (issue 15's
+ * renditions; the engine scales, on the GPU where it scores there).
+ * FALSE: an unknown name, or a distorted video larger than the reference. */
+static gboolean
+upscale_filter (const Input *ref, const Input *dis, const char *scaler_name,
+    VhScaleFilter *filter, GError **error)
 {
-  VhScaleFilter filter;
   if (!vh_scale_filter_from_string (scaler_name ? scaler_name : "bicubic",
-          &filter)) {
+          filter)) {
     fail (error, "unknown --scaler '%s' (bicubic, lanczos, bilinear)",
         scaler_name);
-    return NULL;
+    return FALSE;
   }
   if (dis->width > ref->width || dis->height > ref->height) {
     fail (error, "the distorted video (%ux%u) is larger than the "
         "reference (%ux%u): renditions are scaled up to the reference's "
         "size, never down", dis->width, dis->height, ref->width,
         ref->height);
-    return NULL;
+    return FALSE;
   }
-  /* the planes' sizes, from pictures laid over the inputs' buffers */
-  VhPicture to, from;
-  unsigned sw[3], sh[3], dw[3], dh[3];
-  vh_raw_picture (ref->format, ref->buf, ref->width, ref->height, &to);
-  vh_raw_picture (dis->format, dis->buf, dis->width, dis->height, &from);
-  for (unsigned p = 0; p < to.nplanes; p++) {
-    sw[p] = from.plane[p].width;
-    sh[p] = from.plane[p].height;
-    dw[p] = to.plane[p].width;
-    dh[p] = to.plane[p].height;
-  }
-  return vh_picture_scaler_new (to.nplanes, sw, sh, dw, dh, to.bpc, filter,
-      error);
+  return TRUE;
 }
 
 /* Opens an input and reads its header; no frame is read.  A raw file is
@@ -378,7 +366,8 @@ static int
 run (Options *o, GError **error)
 {
   Input in[2] = { {0}, {0} };
-  VhPictureScaler *upscale = NULL;
+  VhScaleFilter upscale = VH_SCALE_BICUBIC;
+  gboolean scale_rung = FALSE;
   VhSynth *synth = NULL;
   VhEngine *engine = NULL;
   VhLogWriter *log = NULL;
@@ -510,10 +499,11 @@ run (Options *o, GError **error)
           in[0].width, in[0].height, in[1].width, in[1].height);
       goto out;
     }
-    if (sizes_differ && !(upscale = upscale_new (&in[0], &in[1], o->scaler,
-                error)))
+    if (sizes_differ && !upscale_filter (&in[0], &in[1], o->scaler,
+            &upscale, error))
       goto out;
-    if (o->scaler && !upscale) {
+    scale_rung = sizes_differ;
+    if (o->scaler && !sizes_differ) {
       fail (error, "--scaler: the distorted video is the reference's size "
           "already (%ux%u): nothing to scale", in[0].width, in[0].height);
       goto out;
@@ -544,6 +534,9 @@ run (Options *o, GError **error)
             error))
       goto out;
   if (!choose_backend (engine, o, error))
+    goto out;
+  if (scale_rung && !vh_engine_set_distorted_scaling (engine, in[1].width,
+          in[1].height, upscale, error))
     goto out;
   if (o->output) {
     const VhLogInfo li = { info.width, info.height, NAN,
@@ -587,9 +580,6 @@ run (Options *o, GError **error)
             in[a ? 1 : 0].path, in[a ? 0 : 1].path);
       if (!a || !b)
         break;
-      /* the CLI's own threads are the engine's (--threads) */
-      if (upscale)
-        dis = *vh_picture_scaler_run (upscale, &dis, 1);
     }
     if (!vh_engine_push (engine, &ref, &dis, error))
       goto out;
@@ -640,7 +630,6 @@ out:
   vh_synth_free (synth);
   input_close (&in[0]);
   input_close (&in[1]);
-  vh_picture_scaler_free (upscale);
   g_ptr_array_unref (models);
   g_ptr_array_unref (features);
   return rc;

@@ -22,6 +22,7 @@
 #include "motion-gpu.h"
 #include "psnr-gpu.h"
 #include "psnr-hvs-gpu.h"
+#include "scale-gpu.h"
 #include "speed-gpu.h"
 #include "vh-gpu-backend.h"
 #include "vh-kernel-images.h"
@@ -69,6 +70,10 @@ struct Slot {
   VhGpuPtr depth_word;
   guint32 *depth_bits;
   gboolean depth_checked;
+  /* distorted pictures scaled here (scale_distorted): the uploaded small
+   * planes, and a scaler per plane (each owns its intermediate) */
+  VhGpuPtr dis_small[MAX_PLANES];
+  VhScaleGpu *scale[MAX_PLANES];
 };
 
 struct VhGpuBackend {
@@ -93,6 +98,12 @@ struct VhGpuBackend {
   unsigned n_zero_copy;         /* frames uploaded straight from the caller */
   unsigned n_device;            /* frames copied from the caller's GPU memory */
   VhGpuFunction *depth_check;   /* vh_depth_check_16, on first use */
+  /* scale_distorted: the distorted planes' sizes and where they go */
+  gboolean scaled;
+  VhScaleFilter scale_filter;
+  unsigned dis_width[MAX_PLANES], dis_height[MAX_PLANES];
+  size_t dis_pitch[MAX_PLANES], dis_row[MAX_PLANES];
+  VhGpuModule *scale_module;
 
   /* Staging copies run on a few threads: one core's memcpy is slower than
    * the upload itself at 4K. */
@@ -571,6 +582,39 @@ fail:
   return FALSE;
 }
 
+/* The small distorted planes on the device and each slot's scalers. */
+static gboolean
+allocate_scaling (VhGpuBackend *b, const VhPicture *ref, GError **error)
+{
+  if (ref->nplanes < b->nplanes) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
+        "GPU backend: the distorted planes to scale do not match the "
+        "reference's");
+    return FALSE;
+  }
+  if (!b->scale_module && !(b->scale_module =
+          vh_gpu_module_load_embedded (b->gpu, &vh_kernel_scale, error)))
+    return FALSE;
+  for (unsigned p = 0; p < b->nplanes; p++) {
+    VhScaler *scaler = vh_scaler_new (b->dis_width[p], b->dis_height[p],
+        b->width[p], b->height[p], ref->bpc, b->scale_filter, error);
+    if (!scaler)
+      return FALSE;
+    for (unsigned i = 0; i < b->n_slots; i++) {
+      Slot *s = &b->slots[i];
+      if (!(s->dis_small[p] = vh_gpu_mem_alloc (b->gpu,
+                  b->dis_pitch[p] * b->dis_height[p], error))
+          || !(s->scale[p] = vh_scale_gpu_new (b->gpu, b->scale_module,
+                  scaler, error))) {
+        vh_scaler_free (scaler);
+        return FALSE;
+      }
+    }
+    vh_scaler_free (scaler);
+  }
+  return TRUE;
+}
+
 /* Device planes and pinned buffers, sized by the first frame's layout. */
 static gboolean
 allocate (VhGpuBackend *b, const VhPicture *ref, GError **error)
@@ -583,8 +627,18 @@ allocate (VhGpuBackend *b, const VhPicture *ref, GError **error)
     b->height[p] = ref->plane[p].height;
     b->staged_row[p] = (size_t) b->width[p] * b->bytes;
     b->pitch[p] = (b->staged_row[p] + PITCH_ALIGN - 1) & ~(size_t) (PITCH_ALIGN - 1);
-    b->staging_size += 2 * b->staged_row[p] * b->height[p];
+    b->staging_size += b->staged_row[p] * b->height[p];
+    if (b->scaled) {
+      b->dis_row[p] = (size_t) b->dis_width[p] * b->bytes;
+      b->dis_pitch[p] = (b->dis_row[p] + PITCH_ALIGN - 1)
+          & ~(size_t) (PITCH_ALIGN - 1);
+      b->staging_size += b->dis_row[p] * b->dis_height[p];
+    } else {
+      b->staging_size += b->staged_row[p] * b->height[p];
+    }
   }
+  if (b->scaled && !allocate_scaling (b, ref, error))
+    return FALSE;
   for (unsigned i = 0; i < b->n_slots; i++) {
     Slot *s = &b->slots[i];
     for (unsigned p = 0; p < b->nplanes; p++) {
@@ -696,6 +750,7 @@ enqueue_features (VhGpuBackend *b, Slot *s, unsigned index, GError **error)
  * is refused when its word comes back (backend_collect). */
 static gboolean
 enqueue_depth_check (VhGpuBackend *b, Slot *s, const VhGpuPtr *device,
+    const size_t *pitch, const unsigned *width, const unsigned *height,
     unsigned n, GError **error)
 {
   if (!b->depth_check) {
@@ -719,12 +774,11 @@ enqueue_depth_check (VhGpuBackend *b, Slot *s, const VhGpuPtr *device,
     return FALSE;
   guint32 mask = (1u << b->info.bpc) - 1;
   for (unsigned i = 0; i < n; i++) {
-    const unsigned p = i / 2;
     guint64 plane = device[i];
-    guint32 pitch = (guint32) b->pitch[p], width = b->width[p];
+    guint32 row_pitch = (guint32) pitch[i], row_width = width[i];
     VhGpuPtr word = s->depth_word;
-    void *args[] = { &plane, &pitch, &width, &mask, &word };
-    const VhGpuDim3 grid = { b->height[p], 1, 1 }, block = { 256, 1, 1 };
+    void *args[] = { &plane, &row_pitch, &row_width, &mask, &word };
+    const VhGpuDim3 grid = { height[i], 1, 1 }, block = { 256, 1, 1 };
     if (!vh_gpu_launch (b->depth_check, grid, block, 0, s->stream, args,
             error))
       return FALSE;
@@ -770,6 +824,10 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
   const VhPlane *planes[2 * MAX_PLANES] = { NULL };
   guint8 *staged[2 * MAX_PLANES] = { NULL };
   VhGpuPtr device[2 * MAX_PLANES];
+  /* each picture's planes on the device: the reference's and, unless it
+   * is scaled here, the distorted one's at the stream's size */
+  size_t pitch[2 * MAX_PLANES], row[2 * MAX_PLANES];
+  unsigned width[2 * MAX_PLANES], height[2 * MAX_PLANES];
   guint8 *stage = s->staging;
   const gboolean on_device = ref->memory == VH_PICTURE_DEVICE;
   /* zero_copy: the caller's planes are read where they are (pinned host
@@ -778,19 +836,24 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
   unsigned n = 0;
   for (unsigned p = 0; p < b->nplanes; p++) {
     for (int k = 0; k < 2; k++, n++) {
+      const gboolean small = k && b->scaled;
       planes[n] = k ? &dis->plane[p] : &ref->plane[p];
-      device[n] = k ? s->dis[p] : s->ref[p];
+      device[n] = small ? s->dis_small[p] : k ? s->dis[p] : s->ref[p];
+      pitch[n] = small ? b->dis_pitch[p] : b->pitch[p];
+      row[n] = small ? b->dis_row[p] : b->staged_row[p];
+      width[n] = small ? b->dis_width[p] : b->width[p];
+      height[n] = small ? b->dis_height[p] : b->height[p];
       staged[n] = stage;
-      stage += b->staged_row[p] * b->height[p];
-      if (planes[n]->width != b->width[p]
-          || planes[n]->height != b->height[p]) {
+      stage += row[n] * height[n];
+      if (planes[n]->width != width[n] || planes[n]->height != height[n]) {
         g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
-            "GPU backend: plane %u is %ux%u, the stream's %ux%u", p,
-            planes[n]->width, planes[n]->height, b->width[p], b->height[p]);
+            "GPU backend: %s plane %u is %ux%u, the stream's %ux%u",
+            k ? "distorted" : "reference", p, planes[n]->width,
+            planes[n]->height, width[n], height[n]);
         return FALSE;
       }
       if (on_device && (planes[n]->step > 1 || planes[n]->stride <= 0
-              || (size_t) planes[n]->stride < b->staged_row[p])) {
+              || (size_t) planes[n]->stride < row[n])) {
         g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
             "GPU backend: plane %u in GPU memory is not planar with forward "
             "rows (step %u, stride %td)", p, planes[n]->step,
@@ -798,7 +861,7 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
         return FALSE;
       }
       zero_copy = zero_copy && (on_device
-          || plane_is_pinned (planes[n], b->staged_row[p]));
+          || plane_is_pinned (planes[n], row[n]));
     }
   }
 
@@ -821,23 +884,31 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
   }
   gboolean ok = TRUE;
   for (unsigned i = 0; ok && i < n; i++) {
-    const unsigned p = i / 2;
     const void *src = zero_copy ? planes[i]->data : staged[i];
-    const size_t src_pitch = zero_copy ? (size_t) planes[i]->stride
-        : b->staged_row[p];
+    const size_t src_pitch = zero_copy ? (size_t) planes[i]->stride : row[i];
     if (on_device)
-      ok = vh_gpu_copy2d_d2d_async (s->stream, device[i], b->pitch[p],
+      ok = vh_gpu_copy2d_d2d_async (s->stream, device[i], pitch[i],
           (i % 2 ? dis : ref)->device_context, (VhGpuPtr) (uintptr_t) src,
-          src_pitch,
-          b->staged_row[p], b->height[p], error);
+          src_pitch, row[i], height[i], error);
     else
-      ok = vh_gpu_copy2d_h2d_async (s->stream, device[i], b->pitch[p], src,
-          src_pitch, b->staged_row[p], b->height[p], error);
+      ok = vh_gpu_copy2d_h2d_async (s->stream, device[i], pitch[i], src,
+          src_pitch, row[i], height[i], error);
   }
   ok = ok && vh_gpu_event_record (s->uploaded, s->stream, error);
   s->depth_checked = ok && on_device && b->bytes == 2 && ref->bpc < 16;
   if (s->depth_checked)
-    ok = enqueue_depth_check (b, s, device, n, error);
+    ok = enqueue_depth_check (b, s, device, pitch, width, height, n, error);
+  /* the distorted planes scaled into the stream's size, after the depth
+   * check (which masks what it finds) */
+  for (unsigned p = 0; ok && b->scaled && p < b->nplanes; p++) {
+    const VhScaleGpuPlane from = { s->dis_small[p], b->dis_pitch[p],
+      b->dis_width[p], b->dis_height[p], 1
+    };
+    const VhScaleGpuPlane to = { s->dis[p], b->pitch[p], b->width[p],
+      b->height[p], 1
+    };
+    ok = vh_scale_gpu_enqueue (s->scale[p], s->stream, &from, &to, error);
+  }
   if (!ok) {
     /* copies already queued may still read the caller's planes */
     if (zero_copy)
@@ -914,6 +985,26 @@ backend_set_subsample (gpointer backend, unsigned n)
   ((VhGpuBackend *) backend)->subsample = n;
 }
 
+static gboolean
+backend_scale_distorted (gpointer backend, unsigned nplanes,
+    const unsigned width[], const unsigned height[], VhScaleFilter filter,
+    GError **error)
+{
+  VhGpuBackend *b = backend;
+  if (b->allocated || nplanes > MAX_PLANES) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
+        "GPU backend: scaling must be set before the first frame");
+    return FALSE;
+  }
+  b->scaled = TRUE;
+  b->scale_filter = filter;
+  for (unsigned p = 0; p < nplanes; p++) {
+    b->dis_width[p] = width[p];
+    b->dis_height[p] = height[p];
+  }
+  return TRUE;
+}
+
 static void
 backend_reset (gpointer backend)
 {
@@ -939,6 +1030,9 @@ backend_free (gpointer backend)
     for (unsigned p = 0; p < MAX_PLANES; p++) {
       vh_gpu_mem_free (b->gpu, s->ref[p]);
       vh_gpu_mem_free (b->gpu, s->dis[p]);
+      vh_gpu_mem_free (b->gpu, s->dis_small[p]);
+      if (s->scale[p])
+        vh_scale_gpu_free (s->scale[p]);
     }
     vh_gpu_host_free (b->gpu, s->staging);
     vh_gpu_host_free (b->gpu, s->sums);
@@ -959,6 +1053,8 @@ backend_free (gpointer backend)
   for (unsigned k = 0; k < G_N_ELEMENTS (b->modules); k++)
     if (b->modules[k])
       vh_gpu_module_free (b->modules[k]);
+  if (b->scale_module)
+    vh_gpu_module_free (b->scale_module);
   vh_gpu_close (b->gpu);
   g_free (b);
 }
@@ -966,4 +1062,5 @@ backend_free (gpointer backend)
 const VhAccelOps vh_gpu_backend_ops = {
   backend_attach, backend_submit, backend_collect, backend_max_in_flight,
   backend_reset, backend_free, backend_set_subsample,
+  backend_scale_distorted,
 };

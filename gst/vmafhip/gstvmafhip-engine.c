@@ -321,8 +321,17 @@ configure_engine (GstVmafHip * self)
   GError *error = NULL;
 
   if (self->engine && self->engine_sized) {
-    if (!memcmp (&vi, &self->engine_info, sizeof vi))
+    if (!memcmp (&vi, &self->engine_info, sizeof vi)) {
+      /* the distorted size may have changed alone */
+      if (!gst_vmafhip_scale_apply (self, &error)) {
+        GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+            ("Cannot score the distorted video: %s", error->message),
+            (NULL));
+        g_clear_error (&error);
+        return FALSE;
+      }
       return TRUE;
+    }
     if (vh_engine_n_pushed (self->engine) > 0) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT,
           ("The video changed from %ux%u %u-bit to %ux%u %u-bit in the "
@@ -347,7 +356,8 @@ configure_engine (GstVmafHip * self)
   negotiated_layout (self, &layout);
   /* what the features cannot read fails now, not at the first frame */
   if (!vh_engine_set_video_info (self->engine, &vi, &error)
-      || !vh_engine_check_layout (self->engine, &layout, &error))
+      || !vh_engine_check_layout (self->engine, &layout, &error)
+      || !gst_vmafhip_scale_apply (self, &error))
     goto failed;
   self->engine_info = vi;
   self->engine_sized = TRUE;

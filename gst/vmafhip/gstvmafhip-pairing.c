@@ -240,15 +240,13 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
-  /* a smaller rendition is scaled on the CPU, from host memory; one side
-   * in GPU memory and the other not: both through host memory */
+  /* a smaller rendition the engine scales on the CPU is read from host
+   * memory; one side in GPU memory and the other not: both through host
+   * memory */
   gboolean readable = TRUE;
-  if (self->rung_scaler) {
-    if (dp.memory == VH_PICTURE_DEVICE)
-      readable = map_on_host (self, DIST, dist, &df, &df_mapped, &dp);
-    if (readable)
-      dp = *gst_vmafhip_scale_picture (self, &dp);
-  }
+  if (self->rung_scaled && dp.memory == VH_PICTURE_DEVICE
+      && !vh_engine_scales_on_accelerator (self->engine))
+    readable = map_on_host (self, DIST, dist, &df, &df_mapped, &dp);
   if (readable && rp.memory != dp.memory)
     readable = rp.memory == VH_PICTURE_DEVICE
         ? map_on_host (self, REF, ref, &rf, &rf_mapped, &rp)

@@ -169,9 +169,9 @@ struct _GstVmafHip
   gboolean align_forced;         /* a re-check under way: every frame sampled */
   gboolean align_after_drop;     /* that re-check follows a rise (may lose) */
   GstClockTime align_periodic_at;  /* when the next periodic re-check starts */
-  /* a smaller distorted video scaled to the reference (gstvmafhip-scale.c),
-   * from the caps check on; NULL: none to scale */
-  VhPictureScaler *rung_scaler;
+  /* a smaller distorted video, scaled to the reference by the engine
+   * (gstvmafhip-scale.c), from the caps check on */
+  gboolean rung_scaled;
 };
 
 static inline const char *
@@ -200,9 +200,12 @@ void gst_vmafhip_update_latency (GstVmafHip * self, GstClockTime frame_duration)
 void gst_vmafhip_side_clear (Side * side);
 
 /* gstvmafhip-scale.c */
+/* At the caps check: whether dist_sink's video can be scaled (error
+ * posted otherwise); then it is (rung_scaled). */
 gboolean gst_vmafhip_scale_configure (GstVmafHip * self);
-const VhPicture *gst_vmafhip_scale_picture (GstVmafHip * self,
-    const VhPicture * dist);
+/* Once the engine is sized: tells it the distorted size and filter (or
+ * the reference's size: no scaling). */
+gboolean gst_vmafhip_scale_apply (GstVmafHip * self, GError ** error);
 void gst_vmafhip_scale_clear (GstVmafHip * self);
 
 /* gstvmafhip-cuda.c */

@@ -1,9 +1,9 @@
 /* vmafhip — a distorted video smaller than the reference (an ABR
  * ladder's lower rung) scaled up to the reference's size before scoring,
  * with the `scaler` the user picks (common/scale.c: FFmpeg's bilinear,
- * bicubic and lanczos, docs/scaling.md).  On the CPU, plane by plane,
- * into a picture of the reference's plane sizes that the engine then
- * reads as any other. */
+ * bicubic and lanczos, docs/scaling.md).  The engine scales
+ * (vh_engine_set_distorted_scaling): on the GPU where it scores every
+ * feature there, else on the CPU; the samples are the same. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -28,20 +28,7 @@ scale_filter (GstVmafHipScaler scaler)
 void
 gst_vmafhip_scale_clear (GstVmafHip * self)
 {
-  g_clear_pointer (&self->rung_scaler, vh_picture_scaler_free);
-}
-
-/* Each component's size in a video of this info: luma, then chroma (none
- * for gray) */
-static guint
-plane_sizes (const GstVideoInfo * info, guint w[3], guint h[3])
-{
-  const guint n = GST_VIDEO_INFO_N_COMPONENTS (info) >= 3 ? 3 : 1;
-  for (guint c = 0; c < n; c++) {
-    w[c] = GST_VIDEO_INFO_COMP_WIDTH (info, c);
-    h[c] = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
-  }
-  return n;
+  self->rung_scaled = FALSE;
 }
 
 gboolean
@@ -49,42 +36,38 @@ gst_vmafhip_scale_configure (GstVmafHip * self)
 {
   const GstVideoInfo *r = &self->side[REF].info;
   const GstVideoInfo *d = &self->side[DIST].info;
-  guint rw[3], rh[3], dw[3], dh[3];
-  const guint n = plane_sizes (r, rw, rh);
-  GError *error = NULL;
+  const gboolean r_chroma = GST_VIDEO_INFO_N_COMPONENTS (r) >= 3;
+  const gboolean d_chroma = GST_VIDEO_INFO_N_COMPONENTS (d) >= 3;
 
   gst_vmafhip_scale_clear (self);
-  if (plane_sizes (d, dw, dh) != n) {
+  if (r_chroma != d_chroma) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("The distorted video (dist_sink: %s) has %s chroma, the reference "
             "(ref_sink: %s) %s: it cannot be scaled to the reference.",
-            GST_VIDEO_INFO_NAME (d), n == 3 ? "no" : "its own",
-            GST_VIDEO_INFO_NAME (r), n == 3 ? "has" : "none"), (NULL));
+            GST_VIDEO_INFO_NAME (d), r_chroma ? "no" : "its own",
+            GST_VIDEO_INFO_NAME (r), r_chroma ? "has" : "none"), (NULL));
     return FALSE;
   }
-  self->rung_scaler = vh_picture_scaler_new (n, dw, dh, rw, rh,
-      GST_VIDEO_INFO_COMP_DEPTH (r, 0), scale_filter (self->cfg.scaler),
-      &error);
-  if (!self->rung_scaler) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("Cannot scale the distorted video (%ux%u) to the reference's size "
-            "(%ux%u): %s", dw[0], dh[0], rw[0], rh[0], error->message),
-        (NULL));
-    g_clear_error (&error);
-    return FALSE;
-  }
-  GST_INFO_OBJECT (self, "dist_sink %ux%u scaled to the reference's %ux%u "
-      "(%s)", dw[0], dh[0], rw[0], rh[0],
-      vh_scale_filter_name (scale_filter (self->cfg.scaler)));
+  self->rung_scaled = TRUE;
   return TRUE;
 }
 
-const VhPicture *
-gst_vmafhip_scale_picture (GstVmafHip * self, const VhPicture * dist)
+gboolean
+gst_vmafhip_scale_apply (GstVmafHip * self, GError ** error)
 {
-  /* in the streaming thread, ahead of the engine: on the process's free
-   * helper threads too (a GPU scores a 1080p frame in well under a
-   * millisecond, one core scales a 540p rung to 1080p in several) */
-  return vh_picture_scaler_run (self->rung_scaler, dist,
-      g_get_num_processors ());
+  const GstVideoInfo *r = &self->side[self->rung_scaled ? DIST : REF].info;
+  const VhScaleFilter filter = scale_filter (self->cfg.scaler);
+
+  if (!vh_engine_set_distorted_scaling (self->engine,
+          (unsigned) GST_VIDEO_INFO_WIDTH (r),
+          (unsigned) GST_VIDEO_INFO_HEIGHT (r), filter, error))
+    return FALSE;
+  if (self->rung_scaled)
+    GST_INFO_OBJECT (self, "dist_sink %dx%d scaled to the reference's %dx%d "
+        "(%s) on the %s", GST_VIDEO_INFO_WIDTH (r), GST_VIDEO_INFO_HEIGHT (r),
+        GST_VIDEO_INFO_WIDTH (&self->side[REF].info),
+        GST_VIDEO_INFO_HEIGHT (&self->side[REF].info),
+        vh_scale_filter_name (filter),
+        vh_engine_scales_on_accelerator (self->engine) ? "GPU" : "CPU");
+  return TRUE;
 }

@@ -17,7 +17,7 @@
 #include "vif.h"
 
 #define IN_FLIGHT 3
-#define MAX_HANDLES 8
+#define MAX_HANDLES 10
 
 typedef struct {
   const VhFeatureExtractor *fex;
@@ -37,6 +37,11 @@ typedef struct {
   /* queued frames: sums per handle */
   GQueue pending;            /* PendingFrame* */
   unsigned attach_calls, submits;
+  /* scale_distorted: the sizes it was given; the scaler, at the first
+   * submit (the reference's planes give the output sizes) */
+  unsigned scale_calls, scale_nplanes, scale_w[3], scale_h[3];
+  VhScaleFilter scale_filter;
+  VhPictureScaler *scaler;
 } CpuAccel;
 
 typedef struct {
@@ -90,8 +95,21 @@ accel_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
   CpuAccel *a = backend;
   PendingFrame *f = g_new0 (PendingFrame, 1);
   const size_t bytes = ref->bpc > 8 ? 2 : 1;
-  (void) error;
   a->submits++;
+  if (a->scale_calls) {
+    if (!a->scaler) {
+      unsigned w[3], h[3];
+      for (unsigned p = 0; p < ref->nplanes; p++) {
+        w[p] = ref->plane[p].width;
+        h[p] = ref->plane[p].height;
+      }
+      a->scaler = vh_picture_scaler_new (a->scale_nplanes, a->scale_w,
+          a->scale_h, w, h, ref->bpc, a->scale_filter, error);
+      ck_assert (a->scaler);
+    }
+    ck_assert_uint_eq (dis->plane[0].width, a->scale_w[0]);
+    dis = vh_picture_scaler_run (a->scaler, dis, 1);
+  }
   f->index = index;
   for (unsigned k = 0; k < a->n_handles; k++) {
     Handle *h = &a->handles[k];
@@ -164,11 +182,30 @@ accel_reset (gpointer backend)
   g_queue_clear_full (&a->pending, g_free);
 }
 
+static gboolean
+accel_scale_distorted (gpointer backend, unsigned nplanes,
+    const unsigned width[], const unsigned height[], VhScaleFilter filter,
+    GError **error)
+{
+  CpuAccel *a = backend;
+  (void) error;
+  ck_assert_uint_eq (a->submits, 0);
+  a->scale_calls++;
+  a->scale_nplanes = nplanes;
+  for (unsigned p = 0; p < nplanes; p++) {
+    a->scale_w[p] = width[p];
+    a->scale_h[p] = height[p];
+  }
+  a->scale_filter = filter;
+  return TRUE;
+}
+
 static void
 accel_free (gpointer backend)
 {
   CpuAccel *a = backend;
   accel_reset (a);
+  g_clear_pointer (&a->scaler, vh_picture_scaler_free);
   for (unsigned k = 0; k < a->n_handles; k++) {
     vh_vif_work_free (a->handles[k].vif);
     vh_adm_work_free (a->handles[k].adm);
@@ -182,6 +219,7 @@ accel_free (gpointer backend)
 static const VhAccelOps cpu_accel_ops = {
   accel_attach, accel_submit, accel_collect, accel_max_in_flight,
   accel_reset, accel_free, NULL,    /* every frame computed */
+  accel_scale_distorted,
 };
 
 static void
@@ -319,6 +357,185 @@ START_TEST (test_accel_after_push_refused)
 }
 END_TEST
 
+/* Every score of two engines, frame by frame, equal */
+static unsigned
+assert_same_scores (const VhEngine *a, const VhEngine *b, unsigned n)
+{
+  const VhScoreTable *ta = vh_engine_scores (a), *tb = vh_engine_scores (b);
+  unsigned compared = 0;
+  ck_assert_uint_eq (vh_score_table_n_metrics (ta),
+      vh_score_table_n_metrics (tb));
+  for (unsigned m = 0; m < vh_score_table_n_metrics (ta); m++) {
+    const char *name = vh_score_table_metric_name (ta, m);
+    const int mb = vh_score_table_find (tb, name);
+    ck_assert_msg (mb >= 0, "no %s", name);
+    for (unsigned i = 0; i < n; i++) {
+      double va, vb;
+      const gboolean ha = vh_score_table_get (ta, m, i, &va);
+      ck_assert (ha == vh_score_table_get (tb, mb, i, &vb));
+      if (ha) {
+        ck_assert_msg (va == vb, "%s frame %u: %.17g against %.17g", name, i,
+            va, vb);
+        compared++;
+      }
+    }
+  }
+  return compared;
+}
+
+/* A rendition at half size (4:2:0), scaled by the engine: on the CPU, on
+ * the accelerator (which then sees the small picture), and on the CPU
+ * again where one feature stays there (float_ssim, which this accelerator
+ * declines), all equal to an engine given the same upscale at full size. */
+static void
+run_scaled (unsigned w, unsigned h, unsigned bpc, VhScaleFilter filter)
+{
+  GError *error = NULL;
+  const VhVideoInfo info = { w, h, bpc };
+  const unsigned sw = w / 2, sh = h / 2, n = 5;
+  VhEngine *full = vh_engine_new (&info, &error);
+  VhEngine *cpu = vh_engine_new (&info, &error);
+  VhEngine *acc = vh_engine_new (&info, &error);
+  VhEngine *mixed = vh_engine_new (&info, &error);
+  CpuAccel *acc_backend = g_new0 (CpuAccel, 1);
+  CpuAccel *mixed_backend = g_new0 (CpuAccel, 1);
+  g_queue_init (&acc_backend->pending);
+  g_queue_init (&mixed_backend->pending);
+
+  /* float_ssim, which this accelerator declines, in every engine but acc
+   * (and full_acc, its yardstick): mixed scales on the CPU */
+  VhEngine *full_acc = vh_engine_new (&info, &error);
+  VhEngine *all[] = { full, cpu, acc, mixed };
+  ck_assert (vh_engine_set_accelerator (acc, &cpu_accel_ops, acc_backend,
+          &error));
+  ck_assert (vh_engine_set_accelerator (mixed, &cpu_accel_ops,
+          mixed_backend, &error));
+  setup (full_acc);
+  for (unsigned k = 0; k < G_N_ELEMENTS (all); k++) {
+    setup (all[k]);
+    if (all[k] != acc)
+      ck_assert (vh_engine_add_feature (all[k], "float_ssim", &error));
+  }
+
+  ck_assert (!vh_engine_scales_distorted (full));
+  for (unsigned k = 1; k < G_N_ELEMENTS (all); k++)
+    ck_assert_msg (vh_engine_set_distorted_scaling (all[k], sw, sh, filter,
+            &error), "%s", error ? error->message : "");
+  ck_assert (vh_engine_scales_distorted (cpu));
+  ck_assert (!vh_engine_scales_on_accelerator (cpu));
+  ck_assert (vh_engine_scales_on_accelerator (acc));
+  ck_assert (!vh_engine_scales_on_accelerator (mixed));
+
+  const unsigned full_w[3] = { w, (w + 1) / 2, (w + 1) / 2 };
+  const unsigned full_h[3] = { h, (h + 1) / 2, (h + 1) / 2 };
+  const unsigned small_w[3] = { sw, (sw + 1) / 2, (sw + 1) / 2 };
+  const unsigned small_h[3] = { sh, (sh + 1) / 2, (sh + 1) / 2 };
+  VhPictureScaler *down = vh_picture_scaler_new (3, full_w, full_h, small_w,
+      small_h, bpc, VH_SCALE_BICUBIC, &error);
+  VhPictureScaler *up = vh_picture_scaler_new (3, small_w, small_h, full_w,
+      full_h, bpc, filter, &error);
+  ck_assert (down && up);
+  VhSynth *s = vh_synth_new (w, h, bpc, VH_SYNTH_420, 5);
+  for (unsigned i = 0; i < n; i++) {
+    VhPicture ref, dis;
+    vh_synth_render (s, i, 1 + i % 4, &ref, &dis);
+    const VhPicture *small = vh_picture_scaler_run (down, &dis, 1);
+    const VhPicture *upscaled = vh_picture_scaler_run (up, small, 1);
+    ck_assert (vh_engine_push (full, &ref, upscaled, &error));
+    ck_assert (vh_engine_push (full_acc, &ref, upscaled, &error));
+    for (unsigned k = 1; k < G_N_ELEMENTS (all); k++)
+      ck_assert_msg (vh_engine_push (all[k], &ref, small, &error), "%s",
+          error ? error->message : "");
+    if (i == 0) {
+      /* a full-size distorted picture is refused, naming the sizes */
+      ck_assert (!vh_engine_push (cpu, &ref, &dis, &error));
+      ck_assert_msg (strstr (error->message, "scales"), "%s",
+          error->message);
+      g_clear_error (&error);
+    }
+  }
+  ck_assert (vh_engine_flush (full, &error));
+  ck_assert (vh_engine_flush (full_acc, &error));
+  for (unsigned k = 1; k < G_N_ELEMENTS (all); k++)
+    ck_assert (vh_engine_flush (all[k], &error));
+
+  ck_assert_uint_eq (acc_backend->scale_calls, 1);
+  ck_assert_uint_eq (mixed_backend->scale_calls, 0);
+  ck_assert_uint_gt (assert_same_scores (full, cpu, n), n * 20);
+  ck_assert_uint_gt (assert_same_scores (full, mixed, n), n * 20);
+  ck_assert_uint_gt (assert_same_scores (full_acc, acc, n), n * 20);
+
+  vh_synth_free (s);
+  vh_picture_scaler_free (down);
+  vh_picture_scaler_free (up);
+  vh_engine_free (full_acc);
+  for (unsigned k = 0; k < G_N_ELEMENTS (all); k++)
+    vh_engine_free (all[k]);
+}
+
+START_TEST (test_accel_scaled_8bit)
+{
+  run_scaled (176, 144, 8, VH_SCALE_BICUBIC);
+}
+END_TEST
+
+START_TEST (test_accel_scaled_10bit_lanczos)
+{
+  run_scaled (200, 150, 10, VH_SCALE_LANCZOS);
+}
+END_TEST
+
+START_TEST (test_scaling_refused)
+{
+  GError *error = NULL;
+  const VhVideoInfo info = { 176, 144, 8 };
+  VhEngine *e = vh_engine_new_unsized ();
+  ck_assert (vh_engine_add_model (e, "vmaf_v0.6.1", NULL, NULL, &error));
+  /* before the size */
+  ck_assert (!vh_engine_set_distorted_scaling (e, 88, 72, VH_SCALE_BICUBIC,
+          &error));
+  ck_assert_msg (strstr (error->message, "vh_engine_set_video_info"), "%s",
+      error->message);
+  g_clear_error (&error);
+  ck_assert (vh_engine_set_video_info (e, &info, &error));
+  /* beyond the scaler's 64x */
+  ck_assert (!vh_engine_set_distorted_scaling (e, 2, 2, VH_SCALE_BICUBIC,
+          &error));
+  ck_assert_msg (strstr (error->message, "2x2 to 176x144"), "%s",
+      error->message);
+  g_clear_error (&error);
+  /* the engine's own size: no scaling */
+  ck_assert (vh_engine_set_distorted_scaling (e, 176, 144, VH_SCALE_BICUBIC,
+          &error));
+  ck_assert (!vh_engine_scales_distorted (e));
+  ck_assert (vh_engine_set_distorted_scaling (e, 88, 72, VH_SCALE_BILINEAR,
+          &error));
+  VhSynth *s = vh_synth_new (176, 144, 8, VH_SYNTH_420, 1);
+  VhSynth *small = vh_synth_new (88, 72, 8, VH_SYNTH_420, 1);
+  VhSynth *s444 = vh_synth_new (88, 72, 8, VH_SYNTH_444, 1);
+  VhPicture ref, dis, sref, sdis;
+  vh_synth_render (s, 0, 1, &ref, &dis);
+  vh_synth_render (small, 0, 1, &sref, &sdis);
+  ck_assert (vh_engine_push (e, &ref, &sdis, &error));
+  /* later pictures keep the first one's planes */
+  vh_synth_render (s444, 1, 1, &sref, &sdis);
+  ck_assert (!vh_engine_push (e, &ref, &sdis, &error));
+  ck_assert_msg (strstr (error->message, "chroma plane 1 is 88x72, the first "
+          "picture's 44x36"), "%s", error->message);
+  g_clear_error (&error);
+  /* and after the first frame it cannot change */
+  ck_assert (!vh_engine_set_distorted_scaling (e, 44, 36, VH_SCALE_BICUBIC,
+          &error));
+  ck_assert_msg (strstr (error->message, "before the first frame"), "%s",
+      error->message);
+  g_clear_error (&error);
+  vh_synth_free (s);
+  vh_synth_free (small);
+  vh_synth_free (s444);
+  vh_engine_free (e);
+}
+END_TEST
+
 static Suite *
 accel_suite (void)
 {
@@ -328,6 +545,9 @@ accel_suite (void)
   tcase_add_test (tc, test_accel_8bit);
   tcase_add_test (tc, test_accel_10bit_odd);
   tcase_add_test (tc, test_accel_after_push_refused);
+  tcase_add_test (tc, test_accel_scaled_8bit);
+  tcase_add_test (tc, test_accel_scaled_10bit_lanczos);
+  tcase_add_test (tc, test_scaling_refused);
   suite_add_tcase (s, tc);
   return s;
 }
