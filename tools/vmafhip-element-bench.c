@@ -5,7 +5,11 @@
  *
  *   GST_PLUGIN_PATH=build/gst/vmafhip vmafhip-element-bench \
  *       [--frames N] [--size 1920x1080] [--backend hip|cpu] [--threads N]
- *       [--model NAME]
+ *       [--model NAME] [--dist-size 960x540]
+ *
+ * --dist-size: a smaller distorted stream (an ABR rung), which the element
+ * scales up to the reference's size (scaler=bicubic): on the GPU with
+ * backend=hip, on the CPU with VMAFHIP_GPU_SCALE=0 in the environment.
  *
  * A benchmark program, not a test.
  */
@@ -23,10 +27,12 @@ int
 main (int argc, char **argv)
 {
   int n_frames = 600, threads = 0;
-  char *size = NULL, *backend = NULL, *model = NULL;
+  char *size = NULL, *dist_size = NULL, *backend = NULL, *model = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames (600)", "N"},
     {"size", 0, 0, G_OPTION_ARG_STRING, &size, "WxH (1920x1080)", "WxH"},
+    {"dist-size", 0, 0, G_OPTION_ARG_STRING, &dist_size,
+        "The distorted stream's WxH, scaled up by the element (--size)", "WxH"},
     {"backend", 0, 0, G_OPTION_ARG_STRING, &backend, "hip or cpu (hip)", "B"},
     {"model", 0, 0, G_OPTION_ARG_STRING, &model,
         "The element's model-filename (vmaf_v0.6.1)", "NAME"},
@@ -46,6 +52,12 @@ main (int argc, char **argv)
   unsigned w = 1920, h = 1080;
   if (size && sscanf (size, "%ux%u", &w, &h) != 2)
     return 2;
+  unsigned dw = w, dh = h;
+  if (dist_size && (sscanf (dist_size, "%ux%u", &dw, &dh) != 2 || dw > w
+          || dh > h)) {
+    fprintf (stderr, "--dist-size: WxH no larger than --size\n");
+    return 2;
+  }
 
   char *desc = g_strdup_printf ("appsrc name=r format=time block=true "
       "max-buffers=8 ! v.ref_sink appsrc name=d format=time block=true "
@@ -60,17 +72,28 @@ main (int argc, char **argv)
   }
   GstElement *src[2] = { gst_bin_get_by_name (GST_BIN (pipe), "r"),
     gst_bin_get_by_name (GST_BIN (pipe), "d") };
-  GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
-      "I420", "width", G_TYPE_INT, w, "height", G_TYPE_INT, h, "framerate",
-      GST_TYPE_FRACTION, 60, 1, NULL);
-  for (int k = 0; k < 2; k++)
+  for (int k = 0; k < 2; k++) {
+    GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format",
+        G_TYPE_STRING, "I420", "width", G_TYPE_INT, k ? dw : w, "height",
+        G_TYPE_INT, k ? dh : h, "framerate", GST_TYPE_FRACTION, 60, 1, NULL);
     g_object_set (src[k], "caps", caps, NULL);
-  gst_caps_unref (caps);
+    gst_caps_unref (caps);
+  }
 
-  /* pre-rendered frames, packed I420 */
+  /* pre-rendered frames, packed I420; a smaller distorted stream from a
+   * synthetic pair of its own size */
   GstBuffer *ref_frames[DISTINCT], *dist_frames[DISTINCT];
   GstBuffer **frames[2] = { ref_frames, dist_frames };
   vh_synth_gst_frames (w, h, DISTINCT, frames);
+  if (dw != w || dh != h) {
+    GstBuffer *small_ref[DISTINCT];
+    GstBuffer **small[2] = { small_ref, dist_frames };
+    for (unsigned i = 0; i < DISTINCT; i++)
+      gst_buffer_unref (dist_frames[i]);
+    vh_synth_gst_frames (dw, dh, DISTINCT, small);
+    for (unsigned i = 0; i < DISTINCT; i++)
+      gst_buffer_unref (small_ref[i]);
+  }
 
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   const GstClockTime dur = GST_SECOND / 60;
@@ -103,8 +126,15 @@ main (int argc, char **argv)
     gchar *active = NULL;
     GstElement *v = gst_bin_get_by_name (GST_BIN (pipe), "v");
     g_object_get (v, "active-backend", &active, NULL);
-    printf ("element end to end %ux%u, %d frames, %s: %.0f fps\n", w, h,
-        n_frames, active, n_frames / secs);
+    if (dw != w || dh != h)
+      printf ("element end to end %ux%u, distorted %ux%u scaled on the %s, "
+          "%d frames, %s: %.0f fps\n", w, h, dw, dh,
+          g_strcmp0 (g_getenv ("VMAFHIP_GPU_SCALE"), "0")
+          && !g_strcmp0 (active, "hip") ? "GPU" : "CPU", n_frames, active,
+          n_frames / secs);
+    else
+      printf ("element end to end %ux%u, %d frames, %s: %.0f fps\n", w, h,
+          n_frames, active, n_frames / secs);
     g_free (active);
     gst_object_unref (v);
   }
@@ -119,6 +149,7 @@ main (int argc, char **argv)
   gst_object_unref (pipe);
   g_free (desc);
   g_free (size);
+  g_free (dist_size);
   g_free (backend);
   return rc;
 }
