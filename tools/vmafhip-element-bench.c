@@ -130,7 +130,7 @@ main (int argc, char **argv)
       printf ("element end to end %ux%u, distorted %ux%u scaled on the %s, "
           "%d frames, %s: %.0f fps\n", w, h, dw, dh,
           g_strcmp0 (g_getenv ("VMAFHIP_GPU_SCALE"), "0")
-          && !g_strcmp0 (active, "hip") ? "GPU" : "CPU", n_frames, active,
+          && g_strcmp0 (active, "cpu") ? "GPU" : "CPU", n_frames, active,
           n_frames / secs);
     else
       printf ("element end to end %ux%u, %d frames, %s: %.0f fps\n", w, h,
