@@ -22,6 +22,7 @@
 
 #include "adm.h"
 #include "adm-dwt-x86.h"
+#include "adm-rows.h"
 #include "vh-cpu.h"
 #include "vh-multiversion.h"
 #include "vh-feature.h"
@@ -113,6 +114,8 @@ struct VhAdmWork {
    * high-pass row at scales 1-3 (set by the scale before). */
   int32_t stale[2];
   bool dwt_avx2;            /* scale 0's DWT by adm-dwt-x86.c */
+  /* the CSF, CM and denominator rows: vh_adm_rows_c or hand-written */
+  const VhAdmRows *rows;
 
   void *block;
   /* Row bands (vh_adm_work_set_threads): band[i] runs piece i of a scale
@@ -202,6 +205,9 @@ vh_adm_work_new (unsigned width, unsigned height)
 #ifdef VH_ADM_DWT_X86
   wk->dwt_avx2 = vh_cpu_simd_level () >= VH_CPU_SIMD_AVX2;
 #endif
+  wk->rows = vh_adm_rows_best ();
+  if (!wk->rows)
+    wk->rows = &vh_adm_rows_c;
   vh_adm_band_sizes (width, height, wk->bw, wk->bh);
   if (!work_alloc (wk, true)) {
     g_free (wk);
@@ -627,6 +633,18 @@ csf_row_s0 (const int32_t *rr, const int32_t *t, int l, int r, int32_t weight,
   });
 }
 
+/* csf_row_s0 for the table (vh_adm_rows_c); decouple_csf_row has it
+ * inline, which GCC vectorises better. */
+VH_MULTIVERSION static void
+csf_row_s0_c (const int32_t *rr, const int32_t *t, int l, int r,
+    int32_t weight, int band, bool vec, int32_t *x_dlm, int32_t *x_aim,
+    int32_t *m_dlm, int32_t *c_dlm, int32_t *craw_dlm, int32_t *m_aim,
+    int32_t *c_aim, int32_t *craw_aim)
+{
+  csf_row_s0 (rr, t, l, r, weight, band, vec, x_dlm, x_aim, m_dlm, c_dlm,
+      craw_dlm, m_aim, c_aim, craw_aim);
+}
+
 /* The same at scales 1-3, where the CM signal is the CSF output itself.
  * Sums are modulo 2^32 like libvmaf's int32 ones on x86. */
 VH_MULTIVERSION static void
@@ -672,7 +690,7 @@ angle_flags (const int32_t *oh, const int32_t *ov, const int32_t *th,
  * is a loop of its own so that all but the table lookup can vectorise. */
 VH_MULTIVERSION static void
 decouple_csf_row (const VhAdmPlan *pl, const VhAdmParams *params,
-    int32_t *ref[3], int32_t *dis[3],
+    const VhAdmRows *rows, int32_t *ref[3], int32_t *dis[3],
     uint8_t *angle,
     int32_t *k_row, int32_t *r_row, int32_t *mask[2][N_MASK_ROWS],
     int32_t *x[2][3])
@@ -713,12 +731,18 @@ decouple_csf_row (const VhAdmPlan *pl, const VhAdmParams *params,
     if (pl->scale == 0) {
       const int32_t w = params->rfactor_s0[b];
       const int cut[4] = { nl, vl, vr, nr };
-      for (int p = 0; p < 3; p++)
-        csf_row_s0 (r_row, t, cut[p], cut[p + 1], w, b, p == 1, x_dlm, x_aim,
-            md[ROW_MASK], md[ROW_CENTRE], md[ROW_CENTRE_RAW], ma[ROW_MASK],
-            ma[ROW_CENTRE], ma[ROW_CENTRE_RAW]);
+      for (int p = 0; p < 3; p++) {
+        if (rows == &vh_adm_rows_c)   /* inline: vectorised with vec known */
+          csf_row_s0 (r_row, t, cut[p], cut[p + 1], w, b, p == 1, x_dlm,
+              x_aim, md[ROW_MASK], md[ROW_CENTRE], md[ROW_CENTRE_RAW],
+              ma[ROW_MASK], ma[ROW_CENTRE], ma[ROW_CENTRE_RAW]);
+        else
+          rows->csf_s0 (r_row, t, cut[p], cut[p + 1], w, b, p == 1, x_dlm,
+              x_aim, md[ROW_MASK], md[ROW_CENTRE], md[ROW_CENTRE_RAW],
+              ma[ROW_MASK], ma[ROW_CENTRE], ma[ROW_CENTRE_RAW]);
+      }
     } else {
-      csf_row_s123 (r_row, t, nl, nr, params->rfactor_q32[pl->scale][b],
+      rows->csf_s123 (r_row, t, nl, nr, params->rfactor_q32[pl->scale][b],
           x_dlm, x_aim, md[ROW_MASK], md[ROW_CENTRE], ma[ROW_MASK],
           ma[ROW_CENTRE]);
     }
@@ -799,6 +823,18 @@ cm_row (const int32_t *x, const int32_t *thr, int l, int r, int sub,
   return sum;
 }
 
+/* These rows as a table (adm-rows.h): the reference for the hand-written
+ * versions of adm-rows-x86.c, and what runs without them. */
+const VhAdmRows vh_adm_rows_c = {
+  .name = "c",
+  .csf_s0 = csf_row_s0_c,
+  .csf_s123 = csf_row_s123,
+  .cm_threshold = cm_threshold_row,
+  .cm_row = cm_row,
+  .den_s0 = den_row_s0,
+  .den_s123 = den_row_s123,
+};
+
 /* CM of band row y for DLM and AIM; its ring rows hold rows y − 1 .. y + 1. */
 static void
 cm_band_row (VhAdmWork *wk, const VhAdmPlan *pl, int y, bool want_aim,
@@ -808,22 +844,24 @@ cm_band_row (VhAdmWork *wk, const VhAdmPlan *pl, int y, bool want_aim,
   const int below = y == pl->h - 1 ? y : y + 1; /* h reads h − 1 */
   const int64_t row_add = half_of (pl->cm_row_shift);
   const bool vec_row = y >= 1 && y < pl->h - 1;
+  const VhAdmRows *rows = wk->rows;
 
   for (int k = 0; k < 2; k++) {
     if (k == X_AIM && !want_aim)
       break;
     int32_t *const *mid = wk->mask[y % RING][k];
-    cm_threshold_row (wk->mask[above % RING][k][ROW_MASK], mid[ROW_MASK],
-        wk->mask[below % RING][k][ROW_MASK], mid[ROW_CENTRE], pl->sl, pl->sr,
-        wk->thr);
-    if (vec_row) {
-      /* AVX-512 flavour 4 (all scale-0 values, no overflow). */
-      for (int j = pl->sl; j < pl->cm_vec_r; j++)
-        wk->thr[j] += mid[ROW_CENTRE_RAW][j] - mid[ROW_CENTRE][j];
-    }
+    const int32_t *up = wk->mask[above % RING][k][ROW_MASK];
+    const int32_t *down = wk->mask[below % RING][k][ROW_MASK];
+    /* AVX-512 flavour 4: the unwrapped centre in [sl, cm_vec_r) (the
+     * same sums as adding raw − centre afterwards: modulo 2^32) */
+    const int raw_r = vec_row ? MAX (pl->cm_vec_r, pl->sl) : pl->sl;
+    rows->cm_threshold (up, mid[ROW_MASK], down, mid[ROW_CENTRE_RAW], pl->sl,
+        raw_r, wk->thr);
+    rows->cm_threshold (up, mid[ROW_MASK], down, mid[ROW_CENTRE], raw_r,
+        pl->sr, wk->thr);
     int64_t *acc = k == X_DLM ? out->dlm : out->aim;
     for (int b = 0; b < VH_ADM_BANDS; b++) {
-      const int64_t s = cm_row (wk->x[y % RING][k][b], wk->thr, pl->sl,
+      const int64_t s = rows->cm_row (wk->x[y % RING][k][b], wk->thr, pl->sl,
           pl->sr, pl->cm_sub[b], pl->cm_sq_shift[b], pl->cm_cube_shift[b]);
       /* Rows are rounded before they are added up. */
       acc[b] += (s + row_add) >> pl->cm_row_shift;
@@ -862,14 +900,14 @@ adm_scale_rows (VhAdmWork *wk, const VhAdmPlan *pl, const AdmSource src[2],
     if (own && y >= pl->st && y < pl->sb) {
       for (int b = 0; b < VH_ADM_BANDS; b++) {
         const uint64_t s = scale == 0
-            ? den_row_s0 (wk->detail[0][b], pl->sl, pl->sr)
-            : den_row_s123 (wk->detail[0][b], pl->sl, pl->sr, pl->den_sq_shift,
-                pl->den_cube_shift);
+            ? wk->rows->den_s0 (wk->detail[0][b], pl->sl, pl->sr)
+            : wk->rows->den_s123 (wk->detail[0][b], pl->sl, pl->sr,
+                pl->den_sq_shift, pl->den_cube_shift);
         out->den[b] += (s + den_add) >> pl->den_row_shift;
       }
     }
 
-    decouple_csf_row (pl, params, wk->detail[0],
+    decouple_csf_row (pl, params, wk->rows, wk->detail[0],
         wk->detail[1], wk->angle,
         wk->k_row, wk->r_row, wk->mask[y % RING], wk->x[y % RING]);
 
