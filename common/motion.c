@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "motion.h"
-#include "vh-multiversion.h"
+#include "motion-simd.h"
 #include "vh-feature.h"
 
 /* The blur's taps: one source with the GPU kernels. */
@@ -33,9 +33,11 @@
 
 struct VhMotionWork {
   unsigned width, height;
-  /* One row of the vertical pass, with VH_MOTION_RADIUS mirrored samples on each
-   * side so that the horizontal pass needs no edge cases. */
-  int32_t *vrow;
+  /* The version chosen for this CPU (motion-simd.h), and its scratch: for
+   * the C, one row of the vertical pass with VH_MOTION_RADIUS mirrored
+   * samples on each side so that the horizontal pass needs no edge cases */
+  VhMotionSadFunc sad;
+  void *scratch;
 };
 
 VhMotionWork *
@@ -46,7 +48,8 @@ vh_motion_work_new (unsigned width, unsigned height)
   VhMotionWork *work = g_new0 (VhMotionWork, 1);
   work->width = width;
   work->height = height;
-  work->vrow = g_new (int32_t, (size_t) width + 2 * VH_MOTION_RADIUS);
+  work->sad = vh_motion_sad_best ();
+  work->scratch = g_malloc (VH_MOTION_SAD_SCRATCH_BYTES (width));
   return work;
 }
 
@@ -55,7 +58,7 @@ vh_motion_work_free (VhMotionWork *work)
 {
   if (!work)
     return;
-  g_free (work->vrow);
+  g_free (work->scratch);
   g_free (work);
 }
 
@@ -105,7 +108,7 @@ hblur_row_abs_sum (const int32_t *restrict v, unsigned width)
  * is arithmetic (GCC/Clang, as libvmaf assumes). Rows whose vertical pass is
  * all zero add nothing, so they skip the horizontal pass, as libvmaf does. */
 #define DEFINE_MOTION_SAD(suffix, pixel_t)                                    \
-VH_MULTIVERSION static uint64_t                                               \
+static uint64_t                                                               \
 motion_sad_##suffix (const VhPlane *prev, const VhPlane *cur, unsigned bpc,   \
     int32_t *restrict vrow)                                                   \
 {                                                                             \
@@ -154,6 +157,17 @@ motion_sad_##suffix (const VhPlane *prev, const VhPlane *cur, unsigned bpc,   \
 DEFINE_MOTION_SAD (8, uint8_t)
 DEFINE_MOTION_SAD (16, uint16_t)
 
+/* The reference and the fallback: plain C, built for the baseline only
+ * (where AVX2 or NEON runs, motion-simd.c's versions take over). */
+uint64_t
+vh_motion_sad_c (const VhPlane *prev, const VhPlane *cur, unsigned bpc,
+    void *scratch)
+{
+  if (bpc == 8)
+    return motion_sad_8 (prev, cur, bpc, scratch);
+  return motion_sad_16 (prev, cur, bpc, scratch);
+}
+
 static gboolean
 bpc_supported (unsigned bpc)
 {
@@ -191,9 +205,7 @@ vh_motion_sad (VhMotionWork *work, const VhPlane *prev, const VhPlane *cur,
   g_return_val_if_fail (!luma_plane_problem (cur, work->width, work->height,
           bpc), 0);
 
-  if (bpc == 8)
-    return motion_sad_8 (prev, cur, bpc, work->vrow);
-  return motion_sad_16 (prev, cur, bpc, work->vrow);
+  return work->sad (prev, cur, bpc, work->scratch);
 }
 
 double

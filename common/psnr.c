@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "psnr.h"
+#include "psnr-simd.h"
 #include "vh-feature.h"
 
 /* One instance per sample type and sample step. The 8-bit row sum is uint32
@@ -44,6 +45,26 @@ DEFINE_PLANE_SSE (plane_sse_16, uint16_t, uint64_t, 1, 1)
 DEFINE_PLANE_SSE (plane_sse_8_stepped, uint8_t, uint32_t, ref->step, dis->step)
 DEFINE_PLANE_SSE (plane_sse_16_stepped, uint16_t, uint64_t, ref->step,
     dis->step)
+
+/* The reference and the fallback for planar pairs (psnr-simd.h). */
+uint64_t
+vh_psnr_sse_planar_c (const VhPlane *ref, const VhPlane *dis, unsigned bpc)
+{
+  return bpc == 8 ? plane_sse_8 (ref, dis) : plane_sse_16 (ref, dis);
+}
+
+/* The planar version for this CPU, chosen at the first call. */
+static VhPsnrSseFunc
+planar_sse (void)
+{
+  static VhPsnrSseFunc chosen;
+  VhPsnrSseFunc f = g_atomic_pointer_get (&chosen);
+  if (!f) {
+    f = vh_psnr_sse_best ();
+    g_atomic_pointer_set (&chosen, f);
+  }
+  return f;
+}
 
 static gboolean
 bpc_supported (unsigned bpc)
@@ -81,10 +102,11 @@ vh_psnr_sse (const VhPlane *ref, const VhPlane *dis, unsigned bpc)
   g_return_val_if_fail (ref->width == dis->width
       && ref->height == dis->height, 0);
 
-  const gboolean planar = ref->step == 1 && dis->step == 1;
+  if (ref->step == 1 && dis->step == 1)
+    return planar_sse () (ref, dis, bpc);
   if (bpc == 8)
-    return planar ? plane_sse_8 (ref, dis) : plane_sse_8_stepped (ref, dis);
-  return planar ? plane_sse_16 (ref, dis) : plane_sse_16_stepped (ref, dis);
+    return plane_sse_8_stepped (ref, dis);
+  return plane_sse_16_stepped (ref, dis);
 }
 
 double

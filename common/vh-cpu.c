@@ -19,16 +19,22 @@ vh_cpu_simd_detected (void)
   return VH_CPU_SIMD_NONE;
 }
 
+/* the cap VMAFHIP_CPU_SIMD sets */
+static VhCpuSimd
+simd_cap (void)
+{
+  const char *simd = g_getenv ("VMAFHIP_CPU_SIMD");
+  if (simd && !g_strcmp0 (simd, "0"))
+    return VH_CPU_SIMD_NONE;
+  if (simd && !g_ascii_strcasecmp (simd, "avx2"))
+    return VH_CPU_SIMD_AVX2;
+  return VH_CPU_SIMD_AVX512;
+}
+
 VhCpuSimd
 vh_cpu_simd_level (void)
 {
-  const char *simd = g_getenv ("VMAFHIP_CPU_SIMD");
-  VhCpuSimd cap = VH_CPU_SIMD_AVX512;
-  if (simd && !g_strcmp0 (simd, "0"))
-    cap = VH_CPU_SIMD_NONE;
-  else if (simd && !g_ascii_strcasecmp (simd, "avx2"))
-    cap = VH_CPU_SIMD_AVX2;
-  return MIN (cap, vh_cpu_simd_detected ());
+  return MIN (simd_cap (), vh_cpu_simd_detected ());
 }
 
 int
@@ -38,6 +44,16 @@ vh_cpu_has_avx512_vnni (void)
   __builtin_cpu_init ();
   return vh_cpu_simd_detected () == VH_CPU_SIMD_AVX512
       && __builtin_cpu_supports ("avx512vnni");
+#else
+  return 0;
+#endif
+}
+
+int
+vh_cpu_neon_allowed (void)
+{
+#if defined(__aarch64__) && defined(__ARM_NEON)
+  return simd_cap () != VH_CPU_SIMD_NONE;
 #else
   return 0;
 #endif

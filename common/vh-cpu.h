@@ -4,7 +4,8 @@
  * x86-64-v4 set, which VH_MULTIVERSION's clones assume too), else AVX2,
  * else none.  VMAFHIP_CPU_SIMD in the environment caps it for every kernel
  * alike: "0" takes the plain C everywhere, "avx2" at most AVX2 (to test
- * that path on an AVX-512 machine); unset or anything else, no cap. */
+ * that path on an AVX-512 machine); unset or anything else, no cap.
+ * On aarch64 "0" also turns off the NEON kernels. */
 #ifndef VH_CPU_H
 #define VH_CPU_H
 
@@ -20,5 +21,8 @@ VhCpuSimd vh_cpu_simd_detected (void);
 VhCpuSimd vh_cpu_simd_level (void);
 /* AVX-512 VNNI (vpdpwssd), besides the AVX-512 level */
 int vh_cpu_has_avx512_vnni (void);
+/* Whether hand-written NEON may run: an aarch64 build (every such CPU
+ * has NEON) and VMAFHIP_CPU_SIMD not "0" */
+int vh_cpu_neon_allowed (void);
 
 #endif /* VH_CPU_H */

@@ -15,10 +15,12 @@ fi
 ninja -C build-aarch64
 # The engine's tests that run inside the emulated process. Left out: cli
 # and info (they start other Arm programs, which only qemu can run) and
-# gpu-runtime (it loads the x86 CUDA stub library); golden-plain-c would
-# be golden again (no hand-written SIMD on Arm). The golden clips up to
-# 720x480 (the 1080p clip and the MP4 pair take too long emulated).
-tests=(engine accel model-spec streaming threads vif-pixels golden
+# gpu-runtime (it loads the x86 CUDA stub library). golden runs motion's
+# and PSNR's NEON kernels, golden-plain-c the plain C instead. The golden
+# clips up to 720x480 (the 1080p clip and the MP4 pair take too long
+# emulated).
+tests=(engine accel model-spec streaming threads vif-pixels motion-psnr-simd
+  golden golden-plain-c
   kernel-emulation vif-emulation ms-ssim-emulation psnr-hvs-emulation
   ciede-emulation adm-emulation stage-copy gpu-import)
 status=0
