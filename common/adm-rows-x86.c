@@ -158,45 +158,27 @@ hsum64_256 (__m256i v)
 
 /* ---- selection ------------------------------------------------------------ */
 
-/* every version, best first, with the level it needs */
-static const struct {
-  const VhAdmRows *rows;
-  VhCpuSimd level;
-} versions[] = {
-  {&rows_avx512, VH_CPU_SIMD_AVX512},
-  {&rows_avx2, VH_CPU_SIMD_AVX2},
+/* every version, best first, with the level it needs (vh-cpu.h) */
+static const VhCpuVersion versions[] = {
+  {&rows_avx512, VH_CPU_SIMD_AVX512, 0},
+  {&rows_avx2, VH_CPU_SIMD_AVX2, 0},
+  {NULL, 0, 0},
 };
-
-unsigned
-vh_adm_rows_all (const VhAdmRows **out, unsigned max)
-{
-  unsigned n = 0;
-  for (unsigned v = 0; v < G_N_ELEMENTS (versions) && n < max; v++)
-    if (versions[v].level <= vh_cpu_simd_detected ())
-      out[n++] = versions[v].rows;
-  return n;
-}
-
-const VhAdmRows *
-vh_adm_rows_best (void)
-{
-  for (unsigned v = 0; v < G_N_ELEMENTS (versions); v++)
-    if (versions[v].level <= vh_cpu_simd_level ())
-      return versions[v].rows;
-  return NULL;
-}
 #else
+/* nothing by hand: the plain C (adm.c) */
+static const VhCpuVersion versions[] = {
+  {NULL, 0, 0},
+};
+#endif
+
 unsigned
 vh_adm_rows_all (const VhAdmRows **out, unsigned max)
 {
-  (void) out;
-  (void) max;
-  return 0;
+  return vh_cpu_versions_all (versions, (const void **) out, max);
 }
 
 const VhAdmRows *
 vh_adm_rows_best (void)
 {
-  return NULL;
+  return vh_cpu_versions_best (versions);
 }
-#endif

@@ -29,7 +29,6 @@ motion_align64 (void *p)
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 
-#define HAVE_SIMD 1
 
 /* ---- AVX-512 (BW) --------------------------------------------------------- */
 
@@ -165,37 +164,20 @@ keep_from32_256 (__m256i v, unsigned from)
 #define DP(acc, a, b) _mm256_add_epi32 (acc, _mm256_madd_epi16 (a, b))
 #include "motion-simd-template.h"
 
-/* every version, best first, with the level it needs */
-static const struct {
-  VhMotionSadVersion version;
-  VhCpuSimd level;
-} versions[] = {
-  {{"avx512", motion_sad_simd_avx512}, VH_CPU_SIMD_AVX512},
-  {{"avx2", motion_sad_simd_avx2}, VH_CPU_SIMD_AVX2},
+/* every version, best first, with the level it needs (vh-cpu.h) */
+static const VhMotionSadVersion sad_avx512 = {
+  "avx512", motion_sad_simd_avx512
 };
-
-static gboolean
-runs (unsigned v, VhCpuSimd level)
-{
-  return versions[v].level <= level;
-}
-
-static VhCpuSimd
-detected (void)
-{
-  return vh_cpu_simd_detected ();
-}
-
-static VhCpuSimd
-allowed (void)
-{
-  return vh_cpu_simd_level ();
-}
+static const VhMotionSadVersion sad_avx2 = { "avx2", motion_sad_simd_avx2 };
+static const VhCpuVersion versions[] = {
+  {&sad_avx512, VH_CPU_SIMD_AVX512, 0},
+  {&sad_avx2, VH_CPU_SIMD_AVX2, 0},
+  {NULL, 0, 0},
+};
 
 #elif defined(__aarch64__) && defined(__ARM_NEON)
 #include <arm_neon.h>
 
-#define HAVE_SIMD 1
 
 /* 8 differences prev − cur from column x, as int16 */
 static inline int16x8_t
@@ -315,64 +297,28 @@ motion_sad_neon (const VhPlane *prev, const VhPlane *cur, unsigned bpc,
 }
 
 /* NEON is part of every aarch64 CPU; VMAFHIP_CPU_SIMD=0 still turns it
- * off (vh_cpu_neon_allowed) */
-static const struct {
-  VhMotionSadVersion version;
-  int level;
-} versions[] = {
-  {{"neon", motion_sad_neon}, 1},
+ * off (vh_cpu_simd_level) */
+static const VhMotionSadVersion sad_neon = { "neon", motion_sad_neon };
+static const VhCpuVersion versions[] = {
+  {&sad_neon, VH_CPU_SIMD_NEON, 0},
+  {NULL, 0, 0},
 };
-
-static gboolean
-runs (unsigned v, int level)
-{
-  return versions[v].level <= level;
-}
-
-static int
-detected (void)
-{
-  return 1;
-}
-
-static int
-allowed (void)
-{
-  return vh_cpu_neon_allowed ();
-}
-#endif
-
-#ifdef HAVE_SIMD
-unsigned
-vh_motion_sad_all (const VhMotionSadVersion **out, unsigned max)
-{
-  unsigned n = 0;
-  for (unsigned v = 0; v < G_N_ELEMENTS (versions) && n < max; v++)
-    if (runs (v, detected ()))
-      out[n++] = &versions[v].version;
-  return n;
-}
-
-VhMotionSadFunc
-vh_motion_sad_best (void)
-{
-  for (unsigned v = 0; v < G_N_ELEMENTS (versions); v++)
-    if (runs (v, allowed ()))
-      return versions[v].version.sad;
-  return vh_motion_sad_c;
-}
 #else
+/* nothing by hand: the plain C */
+static const VhCpuVersion versions[] = {
+  {NULL, 0, 0},
+};
+#endif
+
 unsigned
 vh_motion_sad_all (const VhMotionSadVersion **out, unsigned max)
 {
-  (void) out;
-  (void) max;
-  return 0;
+  return vh_cpu_versions_all (versions, (const void **) out, max);
 }
 
 VhMotionSadFunc
 vh_motion_sad_best (void)
 {
-  return vh_motion_sad_c;
+  const VhMotionSadVersion *best = vh_cpu_versions_best (versions);
+  return best ? best->sad : vh_motion_sad_c;
 }
-#endif

@@ -9,7 +9,6 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 
-#define HAVE_SIMD 1
 
 /* ---- AVX-512 (BW) --------------------------------------------------------- */
 
@@ -106,36 +105,18 @@ keep_from16_256 (__m256i v, unsigned from)
 #define DP(acc, a, b) _mm256_add_epi32 (acc, _mm256_madd_epi16 (a, b))
 #include "psnr-simd-template.h"
 
-static const struct {
-  VhPsnrSseVersion version;
-  VhCpuSimd level;
-} versions[] = {
-  {{"avx512", psnr_sse_simd_avx512}, VH_CPU_SIMD_AVX512},
-  {{"avx2", psnr_sse_simd_avx2}, VH_CPU_SIMD_AVX2},
+/* every version, best first, with the level it needs (vh-cpu.h) */
+static const VhPsnrSseVersion sse_avx512 = { "avx512", psnr_sse_simd_avx512 };
+static const VhPsnrSseVersion sse_avx2 = { "avx2", psnr_sse_simd_avx2 };
+static const VhCpuVersion versions[] = {
+  {&sse_avx512, VH_CPU_SIMD_AVX512, 0},
+  {&sse_avx2, VH_CPU_SIMD_AVX2, 0},
+  {NULL, 0, 0},
 };
-
-static gboolean
-runs (unsigned v, VhCpuSimd level)
-{
-  return versions[v].level <= level;
-}
-
-static VhCpuSimd
-detected (void)
-{
-  return vh_cpu_simd_detected ();
-}
-
-static VhCpuSimd
-allowed (void)
-{
-  return vh_cpu_simd_level ();
-}
 
 #elif defined(__aarch64__) && defined(__ARM_NEON)
 #include <arm_neon.h>
 
-#define HAVE_SIMD 1
 
 /* |ref − dis| unsigned (vabd), squared by widening multiplies and summed
  * pairwise into the next width up: exact for any samples.  The last
@@ -215,64 +196,28 @@ psnr_sse_neon (const VhPlane *ref, const VhPlane *dis, unsigned bpc)
 }
 
 /* NEON is part of every aarch64 CPU; VMAFHIP_CPU_SIMD=0 still turns it
- * off (vh_cpu_neon_allowed) */
-static const struct {
-  VhPsnrSseVersion version;
-  int level;
-} versions[] = {
-  {{"neon", psnr_sse_neon}, 1},
+ * off (vh_cpu_simd_level) */
+static const VhPsnrSseVersion sse_neon = { "neon", psnr_sse_neon };
+static const VhCpuVersion versions[] = {
+  {&sse_neon, VH_CPU_SIMD_NEON, 0},
+  {NULL, 0, 0},
 };
-
-static gboolean
-runs (unsigned v, int level)
-{
-  return versions[v].level <= level;
-}
-
-static int
-detected (void)
-{
-  return 1;
-}
-
-static int
-allowed (void)
-{
-  return vh_cpu_neon_allowed ();
-}
-#endif
-
-#ifdef HAVE_SIMD
-unsigned
-vh_psnr_sse_all (const VhPsnrSseVersion **out, unsigned max)
-{
-  unsigned n = 0;
-  for (unsigned v = 0; v < G_N_ELEMENTS (versions) && n < max; v++)
-    if (runs (v, detected ()))
-      out[n++] = &versions[v].version;
-  return n;
-}
-
-VhPsnrSseFunc
-vh_psnr_sse_best (void)
-{
-  for (unsigned v = 0; v < G_N_ELEMENTS (versions); v++)
-    if (runs (v, allowed ()))
-      return versions[v].version.sse;
-  return vh_psnr_sse_planar_c;
-}
 #else
+/* nothing by hand: the plain C */
+static const VhCpuVersion versions[] = {
+  {NULL, 0, 0},
+};
+#endif
+
 unsigned
 vh_psnr_sse_all (const VhPsnrSseVersion **out, unsigned max)
 {
-  (void) out;
-  (void) max;
-  return 0;
+  return vh_cpu_versions_all (versions, (const void **) out, max);
 }
 
 VhPsnrSseFunc
 vh_psnr_sse_best (void)
 {
-  return vh_psnr_sse_planar_c;
+  const VhPsnrSseVersion *best = vh_cpu_versions_best (versions);
+  return best ? best->sse : vh_psnr_sse_planar_c;
 }
-#endif

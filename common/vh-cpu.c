@@ -15,6 +15,8 @@ vh_cpu_simd_detected (void)
     return VH_CPU_SIMD_AVX512;
   if (__builtin_cpu_supports ("avx2"))
     return VH_CPU_SIMD_AVX2;
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+  return VH_CPU_SIMD_NEON;
 #endif
   return VH_CPU_SIMD_NONE;
 }
@@ -49,12 +51,31 @@ vh_cpu_has_avx512_vnni (void)
 #endif
 }
 
-int
-vh_cpu_neon_allowed (void)
+/* whether version v needs no more than `level` and this CPU runs it */
+static int
+version_runs (const VhCpuVersion *v, VhCpuSimd level)
 {
-#if defined(__aarch64__) && defined(__ARM_NEON)
-  return simd_cap () != VH_CPU_SIMD_NONE;
-#else
-  return 0;
-#endif
+  return v->level <= level && (!v->vnni || vh_cpu_has_avx512_vnni ());
+}
+
+unsigned
+vh_cpu_versions_all (const VhCpuVersion *versions, const void **out,
+    unsigned max)
+{
+  unsigned n = 0;
+  const VhCpuSimd level = vh_cpu_simd_detected ();
+  for (const VhCpuVersion *v = versions; v->impl && n < max; v++)
+    if (version_runs (v, level))
+      out[n++] = v->impl;
+  return n;
+}
+
+const void *
+vh_cpu_versions_best (const VhCpuVersion *versions)
+{
+  const VhCpuSimd level = vh_cpu_simd_level ();
+  for (const VhCpuVersion *v = versions; v->impl; v++)
+    if (version_runs (v, level))
+      return v->impl;
+  return NULL;
 }

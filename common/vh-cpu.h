@@ -13,6 +13,7 @@ typedef enum {
   VH_CPU_SIMD_NONE = 0,
   VH_CPU_SIMD_AVX2 = 1,
   VH_CPU_SIMD_AVX512 = 2,
+  VH_CPU_SIMD_NEON = 1,         /* aarch64: every such CPU has it */
 } VhCpuSimd;
 
 /* what the CPU runs, not capped (tests run every version it has) */
@@ -21,8 +22,22 @@ VhCpuSimd vh_cpu_simd_detected (void);
 VhCpuSimd vh_cpu_simd_level (void);
 /* AVX-512 VNNI (vpdpwssd), besides the AVX-512 level */
 int vh_cpu_has_avx512_vnni (void);
-/* Whether hand-written NEON may run: an aarch64 build (every such CPU
- * has NEON) and VMAFHIP_CPU_SIMD not "0" */
-int vh_cpu_neon_allowed (void);
+
+/* A kernel's hand-written versions, best first, ended by one with impl
+ * NULL: impl is the kernel's own description of a version (a table of
+ * its functions, or a name and a function), level and vnni what it needs
+ * of the CPU.  One rule for every kernel's choice. */
+typedef struct {
+  const void *impl;
+  VhCpuSimd level;
+  int vnni;
+} VhCpuVersion;
+
+/* The versions this CPU runs, not capped (the tests run each), into out
+ * (at most max): their count. */
+unsigned vh_cpu_versions_all (const VhCpuVersion *versions,
+    const void **out, unsigned max);
+/* The first version within vh_cpu_simd_level (), or NULL: the plain C. */
+const void *vh_cpu_versions_best (const VhCpuVersion *versions);
 
 #endif /* VH_CPU_H */

@@ -219,55 +219,28 @@ mul_round_hi_256 (__m256i a, __m256i b)
 
 /* ---- selection ------------------------------------------------------------ */
 
-/* every version, best first, with what it needs of the CPU */
-static const struct {
-  const VhVifFilters *filters;
-  VhCpuSimd level;
-  gboolean vnni;
-} versions[] = {
-  {&filters_vnni, VH_CPU_SIMD_AVX512, TRUE},
-  {&filters_avx512, VH_CPU_SIMD_AVX512, FALSE},
-  {&filters_avx2, VH_CPU_SIMD_AVX2, FALSE},
+/* every version, best first, with what it needs of the CPU (vh-cpu.h) */
+static const VhCpuVersion versions[] = {
+  {&filters_vnni, VH_CPU_SIMD_AVX512, 1},
+  {&filters_avx512, VH_CPU_SIMD_AVX512, 0},
+  {&filters_avx2, VH_CPU_SIMD_AVX2, 0},
+  {NULL, 0, 0},
 };
-
-/* whether version v needs no more than `level` and this CPU runs it */
-static gboolean
-runs (unsigned v, VhCpuSimd level)
-{
-  return versions[v].level <= level
-      && (!versions[v].vnni || vh_cpu_has_avx512_vnni ());
-}
-
-unsigned
-vh_vif_filters_all (const VhVifFilters **out, unsigned max)
-{
-  unsigned n = 0;
-  for (unsigned v = 0; v < G_N_ELEMENTS (versions) && n < max; v++)
-    if (runs (v, vh_cpu_simd_detected ()))
-      out[n++] = versions[v].filters;
-  return n;
-}
-
-const VhVifFilters *
-vh_vif_filters_best (void)
-{
-  for (unsigned v = 0; v < G_N_ELEMENTS (versions); v++)
-    if (runs (v, vh_cpu_simd_level ()))
-      return versions[v].filters;
-  return NULL;
-}
 #else
+/* nothing by hand: vif.c's loops */
+static const VhCpuVersion versions[] = {
+  {NULL, 0, 0},
+};
+#endif
+
 unsigned
 vh_vif_filters_all (const VhVifFilters **out, unsigned max)
 {
-  (void) out;
-  (void) max;
-  return 0;
+  return vh_cpu_versions_all (versions, (const void **) out, max);
 }
 
 const VhVifFilters *
 vh_vif_filters_best (void)
 {
-  return NULL;
+  return vh_cpu_versions_best (versions);
 }
-#endif
