@@ -29,6 +29,8 @@ motion_align64 (void *p)
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 
+#include "vh-x86-reduce.h"
+
 
 /* ---- AVX-512 (BW) --------------------------------------------------------- */
 
@@ -70,7 +72,7 @@ store_unpacked32_512 (int32_t *out, __m512i lo, __m512i hi)
 #define KEEP_FROM32(v, from) _mm512_maskz_mov_epi32 \
   ((__mmask16) (0xffffu << (from)), v)
 #define IS_ZERO(v) (_mm512_test_epi32_mask (v, v) == 0)
-#define REDUCE32(v) _mm512_reduce_add_epi32 (v)
+#define REDUCE32(v) vh_reduce_add32_512 (v)
 
 #define SFX avx512
 #define ISA "avx512f,avx512bw"
@@ -105,16 +107,6 @@ store_unpacked32_512 (int32_t *out, __m512i lo, __m512i hi)
 #undef REDUCE32
 
 /* ---- AVX2 ------------------------------------------------------------------ */
-
-__attribute__ ((target ("avx2"))) static inline int
-reduce_add32_256 (__m256i v)
-{
-  __m128i s = _mm_add_epi32 (_mm256_castsi256_si128 (v),
-      _mm256_extracti128_si256 (v, 1));
-  s = _mm_add_epi32 (s, _mm_shuffle_epi32 (s, 0x4e));
-  s = _mm_add_epi32 (s, _mm_shuffle_epi32 (s, 0xb1));
-  return _mm_cvtsi128_si32 (s);
-}
 
 __attribute__ ((target ("avx2"))) static inline void
 store_unpacked32_256 (int32_t *out, __m256i lo, __m256i hi)
@@ -157,7 +149,7 @@ keep_from32_256 (__m256i v, unsigned from)
 #define SRAI32(v, i) _mm256_srai_epi32 (v, i)
 #define KEEP_FROM32(v, from) keep_from32_256 (v, from)
 #define IS_ZERO(v) _mm256_testz_si256 (v, v)
-#define REDUCE32(v) reduce_add32_256 (v)
+#define REDUCE32(v) vh_reduce_add32_256 (v)
 
 #define SFX avx2
 #define ISA "avx2"

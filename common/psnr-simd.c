@@ -9,6 +9,8 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
 
+#include "vh-x86-reduce.h"
+
 
 /* ---- AVX-512 (BW) --------------------------------------------------------- */
 
@@ -26,7 +28,7 @@
 #define SRLI64(v, i) _mm512_srli_epi64 (v, i)
 #define KEEP_FROM16(v, from) _mm512_maskz_mov_epi16 \
   ((__mmask32) (0xffffffffu << (from)), v)
-#define REDUCE32(v) _mm512_reduce_add_epi32 (v)
+#define REDUCE32(v) vh_reduce_add32_512 (v)
 #define REDUCE64(v) _mm512_reduce_add_epi64 (v)
 
 #define SFX avx512
@@ -53,16 +55,6 @@
 #undef REDUCE64
 
 /* ---- AVX2 ------------------------------------------------------------------ */
-
-__attribute__ ((target ("avx2"))) static inline uint32_t
-reduce_add32_256 (__m256i v)
-{
-  __m128i s = _mm_add_epi32 (_mm256_castsi256_si128 (v),
-      _mm256_extracti128_si256 (v, 1));
-  s = _mm_add_epi32 (s, _mm_shuffle_epi32 (s, 0x4e));
-  s = _mm_add_epi32 (s, _mm_shuffle_epi32 (s, 0xb1));
-  return (uint32_t) _mm_cvtsi128_si32 (s);
-}
 
 __attribute__ ((target ("avx2"))) static inline uint64_t
 reduce_add64_256 (__m256i v)
@@ -97,7 +89,7 @@ keep_from16_256 (__m256i v, unsigned from)
 #define ADD64(a, b) _mm256_add_epi64 (a, b)
 #define SRLI64(v, i) _mm256_srli_epi64 (v, i)
 #define KEEP_FROM16(v, from) keep_from16_256 (v, from)
-#define REDUCE32(v) reduce_add32_256 (v)
+#define REDUCE32(v) vh_reduce_add32_256 (v)
 #define REDUCE64(v) reduce_add64_256 (v)
 
 #define SFX avx2

@@ -53,8 +53,9 @@ pick (GRand *r, int mode, int64_t lo, int64_t hi, int64_t small)
 {
   if (mode == 1) {
     const int64_t v[] = { lo, hi, lo + 1, hi - 1, 0, -1, 1, lo, hi };
-    return (int32_t) CLAMP (v[g_rand_int_range (r, 0, G_N_ELEMENTS (v))], lo,
-        hi);
+    /* one draw: CLAMP evaluates its argument more than once */
+    const int64_t x = v[g_rand_int_range (r, 0, G_N_ELEMENTS (v))];
+    return (int32_t) CLAMP (x, lo, hi);
   }
   if (mode == 2)
     return uniform (r, MAX (-small, lo), MIN (small, hi));
