@@ -218,14 +218,16 @@ check_compatible (GstVmafHip * self)
   }
 
   /* Chroma is read by PSNR only; if the two layouts differ (I420 against
-   * Y444, or a GRAY side) score the luma alone. */
+   * Y444, or a GRAY side) score the luma alone.  The layout is the
+   * subsampling, not the planes' sizes: a smaller rendition's chroma is
+   * scaled with its luma. */
   r_gray = GST_VIDEO_INFO_IS_GRAY (r);
   d_gray = GST_VIDEO_INFO_IS_GRAY (d);
   chroma_differs = r_gray != d_gray
-      || (!r_gray && (GST_VIDEO_INFO_COMP_WIDTH (r, 1)
-              != GST_VIDEO_INFO_COMP_WIDTH (d, 1)
-              || GST_VIDEO_INFO_COMP_HEIGHT (r, 1)
-              != GST_VIDEO_INFO_COMP_HEIGHT (d, 1)));
+      || (!r_gray && (GST_VIDEO_FORMAT_INFO_W_SUB (r->finfo, 1)
+              != GST_VIDEO_FORMAT_INFO_W_SUB (d->finfo, 1)
+              || GST_VIDEO_FORMAT_INFO_H_SUB (r->finfo, 1)
+              != GST_VIDEO_FORMAT_INFO_H_SUB (d->finfo, 1)));
   if (chroma_differs && self->cfg.psnr && !self->luma_only)
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("Chroma PSNR is not computed: ref_sink is %s and dist_sink is %s, "
@@ -235,61 +237,72 @@ check_compatible (GstVmafHip * self)
   return TRUE;
 }
 
-/* The engine with every model and feature, before the picture size: built
- * at start, so that a model, override or option that cannot run fails at
- * READY->PAUSED and the latency is known before any caps; built again if
- * the size changes before the first frame. */
-gboolean
-gst_vmafhip_build_engine (GstVmafHip * self, GError ** error)
+/* An engine with every model and feature (dist_sink's, and each
+ * rendition's) */
+VhEngine *
+gst_vmafhip_new_engine (GstVmafHip * self, GError ** error)
 {
-  g_clear_pointer (&self->engine, vh_engine_free);
-  self->engine_sized = FALSE;
-  self->engine = vh_engine_new_unsized ();
-  if (!vh_engine_set_threads (self->engine, self->cfg.threads, error)
+  VhEngine *engine = vh_engine_new_unsized ();
+
+  if (!vh_engine_set_threads (engine, self->cfg.threads, error)
       /* frames the element does not report are not computed */
-      || !vh_engine_set_subsample (self->engine, self->cfg.subsample, error))
+      || !vh_engine_set_subsample (engine, self->cfg.subsample, error))
     goto failed;
-  if (self->cfg.threads > vh_engine_threads (self->engine))
-    GST_ELEMENT_INFO (self, RESOURCE, SETTINGS,
-        ("threads=%u is more than this machine's %u CPUs: %u worker threads",
-            self->cfg.threads, vh_engine_threads (self->engine),
-            vh_engine_threads (self->engine)), (NULL));
   for (guint i = 0; i < self->specs->len; i++) {
     ModelSpec *spec = g_ptr_array_index (self->specs, i);
     VhModel *model = spec->model;
 
+    /* loaded at start() for the first engine, from the spec after that */
     spec->model = NULL;
     if (!model && !(model = vh_model_spec_load (spec->spec, error)))
       goto failed;
     /* the engine owns the model from here, even on failure */
-    if (!vh_engine_add_loaded_model_with_overrides (self->engine, model,
+    if (!vh_engine_add_loaded_model_with_overrides (engine, model,
             spec->report_name, &spec->spec->flags, spec->spec->overrides,
             spec->spec->n_overrides, error))
       goto failed;
   }
-  if (self->cfg.psnr && !vh_engine_add_feature (self->engine, "psnr", error))
+  if (self->cfg.psnr && !vh_engine_add_feature (engine, "psnr", error))
     goto failed;
-  if (self->cfg.ssim && !vh_engine_add_feature (self->engine, "float_ssim",
+  if (self->cfg.ssim && !vh_engine_add_feature (engine, "float_ssim", error))
+    goto failed;
+  if (self->cfg.ms_ssim && !vh_engine_add_feature (engine, "float_ms_ssim",
           error))
     goto failed;
-  if (self->cfg.ms_ssim && !vh_engine_add_feature (self->engine,
-          "float_ms_ssim", error))
-    goto failed;
   for (guint i = 0; i < self->feature_specs->len; i++) {
-    if (!vh_engine_add_feature_spec (self->engine,
+    if (!vh_engine_add_feature_spec (engine,
             g_ptr_array_index (self->feature_specs, i), error)) {
       g_prefix_error (error, "features: ");
       goto failed;
     }
   }
+  return engine;
+
+failed:
+  vh_engine_free (engine);
+  return NULL;
+}
+
+/* dist_sink's engine, before the picture size: built at start, so that a
+ * model, override or option that cannot run fails at READY->PAUSED and the
+ * latency is known before any caps; built again if the size changes
+ * before the first frame. */
+gboolean
+gst_vmafhip_build_engine (GstVmafHip * self, GError ** error)
+{
+  g_clear_pointer (&self->engine, vh_engine_free);
+  self->engine_sized = FALSE;
+  if (!(self->engine = gst_vmafhip_new_engine (self, error)))
+    return FALSE;
+  if (self->cfg.threads > vh_engine_threads (self->engine))
+    GST_ELEMENT_INFO (self, RESOURCE, SETTINGS,
+        ("threads=%u is more than this machine's %u CPUs: %u worker threads",
+            self->cfg.threads, vh_engine_threads (self->engine),
+            vh_engine_threads (self->engine)), (NULL));
   /* the engine knows how long a frame waits (overrides included) */
   self->lookahead = vh_engine_lookahead (self->engine);
   self->reads_chroma = vh_engine_needs_chroma (self->engine);
   return TRUE;
-
-failed:
-  g_clear_pointer (&self->engine, vh_engine_free);
-  return FALSE;
 }
 
 /* Gives the engine the negotiated size (building it again if the size

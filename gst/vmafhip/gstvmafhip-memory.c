@@ -92,7 +92,13 @@ void
 gst_vmafhip_fill_picture (GstVmafHip * self, int which, GstVideoFrame * frame,
     VhPicture * pic)
 {
-  Side *side = &self->side[which];
+  gst_vmafhip_fill_side_picture (self, &self->side[which], frame, pic);
+}
+
+void
+gst_vmafhip_fill_side_picture (GstVmafHip * self, Side * side,
+    GstVideoFrame * frame, VhPicture * pic)
+{
   const GstVideoFormatInfo *finfo = frame->info.finfo;
   const unsigned bpc = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
   const unsigned bytes = bpc > 8 ? 2 : 1;
@@ -123,8 +129,8 @@ gst_vmafhip_fill_picture (GstVmafHip * self, int which, GstVideoFrame * frame,
       pl->step = 1;
     }
     GST_LOG_OBJECT (self, "%s plane %u: %ux%u stride %td step %u",
-        which == REF ? "ref" : "dist", c, pl->width, pl->height, pl->stride,
-        pl->step);
+        side->pad ? GST_PAD_NAME (side->pad) : "?", c, pl->width, pl->height,
+        pl->stride, pl->step);
   }
 }
 

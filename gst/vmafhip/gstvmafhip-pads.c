@@ -25,6 +25,20 @@ gst_vmafhip_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
   GstVmafHip *self = GST_VMAFHIP (agg);
   const int which = which_side (self, pad);
 
+  if (gst_vmafhip_is_rendition_pad (self, pad)) {
+    if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+      GstCaps *caps;
+      gst_event_parse_caps (event, &caps);
+      const gboolean ok = gst_vmafhip_rendition_caps (self, pad, caps);
+      gst_event_unref (event);
+      return ok;
+    }
+    /* a rung that ends early: its pooled message, the others go on */
+    if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+      gst_vmafhip_rendition_eos (self, pad);
+    return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, pad, event);
+  }
+
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_CAPS:{
       GstCaps *caps;

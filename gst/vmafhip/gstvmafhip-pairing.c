@@ -68,6 +68,23 @@ gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
   GstClockTime start = GST_BUFFER_PTS (buf), stop;
   gboolean inside = TRUE;
 
+  /* renditions are read from wherever they are (their frames are not
+   * copied into dist_sink's pinned pool) */
+  if (gst_vmafhip_is_rendition_pad (GST_VMAFHIP (agg), pad)) {
+    if (GST_CLOCK_TIME_IS_VALID (start)) {
+      stop = GST_BUFFER_DURATION_IS_VALID (buf)
+          ? start + GST_BUFFER_DURATION (buf) : GST_CLOCK_TIME_NONE;
+      GST_OBJECT_LOCK (pad);
+      if (pad->segment.format == GST_FORMAT_TIME)
+        inside = gst_segment_clip (&pad->segment, GST_FORMAT_TIME, start,
+            stop, NULL, NULL);
+      GST_OBJECT_UNLOCK (pad);
+    }
+    if (inside)
+      return buf;
+    gst_buffer_unref (buf);
+    return NULL;
+  }
   if (!GST_CLOCK_TIME_IS_VALID (start))
     return gst_vmafhip_pin_frame (GST_VMAFHIP (agg),
         pad == GST_VMAFHIP (agg)->side[REF].pad ? REF : DIST, buf);

@@ -76,6 +76,8 @@ typedef struct
   gsize pinned_size;
 } Side;
 
+typedef struct _GstVmafHipRendition GstVmafHipRendition;
+
 /* A reference buffer waiting until its frame's scores are final. */
 typedef struct
 {
@@ -172,6 +174,11 @@ struct _GstVmafHip
   /* a smaller distorted video, scaled to the reference by the engine
    * (gstvmafhip-scale.c), from the caps check on */
   gboolean rung_scaled;
+  /* dist_sink_%u request pads (gstvmafhip-renditions.c):
+   * GstVmafHipRendition*, with the next pad's number, under the lock */
+  GMutex renditions_lock;
+  GPtrArray *renditions;
+  guint next_rendition;
 };
 
 static inline const char *
@@ -193,6 +200,9 @@ gboolean gst_vmafhip_check_results_file (const gchar * path, GError ** error);
 
 /* gstvmafhip-engine.c */
 gboolean gst_vmafhip_choose_backend (GstVmafHip * self);
+/* An engine with the element's models, features, threads and subsample
+ * (no size, no backend yet) */
+VhEngine *gst_vmafhip_new_engine (GstVmafHip * self, GError ** error);
 gboolean gst_vmafhip_build_engine (GstVmafHip * self, GError ** error);
 gboolean gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps);
 gboolean gst_vmafhip_ensure_caps_checked (GstVmafHip * self);
@@ -200,6 +210,7 @@ void gst_vmafhip_update_latency (GstVmafHip * self, GstClockTime frame_duration)
 void gst_vmafhip_side_clear (Side * side);
 
 /* gstvmafhip-scale.c */
+VhScaleFilter gst_vmafhip_scale_filter (GstVmafHipScaler scaler);
 /* At the caps check: whether dist_sink's video can be scaled (error
  * posted otherwise); then it is (rung_scaled). */
 gboolean gst_vmafhip_scale_configure (GstVmafHip * self);
@@ -264,6 +275,9 @@ GstBuffer *gst_vmafhip_pin_frame (GstVmafHip * self, int which,
     GstBuffer * buf);
 void gst_vmafhip_fill_picture (GstVmafHip * self, int which,
     GstVideoFrame * frame, VhPicture * pic);
+/* The same for any side (a rendition's too) */
+void gst_vmafhip_fill_side_picture (GstVmafHip * self, Side * side,
+    GstVideoFrame * frame, VhPicture * pic);
 
 /* gstvmafhip-align.c */
 gboolean gst_vmafhip_align_searching (GstVmafHip * self);
@@ -304,6 +318,28 @@ void gst_vmafhip_monitor_finish (GstVmafHip * self);
 void gst_vmafhip_monitor_reset (GstVmafHip * self);
 void gst_vmafhip_monitor_stop (GstVmafHip * self);
 
+/* gstvmafhip-renditions.c: the dist_sink_%u request pads */
+gboolean gst_vmafhip_is_rendition_pad (GstVmafHip * self,
+    GstAggregatorPad * pad);
+/* A new rendition's pad (GstAggregatorClass.create_new_pad) */
+GstAggregatorPad *gst_vmafhip_rendition_new_pad (GstVmafHip * self,
+    GstPadTemplate * templ, const gchar * req_name);
+/* Before the pad goes: its pooled message, then it is freed */
+void gst_vmafhip_rendition_release (GstVmafHip * self, GstPad * pad);
+gboolean gst_vmafhip_rendition_caps (GstVmafHip * self,
+    GstAggregatorPad * pad, GstCaps * caps);
+void gst_vmafhip_rendition_eos (GstVmafHip * self, GstAggregatorPad * pad);
+/* A reference frame taken (scored with dist_sink or not): every
+ * rendition's partner of it scored */
+void gst_vmafhip_renditions_score (GstVmafHip * self,
+    const PendingFrame * pf);
+/* The end of the measurement: every rendition's pooled message */
+void gst_vmafhip_renditions_finish (GstVmafHip * self);
+/* A flushing seek (post_pooled) or a new start: measurements restart */
+void gst_vmafhip_renditions_reset (GstVmafHip * self, gboolean post_pooled);
+void gst_vmafhip_renditions_stop (GstVmafHip * self);
+void gst_vmafhip_renditions_free (GstVmafHip * self);
+
 /* gstvmafhip-pads.c: GstAggregator's pad vfuncs */
 gboolean gst_vmafhip_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     GstEvent * event);
@@ -320,6 +356,15 @@ void gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index);
 GstFlowReturn gst_vmafhip_emit_ready (GstVmafHip * self);
 GstFlowReturn gst_vmafhip_finish (GstVmafHip * self);
 void gst_vmafhip_post_pooled_before_flush (GstVmafHip * self);
+/* An engine's reported metrics (bootstrap details with conf-interval):
+ * frame `frame`'s into s ("score" the first model's), or their pooled
+ * values (as the pooled message has them) */
+gboolean gst_vmafhip_metric_reported (GstVmafHip * self,
+    const VhEngine * engine, unsigned metric);
+void gst_vmafhip_add_frame_scores (GstVmafHip * self, const VhEngine * engine,
+    GstStructure * s, unsigned frame);
+void gst_vmafhip_add_pooled_scores (GstVmafHip * self,
+    const VhEngine * engine, GstStructure * s);
 
 G_END_DECLS
 #endif /* __GST_VMAFHIP_PRIVATE_H__ */

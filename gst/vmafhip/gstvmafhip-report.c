@@ -24,12 +24,19 @@ gst_vmafhip_pending_frame_free (gpointer p)
 }
 
 
+gboolean
+gst_vmafhip_metric_reported (GstVmafHip * self, const VhEngine * engine,
+    unsigned metric)
+{
+  /* bootstrap details only with conf-interval; the engine knows which */
+  return vh_engine_metric_kind (engine, metric)
+      != VH_METRIC_MODEL_BOOTSTRAP || self->cfg.conf_interval;
+}
+
 static gboolean
 metric_reported (GstVmafHip * self, unsigned metric)
 {
-  /* bootstrap details only with conf-interval; the engine knows which */
-  return vh_engine_metric_kind (self->engine, metric)
-      != VH_METRIC_MODEL_BOOTSTRAP || self->cfg.conf_interval;
+  return gst_vmafhip_metric_reported (self, self->engine, metric);
 }
 
 static const char *
@@ -38,11 +45,11 @@ first_model_name (GstVmafHip * self)
   return ((ModelSpec *) g_ptr_array_index (self->specs, 0))->report_name;
 }
 
-/* Sets "score", every reported metric, and upstream's "psnr-y". */
-static void
-add_frame_scores (GstVmafHip * self, GstStructure * s, unsigned frame)
+void
+gst_vmafhip_add_frame_scores (GstVmafHip * self, const VhEngine * engine,
+    GstStructure * s, unsigned frame)
 {
-  const VhScoreTable *t = vh_engine_scores (self->engine);
+  const VhScoreTable *t = vh_engine_scores (engine);
   const unsigned n = vh_score_table_n_metrics (t);
   int first = vh_score_table_find (t, first_model_name (self));
   double v;
@@ -50,7 +57,8 @@ add_frame_scores (GstVmafHip * self, GstStructure * s, unsigned frame)
   if (first >= 0 && vh_score_table_get (t, (unsigned) first, frame, &v))
     gst_structure_set (s, "score", G_TYPE_DOUBLE, v, NULL);
   for (unsigned m = 0; m < n; m++) {
-    if (metric_reported (self, m) && vh_score_table_get (t, m, frame, &v))
+    if (gst_vmafhip_metric_reported (self, engine, m)
+        && vh_score_table_get (t, m, frame, &v))
       gst_structure_set (s, vh_score_table_metric_name (t, m), G_TYPE_DOUBLE,
           v, NULL);
   }
@@ -75,7 +83,7 @@ report_frame (GstVmafHip * self, const PendingFrame * pf,
 {
   const gint index = pf->index;
 
-  add_frame_scores (self, scores, (unsigned) index);
+  gst_vmafhip_add_frame_scores (self, self->engine, scores, (unsigned) index);
   gst_vmafhip_monitor_push (self, index, pf->running_time, pf->duration,
       scores);
   if (!GST_CLOCK_TIME_IS_VALID (self->first_pts)) {
@@ -95,7 +103,8 @@ report_frame (GstVmafHip * self, const PendingFrame * pf,
         "running-time", G_TYPE_UINT64, pf->running_time,
         "duration", G_TYPE_UINT64, pf->duration,
         "index", G_TYPE_INT, index,
-        "type", G_TYPE_STRING, "frame", NULL);
+        "type", G_TYPE_STRING, "frame",
+        "pad", G_TYPE_STRING, "dist_sink", NULL);
     gst_structure_foreach (scores, copy_field, s);
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self), s));
@@ -163,6 +172,7 @@ gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index)
     GST_OBJECT_UNLOCK (pad);
   }
   g_queue_push_tail (&self->pending, pf);
+  gst_vmafhip_renditions_score (self, pf);
 }
 
 
@@ -206,17 +216,36 @@ set_pooled (GstStructure * s, const char *name, const VhPooled * p,
   g_free (field);
 }
 
-static void
-post_pooled (GstVmafHip * self, unsigned n_frames)
+void
+gst_vmafhip_add_pooled_scores (GstVmafHip * self, const VhEngine * engine,
+    GstStructure * s)
 {
-  const VhScoreTable *t = vh_engine_scores (self->engine);
+  const VhScoreTable *t = vh_engine_scores (engine);
   const unsigned n = vh_score_table_n_metrics (t);
   const unsigned sub = self->cfg.subsample;
   const GstVmafHipPoolMethod method = self->cfg.pool_method;
+  VhPooled p;
+  const int first = vh_score_table_find (t, first_model_name (self));
+
+  if (first >= 0 && vh_score_table_pool_all (t, (unsigned) first, sub, &p))
+    gst_structure_set (s, "score", G_TYPE_DOUBLE,
+        vh_pooled_get (&p, engine_pool_method (method)), NULL);
+  for (unsigned m = 0; m < n; m++) {
+    const char *name = vh_score_table_metric_name (t, m);
+    if (!gst_vmafhip_metric_reported (self, engine, m)
+        || !vh_score_table_pool_all (t, m, sub, &p))
+      continue;
+    set_pooled (s, name, &p, method);
+    if (self->cfg.psnr && !strcmp (name, "psnr_y"))
+      set_pooled (s, "psnr-y", &p, method);
+  }
+}
+
+static void
+post_pooled (GstVmafHip * self, unsigned n_frames)
+{
   GstClockTime duration = GST_CLOCK_TIME_NONE;
   GstStructure *s;
-  VhPooled p;
-  int first;
 
   if (GST_CLOCK_TIME_IS_VALID (self->first_pts)
       && GST_CLOCK_TIME_IS_VALID (self->end_pts)
@@ -230,23 +259,13 @@ post_pooled (GstVmafHip * self, unsigned n_frames)
       "running-time", G_TYPE_UINT64, self->first_running_time,
       "duration", G_TYPE_UINT64, duration,
       "type", G_TYPE_STRING, "pooled",
+      "pad", G_TYPE_STRING, "dist_sink",
       "n-frames", G_TYPE_UINT, n_frames,
       "unpaired-ref", G_TYPE_UINT64, self->unpaired_ref,
       "unpaired-dist", G_TYPE_UINT64, self->unpaired_dist, NULL);
   GST_OBJECT_UNLOCK (self);
 
-  first = vh_score_table_find (t, first_model_name (self));
-  if (first >= 0 && vh_score_table_pool_all (t, (unsigned) first, sub, &p))
-    gst_structure_set (s, "score", G_TYPE_DOUBLE,
-        vh_pooled_get (&p, engine_pool_method (method)), NULL);
-  for (unsigned m = 0; m < n; m++) {
-    const char *name = vh_score_table_metric_name (t, m);
-    if (!metric_reported (self, m) || !vh_score_table_pool_all (t, m, sub, &p))
-      continue;
-    set_pooled (s, name, &p, method);
-    if (self->cfg.psnr && !strcmp (name, "psnr_y"))
-      set_pooled (s, "psnr-y", &p, method);
-  }
+  gst_vmafhip_add_pooled_scores (self, self->engine, s);
   GST_INFO_OBJECT (self, "pooled: %" GST_PTR_FORMAT, s);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
@@ -374,6 +393,8 @@ gst_vmafhip_finish (GstVmafHip * self)
   unsigned n_frames = 0;
 
   self->finished = TRUE;
+  /* the renditions end with the reference frames */
+  gst_vmafhip_renditions_finish (self);
   if (self->engine && vh_engine_n_pushed (self->engine) > 0
       && !vh_engine_flush (self->engine, &error)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,

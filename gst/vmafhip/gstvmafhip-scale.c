@@ -12,8 +12,8 @@
 
 #define GST_CAT_DEFAULT gst_vmafhip_debug
 
-static VhScaleFilter
-scale_filter (GstVmafHipScaler scaler)
+VhScaleFilter
+gst_vmafhip_scale_filter (GstVmafHipScaler scaler)
 {
   switch (scaler) {
     case GST_VMAFHIP_SCALER_BILINEAR:
@@ -56,7 +56,7 @@ gboolean
 gst_vmafhip_scale_apply (GstVmafHip * self, GError ** error)
 {
   const GstVideoInfo *r = &self->side[self->rung_scaled ? DIST : REF].info;
-  const VhScaleFilter filter = scale_filter (self->cfg.scaler);
+  const VhScaleFilter filter = gst_vmafhip_scale_filter (self->cfg.scaler);
 
   if (!vh_engine_set_distorted_scaling (self->engine,
           (unsigned) GST_VIDEO_INFO_WIDTH (r),

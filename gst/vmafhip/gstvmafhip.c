@@ -69,10 +69,16 @@
  *
  * Messages: element messages with structure name "VMAF". Per frame:
  * `timestamp`, `stream-time`, `running-time`, `duration` (guint64),
- * `index` (int), `type` = "frame", `score` (double, first model) and one
- * double per model and feature. At EOS, `type` = "pooled" with `n-frames`,
- * `unpaired-ref`, `unpaired-dist`, and for each metric M: M (by
- * pool-method), M-mean, M-harmonic-mean, M-min, M-max.
+ * `index` (int), `type` = "frame", `pad` (the distorted pad's name),
+ * `score` (double, first model) and one double per model and feature. At
+ * EOS, `type` = "pooled" with `pad`, `n-frames`, `unpaired-ref`,
+ * `unpaired-dist`, and for each metric M: M (by pool-method), M-mean,
+ * M-harmonic-mean, M-min, M-max.
+ *
+ * Renditions: request `dist_sink_%u` pads for more distorted videos of the
+ * same reference (an ABR ladder's rungs, smaller ones scaled up with
+ * `scaler`): each is scored on its own, with its pad's name in its
+ * messages and a results file of its own (docs/element.md, Renditions).
  *
  * ## Example launch line
  * |[
@@ -99,6 +105,10 @@ static GstStaticPadTemplate ref_template = GST_STATIC_PAD_TEMPLATE ("ref_sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_VMAFHIP_CAPS));
 static GstStaticPadTemplate dist_template =
 GST_STATIC_PAD_TEMPLATE ("dist_sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VMAFHIP_CAPS));
+/* more distorted streams (an ABR ladder's rungs): gstvmafhip-renditions.c */
+static GstStaticPadTemplate rendition_template =
+GST_STATIC_PAD_TEMPLATE ("dist_sink_%u", GST_PAD_SINK, GST_PAD_REQUEST,
     GST_STATIC_CAPS (GST_VMAFHIP_CAPS));
 
 #define DEFAULT_MODEL_FILENAME "vmaf_v0.6.1"
@@ -507,6 +517,7 @@ gst_vmafhip_finalize (GObject * object)
   gst_vmafhip_scale_clear (self);
 
   g_clear_pointer (&self->gpu, vh_gpu_close);
+  gst_vmafhip_renditions_free (self);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -603,6 +614,7 @@ gst_vmafhip_stop (GstAggregator * agg)
   GstVmafHip *self = GST_VMAFHIP (agg);
 
   gst_vmafhip_reset_measurement (self);
+  gst_vmafhip_renditions_stop (self);
   gst_vmafhip_monitor_stop (self);
   gst_vmafhip_align_clear (self);
   g_clear_pointer (&self->engine, vh_engine_free);
@@ -623,6 +635,28 @@ gst_vmafhip_stop (GstAggregator * agg)
   return TRUE;
 }
 
+/* dist_sink_%u: a rendition (gstvmafhip-renditions.c) */
+static GstAggregatorPad *
+gst_vmafhip_create_new_pad (GstAggregator * agg, GstPadTemplate * templ,
+    const gchar * req_name, const GstCaps * caps)
+{
+  (void) caps;
+  if (templ->direction != GST_PAD_SINK
+      || g_strcmp0 (templ->name_template, "dist_sink_%u"))
+    return NULL;
+  return gst_vmafhip_rendition_new_pad (GST_VMAFHIP (agg), templ, req_name);
+}
+
+static void
+gst_vmafhip_release_pad (GstElement * element, GstPad * pad)
+{
+  GstVmafHip *self = GST_VMAFHIP (element);
+
+  if (gst_vmafhip_is_rendition_pad (self, GST_AGGREGATOR_PAD (pad)))
+    gst_vmafhip_rendition_release (self, pad);
+  GST_ELEMENT_CLASS (parent_class)->release_pad (element, pad);
+}
+
 /* A flushing seek: the measurement restarts from scratch. */
 static GstFlowReturn
 gst_vmafhip_flush (GstAggregator * agg)
@@ -632,6 +666,7 @@ gst_vmafhip_flush (GstAggregator * agg)
   GST_DEBUG_OBJECT (self, "flush: pooling the scores so far, dropping %u "
       "pending frames", g_queue_get_length (&self->pending));
   gst_vmafhip_post_pooled_before_flush (self);
+  gst_vmafhip_renditions_reset (self, TRUE);
   gst_vmafhip_reset_measurement (self);
   return GST_FLOW_OK;
 }
@@ -677,6 +712,8 @@ gst_vmafhip_init (GstVmafHip * self)
   self->feature_specs = g_ptr_array_new_with_free_func ((GDestroyNotify)
       vh_feature_spec_free);
   g_queue_init (&self->pending);
+  g_mutex_init (&self->renditions_lock);
+  self->renditions = g_ptr_array_new ();
   self->frame_duration = GST_CLOCK_TIME_NONE;
   self->reported_latency = GST_CLOCK_TIME_NONE;
   self->first_pts = self->first_running_time = GST_CLOCK_TIME_NONE;
@@ -935,6 +972,8 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
       &ref_template, GST_TYPE_AGGREGATOR_PAD);
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &dist_template, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &rendition_template, GST_TYPE_AGGREGATOR_PAD);
 
   gst_element_class_set_static_metadata (element_class, "vmafhip",
       "Filter/Analyzer/Video",
@@ -957,6 +996,8 @@ gst_vmafhip_class_init (GstVmafHipClass * klass)
   agg_class->update_src_caps = GST_DEBUG_FUNCPTR (gst_vmafhip_update_src_caps);
   agg_class->get_next_time = GST_DEBUG_FUNCPTR (gst_vmafhip_get_next_time);
   agg_class->clip = GST_DEBUG_FUNCPTR (gst_vmafhip_clip);
+  agg_class->create_new_pad = GST_DEBUG_FUNCPTR (gst_vmafhip_create_new_pad);
+  element_class->release_pad = GST_DEBUG_FUNCPTR (gst_vmafhip_release_pad);
 
   gst_type_mark_as_plugin_api (GST_TYPE_VMAFHIP_POOL_METHOD, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_VMAFHIP_RESULTS_FORMAT, 0);

@@ -115,6 +115,9 @@ check_same_as_prescaled (const char *props, VhScaleFilter filter)
     gdouble v;
     fail_unless (gst_structure_get_double (a, "vmaf_v0.6.1", &v) && v < 99.0,
         "frame %u: not scored, or scored as a perfect copy", i);
+    /* with PSNR, the chroma planes scaled and scored too */
+    fail_unless (!strstr (props, "psnr=true")
+        || gst_structure_has_field (a, "psnr_cb"), "frame %u: no psnr_cb", i);
     gst_structure_foreach (a, field_equal, g_ptr_array_index (pre, i));
   }
   g_ptr_array_unref (scaled);

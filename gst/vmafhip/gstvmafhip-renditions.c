@@ -1,0 +1,608 @@
+/* vmafhip — renditions (issue 15): dist_sink_%u request pads, each a
+ * distorted stream (an ABR ladder's rung) scored against the same
+ * reference frames as dist_sink, with an engine of its own (smaller
+ * renditions scaled up by it, on the GPU where it scores there).
+ *
+ * A rendition frame is paired with the reference frame of the same running
+ * time (within half a reference frame); earlier ones are dropped and
+ * counted.  It is scored when the reference frame is taken (whether
+ * dist_sink had a partner for it or not), so the reference is read once
+ * per frame for all renditions.  Scores go out as frame messages and a
+ * pooled message carrying the pad's name, and to a results file of its
+ * own; a rendition's end (EOS, release, error) posts its pooled message,
+ * and the other pads keep being scored.
+ *
+ * Threads: the aggregator's thread scores and finishes renditions; pads
+ * are requested and released from any thread.  The list and every
+ * rendition are used under renditions_lock. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "gstvmafhip-private.h"
+#include "vh-accel.h"
+#include "vh-gpu-backend.h"
+
+#define GST_CAT_DEFAULT gst_vmafhip_debug
+
+typedef struct
+{
+  GstClockTime pts, duration, running_time, stream_time;
+} RenditionFrame;
+
+/* the results file's metric filter: the rendition's engine */
+typedef struct
+{
+  GstVmafHip *self;
+  const VhEngine *engine;
+} LogFilterData;
+
+struct _GstVmafHipRendition
+{
+  Side side;                  /* pad, caps, staging (P010) */
+  VhEngine *engine;           /* from the first frame */
+  gboolean done;              /* ended or refused: its frames are dropped */
+  GQueue frames;              /* RenditionFrame*, pushed, not yet final */
+  guint n_reported;
+  guint64 unpaired;
+  GstClockTime first_pts, first_running_time, first_stream_time, end_pts;
+  gint64 first_push_us;
+  VhLogWriter *log;
+  LogFilterData log_filter;
+  gboolean log_failed;
+};
+
+static const char *
+rendition_name (const GstVmafHipRendition * r)
+{
+  return GST_PAD_NAME (r->side.pad);
+}
+
+static GstVmafHipRendition *
+find (GstVmafHip * self, GstAggregatorPad * pad)
+{
+  for (guint i = 0; i < self->renditions->len; i++) {
+    GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
+    if (r->side.pad == pad)
+      return r;
+  }
+  return NULL;
+}
+
+gboolean
+gst_vmafhip_is_rendition_pad (GstVmafHip * self, GstAggregatorPad * pad)
+{
+  return pad != self->side[REF].pad && pad != self->side[DIST].pad;
+}
+
+/* ------------------------------------------------------------ the pads */
+
+GstAggregatorPad *
+gst_vmafhip_rendition_new_pad (GstVmafHip * self, GstPadTemplate * templ,
+    const gchar * req_name)
+{
+  guint serial = 0;
+  gchar *name;
+
+  g_mutex_lock (&self->renditions_lock);
+  if (req_name && sscanf (req_name, "dist_sink_%u", &serial) == 1) {
+    for (guint i = 0; i < self->renditions->len; i++) {
+      GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
+      if (!strcmp (rendition_name (r), req_name)) {
+        g_mutex_unlock (&self->renditions_lock);
+        GST_WARNING_OBJECT (self, "%s exists already", req_name);
+        return NULL;
+      }
+    }
+    self->next_rendition = MAX (self->next_rendition, serial + 1);
+  } else {
+    serial = self->next_rendition++;
+  }
+  name = g_strdup_printf ("dist_sink_%u", serial);
+  GstVmafHipRendition *r = g_new0 (GstVmafHipRendition, 1);
+  r->side.pad = g_object_new (GST_TYPE_AGGREGATOR_PAD, "name", name,
+      "direction", GST_PAD_SINK, "template", templ, NULL);
+  g_free (name);
+  g_queue_init (&r->frames);
+  r->first_pts = r->first_running_time = GST_CLOCK_TIME_NONE;
+  r->first_stream_time = r->end_pts = GST_CLOCK_TIME_NONE;
+  g_ptr_array_add (self->renditions, r);
+  g_mutex_unlock (&self->renditions_lock);
+  GST_INFO_OBJECT (self, "rendition %s requested", GST_PAD_NAME (r->side.pad));
+  return r->side.pad;
+}
+
+static void rendition_finish (GstVmafHip * self, GstVmafHipRendition * r);
+
+static void
+rendition_reset (GstVmafHipRendition * r)
+{
+  g_queue_clear_full (&r->frames, g_free);
+  r->n_reported = 0;
+  r->unpaired = 0;
+  r->first_pts = r->first_running_time = GST_CLOCK_TIME_NONE;
+  r->first_stream_time = r->end_pts = GST_CLOCK_TIME_NONE;
+  r->first_push_us = 0;
+  g_clear_pointer (&r->log, vh_log_writer_free);
+  r->log_failed = FALSE;
+}
+
+static void
+rendition_free (GstVmafHipRendition * r)
+{
+  rendition_reset (r);
+  g_clear_pointer (&r->engine, vh_engine_free);
+  gst_vmafhip_side_clear (&r->side);
+  g_free (r);
+}
+
+void
+gst_vmafhip_rendition_release (GstVmafHip * self, GstPad * pad)
+{
+  g_mutex_lock (&self->renditions_lock);
+  GstVmafHipRendition *r = find (self, GST_AGGREGATOR_PAD (pad));
+  if (r) {
+    g_ptr_array_remove (self->renditions, r);
+    /* what it scored so far is reported: its pooled message ends it */
+    rendition_finish (self, r);
+    rendition_free (r);
+  }
+  g_mutex_unlock (&self->renditions_lock);
+}
+
+/* ------------------------------------------------------------ checks */
+
+/* Whether the rendition can be scored against the reference: FALSE with
+ * a warning naming the pad (the rendition is then left out). */
+static gboolean
+rendition_check (GstVmafHip * self, GstVmafHipRendition * r)
+{
+  const GstVideoInfo *ref = &self->side[REF].info;
+  const GstVideoInfo *d = &r->side.info;
+  const gchar *problem = NULL;
+  gchar *detail = NULL;
+
+  if (GST_VIDEO_INFO_COMP_DEPTH (d, 0) != GST_VIDEO_INFO_COMP_DEPTH (ref, 0))
+    detail = g_strdup_printf ("its bit depth (%u) is not the reference's "
+        "(%u)", GST_VIDEO_INFO_COMP_DEPTH (d, 0),
+        GST_VIDEO_INFO_COMP_DEPTH (ref, 0));
+  else if (GST_VIDEO_INFO_WIDTH (d) > GST_VIDEO_INFO_WIDTH (ref)
+      || GST_VIDEO_INFO_HEIGHT (d) > GST_VIDEO_INFO_HEIGHT (ref))
+    detail = g_strdup_printf ("it is %dx%d, larger than the reference's "
+        "%dx%d (renditions are scaled up to the reference, never down)",
+        GST_VIDEO_INFO_WIDTH (d), GST_VIDEO_INFO_HEIGHT (d),
+        GST_VIDEO_INFO_WIDTH (ref), GST_VIDEO_INFO_HEIGHT (ref));
+  else if ((GST_VIDEO_INFO_WIDTH (d) != GST_VIDEO_INFO_WIDTH (ref)
+          || GST_VIDEO_INFO_HEIGHT (d) != GST_VIDEO_INFO_HEIGHT (ref))
+      && self->cfg.scaler == GST_VMAFHIP_SCALER_NONE)
+    detail = g_strdup_printf ("it is %dx%d and the reference %dx%d, and "
+        "scaler=none", GST_VIDEO_INFO_WIDTH (d), GST_VIDEO_INFO_HEIGHT (d),
+        GST_VIDEO_INFO_WIDTH (ref), GST_VIDEO_INFO_HEIGHT (ref));
+  else if (!self->luma_only && (GST_VIDEO_INFO_N_COMPONENTS (d) >= 3)
+      != (GST_VIDEO_INFO_N_COMPONENTS (ref) >= 3))
+    problem = "it has chroma and the reference none, or the other way round";
+  else if (GST_VIDEO_INFO_FPS_N (d) > 0 && GST_VIDEO_INFO_FPS_N (ref) > 0
+      && (gint64) GST_VIDEO_INFO_FPS_N (d) * GST_VIDEO_INFO_FPS_D (ref)
+      != (gint64) GST_VIDEO_INFO_FPS_N (ref) * GST_VIDEO_INFO_FPS_D (d))
+    detail = g_strdup_printf ("its frame rate (%d/%d) is not the "
+        "reference's (%d/%d)", GST_VIDEO_INFO_FPS_N (d),
+        GST_VIDEO_INFO_FPS_D (d), GST_VIDEO_INFO_FPS_N (ref),
+        GST_VIDEO_INFO_FPS_D (ref));
+  if (!problem && !detail)
+    return TRUE;
+  GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+      ("%s is not scored: %s. The other pads are.", rendition_name (r),
+          problem ? problem : detail), ("%s: %s", rendition_name (r),
+          GST_VIDEO_INFO_NAME (d)));
+  g_free (detail);
+  return FALSE;
+}
+
+gboolean
+gst_vmafhip_rendition_caps (GstVmafHip * self, GstAggregatorPad * pad,
+    GstCaps * caps)
+{
+  GstVideoInfo info;
+
+  g_mutex_lock (&self->renditions_lock);
+  GstVmafHipRendition *r = find (self, pad);
+  if (!r) {
+    g_mutex_unlock (&self->renditions_lock);
+    return FALSE;
+  }
+  if (r->engine && vh_engine_n_pushed (r->engine) > 0) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("%s changed its format in the middle of the stream: it is not "
+            "scored any more. The other pads are.", rendition_name (r)),
+        ("%" GST_PTR_FORMAT, caps));
+    rendition_finish (self, r);
+    g_mutex_unlock (&self->renditions_lock);
+    return TRUE;
+  }
+  g_clear_pointer (&r->engine, vh_engine_free);
+  gst_vmafhip_side_clear (&r->side);
+  r->done = FALSE;
+  if (!gst_video_info_from_caps (&info, caps)) {
+    GST_ELEMENT_WARNING (self, CORE, NEGOTIATION,
+        ("%s: cannot parse the video caps; it is not scored.",
+            rendition_name (r)), ("%" GST_PTR_FORMAT, caps));
+    r->done = TRUE;
+    g_mutex_unlock (&self->renditions_lock);
+    return TRUE;
+  }
+  r->side.info = info;
+  r->side.have_info = TRUE;
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info) && c < 3; c++)
+    if (GST_VIDEO_FORMAT_INFO_SHIFT (info.finfo, c))
+      r->side.staging[c] = g_new (guint16,
+          (gsize) GST_VIDEO_INFO_COMP_WIDTH (&info, c) *
+          GST_VIDEO_INFO_COMP_HEIGHT (&info, c));
+  /* with the reference known, refused now rather than at its first frame */
+  if (self->side[REF].have_info && !rendition_check (self, r))
+    r->done = TRUE;
+  g_mutex_unlock (&self->renditions_lock);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------ scoring */
+
+/* Its engine, as dist_sink's (models, features, threads, backend), sized
+ * for the reference and scaling the rendition's size up to it */
+static gboolean
+rendition_engine (GstVmafHip * self, GstVmafHipRendition * r)
+{
+  const GstVideoInfo *ref = &self->side[REF].info;
+  const VhVideoInfo vi = { (unsigned) GST_VIDEO_INFO_WIDTH (ref),
+    (unsigned) GST_VIDEO_INFO_HEIGHT (ref), GST_VIDEO_INFO_COMP_DEPTH (ref, 0)
+  };
+  GError *error = NULL;
+  VhEngine *engine = NULL;
+
+  if (!rendition_check (self, r))
+    return FALSE;
+  if (!(engine = gst_vmafhip_new_engine (self, &error)))
+    goto failed;
+  if (self->use_gpu) {
+    VhGpu *gpu = vh_gpu_ref (self->gpu);
+    VhGpuBackend *backend = gpu ? vh_gpu_backend_new (gpu, 0, &error) : NULL;
+    if (!backend || !vh_engine_set_accelerator (engine, &vh_gpu_backend_ops,
+            backend, &error))
+      goto failed;
+  }
+  if (!vh_engine_set_video_info (engine, &vi, &error)
+      || !vh_engine_set_distorted_scaling (engine,
+          (unsigned) GST_VIDEO_INFO_WIDTH (&r->side.info),
+          (unsigned) GST_VIDEO_INFO_HEIGHT (&r->side.info),
+          gst_vmafhip_scale_filter (self->cfg.scaler), &error))
+    goto failed;
+  r->engine = engine;
+  GST_INFO_OBJECT (self, "%s: %dx%d scored against the reference's %ux%u%s",
+      rendition_name (r), GST_VIDEO_INFO_WIDTH (&r->side.info),
+      GST_VIDEO_INFO_HEIGHT (&r->side.info), vi.width, vi.height,
+      vh_engine_scales_distorted (engine) ? (vh_engine_scales_on_accelerator
+          (engine) ? ", scaled on the GPU" : ", scaled on the CPU") : "");
+  return TRUE;
+
+failed:
+  GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+      ("%s is not scored: %s. The other pads are.", rendition_name (r),
+          error ? error->message : "no engine"), (NULL));
+  g_clear_error (&error);
+  if (engine)
+    vh_engine_free (engine);
+  return FALSE;
+}
+
+/* Its results file: results-filename with the pad's name before the
+ * extension (scores.json -> scores.dist_sink_0.json) */
+static gchar *
+results_path (GstVmafHip * self, GstVmafHipRendition * r)
+{
+  const gchar *path = self->cfg.results_filename;
+  const gchar *base = strrchr (path, '/');
+  const gchar *dot = strrchr (base ? base : path, '.');
+  if (!dot || dot == (base ? base + 1 : path))
+    return g_strdup_printf ("%s.%s", path, rendition_name (r));
+  return g_strdup_printf ("%.*s.%s%s", (int) (dot - path), path,
+      rendition_name (r), dot);
+}
+
+static gboolean
+log_includes (unsigned metric, gpointer data)
+{
+  const LogFilterData *d = data;
+  return gst_vmafhip_metric_reported (d->self, d->engine, metric);
+}
+
+/* Frames that became final: messages, results file, out of memory */
+static void
+report_final (GstVmafHip * self, GstVmafHipRendition * r)
+{
+  const unsigned n_final = vh_engine_n_final (r->engine);
+  GError *error = NULL;
+
+  for (; r->n_reported < n_final; r->n_reported++) {
+    RenditionFrame *f = g_queue_pop_head (&r->frames);
+    const unsigned index = r->n_reported;
+    if (!GST_CLOCK_TIME_IS_VALID (r->first_pts)) {
+      r->first_pts = f->pts;
+      r->first_running_time = f->running_time;
+      r->first_stream_time = f->stream_time;
+    }
+    if (GST_CLOCK_TIME_IS_VALID (f->pts))
+      r->end_pts = f->pts + (GST_CLOCK_TIME_IS_VALID (f->duration)
+          ? f->duration : 0);
+    if (self->cfg.frame_message
+        && vh_subsample_computes (FALSE, self->cfg.subsample, index)) {
+      GstStructure *s = gst_structure_new ("VMAF",
+          "timestamp", G_TYPE_UINT64, f->pts,
+          "stream-time", G_TYPE_UINT64, f->stream_time,
+          "running-time", G_TYPE_UINT64, f->running_time,
+          "duration", G_TYPE_UINT64, f->duration,
+          "index", G_TYPE_INT, (gint) index,
+          "type", G_TYPE_STRING, "frame",
+          "pad", G_TYPE_STRING, rendition_name (r), NULL);
+      gst_vmafhip_add_frame_scores (self, r->engine, s, index);
+      gst_element_post_message (GST_ELEMENT (self),
+          gst_message_new_element (GST_OBJECT (self), s));
+    }
+    g_free (f);
+    if (self->write_log && !r->log_failed) {
+      if (!r->log) {
+        gchar *path = results_path (self, r);
+        const VhLogInfo li = { (unsigned) GST_VIDEO_INFO_WIDTH
+              (&self->side[REF].info),
+          (unsigned) GST_VIDEO_INFO_HEIGHT (&self->side[REF].info), NAN,
+          self->cfg.subsample
+        };
+        r->log_filter = (LogFilterData) { self, r->engine };
+        const VhLogFilter filter = { log_includes, &r->log_filter };
+        r->log = vh_log_writer_open (path, self->log_format, &li, &filter,
+            &error);
+        g_free (path);
+      }
+      if (!r->log || !vh_log_writer_add_frame (r->log,
+              vh_engine_scores (r->engine), index, &error)) {
+        GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+            ("%s's results file stopped working: %s. Its scores are still "
+                "posted.", rendition_name (r), error ? error->message : ""),
+            (NULL));
+        g_clear_pointer (&r->log, vh_log_writer_free);
+        r->log_failed = TRUE;
+      }
+      g_clear_error (&error);
+    }
+    if (!vh_engine_release_frames (r->engine, index + 1, self->cfg.subsample,
+            &error)) {
+      GST_WARNING_OBJECT (self, "%s: %s", rendition_name (r), error->message);
+      g_clear_error (&error);
+    }
+  }
+}
+
+/* The rendition's buffer paired with the reference frame at running time
+ * ref_rt, or NULL: earlier ones are dropped (counted), a later one waits
+ * for its reference frame.  Done renditions drop what they get. */
+static GstBuffer *
+take_partner (GstVmafHip * self, GstVmafHipRendition * r,
+    GstClockTime ref_rt)
+{
+  const GstClockTime half = GST_CLOCK_TIME_IS_VALID (self->frame_duration)
+      ? self->frame_duration / 2 : 0;
+  GstBuffer *buf;
+
+  while ((buf = gst_aggregator_pad_peek_buffer (r->side.pad))) {
+    const GstClockTime rt =
+        gst_vmafhip_buffer_running_time (r->side.pad, buf);
+    gst_buffer_unref (buf);
+    if (r->done || !GST_CLOCK_TIME_IS_VALID (rt)
+        || !GST_CLOCK_TIME_IS_VALID (ref_rt) || rt + half < ref_rt) {
+      gst_buffer_unref (gst_aggregator_pad_pop_buffer (r->side.pad));
+      if (!r->done)
+        r->unpaired++;
+      continue;
+    }
+    if (rt > ref_rt + half)
+      return NULL;
+    return gst_aggregator_pad_pop_buffer (r->side.pad);
+  }
+  return NULL;
+}
+
+static void
+rendition_score (GstVmafHip * self, GstVmafHipRendition * r,
+    const VhPicture * ref, GstBuffer * buf, const PendingFrame * pf)
+{
+  GstVideoFrame df;
+  VhPicture dp;
+  GError *error = NULL;
+
+  if (!r->engine && !rendition_engine (self, r)) {
+    r->done = TRUE;
+    gst_buffer_unref (buf);
+    return;
+  }
+  if (!gst_video_frame_map (&df, &r->side.info, buf, GST_MAP_READ)) {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("%s: a frame does not match its caps; the rendition is not scored "
+            "any more.", rendition_name (r)), ("%" GST_PTR_FORMAT, buf));
+    gst_buffer_unref (buf);
+    rendition_finish (self, r);
+    return;
+  }
+  gst_vmafhip_fill_side_picture (self, &r->side, &df, &dp);
+  dp.nplanes = MIN (dp.nplanes, ref->nplanes);
+  const unsigned index = vh_engine_n_pushed (r->engine);
+  if (index == 0)
+    r->first_push_us = g_get_monotonic_time ();
+  const gboolean ok = vh_engine_push (r->engine, ref, &dp, &error);
+  gst_video_frame_unmap (&df);
+  gst_buffer_unref (buf);
+  if (!ok) {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("%s: cannot score frame %u: %s. The rendition is not scored any "
+            "more; the other pads are.", rendition_name (r), index,
+            error->message), (NULL));
+    g_clear_error (&error);
+    rendition_finish (self, r);
+    return;
+  }
+  RenditionFrame *f = g_new (RenditionFrame, 1);
+  *f = (RenditionFrame) { pf->pts, pf->duration, pf->running_time,
+    pf->stream_time
+  };
+  g_queue_push_tail (&r->frames, f);
+  report_final (self, r);
+}
+
+void
+gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
+{
+  GstVideoFrame rf;
+  VhPicture rp;
+  gboolean mapped = FALSE, unreadable = FALSE;
+
+  g_mutex_lock (&self->renditions_lock);
+  for (guint i = 0; i < self->renditions->len; i++) {
+    GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
+    GstBuffer *buf = take_partner (self, r, pf->running_time);
+    if (!buf)
+      continue;
+    /* the reference read once (from host memory) for every rendition */
+    if (!mapped && !unreadable) {
+      unreadable = !gst_video_frame_map (&rf, &self->side[REF].info,
+          pf->buffer, GST_MAP_READ);
+      if (!unreadable) {
+        gst_vmafhip_fill_side_picture (self, &self->side[REF], &rf, &rp);
+        mapped = TRUE;
+      }
+    }
+    if (unreadable) {
+      r->unpaired++;
+      gst_buffer_unref (buf);
+      continue;
+    }
+    rendition_score (self, r, &rp, buf, pf);
+  }
+  if (mapped)
+    gst_video_frame_unmap (&rf);
+  g_mutex_unlock (&self->renditions_lock);
+}
+
+/* ------------------------------------------------------------ the end */
+
+/* Flushes its engine, reports the last frames, posts its pooled message
+ * and ends its results file; it is done from then on. */
+static void
+rendition_finish (GstVmafHip * self, GstVmafHipRendition * r)
+{
+  GError *error = NULL;
+
+  if (r->done)
+    return;
+  r->done = TRUE;
+  if (!r->engine || vh_engine_n_pushed (r->engine) == 0)
+    return;
+  if (!vh_engine_flush (r->engine, &error)) {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("%s: cannot finish its measurement: %s", rendition_name (r),
+            error->message), (NULL));
+    g_clear_error (&error);
+    return;
+  }
+  report_final (self, r);
+  const unsigned n_frames = r->n_reported;
+  const GstClockTime duration = GST_CLOCK_TIME_IS_VALID (r->first_pts)
+      && GST_CLOCK_TIME_IS_VALID (r->end_pts) && r->end_pts >= r->first_pts
+      ? r->end_pts - r->first_pts : GST_CLOCK_TIME_NONE;
+  GstStructure *s = gst_structure_new ("VMAF",
+      "timestamp", G_TYPE_UINT64, r->first_pts,
+      "stream-time", G_TYPE_UINT64, r->first_stream_time,
+      "running-time", G_TYPE_UINT64, r->first_running_time,
+      "duration", G_TYPE_UINT64, duration,
+      "type", G_TYPE_STRING, "pooled",
+      "pad", G_TYPE_STRING, rendition_name (r),
+      "n-frames", G_TYPE_UINT, n_frames,
+      "unpaired-dist", G_TYPE_UINT64, r->unpaired, NULL);
+  gst_vmafhip_add_pooled_scores (self, r->engine, s);
+  GST_INFO_OBJECT (self, "%s pooled: %" GST_PTR_FORMAT, rendition_name (r),
+      s);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+  if (r->log) {
+    const double secs = r->first_push_us
+        ? (g_get_monotonic_time () - r->first_push_us) / 1e6 : 0.0;
+    if (!vh_log_writer_finish (r->log, vh_engine_scores (r->engine),
+            secs > 0 ? n_frames / secs : NAN, &error)) {
+      GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+          ("%s: cannot write its results file: %s", rendition_name (r),
+              error->message), (NULL));
+      g_clear_error (&error);
+    }
+    g_clear_pointer (&r->log, vh_log_writer_free);
+  }
+}
+
+void
+gst_vmafhip_rendition_eos (GstVmafHip * self, GstAggregatorPad * pad)
+{
+  g_mutex_lock (&self->renditions_lock);
+  GstVmafHipRendition *r = find (self, pad);
+  if (r) {
+    GST_INFO_OBJECT (self, "%s ended", rendition_name (r));
+    rendition_finish (self, r);
+  }
+  g_mutex_unlock (&self->renditions_lock);
+}
+
+void
+gst_vmafhip_renditions_finish (GstVmafHip * self)
+{
+  g_mutex_lock (&self->renditions_lock);
+  for (guint i = 0; i < self->renditions->len; i++)
+    rendition_finish (self, g_ptr_array_index (self->renditions, i));
+  g_mutex_unlock (&self->renditions_lock);
+}
+
+void
+gst_vmafhip_renditions_reset (GstVmafHip * self, gboolean post_pooled)
+{
+  g_mutex_lock (&self->renditions_lock);
+  for (guint i = 0; i < self->renditions->len; i++) {
+    GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
+    /* a flushing seek pools what was scored, as dist_sink does */
+    if (post_pooled)
+      rendition_finish (self, r);
+    rendition_reset (r);
+    if (r->engine)
+      vh_engine_reset (r->engine);
+    r->done = !r->side.have_info;
+  }
+  g_mutex_unlock (&self->renditions_lock);
+}
+
+void
+gst_vmafhip_renditions_stop (GstVmafHip * self)
+{
+  g_mutex_lock (&self->renditions_lock);
+  for (guint i = 0; i < self->renditions->len; i++) {
+    GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
+    rendition_reset (r);
+    g_clear_pointer (&r->engine, vh_engine_free);
+    gst_vmafhip_side_clear (&r->side);
+    r->done = FALSE;
+  }
+  g_mutex_unlock (&self->renditions_lock);
+}
+
+void
+gst_vmafhip_renditions_free (GstVmafHip * self)
+{
+  for (guint i = 0; i < self->renditions->len; i++)
+    rendition_free (g_ptr_array_index (self->renditions, i));
+  g_ptr_array_unref (self->renditions);
+  g_mutex_clear (&self->renditions_lock);
+}

@@ -1,0 +1,401 @@
+/* vmafhip — renditions on dist_sink_%u request pads (issue 15): every
+ * rung's frame scores equal those of a separate run with that rung on
+ * dist_sink; each pad's messages carry its name and it gets a pooled
+ * message and a results file of its own; a rung that ends early, one
+ * released while the others play, one requested after the start, and
+ * ones that cannot be scored (larger than the reference, another frame
+ * rate) leave the other pads scored. */
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/base/gstaggregator.h>
+#include <gst/video/video.h>
+
+#include "scale.h"
+#include "vh-element-fixture.h"
+
+#define N_FRAMES 5
+#define MAX_RUNGS 3
+
+/* Frame i's distorted picture at w x h (bilinear, as an encoder's ladder
+ * would be made), as a buffer with frame i's timestamp */
+static GstBuffer *
+rung_buffer (Fixture * f, guint i, const GstVideoInfo * info)
+{
+  VhPicture r, d;
+  render (f, i, &r, &d);
+  const guint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  if (w == W && h == H)
+    return make_buffer (info, &d, i, 0);
+  const guint sw[3] = { w, w / 2, w / 2 }, sh[3] = { h, h / 2, h / 2 };
+  const guint fw[3] = { W, W / 2, W / 2 }, fh[3] = { H, H / 2, H / 2 };
+  guint8 *mem = g_malloc (w * h * 2);
+  VhPicture s = { .nplanes = 3, .bpc = 8 };
+  gsize o = 0;
+  for (guint p = 0; p < 3; p++) {
+    s.plane[p] = (VhPlane) { mem + o, sw[p], sw[p], sh[p], 1 };
+    o += sw[p] * sh[p];
+    VhScaler *down = vh_scaler_new (fw[p], fh[p], sw[p], sh[p], 8,
+        VH_SCALE_BILINEAR, NULL);
+    vh_scaler_run (down, &d.plane[p], &s.plane[p]);
+    vh_scaler_free (down);
+  }
+  GstBuffer *buf = make_buffer (info, &s, i, 0);
+  g_free (mem);
+  return buf;
+}
+
+typedef struct {
+  Fixture *f;
+  GstHarness *rung[MAX_RUNGS];
+  GstVideoInfo info[MAX_RUNGS];
+  guint n_rungs;
+} Ladder;
+
+static void
+ladder_add (Ladder * l, int w, int h, int fps)
+{
+  const guint k = l->n_rungs++;
+  l->rung[k] = gst_harness_new_with_element (l->f->element, "dist_sink_%u",
+      NULL);
+  fail_unless (l->rung[k] != NULL);
+  video_info_init (&l->info[k], "I420", w, h);
+  GST_VIDEO_INFO_FPS_N (&l->info[k]) = fps;
+  gst_harness_set_src_caps (l->rung[k], gst_video_info_to_caps (&l->info[k]));
+}
+
+static Ladder *
+ladder_new (const char *props)
+{
+  Ladder *l = g_new0 (Ladder, 1);
+  l->f = fixture_new (props, FALSE);
+  video_info_init (&l->f->ref_info, "I420", W, H);
+  video_info_init (&l->f->dist_info, "I420", W, H);
+  content_init (&l->f->content, &l->f->ref_info, 23);
+  gst_harness_set_src_caps (l->f->ref,
+      gst_video_info_to_caps (&l->f->ref_info));
+  gst_harness_set_src_caps (l->f->dist,
+      gst_video_info_to_caps (&l->f->dist_info));
+  return l;
+}
+
+/* Frame i on ref_sink, dist_sink and every rung still in `live` (NULL:
+ * all) */
+static void
+ladder_push (Ladder * l, guint i, const gboolean * live)
+{
+  fail_unless_equals_int (push_ref (l->f, i), GST_FLOW_OK);
+  fail_unless_equals_int (push_dist (l->f, i), GST_FLOW_OK);
+  for (guint k = 0; k < l->n_rungs; k++)
+    if (l->rung[k] && (!live || live[k]))
+      fail_unless_equals_int (gst_harness_push (l->rung[k],
+              rung_buffer (l->f, i, &l->info[k])), GST_FLOW_OK);
+}
+
+static void
+ladder_end (Ladder * l)
+{
+  for (guint k = 0; k < l->n_rungs; k++)
+    if (l->rung[k])
+      gst_harness_push_event (l->rung[k], gst_event_new_eos ());
+  push_eos_both (l->f);
+  wait_eos (l->f);
+}
+
+static void
+ladder_free (Ladder * l)
+{
+  for (guint k = 0; k < l->n_rungs; k++)
+    if (l->rung[k])
+      gst_harness_teardown (l->rung[k]);
+  fixture_free (l->f);
+  g_free (l);
+}
+
+/* Waits until the element has taken the buffer queued on that pad (a
+ * test pushes the pads one after the other from one thread: a pad added
+ * while a frame is queued would make the element wait for it too) */
+static void
+wait_taken (GstElement * element, const char *name)
+{
+  GstAggregatorPad *pad = GST_AGGREGATOR_PAD (gst_element_get_static_pad
+      (element, name));
+  for (int t = 0; t < 10000 && gst_aggregator_pad_has_buffer (pad); t++)
+    g_usleep (1000);
+  fail_if (gst_aggregator_pad_has_buffer (pad), "%s: buffer not taken", name);
+  gst_object_unref (pad);
+}
+
+/* The VMAF messages of one pad (frame messages copied, in order); its
+ * pooled message's n-frames in *n_pooled_frames (-1: no pooled message) */
+static GPtrArray *
+pad_frames (GList * msgs, const char *pad, gint * n_pooled_frames)
+{
+  GPtrArray *frames = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_structure_free);
+  *n_pooled_frames = -1;
+  for (GList * m = msgs; m; m = m->next) {
+    const GstStructure *s = vmaf_structure (m->data);
+    if (!s || g_strcmp0 (gst_structure_get_string (s, "pad"), pad))
+      continue;
+    if (!g_strcmp0 (gst_structure_get_string (s, "type"), "frame")) {
+      g_ptr_array_add (frames, gst_structure_copy (s));
+    } else if (!g_strcmp0 (gst_structure_get_string (s, "type"), "pooled")) {
+      guint n;
+      fail_unless (*n_pooled_frames < 0, "%s: two pooled messages", pad);
+      fail_unless (gst_structure_get_uint (s, "n-frames", &n));
+      *n_pooled_frames = (gint) n;
+    }
+  }
+  return frames;
+}
+
+static gboolean
+field_equal (GQuark field, const GValue * value, gpointer user_data)
+{
+  const GstStructure *other = user_data;
+  const GValue *v = gst_structure_id_get_value (other, field);
+  if (field == g_quark_from_static_string ("pad"))
+    return TRUE;
+  fail_unless (v != NULL, "%s missing", g_quark_to_string (field));
+  fail_unless (gst_value_compare (value, v) == GST_VALUE_EQUAL,
+      "%s: %s against %s in the single run", g_quark_to_string (field),
+      gst_value_serialize (value), gst_value_serialize (v));
+  return TRUE;
+}
+
+/* The frame messages of a run with that rung on dist_sink alone */
+static GPtrArray *
+single_run (const char *props, int w, int h)
+{
+  Ladder *l = ladder_new (props);
+  video_info_init (&l->f->dist_info, "I420", w, h);
+  gst_harness_set_src_caps (l->f->dist,
+      gst_video_info_to_caps (&l->f->dist_info));
+  for (guint i = 0; i < N_FRAMES; i++) {
+    fail_unless_equals_int (push_ref (l->f, i), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (l->f->dist,
+            rung_buffer (l->f, i, &l->f->dist_info)), GST_FLOW_OK);
+  }
+  push_eos_both (l->f);
+  wait_eos (l->f);
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  gint n;
+  GPtrArray *frames = pad_frames (msgs, "dist_sink", &n);
+  fail_unless_equals_int (n, N_FRAMES);
+  free_messages (msgs);
+  ladder_free (l);
+  return frames;
+}
+
+static void
+check_ladder (const char *props)
+{
+  static const int sizes[][2] = { {W / 2, H / 2}, {W, H}, {W / 4, H / 4} };
+  Ladder *l = ladder_new (props);
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    ladder_add (l, sizes[k][0], sizes[k][1], FPS);
+  for (guint i = 0; i < N_FRAMES; i++)
+    ladder_push (l, i, NULL);
+  ladder_end (l);
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  gint n;
+  GPtrArray *primary = pad_frames (msgs, "dist_sink", &n);
+  fail_unless_equals_int (n, N_FRAMES);
+  fail_unless_equals_int (primary->len, N_FRAMES);
+  g_ptr_array_unref (primary);
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++) {
+    gchar *pad = g_strdup_printf ("dist_sink_%u", k);
+    GPtrArray *got = pad_frames (msgs, pad, &n);
+    GPtrArray *want = single_run (props, sizes[k][0], sizes[k][1]);
+    fail_unless_equals_int (n, N_FRAMES);
+    fail_unless_equals_int (got->len, N_FRAMES);
+    for (guint i = 0; i < N_FRAMES; i++) {
+      const GstStructure *s = g_ptr_array_index (got, i);
+      gdouble v;
+      fail_unless (gst_structure_get_double (s, "vmaf_v0.6.1", &v));
+      gst_structure_foreach (s, field_equal, g_ptr_array_index (want, i));
+    }
+    g_ptr_array_unref (got);
+    g_ptr_array_unref (want);
+    g_free (pad);
+  }
+  free_messages (msgs);
+  ladder_free (l);
+}
+
+GST_START_TEST (test_ladder_as_single_runs)
+{
+  check_ladder ("frame-message=true");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_ladder_with_chroma)
+{
+  check_ladder ("frame-message=true psnr=true scaler=lanczos");
+}
+
+GST_END_TEST;
+
+/* One results file per pad: results-filename with the pad's name */
+GST_START_TEST (test_ladder_results_files)
+{
+  gchar *dir = g_dir_make_tmp ("vmafhip-ladder-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "scores.json", NULL);
+  gchar *props = g_strdup_printf ("results-format=json results-filename=%s",
+      path);
+  Ladder *l = ladder_new (props);
+  ladder_add (l, W / 2, H / 2, FPS);
+  for (guint i = 0; i < N_FRAMES; i++)
+    ladder_push (l, i, NULL);
+  ladder_end (l);
+  ladder_free (l);
+  gchar *rung = g_build_filename (dir, "scores.dist_sink_0.json", NULL);
+  gchar *text = NULL;
+  fail_unless (g_file_get_contents (rung, &text, NULL, NULL),
+      "no %s", rung);
+  fail_unless (strstr (text, "\"frameNum\": 4") != NULL
+      || strstr (text, "\"frameNum\":4") != NULL, "%s", text);
+  fail_unless (strstr (text, "pooled_metrics") != NULL, "%s", text);
+  g_free (text);
+  fail_unless (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_unlink (rung);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (rung);
+  g_free (props);
+  g_free (path);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* A rung that ends after 2 frames, and one released after 3: their
+ * pooled messages count those frames; dist_sink and the third rung go on
+ * to the end. */
+GST_START_TEST (test_rung_ends_early)
+{
+  Ladder *l = ladder_new ("frame-message=true");
+  gboolean live[3] = { TRUE, TRUE, TRUE };
+  for (guint k = 0; k < 3; k++)
+    ladder_add (l, W / 2, H / 2, FPS);
+  for (guint i = 0; i < N_FRAMES; i++) {
+    if (i == 2) {
+      gst_harness_push_event (l->rung[0], gst_event_new_eos ());
+      live[0] = FALSE;
+    }
+    if (i == 3) {
+      /* its frames 0-2 taken by the element first, then the pad released */
+      wait_taken (l->f->element, "dist_sink_1");
+      gst_harness_teardown (l->rung[1]);      /* releases dist_sink_1 */
+      l->rung[1] = NULL;
+      live[1] = FALSE;
+    }
+    ladder_push (l, i, live);
+  }
+  ladder_end (l);
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  static const gint want[] = { 2, 3, N_FRAMES };
+  for (guint k = 0; k < 3; k++) {
+    gchar *pad = g_strdup_printf ("dist_sink_%u", k);
+    gint n;
+    GPtrArray *frames = pad_frames (msgs, pad, &n);
+    fail_unless_equals_int (n, want[k]);
+    fail_unless_equals_int (frames->len, want[k]);
+    g_ptr_array_unref (frames);
+    g_free (pad);
+  }
+  gint n;
+  GPtrArray *frames = pad_frames (msgs, "dist_sink", &n);
+  fail_unless_equals_int (n, N_FRAMES);
+  g_ptr_array_unref (frames);
+  free_messages (msgs);
+  ladder_free (l);
+}
+
+GST_END_TEST;
+
+/* A rung requested after two frames joins at its first frame: three
+ * frames, the first with frame 2's timestamp. */
+GST_START_TEST (test_rung_joins_late)
+{
+  Ladder *l = ladder_new ("frame-message=true");
+  for (guint i = 0; i < N_FRAMES; i++) {
+    if (i == 2) {
+      wait_taken (l->f->element, "ref_sink");
+      ladder_add (l, W / 2, H / 2, FPS);
+    }
+    ladder_push (l, i, NULL);
+  }
+  ladder_end (l);
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  gint n;
+  GPtrArray *frames = pad_frames (msgs, "dist_sink_0", &n);
+  fail_unless_equals_int (n, N_FRAMES - 2);
+  fail_unless_equals_int (frames->len, N_FRAMES - 2);
+  guint64 pts;
+  fail_unless (gst_structure_get_uint64 (g_ptr_array_index (frames, 0),
+          "timestamp", &pts));
+  fail_unless_equals_uint64 (pts, 2 * FRAME_DUR);
+  g_ptr_array_unref (frames);
+  free_messages (msgs);
+  ladder_free (l);
+}
+
+GST_END_TEST;
+
+/* A rung larger than the reference and one at another frame rate: a
+ * warning naming each, no scores for them; dist_sink and the good rung
+ * are scored. */
+GST_START_TEST (test_rungs_refused)
+{
+  static const gchar *const larger[] = { "dist_sink_0", "larger", NULL };
+  static const gchar *const rate[] = { "dist_sink_1", "frame rate", NULL };
+  Ladder *l = ladder_new ("frame-message=true");
+  ladder_add (l, 2 * W, 2 * H, FPS);
+  expect_message (l->f->bus, &l->f->seen, GST_MESSAGE_WARNING, larger);
+  ladder_add (l, W, H, 2 * FPS);
+  expect_message (l->f->bus, &l->f->seen, GST_MESSAGE_WARNING, rate);
+  ladder_add (l, W / 2, H / 2, FPS);
+  for (guint i = 0; i < N_FRAMES; i++)
+    ladder_push (l, i, NULL);
+  ladder_end (l);
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  static const gint want[] = { -1, -1, N_FRAMES };
+  for (guint k = 0; k < 3; k++) {
+    gchar *pad = g_strdup_printf ("dist_sink_%u", k);
+    gint n;
+    GPtrArray *frames = pad_frames (msgs, pad, &n);
+    fail_unless_equals_int (n, want[k]);
+    fail_unless_equals_int (frames->len, MAX (want[k], 0));
+    g_ptr_array_unref (frames);
+    g_free (pad);
+  }
+  gint n;
+  GPtrArray *frames = pad_frames (msgs, "dist_sink", &n);
+  fail_unless_equals_int (n, N_FRAMES);
+  g_ptr_array_unref (frames);
+  free_messages (msgs);
+  ladder_free (l);
+}
+
+GST_END_TEST;
+
+static Suite *
+vmafhip_renditions_suite (void)
+{
+  Suite *s = suite_create ("vmafhip-renditions");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_ladder_as_single_runs);
+  tcase_add_test (tc, test_ladder_with_chroma);
+  tcase_add_test (tc, test_ladder_results_files);
+  tcase_add_test (tc, test_rung_ends_early);
+  tcase_add_test (tc, test_rung_joins_late);
+  tcase_add_test (tc, test_rungs_refused);
+  return s;
+}
+
+GST_CHECK_MAIN (vmafhip_renditions);
