@@ -2,10 +2,13 @@
  * started and stopped with frames flowing, each in one of four ways picked
  * at random (seeded): run to EOS, a flushing seek mid-stream, NULL
  * mid-stream, NULL right after PLAYING; either pad may end first, or have
- * no frame at all.  Every measurement's frames are scored exactly once
- * (indexes 0..n-1, each once, and its pooled message counts n), a run to
- * EOS scores every pair, and the process ends with the file descriptors it
- * started with and no growth in resident memory.  On the CPU
+ * no frame at all; up to two renditions (dist_sink_%u request pads, full
+ * or half size) requested with the pipeline, each with its own number of
+ * frames, and released with it.  Every measurement's frames are scored
+ * exactly once on every pad (indexes 0..n-1, each once, and its pooled
+ * message counts n), a run to EOS scores every pair, and the process ends
+ * with the file descriptors it started with and no growth in resident
+ * memory.  On the CPU
  * (element-vmafhip-stress) and on the GPU backend against the mock HIP
  * runtime (element-vmafhip-stress-mock: its kernels compute nothing, so
  * the counts are checked, not the scores). */
@@ -41,13 +44,24 @@ typedef struct {
   guint scored_total;
 } Tally;
 
-/* One VMAF message: frames come in order, once each; a pooled message
- * closes the measurement with the count of its frames. */
+#define MAX_RENDITIONS 2
+
+/* One VMAF message, into its pad's tally (t[0] dist_sink, t[1 + k]
+ * dist_sink_k): frames come in order, once each; a pooled message closes
+ * the measurement with the count of its frames. */
 static void
-tally_message (Tally * t, const GstStructure * s, guint cycle)
+tally_message (Tally * tallies, const GstStructure * s, guint cycle)
 {
   const gchar *type = gst_structure_get_string (s, "type");
-  fail_unless (type != NULL);
+  const gchar *pad = gst_structure_get_string (s, "pad");
+  guint k = 0;
+  fail_unless (type != NULL && pad != NULL);
+  if (strcmp (pad, "dist_sink")) {
+    fail_unless (sscanf (pad, "dist_sink_%u", &k) == 1 && k < MAX_RENDITIONS,
+        "cycle %u: pad %s", cycle, pad);
+    k++;
+  }
+  Tally *t = &tallies[k];
   if (!strcmp (type, "frame")) {
     gint index;
     fail_unless (gst_structure_get_int (s, "index", &index));
@@ -66,6 +80,8 @@ tally_message (Tally * t, const GstStructure * s, guint cycle)
 }
 
 /* One pipeline; the frames it scored, by mode in `scored`. */
+static guint scored_renditions;
+
 static void
 run_cycle (GRand * rand, guint cycle, guint scored[N_MODES])
 {
@@ -73,18 +89,33 @@ run_cycle (GRand * rand, guint cycle, guint scored[N_MODES])
   const gint dist_n = g_rand_int_range (rand, 0, 10);
   const gint mode = g_rand_int_range (rand, 0, N_MODES);
   const gint stop_after = g_rand_int_range (rand, 0, 4);
+  const guint n_renditions = (guint) g_rand_int_range (rand, 0,
+      MAX_RENDITIONS + 1);
+  gint rendition_n[MAX_RENDITIONS] = { 0 };
+  GString *renditions = g_string_new (NULL);
+  for (guint k = 0; k < n_renditions; k++) {
+    const gint side = g_rand_boolean (rand) ? 64 : 32;
+    rendition_n[k] = g_rand_int_range (rand, 0, 10);
+    g_string_append_printf (renditions, "videotestsrc num-buffers=%d "
+        "pattern=ball foreground-color=0xffc0c0c0 ! video/x-raw,format=I420,"
+        "width=%d,height=%d,framerate=25/1 ! v.dist_sink_%u ",
+        rendition_n[k], side, side, k);
+  }
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=ball ! "
       "video/x-raw,format=I420,width=64,height=64,framerate=25/1 ! "
       "v.ref_sink videotestsrc num-buffers=%d pattern=ball "
       "foreground-color=0xffd0d0d0 ! video/x-raw,format=I420,width=64,"
-      "height=64,framerate=25/1 ! v.dist_sink vmafhip name=v backend=%s "
+      "height=64,framerate=25/1 ! v.dist_sink %svmafhip name=v backend=%s "
       "threads=%d psnr=true frame-message=true ! fakesink sync=false",
-      ref_n, dist_n, vh_test_backend (), 1 + g_rand_int_range (rand, 0, 2));
+      ref_n, dist_n, renditions->str, vh_test_backend (),
+      1 + g_rand_int_range (rand, 0, 2));
+  g_string_free (renditions, TRUE);
   GstElement *pipe = gst_parse_launch (desc, NULL);
   fail_unless (pipe != NULL);
   g_free (desc);
   GstBus *bus = gst_element_get_bus (pipe);
-  Tally t = { 0, 0, 0 };
+  Tally tallies[1 + MAX_RENDITIONS] = { {0, 0, 0} };
+  Tally *const t = &tallies[0];         /* dist_sink's */
   gboolean seeked = FALSE;
 
   fail_if (gst_element_set_state (pipe, GST_STATE_PLAYING)
@@ -101,17 +132,17 @@ run_cycle (GRand * rand, guint cycle, guint scored[N_MODES])
         fail ("cycle %u: %s", cycle, error->message);
       }
       if (s && gst_structure_has_name (s, "VMAF"))
-        tally_message (&t, s, cycle);
+        tally_message (tallies, s, cycle);
       gst_message_unref (m);
       if (type == GST_MESSAGE_EOS)
         break;
-      if (mode == SEEK && !seeked && t.scored_total > (guint) stop_after) {
+      if (mode == SEEK && !seeked && t->scored_total > (guint) stop_after) {
         /* back to the start: the frames so far are one measurement */
         fail_unless (gst_element_seek_simple (pipe, GST_FORMAT_TIME,
                 GST_SEEK_FLAG_FLUSH, 0));
         seeked = TRUE;
       }
-      if (mode == NULL_MID_STREAM && t.scored_total > (guint) stop_after)
+      if (mode == NULL_MID_STREAM && t->scored_total > (guint) stop_after)
         break;
     }
     fail_unless (m != NULL, "cycle %u: neither EOS nor an error in 20 s",
@@ -121,16 +152,30 @@ run_cycle (GRand * rand, guint cycle, guint scored[N_MODES])
       == GST_STATE_CHANGE_SUCCESS);
   if (mode == RUN_TO_EOS) {
     const guint pairs = (guint) MIN (ref_n, dist_n);
-    fail_unless (t.scored_total == pairs, "cycle %u: %u of %u pairs scored",
-        cycle, t.scored_total, pairs);
-    fail_unless (t.measurements == (pairs ? 1u : 0u) && t.next_index == 0,
+    fail_unless (t->scored_total == pairs, "cycle %u: %u of %u pairs scored",
+        cycle, t->scored_total, pairs);
+    fail_unless (t->measurements == (pairs ? 1u : 0u) && t->next_index == 0,
         "cycle %u: %u pooled messages, %d frames after the last", cycle,
-        t.measurements, t.next_index);
+        t->measurements, t->next_index);
+  }
+  for (guint k = 0; mode == RUN_TO_EOS && k < n_renditions; k++) {
+    /* a rung scores the reference frames taken while it had frames: at
+     * most its own and the reference's, at least every pair's */
+    const Tally *r = &tallies[1 + k];
+    const guint most = (guint) MIN (ref_n, rendition_n[k]);
+    const guint least = (guint) MIN (MIN (ref_n, dist_n), rendition_n[k]);
+    fail_unless (r->scored_total >= least && r->scored_total <= most,
+        "cycle %u: dist_sink_%u scored %u, not within %u..%u", cycle, k,
+        r->scored_total, least, most);
+    fail_unless (r->measurements == (r->scored_total ? 1u : 0u)
+        && r->next_index == 0, "cycle %u: dist_sink_%u: %u pooled messages, "
+        "%d frames after the last", cycle, k, r->measurements, r->next_index);
+    scored_renditions += r->scored_total;
   }
   if (mode == SEEK && seeked)
-    fail_unless (t.measurements >= 1, "cycle %u: no pooled message at the "
+    fail_unless (t->measurements >= 1, "cycle %u: no pooled message at the "
         "seek", cycle);
-  scored[mode] += t.scored_total;
+  scored[mode] += t->scored_total;
   gst_object_unref (bus);
   gst_object_unref (pipe);
 }
@@ -154,11 +199,11 @@ GST_START_TEST (test_state_change_stress)
       "descriptors after %d, %u at the end\n", CYCLES, rss_warm / 1024.0,
       WARM_UP, rss_end / 1024.0, fds_warm, WARM_UP, fds_end);
   printf ("frames scored: %u run to EOS, %u with a seek, %u stopped "
-      "mid-stream\n", scored[RUN_TO_EOS], scored[SEEK],
-      scored[NULL_MID_STREAM]);
+      "mid-stream; %u by renditions run to EOS\n", scored[RUN_TO_EOS],
+      scored[SEEK], scored[NULL_MID_STREAM], scored_renditions);
   /* every way of stopping was exercised with frames flowing */
   fail_unless (scored[RUN_TO_EOS] > 500 && scored[SEEK] > 250
-      && scored[NULL_MID_STREAM] > 250);
+      && scored[NULL_MID_STREAM] > 250 && scored_renditions > 250);
   fail_unless_equals_int (fds_end, fds_warm);
 #ifndef __SANITIZE_ADDRESS__
   /* (AddressSanitizer holds freed memory back, and checks leaks itself) */
