@@ -1,15 +1,21 @@
 /* vmafhip-element-bench — the vmafhip element end to end, from system
- * memory: two appsrc push the same few pre-rendered I420 frame pairs (input
+ * memory: appsrc elements push the same few pre-rendered I420 frames (input
  * generation is outside the timing), vmafhip scores them with vmaf_v0.6.1
  * (or --model), fakesink takes the output.
  *
  *   GST_PLUGIN_PATH=build/gst/vmafhip vmafhip-element-bench \
  *       [--frames N] [--size 1920x1080] [--backend hip|cpu] [--threads N]
- *       [--model NAME] [--dist-size 960x540]
+ *       [--model NAME] [--dist-size 960x540] [--renditions R]
+ *       [--instances I]
  *
  * --dist-size: a smaller distorted stream (an ABR rung), which the element
  * scales up to the reference's size (scaler=bicubic): on the GPU with
  * backend=hip, on the CPU with VMAFHIP_GPU_SCALE=0 in the environment.
+ * --renditions R: R more distorted streams on dist_sink_%u request pads
+ * (an ABR ladder in one element; the same frames as dist_sink).
+ * --instances I: I such pipelines at once, each fed from its own thread
+ * (separate elements, as one per rung would be).  The rate printed counts
+ * every distorted frame scored, over all pads and pipelines.
  *
  * A benchmark program, not a test.
  */
@@ -22,22 +28,118 @@
 #include "vh-synth-gst.h"
 
 #define DISTINCT 8
+#define MAX_RENDITIONS 16
+
+typedef struct {
+  const char *backend, *model;
+  int threads, n_frames, renditions;
+  unsigned w, h, dw, dh;
+  GstBuffer **frames[2];        /* reference, distorted: DISTINCT each */
+  /* results */
+  gchar *active;
+  gboolean failed;
+} Run;
+
+/* One pipeline from PLAYING to EOS, fed from this thread */
+static gpointer
+run_pipeline (gpointer data)
+{
+  Run *run = data;
+  GError *error = NULL;
+  GString *desc = g_string_new (NULL);
+
+  g_string_append (desc, "appsrc name=r format=time block=true "
+      "max-buffers=8 ! v.ref_sink appsrc name=d format=time block=true "
+      "max-buffers=8 ! v.dist_sink ");
+  for (int k = 0; k < run->renditions; k++)
+    g_string_append_printf (desc, "appsrc name=d%d format=time block=true "
+        "max-buffers=8 ! v.dist_sink_%d ", k, k);
+  g_string_append_printf (desc, "vmafhip name=v backend=%s threads=%d "
+      "frame-message=false model-filename=%s ! fakesink sync=false",
+      run->backend, MAX (run->threads, 0), run->model);
+  GstElement *pipe = gst_parse_launch (desc->str, &error);
+  g_string_free (desc, TRUE);
+  if (!pipe) {
+    fprintf (stderr, "pipeline: %s\n", error->message);
+    g_clear_error (&error);
+    run->failed = TRUE;
+    return NULL;
+  }
+  const int n_src = 2 + run->renditions;
+  GstElement *src[2 + MAX_RENDITIONS];
+  for (int k = 0; k < n_src; k++) {
+    gchar *name = k < 2 ? g_strdup (k ? "d" : "r") : g_strdup_printf ("d%d",
+        k - 2);
+    src[k] = gst_bin_get_by_name (GST_BIN (pipe), name);
+    g_free (name);
+    GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format",
+        G_TYPE_STRING, "I420", "width", G_TYPE_INT, k ? run->dw : run->w,
+        "height", G_TYPE_INT, k ? run->dh : run->h, "framerate",
+        GST_TYPE_FRACTION, 60, 1, NULL);
+    g_object_set (src[k], "caps", caps, NULL);
+    gst_caps_unref (caps);
+  }
+
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  const GstClockTime dur = GST_SECOND / 60;
+  for (int f = 0; f < run->n_frames && !run->failed; f++) {
+    for (int k = 0; k < n_src; k++) {
+      /* shares memory */
+      GstBuffer *b = gst_buffer_copy (run->frames[k ? 1 : 0][f % DISTINCT]);
+      GST_BUFFER_PTS (b) = f * dur;
+      GST_BUFFER_DURATION (b) = dur;
+      if (gst_app_src_push_buffer (GST_APP_SRC (src[k]), b) != GST_FLOW_OK) {
+        fprintf (stderr, "push failed at frame %d\n", f);
+        run->failed = TRUE;
+        break;
+      }
+    }
+  }
+  for (int k = 0; k < n_src; k++)
+    gst_app_src_end_of_stream (GST_APP_SRC (src[k]));
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gst_message_parse_error (msg, &err, NULL);
+    fprintf (stderr, "error: %s\n", err->message);
+    g_clear_error (&err);
+    run->failed = TRUE;
+  } else {
+    GstElement *v = gst_bin_get_by_name (GST_BIN (pipe), "v");
+    g_object_get (v, "active-backend", &run->active, NULL);
+    gst_object_unref (v);
+  }
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  for (int k = 0; k < n_src; k++)
+    gst_object_unref (src[k]);
+  gst_object_unref (pipe);
+  return NULL;
+}
 
 int
 main (int argc, char **argv)
 {
-  int n_frames = 600, threads = 0;
+  int n_frames = 600, threads = 0, renditions = 0, instances = 1;
   char *size = NULL, *dist_size = NULL, *backend = NULL, *model = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames (600)", "N"},
     {"size", 0, 0, G_OPTION_ARG_STRING, &size, "WxH (1920x1080)", "WxH"},
     {"dist-size", 0, 0, G_OPTION_ARG_STRING, &dist_size,
-        "The distorted stream's WxH, scaled up by the element (--size)", "WxH"},
+        "The distorted streams' WxH, scaled up by the element (--size)",
+        "WxH"},
     {"backend", 0, 0, G_OPTION_ARG_STRING, &backend, "hip or cpu (hip)", "B"},
     {"model", 0, 0, G_OPTION_ARG_STRING, &model,
         "The element's model-filename (vmaf_v0.6.1)", "NAME"},
     {"threads", 0, 0, G_OPTION_ARG_INT, &threads,
         "The element's threads (0: one per CPU, its default)", "N"},
+    {"renditions", 0, 0, G_OPTION_ARG_INT, &renditions,
+        "More distorted streams on dist_sink_%u request pads (0)", "R"},
+    {"instances", 0, 0, G_OPTION_ARG_INT, &instances,
+        "Pipelines at once, each with its own element (1)", "I"},
     {NULL, 0, 0, 0, NULL, NULL, NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- vmafhip element benchmark");
@@ -58,30 +160,15 @@ main (int argc, char **argv)
     fprintf (stderr, "--dist-size: WxH no larger than --size\n");
     return 2;
   }
-
-  char *desc = g_strdup_printf ("appsrc name=r format=time block=true "
-      "max-buffers=8 ! v.ref_sink appsrc name=d format=time block=true "
-      "max-buffers=8 ! v.dist_sink vmafhip name=v backend=%s threads=%d "
-      "frame-message=false model-filename=%s ! fakesink sync=false",
-      backend ? backend : "hip", MAX (threads, 0),
-      model ? model : "vmaf_v0.6.1");
-  GstElement *pipe = gst_parse_launch (desc, &error);
-  if (!pipe) {
-    fprintf (stderr, "pipeline: %s\n", error->message);
-    return 1;
-  }
-  GstElement *src[2] = { gst_bin_get_by_name (GST_BIN (pipe), "r"),
-    gst_bin_get_by_name (GST_BIN (pipe), "d") };
-  for (int k = 0; k < 2; k++) {
-    GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format",
-        G_TYPE_STRING, "I420", "width", G_TYPE_INT, k ? dw : w, "height",
-        G_TYPE_INT, k ? dh : h, "framerate", GST_TYPE_FRACTION, 60, 1, NULL);
-    g_object_set (src[k], "caps", caps, NULL);
-    gst_caps_unref (caps);
+  if (renditions < 0 || renditions > MAX_RENDITIONS || instances < 1
+      || instances > 64) {
+    fprintf (stderr, "--renditions: 0..%d, --instances: 1..64\n",
+        MAX_RENDITIONS);
+    return 2;
   }
 
-  /* pre-rendered frames, packed I420; a smaller distorted stream from a
-   * synthetic pair of its own size */
+  /* pre-rendered frames, packed I420, shared by every pipeline; a smaller
+   * distorted stream from a synthetic pair of its own size */
   GstBuffer *ref_frames[DISTINCT], *dist_frames[DISTINCT];
   GstBuffer **frames[2] = { ref_frames, dist_frames };
   vh_synth_gst_frames (w, h, DISTINCT, frames);
@@ -95,61 +182,50 @@ main (int argc, char **argv)
       gst_buffer_unref (small_ref[i]);
   }
 
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  const GstClockTime dur = GST_SECOND / 60;
-  gint64 t0 = g_get_monotonic_time ();
-  for (int f = 0; f < n_frames; f++) {
-    for (int k = 0; k < 2; k++) {
-      GstBuffer *b = gst_buffer_copy (frames[k][f % DISTINCT]);  /* shares memory */
-      GST_BUFFER_PTS (b) = f * dur;
-      GST_BUFFER_DURATION (b) = dur;
-      if (gst_app_src_push_buffer (GST_APP_SRC (src[k]), b) != GST_FLOW_OK) {
-        fprintf (stderr, "push failed at frame %d\n", f);
-        return 1;
-      }
-    }
+  Run *runs = g_new0 (Run, instances);
+  GThread **threads_of = g_new0 (GThread *, instances);
+  const gint64 t0 = g_get_monotonic_time ();
+  for (int i = 0; i < instances; i++) {
+    runs[i] = (Run) { backend ? backend : "hip", model ? model :
+      "vmaf_v0.6.1", threads, n_frames, renditions, w, h, dw, dh,
+      { ref_frames, dist_frames }, NULL, FALSE
+    };
+    threads_of[i] = g_thread_new ("pipeline", run_pipeline, &runs[i]);
   }
-  for (int k = 0; k < 2; k++)
-    gst_app_src_end_of_stream (GST_APP_SRC (src[k]));
-  GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  const double secs = (g_get_monotonic_time () - t0) / 1e6;
   int rc = 0;
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err = NULL;
-    gst_message_parse_error (msg, &err, NULL);
-    fprintf (stderr, "error: %s\n", err->message);
-    g_clear_error (&err);
-    rc = 1;
-  } else {
-    gchar *active = NULL;
-    GstElement *v = gst_bin_get_by_name (GST_BIN (pipe), "v");
-    g_object_get (v, "active-backend", &active, NULL);
+  for (int i = 0; i < instances; i++) {
+    g_thread_join (threads_of[i]);
+    rc |= runs[i].failed;
+  }
+  const double secs = (g_get_monotonic_time () - t0) / 1e6;
+  if (!rc) {
+    const double scored = (double) n_frames * (1 + renditions) * instances;
+    printf ("element end to end %ux%u", w, h);
     if (dw != w || dh != h)
-      printf ("element end to end %ux%u, distorted %ux%u scaled on the %s, "
-          "%d frames, %s: %.0f fps\n", w, h, dw, dh,
+      printf (", distorted %ux%u scaled on the %s", dw, dh,
           g_strcmp0 (g_getenv ("VMAFHIP_GPU_SCALE"), "0")
-          && g_strcmp0 (active, "cpu") ? "GPU" : "CPU", n_frames, active,
-          n_frames / secs);
-    else
-      printf ("element end to end %ux%u, %d frames, %s: %.0f fps\n", w, h,
-          n_frames, active, n_frames / secs);
-    g_free (active);
-    gst_object_unref (v);
+          && g_strcmp0 (runs[0].active, "cpu") ? "GPU" : "CPU");
+    if (renditions || instances > 1)
+      printf (", %d pipeline%s of 1 + %d distorted stream%s",
+          instances, instances > 1 ? "s" : "", renditions,
+          renditions == 1 ? "" : "s");
+    printf (", %d frames, %s: %.0f fps", n_frames, runs[0].active,
+        n_frames * instances / secs);
+    if (renditions)
+      printf (" (%.0f distorted frames a second)", scored / secs);
+    printf ("\n");
   }
-  gst_message_unref (msg);
-  gst_object_unref (bus);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  for (int k = 0; k < 2; k++) {
-    gst_object_unref (src[k]);
-    for (unsigned i = 0; i < DISTINCT; i++)
-      gst_buffer_unref (frames[k][i]);
+  for (int i = 0; i < instances; i++)
+    g_free (runs[i].active);
+  g_free (runs);
+  g_free (threads_of);
+  for (unsigned i = 0; i < DISTINCT; i++) {
+    gst_buffer_unref (ref_frames[i]);
+    gst_buffer_unref (dist_frames[i]);
   }
-  gst_object_unref (pipe);
-  g_free (desc);
   g_free (size);
   g_free (dist_size);
   g_free (backend);
+  g_free (model);
   return rc;
 }
