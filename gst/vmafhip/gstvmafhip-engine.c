@@ -238,9 +238,11 @@ check_compatible (GstVmafHip * self)
 }
 
 /* An engine with every model and feature (dist_sink's, and each
- * rendition's) */
+ * rendition's); take_loaded: it takes the models start() loaded (the
+ * first engine, in the streaming thread), else it loads them again */
 VhEngine *
-gst_vmafhip_new_engine (GstVmafHip * self, GError ** error)
+gst_vmafhip_new_engine (GstVmafHip * self, gboolean take_loaded,
+    GError ** error)
 {
   VhEngine *engine = vh_engine_new_unsized ();
 
@@ -250,10 +252,12 @@ gst_vmafhip_new_engine (GstVmafHip * self, GError ** error)
     goto failed;
   for (guint i = 0; i < self->specs->len; i++) {
     ModelSpec *spec = g_ptr_array_index (self->specs, i);
-    VhModel *model = spec->model;
+    VhModel *model = NULL;
 
-    /* loaded at start() for the first engine, from the spec after that */
-    spec->model = NULL;
+    if (take_loaded) {
+      model = spec->model;
+      spec->model = NULL;
+    }
     if (!model && !(model = vh_model_spec_load (spec->spec, error)))
       goto failed;
     /* the engine owns the model from here, even on failure */
@@ -292,7 +296,7 @@ gst_vmafhip_build_engine (GstVmafHip * self, GError ** error)
 {
   g_clear_pointer (&self->engine, vh_engine_free);
   self->engine_sized = FALSE;
-  if (!(self->engine = gst_vmafhip_new_engine (self, error)))
+  if (!(self->engine = gst_vmafhip_new_engine (self, TRUE, error)))
     return FALSE;
   if (self->cfg.threads > vh_engine_threads (self->engine))
     GST_ELEMENT_INFO (self, RESOURCE, SETTINGS,

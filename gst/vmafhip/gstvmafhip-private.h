@@ -202,7 +202,8 @@ gboolean gst_vmafhip_check_results_file (const gchar * path, GError ** error);
 gboolean gst_vmafhip_choose_backend (GstVmafHip * self);
 /* An engine with the element's models, features, threads and subsample
  * (no size, no backend yet) */
-VhEngine *gst_vmafhip_new_engine (GstVmafHip * self, GError ** error);
+VhEngine *gst_vmafhip_new_engine (GstVmafHip * self, gboolean take_loaded,
+    GError ** error);
 gboolean gst_vmafhip_build_engine (GstVmafHip * self, GError ** error);
 gboolean gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps);
 gboolean gst_vmafhip_ensure_caps_checked (GstVmafHip * self);

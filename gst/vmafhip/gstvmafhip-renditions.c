@@ -12,9 +12,12 @@
  * own; a rendition's end (EOS, release, error) posts its pooled message,
  * and the other pads keep being scored.
  *
- * Threads: the aggregator's thread scores and finishes renditions; pads
- * are requested and released from any thread.  The list and every
- * rendition are used under renditions_lock. */
+ * Threads: the aggregator's thread takes the renditions' frames and
+ * finishes them; a reference frame's renditions are scored at once on the
+ * process's helper threads (vh_parallel_run), each on its own; pads are
+ * requested and released from any thread.  The list and every rendition
+ * are used under renditions_lock (held by the aggregator's thread while
+ * the helpers score). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -25,6 +28,7 @@
 #include "gstvmafhip-private.h"
 #include "vh-accel.h"
 #include "vh-gpu-backend.h"
+#include "vh-parallel.h"
 
 #define GST_CAT_DEFAULT gst_vmafhip_debug
 
@@ -263,7 +267,7 @@ rendition_engine (GstVmafHip * self, GstVmafHipRendition * r)
 
   if (!rendition_check (self, r))
     return FALSE;
-  if (!(engine = gst_vmafhip_new_engine (self, &error)))
+  if (!(engine = gst_vmafhip_new_engine (self, FALSE, &error)))
     goto failed;
   if (self->use_gpu) {
     VhGpu *gpu = vh_gpu_ref (self->gpu);
@@ -420,11 +424,6 @@ rendition_score (GstVmafHip * self, GstVmafHipRendition * r,
   VhPicture dp;
   GError *error = NULL;
 
-  if (!r->engine && !rendition_engine (self, r)) {
-    r->done = TRUE;
-    gst_buffer_unref (buf);
-    return;
-  }
   if (!gst_video_frame_map (&df, &r->side.info, buf, GST_MAP_READ)) {
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
         ("%s: a frame does not match its caps; the rendition is not scored "
@@ -458,12 +457,33 @@ rendition_score (GstVmafHip * self, GstVmafHipRendition * r,
   report_final (self, r);
 }
 
+/* One reference frame's work: each rendition's partner, scored on the
+ * process's helper threads (the renditions' engines are independent: one
+ * rendition's upload and CPU work need not wait for another's) */
+typedef struct
+{
+  GstVmafHip *self;
+  const PendingFrame *pf;
+  const VhPicture *ref;
+  GstVmafHipRendition *rendition[64];
+  GstBuffer *buffer[64];
+} ScoreJob;
+
+static void
+score_piece (void *data, unsigned i)
+{
+  ScoreJob *job = data;
+  rendition_score (job->self, job->rendition[i], job->ref, job->buffer[i],
+      job->pf);
+}
+
 void
 gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
 {
   GstVideoFrame rf;
   VhPicture rp;
-  gboolean mapped = FALSE, unreadable = FALSE;
+  ScoreJob job = { self, pf, &rp, {NULL}, {NULL} };
+  unsigned n = 0;
 
   g_mutex_lock (&self->renditions_lock);
   for (guint i = 0; i < self->renditions->len; i++) {
@@ -471,24 +491,32 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
     GstBuffer *buf = take_partner (self, r, pf->running_time);
     if (!buf)
       continue;
-    /* the reference read once (from host memory) for every rendition */
-    if (!mapped && !unreadable) {
-      unreadable = !gst_video_frame_map (&rf, &self->side[REF].info,
-          pf->buffer, GST_MAP_READ);
-      if (!unreadable) {
-        gst_vmafhip_fill_side_picture (self, &self->side[REF], &rf, &rp);
-        mapped = TRUE;
-      }
-    }
-    if (unreadable) {
-      r->unpaired++;
+    /* engines made here, one at a time (GPU modules load per backend) */
+    if (!r->engine && !rendition_engine (self, r)) {
+      r->done = TRUE;
       gst_buffer_unref (buf);
       continue;
     }
-    rendition_score (self, r, &rp, buf, pf);
+    if (n == G_N_ELEMENTS (job.buffer)) {
+      r->unpaired++;            /* beyond 64 renditions: not scored */
+      gst_buffer_unref (buf);
+      continue;
+    }
+    job.rendition[n] = r;
+    job.buffer[n++] = buf;
   }
-  if (mapped)
+  /* the reference read once (from host memory) for every rendition */
+  if (n && gst_video_frame_map (&rf, &self->side[REF].info, pf->buffer,
+          GST_MAP_READ)) {
+    gst_vmafhip_fill_side_picture (self, &self->side[REF], &rf, &rp);
+    vh_parallel_run (n, score_piece, &job);
     gst_video_frame_unmap (&rf);
+  } else {
+    for (unsigned i = 0; i < n; i++) {
+      job.rendition[i]->unpaired++;
+      gst_buffer_unref (job.buffer[i]);
+    }
+  }
   g_mutex_unlock (&self->renditions_lock);
 }
 
