@@ -3,30 +3,38 @@
 
 #include <string.h>
 
+#include <gst/video/video.h>
+
 #include "vh-synth.h"
 
 void
 vh_synth_gst_frames (unsigned w, unsigned h, unsigned n, GstBuffer **frames[2])
 {
   VhSynth *synth = vh_synth_new (w, h, 8, VH_SYNTH_420, 3);
+  GstVideoInfo info;
+  /* GStreamer's own I420 layout (rows padded to 4 bytes, odd sizes'
+   * chroma rounded up), so that any size matches its caps */
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, w, h);
   for (unsigned i = 0; i < n; i++) {
     VhPicture pic[2];
     vh_synth_render (synth, i, 3, &pic[0], &pic[1]);
     for (int k = 0; k < 2; k++) {
-      gsize total = 0;
-      for (unsigned p = 0; p < 3; p++)
-        total += (gsize) pic[k].plane[p].width * pic[k].plane[p].height;
-      GstBuffer *buf = gst_buffer_new_allocate (NULL, total, NULL);
-      GstMapInfo map;
-      gst_buffer_map (buf, &map, GST_MAP_WRITE);
-      guint8 *o = map.data;
+      GstBuffer *buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+      GstVideoFrame frame;
+      gst_buffer_memset (buf, 0, 0, info.size);
+      gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE);
       for (unsigned p = 0; p < 3; p++) {
-        const gsize bytes = (gsize) pic[k].plane[p].width
-            * pic[k].plane[p].height;
-        memcpy (o, pic[k].plane[p].data, bytes);
-        o += bytes;
+        const VhPlane *src = &pic[k].plane[p];
+        const guint rows = MIN (src->height,
+            (guint) GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p));
+        const guint cols = MIN (src->width,
+            (guint) GST_VIDEO_FRAME_COMP_WIDTH (&frame, p));
+        for (guint y = 0; y < rows; y++)
+          memcpy ((guint8 *) GST_VIDEO_FRAME_COMP_DATA (&frame, p)
+              + (gsize) y * GST_VIDEO_FRAME_COMP_STRIDE (&frame, p),
+              (const guint8 *) src->data + (gsize) y * src->stride, cols);
       }
-      gst_buffer_unmap (buf, &map);
+      gst_video_frame_unmap (&frame);
       frames[k][i] = buf;
     }
   }

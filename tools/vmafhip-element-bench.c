@@ -16,6 +16,10 @@
  * --instances I: I such pipelines at once, each fed from its own thread
  * (separate elements, as one per rung would be).  The rate printed counts
  * every distorted frame scored, over all pads and pipelines.
+ * --rung-sizes WxH,WxH,...: a ladder of distorted streams of these sizes:
+ * with --instances 1, dist_sink takes the first and dist_sink_%u the
+ * others (one element); with --instances I, pipeline i takes rung i alone
+ * (separate elements).
  *
  * A benchmark program, not a test.
  */
@@ -33,8 +37,11 @@
 typedef struct {
   const char *backend, *model;
   int threads, n_frames, renditions;
-  unsigned w, h, dw, dh;
-  GstBuffer **frames[2];        /* reference, distorted: DISTINCT each */
+  unsigned w, h;
+  /* the sources after the reference: dist_sink, then the renditions */
+  unsigned dw[1 + MAX_RENDITIONS], dh[1 + MAX_RENDITIONS];
+  GstBuffer **ref_frames;       /* DISTINCT */
+  GstBuffer **frames[1 + MAX_RENDITIONS];     /* DISTINCT each */
   /* results */
   gchar *active;
   gboolean failed;
@@ -73,9 +80,9 @@ run_pipeline (gpointer data)
     src[k] = gst_bin_get_by_name (GST_BIN (pipe), name);
     g_free (name);
     GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format",
-        G_TYPE_STRING, "I420", "width", G_TYPE_INT, k ? run->dw : run->w,
-        "height", G_TYPE_INT, k ? run->dh : run->h, "framerate",
-        GST_TYPE_FRACTION, 60, 1, NULL);
+        G_TYPE_STRING, "I420", "width", G_TYPE_INT, k ? run->dw[k - 1]
+        : run->w, "height", G_TYPE_INT, k ? run->dh[k - 1] : run->h,
+        "framerate", GST_TYPE_FRACTION, 60, 1, NULL);
     g_object_set (src[k], "caps", caps, NULL);
     gst_caps_unref (caps);
   }
@@ -85,7 +92,8 @@ run_pipeline (gpointer data)
   for (int f = 0; f < run->n_frames && !run->failed; f++) {
     for (int k = 0; k < n_src; k++) {
       /* shares memory */
-      GstBuffer *b = gst_buffer_copy (run->frames[k ? 1 : 0][f % DISTINCT]);
+      GstBuffer *b = gst_buffer_copy ((k ? run->frames[k - 1]
+              : run->ref_frames)[f % DISTINCT]);
       GST_BUFFER_PTS (b) = f * dur;
       GST_BUFFER_DURATION (b) = dur;
       if (gst_app_src_push_buffer (GST_APP_SRC (src[k]), b) != GST_FLOW_OK) {
@@ -125,6 +133,7 @@ main (int argc, char **argv)
 {
   int n_frames = 600, threads = 0, renditions = 0, instances = 1;
   char *size = NULL, *dist_size = NULL, *backend = NULL, *model = NULL;
+  char *rung_sizes = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames (600)", "N"},
     {"size", 0, 0, G_OPTION_ARG_STRING, &size, "WxH (1920x1080)", "WxH"},
@@ -140,6 +149,9 @@ main (int argc, char **argv)
         "More distorted streams on dist_sink_%u request pads (0)", "R"},
     {"instances", 0, 0, G_OPTION_ARG_INT, &instances,
         "Pipelines at once, each with its own element (1)", "I"},
+    {"rung-sizes", 0, 0, G_OPTION_ARG_STRING, &rung_sizes,
+        "A ladder: the distorted streams' sizes (one element, or one per "
+        "pipeline with --instances)", "WxH,..."},
     {NULL, 0, 0, 0, NULL, NULL, NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- vmafhip element benchmark");
@@ -167,19 +179,48 @@ main (int argc, char **argv)
     return 2;
   }
 
+  /* the distorted sizes: one per rung (--rung-sizes), else --dist-size */
+  unsigned n_sizes = 1, sw[1 + MAX_RENDITIONS] = { dw }, sh[1 + MAX_RENDITIONS]
+      = { dh };
+  if (rung_sizes) {
+    gchar **list = g_strsplit (rung_sizes, ",", -1);
+    n_sizes = 0;
+    for (guint i = 0; list[i]; i++) {
+      if (n_sizes == 1 + MAX_RENDITIONS || sscanf (list[i], "%ux%u",
+              &sw[n_sizes], &sh[n_sizes]) != 2 || sw[n_sizes] > w
+          || sh[n_sizes] > h) {
+        fprintf (stderr, "--rung-sizes: up to %d WxH no larger than --size\n",
+            1 + MAX_RENDITIONS);
+        return 2;
+      }
+      n_sizes++;
+    }
+    g_strfreev (list);
+    if (instances == 1)
+      renditions = (int) n_sizes - 1;
+    else if ((unsigned) instances != n_sizes) {
+      fprintf (stderr, "--rung-sizes with --instances: one size each\n");
+      return 2;
+    }
+  }
+
   /* pre-rendered frames, packed I420, shared by every pipeline; a smaller
    * distorted stream from a synthetic pair of its own size */
-  GstBuffer *ref_frames[DISTINCT], *dist_frames[DISTINCT];
-  GstBuffer **frames[2] = { ref_frames, dist_frames };
-  vh_synth_gst_frames (w, h, DISTINCT, frames);
-  if (dw != w || dh != h) {
-    GstBuffer *small_ref[DISTINCT];
-    GstBuffer **small[2] = { small_ref, dist_frames };
+  GstBuffer *ref_frames[DISTINCT];
+  GstBuffer *dist_frames[1 + MAX_RENDITIONS][DISTINCT];
+  for (unsigned k = 0; k < n_sizes; k++) {
+    GstBuffer *pair_ref[DISTINCT];
+    GstBuffer **pair[2] = { pair_ref, dist_frames[k] };
+    vh_synth_gst_frames (sw[k], sh[k], DISTINCT, pair);
     for (unsigned i = 0; i < DISTINCT; i++)
-      gst_buffer_unref (dist_frames[i]);
-    vh_synth_gst_frames (dw, dh, DISTINCT, small);
+      gst_buffer_unref (pair_ref[i]);
+  }
+  {
+    GstBuffer *unused[DISTINCT];
+    GstBuffer **pair[2] = { ref_frames, unused };
+    vh_synth_gst_frames (w, h, DISTINCT, pair);
     for (unsigned i = 0; i < DISTINCT; i++)
-      gst_buffer_unref (small_ref[i]);
+      gst_buffer_unref (unused[i]);
   }
 
   Run *runs = g_new0 (Run, instances);
@@ -187,9 +228,18 @@ main (int argc, char **argv)
   const gint64 t0 = g_get_monotonic_time ();
   for (int i = 0; i < instances; i++) {
     runs[i] = (Run) { backend ? backend : "hip", model ? model :
-      "vmaf_v0.6.1", threads, n_frames, renditions, w, h, dw, dh,
-      { ref_frames, dist_frames }, NULL, FALSE
+      "vmaf_v0.6.1", threads, n_frames, renditions, w, h, { 0 }, { 0 },
+      ref_frames, { NULL }, NULL, FALSE
     };
+    /* one element: its pads take the sizes in turn; separate elements
+     * with --rung-sizes: one rung each */
+    for (int k = 0; k <= renditions; k++) {
+      const unsigned z = n_sizes == 1 ? 0 : rung_sizes && instances > 1
+          ? (unsigned) i : (unsigned) k;
+      runs[i].dw[k] = sw[z];
+      runs[i].dh[k] = sh[z];
+      runs[i].frames[k] = dist_frames[z];
+    }
     threads_of[i] = g_thread_new ("pipeline", run_pipeline, &runs[i]);
   }
   int rc = 0;
@@ -201,7 +251,11 @@ main (int argc, char **argv)
   if (!rc) {
     const double scored = (double) n_frames * (1 + renditions) * instances;
     printf ("element end to end %ux%u", w, h);
-    if (dw != w || dh != h)
+    if (rung_sizes)
+      printf (", rungs %s (bicubic on the %s)", rung_sizes,
+          g_strcmp0 (g_getenv ("VMAFHIP_GPU_SCALE"), "0")
+          && g_strcmp0 (runs[0].active, "cpu") ? "GPU" : "CPU");
+    else if (dw != w || dh != h)
       printf (", distorted %ux%u scaled on the %s", dw, dh,
           g_strcmp0 (g_getenv ("VMAFHIP_GPU_SCALE"), "0")
           && g_strcmp0 (runs[0].active, "cpu") ? "GPU" : "CPU");
@@ -211,7 +265,7 @@ main (int argc, char **argv)
           renditions == 1 ? "" : "s");
     printf (", %d frames, %s: %.0f fps", n_frames, runs[0].active,
         n_frames * instances / secs);
-    if (renditions)
+    if (renditions || instances > 1)
       printf (" (%.0f distorted frames a second)", scored / secs);
     printf ("\n");
   }
@@ -221,9 +275,11 @@ main (int argc, char **argv)
   g_free (threads_of);
   for (unsigned i = 0; i < DISTINCT; i++) {
     gst_buffer_unref (ref_frames[i]);
-    gst_buffer_unref (dist_frames[i]);
+    for (unsigned k = 0; k < n_sizes; k++)
+      gst_buffer_unref (dist_frames[k][i]);
   }
   g_free (size);
+  g_free (rung_sizes);
   g_free (dist_size);
   g_free (backend);
   g_free (model);

@@ -389,7 +389,10 @@ report_final (GstVmafHip * self, GstVmafHipRendition * r)
 
 /* The rendition's buffer paired with the reference frame at running time
  * ref_rt, or NULL: earlier ones are dropped (counted), a later one waits
- * for its reference frame.  Done renditions drop what they get. */
+ * for its reference frame.  Without timestamps, frames pair in order.  A
+ * done rendition drops its partner instead: only up to this reference
+ * frame, so that its pad keeps pace with the others (draining it further
+ * would leave it empty while the others wait for it). */
 static GstBuffer *
 take_partner (GstVmafHip * self, GstVmafHipRendition * r,
     GstClockTime ref_rt)
@@ -402,16 +405,20 @@ take_partner (GstVmafHip * self, GstVmafHipRendition * r,
     const GstClockTime rt =
         gst_vmafhip_buffer_running_time (r->side.pad, buf);
     gst_buffer_unref (buf);
-    if (r->done || !GST_CLOCK_TIME_IS_VALID (rt)
-        || !GST_CLOCK_TIME_IS_VALID (ref_rt) || rt + half < ref_rt) {
+    const gboolean timed = GST_CLOCK_TIME_IS_VALID (rt)
+        && GST_CLOCK_TIME_IS_VALID (ref_rt);
+    if (timed && rt + half < ref_rt) {
       gst_buffer_unref (gst_aggregator_pad_pop_buffer (r->side.pad));
       if (!r->done)
         r->unpaired++;
       continue;
     }
-    if (rt > ref_rt + half)
+    if (timed && rt > ref_rt + half)
       return NULL;
-    return gst_aggregator_pad_pop_buffer (r->side.pad);
+    buf = gst_aggregator_pad_pop_buffer (r->side.pad);
+    if (r->done)
+      gst_clear_buffer (&buf);
+    return buf;
   }
   return NULL;
 }
