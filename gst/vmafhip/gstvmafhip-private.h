@@ -1,7 +1,8 @@
 /* vmafhip — the element's private state and the functions its parts share.
  *
- * The element is split along its seams: gstvmafhip.c (object, properties,
- * pads, start/stop), gstvmafhip-settings.c (enums, settings, models),
+ * The element is split along its seams: gstvmafhip.c (object, pads,
+ * start/stop), gstvmafhip-properties.c (defaults, property specs,
+ * get/set), gstvmafhip-settings.c (enums, settings, models),
  * gstvmafhip-engine.c (backend choice, caps, engine set-up),
  * gstvmafhip-pairing.c (which frames are scored together),
  * gstvmafhip-report.c (messages, meta, pooled scores, results file) and
@@ -189,6 +190,14 @@ side_name (int which)
 
 /* gstvmafhip.c */
 void gst_vmafhip_reset_measurement (GstVmafHip * self);
+
+/* gstvmafhip-properties.c: GObject's properties */
+void gst_vmafhip_settings_init (Settings * props);
+void gst_vmafhip_install_properties (GObjectClass * gobject_class);
+void gst_vmafhip_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+void gst_vmafhip_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
 
 /* gstvmafhip-settings.c */
 void gst_vmafhip_settings_clear (Settings * s);
