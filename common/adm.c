@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "adm.h"
-#include "adm-dwt-x86.h"
+#include "adm-dwt.h"
 #include "adm-rows.h"
 #include "vh-cpu.h"
 #include "vh-multiversion.h"
@@ -32,23 +32,10 @@
 #define M_PI 3.14159265358979323846264338327
 #endif
 
-enum { SRC_U8, SRC_U16, SRC_I32 };
-
-/* db2 analysis filters in Q15 (DWT_LO, DWT_HI below); the low-pass taps
- * sum to 46342 ≈ √2·2^15. */
-#define DWT_LO_SUM 46342
-
 /* ---- Per-scale constants -------------------------------------------------
  * Options, parameters and each scale's geometry (vh_adm_plan) are in
  * adm-params.c, shared with the GPU host. */
 
-/* Round-half-up constant of a right shift, (uint32_t) pow(2, s − 1) in
- * libvmaf; its shifts are ≥ 1 for every size we accept. */
-static int64_t
-half_of (int shift)
-{
-  return shift > 0 ? (int64_t) 1 << (shift - 1) : 0;
-}
 
 /* ---- AVX-512 flavour -------------------------------------------------------
  *
@@ -261,172 +248,16 @@ vh_adm_work_set_threads (VhAdmWork *work, unsigned max_threads,
   return TRUE;
 }
 
-/* ---- DWT ------------------------------------------------------------------ */
-
-/* Runs `body` for j in [l, r): in blocks of ADM_VEC columns with a
- * constant trip count, which GCC vectorises even at -O2 (its "very cheap"
- * cost model), then column by column. */
-#define ADM_VEC 16
-#define FOR_COLUMNS(j, l, r, ...)                                             \
-  do {                                                                        \
-    const int j##_end = (r);                                                  \
-    int j##_blk = (l);                                                        \
-    for (; j##_blk + ADM_VEC <= j##_end; j##_blk += ADM_VEC)                  \
-      for (int j##_k = 0; j##_k < ADM_VEC; j##_k++) {                         \
-        const int j = j##_blk + j##_k;                                        \
-        __VA_ARGS__                                                           \
-      }                                                                       \
-    for (int j = j##_blk; j < j##_end; j++)                                   \
-      __VA_ARGS__                                                             \
-  } while (0)
-
-/* db2 low-pass and high-pass taps applied to four samples. */
-#define DWT_LO(s0, s1, s2, s3) (15826 * (s0) + 27411 * (s1) + 7345 * (s2) - 4240 * (s3))
-#define DWT_HI(s0, s1, s2, s3) (-4240 * (s0) - 7345 * (s1) + 27411 * (s2) - 15826 * (s3))
-
-/* Both tap sets down four rows. Scale 0 fits int32 (8-12 bit input, so
- * 16x16-bit products), the coarser scales need int64 like libvmaf. */
-#define DEF_DWT_VERTICAL(name, src_t, mul_t, acc_t)                           \
-  VH_MULTIVERSION static void name (const src_t *r0, const src_t *r1,       \
-      const src_t *r2, const src_t *r3, int n, acc_t add_lo, acc_t add_hi,    \
-      int shift,                                                              \
-      int32_t *restrict lo, int32_t *restrict hi)                             \
-  {                                                                           \
-    FOR_COLUMNS (j, 0, n, {                                                   \
-      const mul_t s0 = r0[j], s1 = r1[j], s2 = r2[j], s3 = r3[j];             \
-      lo[j] = (int32_t) ((DWT_LO (s0, s1, s2, s3) + add_lo) >> shift);        \
-      hi[j] = (int32_t) ((DWT_HI (s0, s1, s2, s3) + add_hi) >> shift);        \
-    });                                                                       \
-  }
-
-DEF_DWT_VERTICAL (dwt_vertical_u8, uint8_t, int16_t, int32_t)
-DEF_DWT_VERTICAL (dwt_vertical_u16, uint16_t, int16_t, int32_t)
-/* Scale 1 reads the scale-0 low band, within ±23000 (as all scale-0 bands
- * for 8-12 bit input), and does not shift: int32 suffices. */
-DEF_DWT_VERTICAL (dwt_vertical_s1, int32_t, int16_t, int32_t)
-DEF_DWT_VERTICAL (dwt_vertical_i32, int32_t, int64_t, int64_t)
-
-/* Both tap sets along a padded row, keeping every second output. At scale
- * 0 the vertical outputs fit int16 (|v| < 27500). */
-#define DEF_DWT_HORIZONTAL(name, mul_t, acc_t)                                \
-  VH_MULTIVERSION static void name (const int32_t *t, int half, acc_t add,  \
-      int shift,                                                              \
-      int32_t *restrict lo, int32_t *restrict hi)                             \
-  {                                                                           \
-    FOR_COLUMNS (j, 0, half, {                                                \
-      const mul_t s0 = t[2 * j - 1], s1 = t[2 * j], s2 = t[2 * j + 1],        \
-          s3 = t[2 * j + 2];                                                  \
-      lo[j] = (int32_t) ((DWT_LO (s0, s1, s2, s3) + add) >> shift);           \
-      hi[j] = (int32_t) ((DWT_HI (s0, s1, s2, s3) + add) >> shift);           \
-    });                                                                       \
-  }
-
-DEF_DWT_HORIZONTAL (dwt_horizontal_s0, int16_t, int32_t)
-DEF_DWT_HORIZONTAL (dwt_horizontal_s123, int64_t, int64_t)
-
-/* QUIRK: libvmaf's DWT mirrors asymmetrically: index −1 reads 1 (whole-
- * sample symmetry), index n + k reads n − 1 − k (half-sample symmetry). */
-static int
-dwt_mirror (int i, int n)
-{
-  if (i < 0)
-    return -i;
-  if (i >= n)
-    return 2 * n - 1 - i;
-  return i;
-}
-
-VH_MULTIVERSION static void
-pad_row (int32_t *t, int n)
-{
-  t[-1] = t[1];
-  t[n] = t[n - 1];
-  t[n + 1] = t[n - 2];
-}
-
-typedef struct AdmSource {
-  const uint8_t *data;
-  ptrdiff_t stride;         /* bytes */
-  int kind;                 /* SRC_U8, SRC_U16, SRC_I32 */
-  int w, h;
-} AdmSource;
-
-/* Vertical pass of band row y into `lo` and `hi`, padded. Scale 0 also
- * recentres the pixels: the low-pass filter subtracts its gain times half
- * the range. */
-VH_MULTIVERSION static void
-dwt_vertical (const AdmSource *src, int y, int scale, unsigned bpc,
-    bool avx2, int32_t *lo, int32_t *hi)
-{
-  const int n = src->w;
-  const uint8_t *r[4];
-  for (int k = 0; k < 4; k++)
-    r[k] = src->data + dwt_mirror (2 * y - 1 + k, src->h) * src->stride;
-#ifndef VH_ADM_DWT_X86
-  (void) avx2;                  /* the C everywhere but x86-64 */
-#endif
-
-  if (scale == 0) {
-    const int32_t half = 1 << (bpc - 1);
-    const int32_t add_lo = half - DWT_LO_SUM * half;
-#ifdef VH_ADM_DWT_X86
-    if (avx2 && src->kind == SRC_U8)
-      vh_adm_dwt_vertical_u8_avx2 (r[0], r[1], r[2], r[3], n, add_lo, half,
-          (int) bpc, lo, hi);
-    else if (avx2)
-      vh_adm_dwt_vertical_u16_avx2 ((const uint16_t *) r[0],
-          (const uint16_t *) r[1], (const uint16_t *) r[2],
-          (const uint16_t *) r[3], n, add_lo, half, (int) bpc, lo, hi);
-    else
-#endif
-    if (src->kind == SRC_U8)
-      dwt_vertical_u8 (r[0], r[1], r[2], r[3], n, add_lo, half, bpc, lo, hi);
-    else
-      dwt_vertical_u16 ((const uint16_t *) r[0], (const uint16_t *) r[1],
-          (const uint16_t *) r[2], (const uint16_t *) r[3], n, add_lo, half,
-          bpc, lo, hi);
-  } else if (scale == 1) {
-    dwt_vertical_s1 ((const int32_t *) r[0], (const int32_t *) r[1],
-        (const int32_t *) r[2], (const int32_t *) r[3], n, 0, 0, 0, lo, hi);
-  } else {
-    dwt_vertical_i32 ((const int32_t *) r[0], (const int32_t *) r[1],
-        (const int32_t *) r[2], (const int32_t *) r[3], n, 1 << 15, 1 << 15,
-        16, lo, hi);
-  }
-  pad_row (lo, n);
-  pad_row (hi, n);
-}
-
-VH_MULTIVERSION static void
-dwt_horizontal (const int32_t *t, int half, int scale, bool avx2,
-    int32_t *lo, int32_t *hi)
-{
-  static const int shift[4] = { 16, 15, 16, 15 };
-#ifdef VH_ADM_DWT_X86
-  if (scale == 0 && avx2) {
-    vh_adm_dwt_horizontal_s0_avx2 (t, half, lo, hi);
-    return;
-  }
-#else
-  (void) avx2;
-#endif
-  if (scale == 0)
-    dwt_horizontal_s0 (t, half, 1 << 15, 16, lo, hi);
-  else
-    dwt_horizontal_s123 (t, half, half_of (shift[scale]), shift[scale], lo,
-        hi);
-}
-
 /* Band row y of ref and dis: the low band into the `low` plane (scales
  * 0-2) and, if `detail`, the h, v and d rows. */
 static void
-dwt_band_row (VhAdmWork *wk, const VhAdmPlan *pl, const AdmSource src[2],
+dwt_band_row (VhAdmWork *wk, const VhAdmPlan *pl, const VhAdmSource src[2],
     int y, unsigned bpc, bool low, bool detail, bool tail_quirk)
 {
   const int n = src[0].w, half = pl->w, scale = pl->scale;
 
   for (int i = 0; i < 2; i++)
-    dwt_vertical (&src[i], y, scale, bpc, wk->dwt_avx2, wk->vert[i][0],
+    vh_adm_dwt_vertical (&src[i], y, scale, bpc, wk->dwt_avx2, wk->vert[i][0],
         wk->vert[i][1]);
   if (tail_quirk) {
     /* AVX-512 flavour 1: what follows each row in libvmaf's scratch. */
@@ -445,10 +276,10 @@ dwt_band_row (VhAdmWork *wk, const VhAdmPlan *pl, const AdmSource src[2],
     /* Outputs nobody reads go to a scratch row. */
     int32_t *a = low ? wk->low[i][scale] + (size_t) y * half : wk->scratch[0];
     int32_t *const *d = wk->detail[i];
-    dwt_horizontal (wk->vert[i][0], half, scale, wk->dwt_avx2, a,
+    vh_adm_dwt_horizontal (wk->vert[i][0], half, scale, wk->dwt_avx2, a,
         detail ? d[VH_ADM_ORIENT_V] : wk->scratch[1]);
     if (detail)
-      dwt_horizontal (wk->vert[i][1], half, scale, wk->dwt_avx2,
+      vh_adm_dwt_horizontal (wk->vert[i][1], half, scale, wk->dwt_avx2,
           d[VH_ADM_ORIENT_H], d[VH_ADM_ORIENT_D]);
   }
 }
@@ -779,7 +610,7 @@ VH_MULTIVERSION static uint64_t
 den_row_s123 (const int32_t *o, int l, int r, int sq_shift, int cube_shift)
 {
   const uint64_t sq_add = (uint64_t) 1 << sq_shift;
-  const uint64_t cube_add = (uint64_t) half_of (cube_shift);
+  const uint64_t cube_add = (uint64_t) vh_adm_half_of (cube_shift);
   uint64_t sum = 0;
   for (int j = l; j < r; j++) {
     const uint64_t v = (uint32_t) abs (o[j]);
@@ -811,7 +642,7 @@ VH_MULTIVERSION static int64_t
 cm_row (const int32_t *x, const int32_t *thr, int l, int r, int sub,
     int sq_shift, int cube_shift)
 {
-  const int64_t sq_add = half_of (sq_shift), cube_add = half_of (cube_shift);
+  const int64_t sq_add = vh_adm_half_of (sq_shift), cube_add = vh_adm_half_of (cube_shift);
   int64_t sum = 0;
   for (int j = l; j < r; j++) {
     const uint32_t t = (uint32_t) thr[j] << sub;
@@ -842,7 +673,7 @@ cm_band_row (VhAdmWork *wk, const VhAdmPlan *pl, int y, bool want_aim,
 {
   const int above = y == 0 ? 1 : y - 1;         /* −1 reads 1 */
   const int below = y == pl->h - 1 ? y : y + 1; /* h reads h − 1 */
-  const int64_t row_add = half_of (pl->cm_row_shift);
+  const int64_t row_add = vh_adm_half_of (pl->cm_row_shift);
   const bool vec_row = y >= 1 && y < pl->h - 1;
   const VhAdmRows *rows = wk->rows;
 
@@ -875,7 +706,7 @@ cm_band_row (VhAdmWork *wk, const VhAdmPlan *pl, int y, bool want_aim,
  * CM sums (added into *out).  The CM of a row reads the mask rows above
  * and below it, so rows y0 − 1 and y1 are computed too, for that only. */
 static void
-adm_scale_rows (VhAdmWork *wk, const VhAdmPlan *pl, const AdmSource src[2],
+adm_scale_rows (VhAdmWork *wk, const VhAdmPlan *pl, const VhAdmSource src[2],
     unsigned bpc, const VhAdmParams *params, int y0, int y1,
     VhAdmScaleSums *out)
 {
@@ -885,7 +716,7 @@ adm_scale_rows (VhAdmWork *wk, const VhAdmPlan *pl, const AdmSource src[2],
   const bool want_low = scale < VH_ADM_SCALES - 1;
   /* libvmaf's skipped scale 0 runs a C low-pass-only DWT. */
   const bool tail_quirk = pl->dwt_tail && !skip;
-  const uint64_t den_add = (uint64_t) half_of (pl->den_row_shift);
+  const uint64_t den_add = (uint64_t) vh_adm_half_of (pl->den_row_shift);
   const int first = MAX (y0 - 1, 0), last = MIN (y1, pl->h - 1);
 
   for (int y = first; y <= last; y++) {
@@ -932,7 +763,7 @@ adm_scale_rows (VhAdmWork *wk, const VhAdmPlan *pl, const AdmSource src[2],
 typedef struct {
   VhAdmWork *work;
   const VhAdmPlan *plan;
-  const AdmSource *src;
+  const VhAdmSource *src;
   unsigned bpc;
   const VhAdmParams *params;
   unsigned bands;
@@ -953,7 +784,7 @@ scale_piece (void *data, unsigned i)
 }
 
 static void
-adm_scale (VhAdmWork *wk, int scale, const AdmSource src[2], unsigned bpc,
+adm_scale (VhAdmWork *wk, int scale, const VhAdmSource src[2], unsigned bpc,
     const VhAdmParams *params, VhAdmScaleSums *out)
 {
   VhAdmPlan pl;
@@ -984,13 +815,13 @@ vh_adm_compute_sums (VhAdmWork *work, const VhPlane *ref, const VhPlane *dis,
     unsigned bpc, const VhAdmParams *params, VhAdmSums *sums)
 {
   g_return_if_fail (work && ref && dis && params && sums);
-  AdmSource src[2];
+  VhAdmSource src[2];
   const VhPlane *pic[2] = { ref, dis };
   for (int i = 0; i < 2; i++) {
-    src[i] = (AdmSource) {
+    src[i] = (VhAdmSource) {
       .data = pic[i]->data,
       .stride = pic[i]->stride,
-      .kind = bpc == 8 ? SRC_U8 : SRC_U16,
+      .kind = bpc == 8 ? VH_ADM_SRC_U8 : VH_ADM_SRC_U16,
       .w = work->width,
       .h = work->height,
     };
@@ -1001,10 +832,10 @@ vh_adm_compute_sums (VhAdmWork *work, const VhPlane *ref, const VhPlane *dis,
   for (int s = 0; s < VH_ADM_SCALES; s++) {
     adm_scale (work, s, src, bpc, params, &sums->scale[s]);
     for (int i = 0; i < 2 && s < VH_ADM_SCALES - 1; i++) {
-      src[i] = (AdmSource) {
+      src[i] = (VhAdmSource) {
         .data = (const uint8_t *) work->low[i][s],
         .stride = (ptrdiff_t) work->bw[s] * sizeof (int32_t),
-        .kind = SRC_I32,
+        .kind = VH_ADM_SRC_I32,
         .w = work->bw[s],
         .h = work->bh[s],
       };
