@@ -362,9 +362,33 @@ vh_scaler_run (const VhScaler *s, const VhPlane *src, const VhPlane *dst)
   vh_scaler_run_rows (s, src, dst, 0, s->dst_h);
 }
 
+/* The row pass's scratch: the vertical sums, the ring's row pointers and
+ * the ring of horizontal rows */
+static size_t
+scratch_bytes (const VhScaler *s)
+{
+  const size_t n = s->v.n_taps, w = s->dst_w;
+  return n * w * sizeof (int32_t) + n * sizeof (const int32_t *)
+      + w * sizeof (int64_t);
+}
+
+static void run_rows_in (const VhScaler *s, const VhPlane *src,
+    const VhPlane *dst, unsigned y0, unsigned y1, void *scratch);
+
 void
 vh_scaler_run_rows (const VhScaler *s, const VhPlane *src,
     const VhPlane *dst, unsigned y0, unsigned y1)
+{
+  g_return_if_fail (s != NULL);
+  void *scratch = g_malloc (scratch_bytes (s));
+  run_rows_in (s, src, dst, y0, y1, scratch);
+  g_free (scratch);
+}
+
+/* vh_scaler_run_rows in scratch of scratch_bytes (s) */
+static void
+run_rows_in (const VhScaler *s, const VhPlane *src, const VhPlane *dst,
+    unsigned y0, unsigned y1, void *scratch)
 {
   g_return_if_fail (s != NULL && src != NULL && dst != NULL);
   g_return_if_fail (src->data != NULL && dst->data != NULL);
@@ -381,10 +405,10 @@ vh_scaler_run_rows (const VhScaler *s, const VhPlane *src,
   const int32_t max = info.max, top = info.top;
   /* row r of the horizontal pass lives in ring slot r % n while needed;
    * the windows only move down, so a row leaves once behind them */
-  int32_t *ring = g_new (int32_t, (size_t) n * w);
-  const int32_t **rows = g_new (const int32_t *, n);
-  void *acc = g_malloc ((size_t) w * (wide ? sizeof (int64_t)
-          : sizeof (int32_t)));
+  /* the widest first: every part stays aligned */
+  void *acc = scratch;
+  const int32_t **rows = (const int32_t **) ((int64_t *) acc + w);
+  int32_t *ring = (int32_t *) (rows + n);
   unsigned next_row = 0;        /* the first source row not yet in the ring */
 
   for (unsigned y = y0; y < y1; y++) {
@@ -418,9 +442,6 @@ vh_scaler_run_rows (const VhScaler *s, const VhPlane *src,
       scale_columns_u16_wide (rows, c, n, w, v_shift, max, acc,
           (uint16_t *) out);
   }
-  g_free (acc);
-  g_free (rows);
-  g_free (ring);
 }
 
 /* ---- whole pictures ------------------------------------------------------ */
@@ -433,7 +454,16 @@ struct VhPictureScaler {
   VhScaler *plane[3];
   guint8 *buf;
   VhPicture out;
+  /* each piece's row scratch, made once (not per frame) */
+  void *scratch[PICTURE_LUMA_BANDS + 2];
 };
+
+/* the plane piece i scales */
+static unsigned
+piece_plane (unsigned i)
+{
+  return i < PICTURE_LUMA_BANDS ? 0 : i - PICTURE_LUMA_BANDS + 1;
+}
 
 void
 vh_picture_scaler_free (VhPictureScaler *ps)
@@ -442,6 +472,8 @@ vh_picture_scaler_free (VhPictureScaler *ps)
     return;
   for (unsigned p = 0; p < 3; p++)
     vh_scaler_free (ps->plane[p]);
+  for (unsigned i = 0; i < G_N_ELEMENTS (ps->scratch); i++)
+    g_free (ps->scratch[i]);
   g_free (ps->buf);
   g_free (ps);
 }
@@ -471,6 +503,8 @@ vh_picture_scaler_new (unsigned nplanes, const unsigned src_w[],
     size += (size_t) dst_w[p] * dst_h[p] * sample;
   }
   ps->buf = g_malloc (size);
+  for (unsigned i = 0; i < PICTURE_LUMA_BANDS + nplanes - 1; i++)
+    ps->scratch[i] = g_malloc (scratch_bytes (ps->plane[piece_plane (i)]));
   ps->out = (VhPicture) { .nplanes = nplanes, .bpc = bpc,
     .memory = VH_PICTURE_HOST };
   for (unsigned p = 0; p < nplanes; p++)
@@ -489,12 +523,13 @@ static void
 picture_piece (void *data, unsigned i)
 {
   const PictureJob *job = data;
-  const unsigned p = i < PICTURE_LUMA_BANDS ? 0 : i - PICTURE_LUMA_BANDS + 1;
+  const unsigned p = piece_plane (i);
   const VhPlane *dst = &job->ps->out.plane[p];
   const unsigned y0 = p ? 0 : dst->height * i / PICTURE_LUMA_BANDS;
   const unsigned y1 = p ? dst->height
       : dst->height * (i + 1) / PICTURE_LUMA_BANDS;
-  vh_scaler_run_rows (job->ps->plane[p], &job->src->plane[p], dst, y0, y1);
+  run_rows_in (job->ps->plane[p], &job->src->plane[p], dst, y0, y1,
+      job->ps->scratch[i]);
 }
 
 const VhPicture *
