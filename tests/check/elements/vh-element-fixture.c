@@ -5,6 +5,8 @@
 
 #include "gstvmafhipmeta.h"
 #include "vh-element-fixture.h"
+
+#include "scale.h"
 #include "vh-gpu.h"
 #include "vh-spec.h"
 #include "vh-test-util.h"
@@ -183,6 +185,27 @@ void
 render (Fixture * f, guint i, VhPicture * ref, VhPicture * dis)
 {
   vh_synth_render (f->content.synth, i, 3, ref, dis);
+}
+
+guint8 *
+render_rung (Fixture * f, guint i, guint w, guint h, VhPicture * out)
+{
+  VhPicture r, d;
+  render (f, i, &r, &d);
+  const guint sw[3] = { w, w / 2, w / 2 }, sh[3] = { h, h / 2, h / 2 };
+  const guint fw[3] = { W, W / 2, W / 2 }, fh[3] = { H, H / 2, H / 2 };
+  guint8 *mem = g_malloc ((gsize) w * h * 2);
+  gsize o = 0;
+  *out = (VhPicture) { .nplanes = 3, .bpc = 8 };
+  for (guint p = 0; p < 3; p++) {
+    out->plane[p] = (VhPlane) { mem + o, sw[p], sw[p], sh[p], 1 };
+    o += (gsize) sw[p] * sh[p];
+    VhScaler *down = vh_scaler_new (fw[p], fh[p], sw[p], sh[p], 8,
+        VH_SCALE_BILINEAR, NULL);
+    vh_scaler_run (down, &d.plane[p], &out->plane[p]);
+    vh_scaler_free (down);
+  }
+  return mem;
 }
 
 GstFlowReturn

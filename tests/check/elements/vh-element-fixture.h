@@ -56,6 +56,10 @@ void fixture_set_caps (Fixture * f, const char *ref_format, const char *dist_for
     uint32_t seed);
 void fixture_free (Fixture * f);
 void render (Fixture * f, guint i, VhPicture * ref, VhPicture * dis);
+/* Frame i's distorted picture (8-bit 4:2:0, W x H) scaled down to w x h
+ * with bilinear, as an encoder's ladder makes its rungs: its planes in
+ * *out, their memory returned (g_free) */
+guint8 * render_rung (Fixture * f, guint i, guint w, guint h, VhPicture * out);
 GstFlowReturn push_ref (Fixture * f, guint i);
 GstFlowReturn push_dist (Fixture * f, guint i);
 void push_pairs (Fixture * f, guint first, guint n);

@@ -22,39 +22,25 @@
 static guint8 *
 rung_picture (Fixture * f, guint i, int up_filter, VhPicture * out)
 {
-  VhPicture r, d;
-  render (f, i, &r, &d);
+  guint8 *small = render_rung (f, i, SMALL_W, SMALL_H, out);
+  if (up_filter < 0)
+    return small;
   const guint sw[3] = { SMALL_W, SMALL_W / 2, SMALL_W / 2 };
   const guint sh[3] = { SMALL_H, SMALL_H / 2, SMALL_H / 2 };
   const guint fw[3] = { W, W / 2, W / 2 }, fh[3] = { H, H / 2, H / 2 };
-  guint8 *small = g_malloc (SMALL_W * SMALL_H * 2);
   guint8 *full = g_malloc (W * H * 2);
-  VhPicture s = { .nplanes = 3, .bpc = 8 };
-  *out = s;
-  gsize so = 0, fo = 0;
+  VhPicture s = *out;
+  gsize fo = 0;
   for (guint p = 0; p < 3; p++) {
-    s.plane[p] = (VhPlane) { small + so, sw[p], sw[p], sh[p], 1 };
     out->plane[p] = (VhPlane) { full + fo, fw[p], fw[p], fh[p], 1 };
-    so += sw[p] * sh[p];
     fo += fw[p] * fh[p];
-    VhScaler *down = vh_scaler_new (fw[p], fh[p], sw[p], sh[p], 8,
-        VH_SCALE_BILINEAR, NULL);
-    vh_scaler_run (down, &d.plane[p], &s.plane[p]);
-    vh_scaler_free (down);
-    if (up_filter >= 0) {
-      VhScaler *up = vh_scaler_new (sw[p], sh[p], fw[p], fh[p], 8,
-          (VhScaleFilter) up_filter, NULL);
-      vh_scaler_run (up, &s.plane[p], &out->plane[p]);
-      vh_scaler_free (up);
-    }
+    VhScaler *up = vh_scaler_new (sw[p], sh[p], fw[p], fh[p], 8,
+        (VhScaleFilter) up_filter, NULL);
+    vh_scaler_run (up, &s.plane[p], &out->plane[p]);
+    vh_scaler_free (up);
   }
-  if (up_filter >= 0) {
-    g_free (small);
-    return full;
-  }
-  *out = s;
-  g_free (full);
-  return small;
+  g_free (small);
+  return full;
 }
 
 /* Scores N_FRAMES pairs; the distorted side small (scaled by the element)
