@@ -4,21 +4,30 @@
  * (C: the launch parameters and geometry only) and by the host test
  * tests/check/test-ms-ssim-emulation.cpp, which runs these very functions
  * block by block and thread by thread against the CPU extractor
- * (common/ms-ssim.c).  Every per-pixel operation is the CPU's, in its
- * order and with its float/double mix (kernels are built without fused
- * multiply-add): the pictures of every scale and each pixel's l, c, s are
- * bit for bit the CPU's; only the sums over the map are added in another
- * (fixed) order.
+ * (common/ms-ssim.c).
  *
- * One launch per scale k (0..4), a 1-D grid of two kinds of blocks:
- *   - blocks [0, n_tiles): SSIM over a tile of VH_MS_SSIM_TILE^2 pixels of
- *     the valid region: the tile's input (plus the window's 10-pixel halo)
- *     into shared memory as float, the 11-tap Gaussian along the rows of
- *     the five products, then along the columns, l, c, s per pixel, and a
- *     fixed-order tree of the block's three double sums -> partial[3 * tile];
- *   - the blocks after them (k < 4): scale k + 1, one pixel of both
- *     pictures per thread, IQA's 9x9 low-pass (mirrored edges) at every
- *     other pixel.
+ * Two families of kernels share this code (template argument kFast):
+ *   - exact: every per-pixel operation is the CPU's, in its order and with
+ *     its float/double mix (kernels are built without fused multiply-add):
+ *     the pictures of every scale and each pixel's l, c, s are bit for bit
+ *     the CPU's; only the sums over the map are added in another (fixed)
+ *     order;
+ *   - fast (the default): the same filters with float sums of fused
+ *     multiply-adds and float l, c, s: about a third of the instructions,
+ *     the scores within 2e-6 of the CPU's on the test vectors.
+ *
+ * One launch per scale k (0..4), one block per tile of VH_MS_SSIM_TILE^2
+ * pixels (tiles cover the picture; at the last scale only its valid
+ * region):
+ *   1. the tile's input with a halo (4 pixels left and above for the
+ *      low-pass, 10 right and below for the window) into shared memory as
+ *      float, mirrored at the picture's edges as IQA does;
+ *   2. scale k + 1 (k < 4): the tile's pixels of even coordinates through
+ *      IQA's 9x9 low-pass, from the shared input;
+ *   3. SSIM over the tile's part of the valid region: the 11-tap Gaussian
+ *      along the rows of the five products, then along the columns, l, c,
+ *      s per pixel, and a fixed-order tree of the block's three double
+ *      sums -> partial[3 * tile].
  * Scale 0 reads the luma planes (8 or 16-bit samples, scaled to 8 bits as
  * libvmaf does), the others the float pictures the launch before wrote.
  * A last launch adds each scale's partials in a fixed order (reduce). */
@@ -87,6 +96,12 @@ typedef struct VhMsSsimReduce {
 #else
 #define VH_MS_SSIM_UNROLL
 #endif
+/* the fast kernels' division: the GPU's approximate one (host: exact) */
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define VH_MS_SSIM_FDIV(a, b) __fdividef ((a), (b))
+#else
+#define VH_MS_SSIM_FDIV(a, b) ((a) / (b))
+#endif
 
 static_assert (sizeof (VhMsSsimParams) == 72, "VhMsSsimParams layout");
 static_assert (sizeof (VhMsSsimReduce) == 72, "VhMsSsimReduce layout");
@@ -99,16 +114,33 @@ constexpr int kTile = VH_MS_SSIM_TILE;
 constexpr int kIn = VH_MS_SSIM_IN;
 constexpr int kBlock = VH_MS_SSIM_BLOCK;
 constexpr int kRadius = VH_MS_SSIM_WINDOW / 2;
+constexpr int kLpfRadius = VH_MS_SSIM_LPF / 2;
+/* the shared input: kSpan x kSpan from (x0 - 4, y0 - 4); rows kStride
+ * apart and the second picture kPicture floats after the first (odd, so
+ * that lanes reading every other column of both pictures, or of four
+ * rows, fall in distinct banks) */
+constexpr int kSpan = kIn + kLpfRadius;
+constexpr int kStride = kSpan + 1;
+constexpr int kPicture = kSpan * kStride + 1;
 
 /* A block's shared memory: the float input, then the row pass (the
- * reduction reuses its space). 40,992 bytes. */
+ * reduction reuses its space). 44,184 bytes. */
 struct Shared {
-  float in[2][kIn][kIn];
+  float in[2 * kPicture];
   union {
     float row[5][kIn][kTile];   /* ref, cmp, ref^2, cmp^2, ref*cmp */
     double red[3][kBlock];
   } u;
 };
+
+/* The shared input of picture `pic` at (x, y) of the tile's SSIM input
+ * (0, 0: the tile's first pixel) */
+VH_MS_SSIM_FN const float *
+tile_at (const Shared &sm, int pic, int x, int y)
+{
+  return &sm.in[pic * kPicture + (y + kLpfRadius) * kStride + x
+      + kLpfRadius];
+}
 
 using vh_bits::float_bits;
 using vh_bits::bits_float;
@@ -178,53 +210,110 @@ mirror (int i, int n)
 
 /* ---- SSIM tiles ------------------------------------------------------ */
 
-/* Step 1: the tile's input, zero outside the picture (never used). */
+/* Step 1: the tile's input and halo.  Inside the picture the samples as
+ * they are; at its edges IQA's mirror, which the low-pass reads (the SSIM
+ * window reads only the picture); 0 beyond the mirror's reach (never
+ * read).  `inside`: the whole span lies in the picture (the same for the
+ * whole block). */
 template <typename Pixel>
 VH_MS_SSIM_FN void
 tile_load (const VhMsSsimParams &p, unsigned tile, unsigned t, Shared &sm)
 {
-  const int x0 = (int) (tile % p.tiles_x) * kTile;
-  const int y0 = (int) (tile / p.tiles_x) * kTile;
-  for (unsigned i = t; i < (unsigned) (kIn * kIn); i += kBlock) {
-    const int x = (int) (i % kIn), y = (int) (i / kIn);
-    const bool in = x0 + x < (int) p.width && y0 + y < (int) p.height;
-    sm.in[0][y][x] = in ? load<Pixel> (p.ref, p.pitch, x0 + x, y0 + y,
-        p.inv_scaler) : 0.0f;
-    sm.in[1][y][x] = in ? load<Pixel> (p.dis, p.pitch, x0 + x, y0 + y,
-        p.inv_scaler) : 0.0f;
+  const int x0 = (int) (tile % p.tiles_x) * kTile - kLpfRadius;
+  const int y0 = (int) (tile / p.tiles_x) * kTile - kLpfRadius;
+  const int w = (int) p.width, h = (int) p.height;
+  const bool inside = x0 >= 0 && y0 >= 0 && x0 + kSpan <= w
+      && y0 + kSpan <= h;
+  for (unsigned i = t; i < (unsigned) (kSpan * kSpan); i += kBlock) {
+    const int x = (int) (i % kSpan), y = (int) (i / kSpan);
+    int gx = x0 + x, gy = y0 + y;
+    float r = 0.0f, d = 0.0f;
+    if (!inside) {
+      if (gx >= -kLpfRadius && gx < w + kLpfRadius && gy >= -kLpfRadius
+          && gy < h + kLpfRadius) {
+        gx = mirror (gx, w);
+        gy = mirror (gy, h);
+      } else {
+        gx = -1;
+      }
+    }
+    if (gx >= 0) {
+      r = load<Pixel> (p.ref, p.pitch, gx, gy, p.inv_scaler);
+      d = load<Pixel> (p.dis, p.pitch, gx, gy, p.inv_scaler);
+    }
+    sm.in[y * kStride + x] = r;
+    sm.in[kPicture + y * kStride + x] = d;
   }
 }
 
-/* Step 2: the Gaussian along the rows, as common/ssim.c's convolve: float
- * products (the squares float first), double sums, the result float.
- * kPos: scale 0, every sample and product non-negative. */
-template <bool kPos>
+/* The Gaussian's taps (common/ssim.c's) */
+#define VH_MS_SSIM_GAUSS { \
+  0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f, \
+  0.213006f, 0.109361f, 0.036001f, 0.007599f, 0.001028f, \
+}
+
+/* Step 2: the Gaussian along the rows.  Exact (kFast false): as
+ * common/ssim.c's convolve: float products (the squares float first),
+ * double sums, the result float; kPos: scale 0, every sample and product
+ * non-negative.  Fast: float sums of fused multiply-adds, a thread taking
+ * kRun outputs side by side (each input and its squares read and formed
+ * once for all of them). */
+constexpr int kRun = 4;
+
+template <bool kFast, bool kPos>
 VH_MS_SSIM_FN void
 tile_rows (unsigned t, Shared &sm)
 {
-  const float g[VH_MS_SSIM_WINDOW] = {
-    0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f,
-    0.213006f, 0.109361f, 0.036001f, 0.007599f, 0.001028f,
-  };
-  for (unsigned i = t; i < (unsigned) (kIn * kTile); i += kBlock) {
-    const int x = (int) (i % kTile), y = (int) (i / kTile);
-    const float *a = &sm.in[0][y][x], *b = &sm.in[1][y][x];
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0;
-    VH_MS_SSIM_UNROLL
-    for (int u = 0; u < VH_MS_SSIM_WINDOW; u++) {
-      const float ra = a[u], rb = b[u];
-      const float sa = ra * ra, sb = rb * rb, ab = ra * rb;
-      s0 += widen_t<kPos> (ra * g[u]);
-      s1 += widen_t<kPos> (rb * g[u]);
-      s2 += widen_pos (sa * g[u]);
-      s3 += widen_pos (sb * g[u]);
-      s4 += widen_t<kPos> (ab * g[u]);
+  const float g[VH_MS_SSIM_WINDOW] = VH_MS_SSIM_GAUSS;
+  if (kFast) {
+    for (unsigned i = t; i < (unsigned) (kIn * kTile / kRun); i += kBlock) {
+      const int x = (int) (i % (kTile / kRun)) * kRun;
+      const int y = (int) (i / (kTile / kRun));
+      const float *a = tile_at (sm, 0, x, y), *b = tile_at (sm, 1, x, y);
+      float s[5][kRun] = { };
+      VH_MS_SSIM_UNROLL
+      for (int u = 0; u < VH_MS_SSIM_WINDOW + kRun - 1; u++) {
+        const float ra = a[u], rb = b[u];
+        const float qa = ra * ra, qb = rb * rb, ab = ra * rb;
+        VH_MS_SSIM_UNROLL
+        for (int j = 0; j < kRun; j++) {
+          if (u - j < 0 || u - j >= VH_MS_SSIM_WINDOW)
+            continue;
+          const float tap = g[u - j];
+          s[0][j] = fmaf (ra, tap, s[0][j]);
+          s[1][j] = fmaf (rb, tap, s[1][j]);
+          s[2][j] = fmaf (qa, tap, s[2][j]);
+          s[3][j] = fmaf (qb, tap, s[3][j]);
+          s[4][j] = fmaf (ab, tap, s[4][j]);
+        }
+      }
+      VH_MS_SSIM_UNROLL
+      for (int k = 0; k < 5; k++)
+        VH_MS_SSIM_UNROLL
+        for (int j = 0; j < kRun; j++)
+          sm.u.row[k][y][x + j] = s[k][j];
     }
-    sm.u.row[0][y][x] = narrow (s0);
-    sm.u.row[1][y][x] = narrow (s1);
-    sm.u.row[2][y][x] = narrow (s2);
-    sm.u.row[3][y][x] = narrow (s3);
-    sm.u.row[4][y][x] = narrow (s4);
+  } else {
+    for (unsigned i = t; i < (unsigned) (kIn * kTile); i += kBlock) {
+      const int x = (int) (i % kTile), y = (int) (i / kTile);
+      const float *a = tile_at (sm, 0, x, y), *b = tile_at (sm, 1, x, y);
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0;
+      VH_MS_SSIM_UNROLL
+      for (int u = 0; u < VH_MS_SSIM_WINDOW; u++) {
+        const float ra = a[u], rb = b[u];
+        const float sa = ra * ra, sb = rb * rb, ab = ra * rb;
+        s0 += widen_t<kPos> (ra * g[u]);
+        s1 += widen_t<kPos> (rb * g[u]);
+        s2 += widen_pos (sa * g[u]);
+        s3 += widen_pos (sb * g[u]);
+        s4 += widen_t<kPos> (ab * g[u]);
+      }
+      sm.u.row[0][y][x] = narrow (s0);
+      sm.u.row[1][y][x] = narrow (s1);
+      sm.u.row[2][y][x] = narrow (s2);
+      sm.u.row[3][y][x] = narrow (s3);
+      sm.u.row[4][y][x] = narrow (s4);
+    }
   }
 }
 
@@ -253,6 +342,27 @@ lcs (const float v[5], double *l_out, double *c_out, double *s_out)
   *s_out = s;
 }
 
+/* The same in float (fast kernels): float square root, and the GPU's
+ * fast division (within 2 ulps; every denominator here lies in [c1, 2^17]) */
+VH_MS_SSIM_FN void
+lcs_float (const float v[5], float *l_out, float *c_out, float *s_out)
+{
+  const float c1 = (0.01f * 255) * (0.01f * 255);
+  const float c2 = (0.03f * 255) * (0.03f * 255);
+  const float c3 = c2 / 2.0f;
+  const float mr = v[0], mc = v[1];
+  float sr = v[2] - mr * mr;
+  float sc = v[3] - mc * mc;
+  sr = sr < 0.0f ? 0.0f : sr;
+  sc = sc < 0.0f ? 0.0f : sc;
+  const float sb = v[4] - mr * mc;
+  const float sigma_rc = sqrtf (sr * sc);
+  *l_out = VH_MS_SSIM_FDIV (2.0f * mr * mc + c1, mr * mr + mc * mc + c1);
+  *c_out = VH_MS_SSIM_FDIV (2.0f * sigma_rc + c2, sr + sc + c2);
+  const float sb_clamped = sb < 0.0f && sigma_rc <= 0.0f ? 0.0f : sb;
+  *s_out = VH_MS_SSIM_FDIV (sb_clamped + c3, sigma_rc + c3);
+}
+
 /* Step 3: the Gaussian along the columns and each pixel's l, c, s added
  * into the thread's sums.  Thread t takes kRows pixels one above the other
  * (column t % kTile), so each shared value it reads serves up to kRows
@@ -261,15 +371,12 @@ lcs (const float v[5], double *l_out, double *c_out, double *s_out)
  * the squares' included, are non-negative). */
 constexpr int kRows = kTile * kTile / kBlock;
 
-template <bool kPos>
+template <bool kFast, bool kPos>
 VH_MS_SSIM_FN void
 tile_columns (const VhMsSsimParams &p, unsigned tile, unsigned t,
     const Shared &sm, double acc[3])
 {
-  const float g[VH_MS_SSIM_WINDOW] = {
-    0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f,
-    0.213006f, 0.109361f, 0.036001f, 0.007599f, 0.001028f,
-  };
+  const float g[VH_MS_SSIM_WINDOW] = VH_MS_SSIM_GAUSS;
   const int dw = (int) p.width - VH_MS_SSIM_WINDOW + 1;
   const int dh = (int) p.height - VH_MS_SSIM_WINDOW + 1;
   const int x = (int) (t % kTile), y = (int) (t / kTile) * kRows;
@@ -281,30 +388,59 @@ tile_columns (const VhMsSsimParams &p, unsigned tile, unsigned t,
   float v[kRows][5];
   VH_MS_SSIM_UNROLL
   for (int k = 0; k < 5; k++) {
-    double s[kRows] = { };
-    VH_MS_SSIM_UNROLL
-    for (int r = 0; r < kRows + VH_MS_SSIM_WINDOW - 1; r++) {
-      const float in = sm.u.row[k][y + r][x];
+    if (kFast) {
+      float s[kRows] = { };
       VH_MS_SSIM_UNROLL
-      for (int j = 0; j < kRows; j++) {
-        if (r - j >= 0 && r - j < VH_MS_SSIM_WINDOW)
-          s[j] += k == 2 || k == 3 ? widen_pos (in * g[r - j])
-              : widen_t<kPos> (in * g[r - j]);
+      for (int r = 0; r < kRows + VH_MS_SSIM_WINDOW - 1; r++) {
+        const float in = sm.u.row[k][y + r][x];
+        VH_MS_SSIM_UNROLL
+        for (int j = 0; j < kRows; j++)
+          if (r - j >= 0 && r - j < VH_MS_SSIM_WINDOW)
+            s[j] = fmaf (in, g[r - j], s[j]);
       }
+      VH_MS_SSIM_UNROLL
+      for (int j = 0; j < kRows; j++)
+        v[j][k] = s[j];
+    } else {
+      double s[kRows] = { };
+      VH_MS_SSIM_UNROLL
+      for (int r = 0; r < kRows + VH_MS_SSIM_WINDOW - 1; r++) {
+        const float in = sm.u.row[k][y + r][x];
+        VH_MS_SSIM_UNROLL
+        for (int j = 0; j < kRows; j++) {
+          if (r - j >= 0 && r - j < VH_MS_SSIM_WINDOW)
+            s[j] += k == 2 || k == 3 ? widen_pos (in * g[r - j])
+                : widen_t<kPos> (in * g[r - j]);
+        }
+      }
+      VH_MS_SSIM_UNROLL
+      for (int j = 0; j < kRows; j++)
+        v[j][k] = narrow (s[j]);
     }
-    VH_MS_SSIM_UNROLL
-    for (int j = 0; j < kRows; j++)
-      v[j][k] = narrow (s[j]);
   }
+  float fl = 0.0f, fc = 0.0f, fs = 0.0f;   /* fast: float within a thread */
   VH_MS_SSIM_UNROLL
   for (int j = 0; j < kRows; j++) {
     if (y0 + y + j >= dh)
       continue;
-    double l, c, s;
-    lcs (v[j], &l, &c, &s);
-    acc[0] += l;
-    acc[1] += c;
-    acc[2] += s;
+    if (kFast) {
+      float l, c, s;
+      lcs_float (v[j], &l, &c, &s);
+      fl += l;
+      fc += c;
+      fs += s;
+    } else {
+      double l, c, s;
+      lcs (v[j], &l, &c, &s);
+      acc[0] += l;
+      acc[1] += c;
+      acc[2] += s;
+    }
+  }
+  if (kFast) {
+    acc[0] = fl;
+    acc[1] = fc;
+    acc[2] = fs;
   }
 }
 
@@ -321,67 +457,52 @@ tree_level (unsigned t, unsigned step, double red[3][kBlock])
 
 /* ---- the next scale ---------------------------------------------------- */
 
-/* Pixel i of scale k + 1 of one picture: vh_iqa_decimate's 9x9 sum (float
- * products, double sum, row by row), mirrored at the edges. */
-template <typename Pixel, bool kInner>
-VH_MS_SSIM_FN float
-decimate_sum (uint64_t plane, uint32_t pitch, int w, int h, int cx, int cy,
-    float inv_scaler)
+/* Step 2 (k < 4): the tile's pixels of scale k + 1, vh_iqa_decimate's 9x9
+ * sum at every other pixel (exact: float products, double sum, row by row;
+ * fast: a float sum of fused multiply-adds), from the shared input.  Two
+ * per thread: lanes 0-15 and 16-31 of a warp take the two pictures (banks
+ * of different parity), the 16 columns of a row of outputs. */
+template <bool kFast, bool kPos>
+VH_MS_SSIM_FN void
+tile_decimate (const VhMsSsimParams &p, unsigned tile, unsigned t,
+    const Shared &sm)
 {
   const float k[VH_MS_SSIM_LPF * VH_MS_SSIM_LPF] = VH_MS_SSIM_LPF_TAPS;
-  const int c = VH_MS_SSIM_LPF / 2;
-  double sum = 0.0;
+  const int pic = (int) (t >> 4) & 1;
+  const int ox = (int) (t & 15);
+  const int cx = (int) (tile % p.tiles_x) * kTile + 2 * ox;
+  const int row0 = (int) (tile / p.tiles_x) * kTile;
   VH_MS_SSIM_UNROLL
-  for (int v = 0; v < VH_MS_SSIM_LPF; v++) {
-    const int y = kInner ? cy + v - c : mirror (cy + v - c, h);
-    const uint64_t row = plane + (uint64_t) y * pitch;
+  for (int rep = 0; rep < 2; rep++) {
+    const int oy = (int) (t >> 5) + rep * (kBlock / 32);
+    const int cy = row0 + 2 * oy;
+    if (cx >= (int) p.width || cy >= (int) p.height)
+      continue;
+    /* the window's first sample: (cx - 4, cy - 4) */
+    const float *in = tile_at (sm, pic, 2 * ox - kLpfRadius,
+        2 * oy - kLpfRadius);
+    double sum = 0.0;
+    float fsum = 0.0f;
     VH_MS_SSIM_UNROLL
-    for (int u = 0; u < VH_MS_SSIM_LPF; u++) {
-      const int x = kInner ? cx + u - c : mirror (cx + u - c, w);
-      const float px = load<Pixel> (row, 0, x, 0, inv_scaler);
-      const float kv = k[v * VH_MS_SSIM_LPF + u];
-      if (sizeof (Pixel) == sizeof (float))
-        sum += widen (px * kv);
-      else if (kv < 0.0f)      /* px >= 0: fl (px kv) = -fl (px |kv|) */
-        sum -= widen_pos (px * -kv);
-      else
-        sum += widen_pos (px * kv);
-    }
+    for (int v = 0; v < VH_MS_SSIM_LPF; v++)
+      VH_MS_SSIM_UNROLL
+      for (int u = 0; u < VH_MS_SSIM_LPF; u++) {
+        const float px = in[v * kStride + u];
+        const float kv = k[v * VH_MS_SSIM_LPF + u];
+        if (kFast)
+          fsum = fmaf (px, kv, fsum);
+        else if (!kPos)
+          sum += widen (px * kv);
+        else if (kv < 0.0f)     /* px >= 0: fl (px kv) = -fl (px |kv|) */
+          sum -= widen_pos (px * -kv);
+        else
+          sum += widen_pos (px * kv);
+      }
+    const unsigned i = (unsigned) (cy / 2) * p.next_width
+        + (unsigned) (cx / 2);
+    ((float *) (uintptr_t) (pic ? p.next_dis : p.next_ref))[i] = kFast
+        ? fsum : narrow (sum);
   }
-  return narrow (sum);
-}
-
-/* Inside the picture (nearly every pixel) the window's taps are fixed
- * offsets from one address per row: no per-tap mirroring and addressing,
- * which otherwise cost more than the arithmetic. */
-template <typename Pixel>
-VH_MS_SSIM_FN float
-decimate_one (uint64_t plane, uint32_t pitch, int w, int h, int cx, int cy,
-    float inv_scaler)
-{
-  const int c = VH_MS_SSIM_LPF / 2;
-  if (cx >= c && cy >= c && cx + c < w && cy + c < h)
-    return decimate_sum<Pixel, true> (plane, pitch, w, h, cx, cy,
-        inv_scaler);
-  return decimate_sum<Pixel, false> (plane, pitch, w, h, cx, cy, inv_scaler);
-}
-
-/* Thread t of decimation block `block` (counted from the grid's first
- * block after the tiles): one pixel of both pictures of scale k + 1. */
-template <typename Pixel>
-VH_MS_SSIM_FN void
-decimate (const VhMsSsimParams &p, unsigned block, unsigned t)
-{
-  const unsigned i = block * kBlock + t;
-  if (i >= p.next_width * p.next_height)
-    return;
-  const int cx = (int) (i % p.next_width) * 2;
-  const int cy = (int) (i / p.next_width) * 2;
-  const int w = (int) p.width, h = (int) p.height;
-  ((float *) (uintptr_t) p.next_ref)[i] = decimate_one<Pixel> (p.ref,
-      p.pitch, w, h, cx, cy, p.inv_scaler);
-  ((float *) (uintptr_t) p.next_dis)[i] = decimate_one<Pixel> (p.dis,
-      p.pitch, w, h, cx, cy, p.inv_scaler);
 }
 
 /* ---- the reduction ------------------------------------------------------ */

@@ -208,11 +208,11 @@ main (int argc, char **argv)
      * converted, as deeper pictures are); -1: no kernels for this GPU in
      * the build */
     enum { VIF, ADM, MOTION, CIEDE, SSIM, MS_SSIM, PSNR_HVS, CIEDE_CONVERT,
-      CAMBI, SPEED, N_TIMED };
+      CAMBI, SPEED, MS_SSIM_EXACT, N_TIMED };
     float ms[N_TIMED], ms_flight[N_TIMED];
     VhCiedeGpu *ciede[SLOTS] = { NULL }, *ciede_convert[SLOTS] = { NULL };
     VhSsimGpu *ssim[SLOTS] = { NULL };
-    VhMsSsimGpu *ms_ssim[SLOTS] = { NULL };
+    VhMsSsimGpu *ms_ssim[SLOTS] = { NULL }, *ms_ssim_exact[SLOTS] = { NULL };
     VhPsnrHvsGpu *psnr_hvs[SLOTS] = { NULL };
     VhCambiGpu *cambi[SLOTS] = { NULL };
     VhSpeedGpu *speed[SLOTS] = { NULL };
@@ -263,6 +263,10 @@ main (int argc, char **argv)
           NULL) : NULL;
       ms_ssim[i] = ms_ssim_module ? vh_ms_ssim_gpu_new (gpu, ms_ssim_module,
           w, h, 8, NULL) : NULL;
+      g_setenv ("VMAFHIP_MS_SSIM_EXACT", "1", TRUE);
+      ms_ssim_exact[i] = ms_ssim_module ? vh_ms_ssim_gpu_new (gpu,
+          ms_ssim_module, w, h, 8, NULL) : NULL;
+      g_unsetenv ("VMAFHIP_MS_SSIM_EXACT");
       psnr_hvs[i] = psnr_hvs_module ? vh_psnr_hvs_gpu_new (gpu,
           psnr_hvs_module, w, h, 8, NULL) : NULL;
       cambi[i] = have_cambi ? vh_cambi_gpu_new (gpu, cambi_module,
@@ -277,7 +281,8 @@ main (int argc, char **argv)
     }
     const gboolean present[N_TIMED] = { TRUE, TRUE, TRUE, ciede[0] != NULL,
       ssim[0] != NULL, ms_ssim[0] != NULL, psnr_hvs[0] != NULL,
-      ciede_convert[0] != NULL, cambi[0] != NULL, speed[0] != NULL };
+      ciede_convert[0] != NULL, cambi[0] != NULL, speed[0] != NULL,
+      ms_ssim_exact[0] != NULL };
     if (ciede[0] && !vh_ciede_gpu_uses_table (ciede[0]))
       printf ("# CIEDE2000: no Lab table (no room for it?)\n");
     for (int feat = 0; feat < N_TIMED; feat++) {
@@ -337,8 +342,10 @@ main (int argc, char **argv)
                   sums[si], &error);
               break;
             case MS_SSIM:
-              ok = vh_ms_ssim_gpu_enqueue (ms_ssim[si], s->stream, dref[cur],
-                  ddis[cur], pitch, sums[si], &error);
+            case MS_SSIM_EXACT:
+              ok = vh_ms_ssim_gpu_enqueue (feat == MS_SSIM ? ms_ssim[si]
+                  : ms_ssim_exact[si], s->stream, dref[cur], ddis[cur], pitch,
+                  sums[si], &error);
               break;
             case PSNR_HVS:
               ok = vh_psnr_hvs_gpu_enqueue (psnr_hvs[si], s->stream, r3, d3,
@@ -378,6 +385,7 @@ main (int argc, char **argv)
       vh_ciede_gpu_free (ciede_convert[i]);
       vh_ssim_gpu_free (ssim[i]);
       vh_ms_ssim_gpu_free (ms_ssim[i]);
+      vh_ms_ssim_gpu_free (ms_ssim_exact[i]);
       vh_psnr_hvs_gpu_free (psnr_hvs[i]);
       vh_cambi_gpu_free (cambi[i]);
       vh_speed_gpu_free (speed[i]);
@@ -413,17 +421,18 @@ main (int argc, char **argv)
     printf ("%-10s kernels-only %8.0f fps | engine+GPU from host %7.0f fps | "
         "CPU engine (1 thread) %5.1f fps | GPU ms/frame: VIF %.3f ADM %.3f "
         "motion %.3f CIEDE2000 %.3f (no table %.3f) SSIM %.3f MS-SSIM %.3f "
-        "PSNR-HVS %.3f CAMBI %.3f SpEED-chroma %.3f | GPU ms/frame, %d frames "
-        "in flight: VIF %.3f ADM %.3f motion %.3f CIEDE2000 %.3f (no table "
-        "%.3f) SSIM %.3f MS-SSIM %.3f PSNR-HVS %.3f CAMBI %.3f SpEED-chroma "
-        "%.3f\n",
+        "(exact %.3f) PSNR-HVS %.3f CAMBI %.3f SpEED-chroma %.3f | GPU "
+        "ms/frame, %d frames in flight: VIF %.3f ADM %.3f motion %.3f "
+        "CIEDE2000 %.3f (no table %.3f) SSIM %.3f MS-SSIM %.3f (exact %.3f) "
+        "PSNR-HVS %.3f CAMBI %.3f SpEED-chroma %.3f\n",
         list[si], kernels_fps, engine_fps[1], engine_fps[0], ms[VIF],
         ms[ADM], ms[MOTION], ms[CIEDE], ms[CIEDE_CONVERT], ms[SSIM],
-        ms[MS_SSIM], ms[PSNR_HVS], ms[CAMBI], ms[SPEED], SLOTS,
-        ms_flight[VIF],
+        ms[MS_SSIM], ms[MS_SSIM_EXACT], ms[PSNR_HVS], ms[CAMBI], ms[SPEED],
+        SLOTS, ms_flight[VIF],
         ms_flight[ADM], ms_flight[MOTION], ms_flight[CIEDE],
         ms_flight[CIEDE_CONVERT], ms_flight[SSIM], ms_flight[MS_SSIM],
-        ms_flight[PSNR_HVS], ms_flight[CAMBI], ms_flight[SPEED]);
+        ms_flight[MS_SSIM_EXACT], ms_flight[PSNR_HVS], ms_flight[CAMBI],
+        ms_flight[SPEED]);
     fflush (stdout);
 
     for (unsigned i = 0; i < SLOTS; i++) {

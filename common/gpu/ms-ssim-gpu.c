@@ -54,11 +54,13 @@ plan (VhMsSsimGpu *ctx, unsigned width, unsigned height, unsigned bpc,
   for (int k = 0; k < SCALES; k++) {
     ctx->w[k] = w;
     ctx->h[k] = h;
-    const unsigned dw = w - VH_MS_SSIM_WINDOW + 1;
-    const unsigned dh = h - VH_MS_SSIM_WINDOW + 1;
-    ctx->tiles_x[k] = (dw + VH_MS_SSIM_TILE - 1) / VH_MS_SSIM_TILE;
+    /* tiles over the valid region, and over the whole picture where
+     * they also make the next scale */
+    const unsigned cover_w = k + 1 < SCALES ? w : w - VH_MS_SSIM_WINDOW + 1;
+    const unsigned cover_h = k + 1 < SCALES ? h : h - VH_MS_SSIM_WINDOW + 1;
+    ctx->tiles_x[k] = (cover_w + VH_MS_SSIM_TILE - 1) / VH_MS_SSIM_TILE;
     ctx->n_tiles[k] = ctx->tiles_x[k]
-        * ((dh + VH_MS_SSIM_TILE - 1) / VH_MS_SSIM_TILE);
+        * ((cover_h + VH_MS_SSIM_TILE - 1) / VH_MS_SSIM_TILE);
     if (k > 0) {
       /* float pictures, 256-byte aligned */
       const size_t plane = ((size_t) w * h * sizeof (float) + 255) & ~(size_t) 255;
@@ -70,11 +72,7 @@ plan (VhMsSsimGpu *ctx, unsigned width, unsigned height, unsigned bpc,
     h = h / 2 + (h & 1);
   }
   for (int k = 0; k < SCALES; k++) {
-    /* the next scale's pixels, one per thread */
-    const guint64 next = k + 1 < SCALES
-        ? (guint64) ctx->w[k + 1] * ctx->h[k + 1] : 0;
-    ctx->n_blocks[k] = ctx->n_tiles[k]
-        + (unsigned) ((next + VH_MS_SSIM_BLOCK - 1) / VH_MS_SSIM_BLOCK);
+    ctx->n_blocks[k] = ctx->n_tiles[k];
     ctx->partial[k] = off;
     off += ((size_t) ctx->n_tiles[k] * 3 * sizeof (double) + 255)
         & ~(size_t) 255;
@@ -131,6 +129,13 @@ fill_params (const VhMsSsimGpu *ctx, VhGpuPtr ref, VhGpuPtr dis,
   r->sums = ctx->sums;
 }
 
+gboolean
+vh_ms_ssim_gpu_exact_requested (void)
+{
+  const char *env = g_getenv ("VMAFHIP_MS_SSIM_EXACT");
+  return env && *env && strcmp (env, "0") != 0;
+}
+
 VhMsSsimGpu *
 vh_ms_ssim_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
     unsigned height, unsigned bpc, GError **error)
@@ -142,10 +147,16 @@ vh_ms_ssim_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
   }
   VhMsSsimGpu *ctx = g_new0 (VhMsSsimGpu, 1);
   ctx->gpu = gpu;
+  /* the fast kernels (float sums, within 2e-6 of the CPU) unless the
+   * exact ones are asked for */
+  const gboolean exact = vh_ms_ssim_gpu_exact_requested ();
+  const char *scale0 = bpc == 8
+      ? (exact ? "vh_ms_ssim_scale0_8bit" : "vh_ms_ssim_fast_scale0_8bit")
+      : (exact ? "vh_ms_ssim_scale0_16bit" : "vh_ms_ssim_fast_scale0_16bit");
   if (!plan (ctx, width, height, bpc, error)
-      || !(ctx->scale0 = vh_gpu_function (module, bpc == 8
-              ? "vh_ms_ssim_scale0_8bit" : "vh_ms_ssim_scale0_16bit", error))
-      || !(ctx->scale = vh_gpu_function (module, "vh_ms_ssim_scale", error))
+      || !(ctx->scale0 = vh_gpu_function (module, scale0, error))
+      || !(ctx->scale = vh_gpu_function (module, exact ? "vh_ms_ssim_scale"
+                  : "vh_ms_ssim_fast_scale", error))
       || !(ctx->reduce = vh_gpu_function (module, "vh_ms_ssim_reduce",
               error))) {
     vh_ms_ssim_gpu_free (ctx);

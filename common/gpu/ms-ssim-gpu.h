@@ -1,7 +1,10 @@
 /* vmafhip — float MS-SSIM on the GPU (kernels/ms-ssim.hip): the sums of l,
- * c and s over the SSIM map of each of the five scales (VhMsSsimSums),
- * every pixel computed with the CPU's operations, the sums in a fixed
- * order.  The options (enable_lcs, enable_db, clip_db) act on the host, on
+ * c and s over the SSIM map of each of the five scales (VhMsSsimSums).
+ * The fast kernels (the default) filter with float sums: the scores within
+ * 2e-6 of the CPU's (tests/check/test-ms-ssim-emulation.cpp); with
+ * VMAFHIP_MS_SSIM_EXACT=1 the exact ones compute every pixel with the
+ * CPU's operations, only the sums over the map in another (fixed) order,
+ * at about twice the cost.  The options (enable_lcs, enable_db, clip_db) act on the host, on
  * these sums, exactly as on the CPU's.
  *
  *   VhMsSsimGpu *ctx = vh_ms_ssim_gpu_new (gpu, module, width, height, bpc,
@@ -26,6 +29,8 @@ typedef struct VhMsSsimGpu VhMsSsimGpu;
 VhMsSsimGpu *vh_ms_ssim_gpu_new (VhGpu *gpu, VhGpuModule *module,
     unsigned width, unsigned height, unsigned bpc, GError **error);
 void vh_ms_ssim_gpu_free (VhMsSsimGpu *ctx);
+/* VMAFHIP_MS_SSIM_EXACT is set (and not "0"): the exact kernels */
+gboolean vh_ms_ssim_gpu_exact_requested (void);
 gboolean vh_ms_ssim_gpu_enqueue (VhMsSsimGpu *ctx, VhGpuStream *stream,
     VhGpuPtr ref, VhGpuPtr dis, size_t pitch, double *sums, GError **error);
 
