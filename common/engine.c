@@ -539,20 +539,18 @@ vh_engine_push (VhEngine *e, const VhPicture *ref, const VhPicture *dis,
 
   if (e->n_pushed == 0 && !vh_engine_check_layout (e, ref, error))
     return FALSE;
-  if (ref->memory != dis->memory) {
-    g_set_error_literal (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-        "one picture is in GPU memory, the other in host memory");
-    return FALSE;
-  }
-  if (ref->memory == VH_PICTURE_DEVICE
-      && e->n_accelerated < e->instances->len) {
+  /* either picture may be in GPU memory (a reference uploaded once for
+   * several renditions beside distorted pictures in host memory) */
+  const gboolean any_device = ref->memory == VH_PICTURE_DEVICE
+      || dis->memory == VH_PICTURE_DEVICE;
+  if (any_device && e->n_accelerated < e->instances->len) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "pictures in GPU memory need every feature on the GPU (%u of %u are)",
         e->n_accelerated, e->instances->len);
     return FALSE;
   }
   /* what the CPU reads (the GPU backend's staging is not checked here) */
-  if (ref->memory == VH_PICTURE_HOST && e->n_accelerated < e->instances->len
+  if (!any_device && e->n_accelerated < e->instances->len
       && (!check_depth (ref, "reference", e->n_pushed, &e->refused)
           || !check_depth (dis, "distorted", e->n_pushed, &e->refused))) {
     g_propagate_error (error, g_error_copy (e->refused));

@@ -417,16 +417,21 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
    * is scaled here, the distorted one's at the stream's size */
   size_t pitch[2 * MAX_PLANES], row[2 * MAX_PLANES];
   unsigned width[2 * MAX_PLANES], height[2 * MAX_PLANES];
+  /* where each plane is read from: GPU memory (a device-to-device copy),
+   * pinned host memory (copied as it is), or else packed into the slot's
+   * staging first.  Either picture may be in GPU memory: the element
+   * uploads a reference once for all its renditions. */
+  gboolean on_device[2 * MAX_PLANES], in_place[2 * MAX_PLANES];
+  const VhPlane *to_stage[2 * MAX_PLANES];
+  guint8 *stage_dst[2 * MAX_PLANES];
+  unsigned n_stage = 0, n_device_planes = 0, n_pinned = 0, n_host = 0;
   guint8 *stage = s->staging;
-  const gboolean on_device = ref->memory == VH_PICTURE_DEVICE;
-  /* zero_copy: the caller's planes are read where they are (pinned host
-   * or GPU memory), so the call waits until they have been read */
-  gboolean zero_copy = TRUE;
   unsigned n = 0;
   for (unsigned p = 0; p < b->nplanes; p++) {
     for (int k = 0; k < 2; k++, n++) {
       const gboolean small = k && b->scaled;
-      planes[n] = k ? &dis->plane[p] : &ref->plane[p];
+      const VhPicture *pic = k ? dis : ref;
+      planes[n] = &pic->plane[p];
       device[n] = small ? s->dis_small[p] : k ? s->dis[p] : s->ref[p];
       pitch[n] = small ? b->dis_pitch[p] : b->pitch[p];
       row[n] = small ? b->dis_row[p] : b->staged_row[p];
@@ -441,7 +446,8 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
             planes[n]->height, width[n], height[n]);
         return FALSE;
       }
-      if (on_device && (planes[n]->step > 1 || planes[n]->stride <= 0
+      on_device[n] = pic->memory == VH_PICTURE_DEVICE;
+      if (on_device[n] && (planes[n]->step > 1 || planes[n]->stride <= 0
               || (size_t) planes[n]->stride < row[n])) {
         g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
             "GPU backend: plane %u in GPU memory is not planar with forward "
@@ -449,21 +455,31 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
             planes[n]->stride);
         return FALSE;
       }
-      zero_copy = zero_copy && (on_device
-          || plane_is_pinned (planes[n], row[n]));
+      in_place[n] = on_device[n] || plane_is_pinned (planes[n], row[n]);
+      if (on_device[n])
+        n_device_planes++;
+      else {
+        n_host++;
+        n_pinned += in_place[n];
+      }
+      if (!in_place[n]) {
+        to_stage[n_stage] = planes[n];
+        stage_dst[n_stage++] = staged[n];
+      }
     }
   }
+  /* planes read where they are: the caller owns them again once we
+   * return, so the call waits until they have been read */
+  const gboolean wait_upload = n_stage < n;
 
-  /* Upload: one 2-D copy per plane, from the caller's pinned planes or
-   * from staging packed first.  Samples beyond the depth (what the CPU
-   * engine refuses too) are found on the way: while staging, or by reading
-   * the pinned planes; planes in GPU memory after their copy, on the
-   * device (enqueue_depth_check). */
-  unsigned bits = 0;
-  if (!zero_copy)
-    bits = stage_picture (b, planes, staged, n);
-  else if (!on_device && b->bytes == 2)
-    for (unsigned i = 0; i < n; i++)
+  /* Upload: one 2-D copy per plane.  Samples beyond the depth (what the
+   * CPU engine refuses too) are found on the way: while staging, or by
+   * reading the pinned planes; planes in GPU memory after their copy, on
+   * the device (enqueue_depth_check). */
+  unsigned bits = n_stage ? stage_picture (b, to_stage, stage_dst, n_stage)
+      : 0;
+  for (unsigned i = 0; b->bytes == 2 && i < n; i++)
+    if (in_place[i] && !on_device[i])
       bits |= vh_plane_or16 (planes[i], 0, planes[i]->height);
   if (ref->bpc > 8 && ref->bpc < 16 && (bits >> ref->bpc)) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
@@ -473,9 +489,9 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
   }
   gboolean ok = TRUE;
   for (unsigned i = 0; ok && i < n; i++) {
-    const void *src = zero_copy ? planes[i]->data : staged[i];
-    const size_t src_pitch = zero_copy ? (size_t) planes[i]->stride : row[i];
-    if (on_device)
+    const void *src = in_place[i] ? planes[i]->data : staged[i];
+    const size_t src_pitch = in_place[i] ? (size_t) planes[i]->stride : row[i];
+    if (on_device[i])
       ok = vh_gpu_copy2d_d2d_async (s->stream, device[i], pitch[i],
           (i % 2 ? dis : ref)->device_context, (VhGpuPtr) (uintptr_t) src,
           src_pitch, row[i], height[i], error);
@@ -484,7 +500,8 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
           src_pitch, row[i], height[i], error);
   }
   ok = ok && vh_gpu_event_record (s->uploaded, s->stream, error);
-  s->depth_checked = ok && on_device && b->bytes == 2 && ref->bpc < 16;
+  s->depth_checked = ok && n_device_planes && b->bytes == 2
+      && ref->bpc < 16;
   if (s->depth_checked)
     ok = enqueue_depth_check (b, s, device, pitch, width, height, n, error);
   /* the distorted planes scaled into the stream's size, after the depth
@@ -500,24 +517,26 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
   }
   if (!ok) {
     /* copies already queued may still read the caller's planes */
-    if (zero_copy)
+    if (wait_upload)
       vh_gpu_stream_sync (s->stream, NULL);
     return FALSE;
   }
 
   ok = enqueue_features (b, s, index, error)
       && vh_gpu_event_record (s->done, s->stream, error);
-  /* Zero-copy: the caller's planes must stay untouched until the copies
-   * have read them, and the caller owns them again once we return: wait
-   * for the upload (not for the kernels queued after it).  On error too. */
-  if (zero_copy && !vh_gpu_event_sync (s->uploaded, ok ? error : NULL))
+  /* Planes read in place must stay untouched until the copies have read
+   * them, and the caller owns them again once we return: wait for the
+   * upload (not for the kernels queued after it).  On error too. */
+  if (wait_upload && !vh_gpu_event_sync (s->uploaded, ok ? error : NULL))
     ok = FALSE;
   if (!ok)
     return FALSE;
-  if (on_device && b->n_device++ == 0)
-    g_debug ("GPU backend: copying frames from GPU memory (%s context)",
-        ref->device_context ? "another" : "our own");
-  else if (!on_device && zero_copy && b->n_zero_copy++ == 0)
+  if (n_device_planes && b->n_device++ == 0)
+    g_debug ("GPU backend: copying %s from GPU memory (%s context)",
+        n_device_planes == n ? "frames" : "the reference",
+        (ref->memory == VH_PICTURE_DEVICE ? ref : dis)->device_context
+        ? "another" : "our own");
+  if (n_host && n_pinned == n_host && b->n_zero_copy++ == 0)
     g_debug ("GPU backend: uploading straight from pinned memory (zero-copy)");
   s->index = index;
   b->n_submitted++;

@@ -180,6 +180,9 @@ struct _GstVmafHip
   GMutex renditions_lock;
   GPtrArray *renditions;
   guint next_rendition;
+  /* the reference frame uploaded once for the renditions scored on the
+   * GPU (each engine copies it on the device), made on first use */
+  struct VhGpuPicture *rendition_ref;
 };
 
 static inline const char *

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "gstvmafhip-private.h"
+#include "gpu-picture.h"
 #include "vh-accel.h"
 #include "vh-gpu-backend.h"
 #include "vh-parallel.h"
@@ -440,7 +441,13 @@ rendition_score (GstVmafHip * self, GstVmafHipRendition * r,
     return;
   }
   gst_vmafhip_fill_side_picture (self, &r->side, &df, &dp);
-  dp.nplanes = MIN (dp.nplanes, ref->nplanes);
+  /* luma alone where no feature reads chroma: the same planes every frame,
+   * whether the reference comes from host or GPU memory */
+  VhPicture rp = *ref;
+  rp.nplanes = vh_engine_needs_chroma (r->engine) ? MIN (dp.nplanes,
+      ref->nplanes) : 1;
+  dp.nplanes = rp.nplanes;
+  ref = &rp;
   const unsigned index = vh_engine_n_pushed (r->engine);
   if (index == 0)
     r->first_push_us = g_get_monotonic_time ();
@@ -472,16 +479,63 @@ typedef struct
   GstVmafHip *self;
   const PendingFrame *pf;
   const VhPicture *ref;
+  const VhPicture *ref_on_gpu;  /* the same uploaded once, or NULL */
   GstVmafHipRendition *rendition[64];
   GstBuffer *buffer[64];
 } ScoreJob;
+
+/* An engine whose every feature runs on the GPU takes the reference from
+ * GPU memory */
+static gboolean
+takes_gpu_reference (const GstVmafHipRendition * r)
+{
+  return vh_engine_is_accelerated (r->engine)
+      && vh_engine_all_accelerated (r->engine);
+}
 
 static void
 score_piece (void *data, unsigned i)
 {
   ScoreJob *job = data;
-  rendition_score (job->self, job->rendition[i], job->ref, job->buffer[i],
-      job->pf);
+  GstVmafHipRendition *r = job->rendition[i];
+  rendition_score (job->self, r, job->ref_on_gpu && takes_gpu_reference (r)
+      ? job->ref_on_gpu : job->ref, job->buffer[i], job->pf);
+}
+
+/* The reference frame in GPU memory for the renditions that score there,
+ * uploaded once: each engine then copies it on the device instead of
+ * uploading it again.  Where two or more take it (one gains nothing), and
+ * unless VMAFHIP_SHARED_REFERENCE=0 (to compare).  FALSE: each uploads its
+ * own (the reason in the debug log). */
+static gboolean
+upload_reference (GstVmafHip * self, ScoreJob * job, unsigned n,
+    const VhPicture * host, VhPicture * out)
+{
+  const char *env = g_getenv ("VMAFHIP_SHARED_REFERENCE");
+  unsigned takers = 0, nplanes = 1;
+  GError *error = NULL;
+
+  if (!self->use_gpu || (env && !strcmp (env, "0")))
+    return FALSE;
+  for (unsigned i = 0; i < n; i++) {
+    if (!takes_gpu_reference (job->rendition[i]))
+      continue;
+    takers++;
+    if (vh_engine_needs_chroma (job->rendition[i]->engine))
+      nplanes = host->nplanes;
+  }
+  if (takers < 2)
+    return FALSE;
+  if (!self->rendition_ref)
+    self->rendition_ref = vh_gpu_picture_new (self->gpu);
+  if (!vh_gpu_picture_upload (self->rendition_ref, host, nplanes, out,
+          &error)) {
+    GST_DEBUG_OBJECT (self, "the renditions upload the reference each: %s",
+        error->message);
+    g_clear_error (&error);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 void
@@ -489,7 +543,8 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
 {
   GstVideoFrame rf;
   VhPicture rp;
-  ScoreJob job = { self, pf, &rp, {NULL}, {NULL} };
+  VhPicture rp_gpu;
+  ScoreJob job = { self, pf, &rp, NULL, {NULL}, {NULL} };
   unsigned n = 0;
 
   g_mutex_lock (&self->renditions_lock);
@@ -516,6 +571,8 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
   if (n && gst_video_frame_map (&rf, &self->side[REF].info, pf->buffer,
           GST_MAP_READ)) {
     gst_vmafhip_fill_side_picture (self, &self->side[REF], &rf, &rp);
+    if (upload_reference (self, &job, n, &rp, &rp_gpu))
+      job.ref_on_gpu = &rp_gpu;
     vh_parallel_run (n, score_piece, &job);
     gst_video_frame_unmap (&rf);
   } else {
@@ -630,6 +687,7 @@ gst_vmafhip_renditions_stop (GstVmafHip * self)
     gst_vmafhip_side_clear (&r->side);
     r->done = FALSE;
   }
+  g_clear_pointer (&self->rendition_ref, vh_gpu_picture_free);
   g_mutex_unlock (&self->renditions_lock);
 }
 

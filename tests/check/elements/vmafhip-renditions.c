@@ -4,7 +4,9 @@
  * message and a results file of its own; a rung that ends early, one
  * released while the others play, one requested after the start, and
  * ones that cannot be scored (larger than the reference, another frame
- * rate) leave the other pads scored. */
+ * rate) leave the other pads scored.  Against the mock HIP runtime: the
+ * reference frame is uploaded once for the renditions scored on the GPU. */
+#include <dlfcn.h>
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -371,6 +373,74 @@ GST_START_TEST (test_rungs_refused)
 
 GST_END_TEST;
 
+/* The mock HIP runtime's count of the bytes its 2-D copies (the planes)
+ * moved, host to device and device to device */
+typedef void (*MockCopyBytesFunc) (unsigned long long *h2d,
+    unsigned long long *d2d);
+
+static void
+mock_copy_bytes (unsigned long long *h2d, unsigned long long *d2d)
+{
+  void *mock = dlopen (g_getenv ("VMAFHIP_HIP_LIBRARY"), RTLD_NOW);
+  fail_unless (mock != NULL, "the mock HIP runtime: %s", dlerror ());
+  MockCopyBytesFunc fn = (MockCopyBytesFunc) dlsym (mock,
+      "vh_mock_hip_copy_bytes");
+  fail_unless (fn != NULL);
+  fn (h2d, d2d);
+  dlclose (mock);
+}
+
+/* Three full-size rungs beside dist_sink, luma only (vmaf_v0.6.1): the
+ * planes that cross the bus per frame, with the reference shared and
+ * without (VMAFHIP_SHARED_REFERENCE=0) */
+static void
+count_ladder_copies (gboolean shared, unsigned long long *h2d,
+    unsigned long long *d2d)
+{
+  unsigned long long h0, d0, h1, d1;
+  if (!shared)
+    g_setenv ("VMAFHIP_SHARED_REFERENCE", "0", TRUE);
+  mock_copy_bytes (&h0, &d0);
+  Ladder *l = ladder_new ("frame-message=true");
+  for (guint k = 0; k < 3; k++)
+    ladder_add (l, W, H, FPS);
+  for (guint i = 0; i < N_FRAMES; i++)
+    ladder_push (l, i, NULL);
+  ladder_end (l);
+  mock_copy_bytes (&h1, &d1);
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  for (guint k = 0; k < 3; k++) {
+    gchar *pad = g_strdup_printf ("dist_sink_%u", k);
+    gint n;
+    GPtrArray *frames = pad_frames (msgs, pad, &n);
+    fail_unless_equals_int (n, N_FRAMES);
+    g_ptr_array_unref (frames);
+    g_free (pad);
+  }
+  free_messages (msgs);
+  ladder_free (l);
+  g_unsetenv ("VMAFHIP_SHARED_REFERENCE");
+  *h2d = h1 - h0;
+  *d2d = d1 - d0;
+}
+
+GST_START_TEST (test_reference_uploaded_once)
+{
+  const unsigned long long plane = (unsigned long long) W * H;
+  unsigned long long h2d, d2d;
+
+  /* each engine its own: dist_sink's pair and each rung's pair */
+  count_ladder_copies (FALSE, &h2d, &d2d);
+  fail_unless_equals_uint64 (h2d, N_FRAMES * 8 * plane);
+  fail_unless_equals_uint64 (d2d, 0);
+  /* the renditions' reference uploaded once, then copied on the device */
+  count_ladder_copies (TRUE, &h2d, &d2d);
+  fail_unless_equals_uint64 (h2d, N_FRAMES * 6 * plane);
+  fail_unless_equals_uint64 (d2d, N_FRAMES * 3 * plane);
+}
+
+GST_END_TEST;
+
 static Suite *
 vmafhip_renditions_suite (void)
 {
@@ -384,6 +454,9 @@ vmafhip_renditions_suite (void)
   tcase_add_test (tc, test_rung_ends_early);
   tcase_add_test (tc, test_rung_joins_late);
   tcase_add_test (tc, test_rungs_refused);
+  /* the uploads are counted by the mock HIP runtime */
+  if (g_getenv ("VMAFHIP_TEST_MOCK_HIP"))
+    tcase_add_test (tc, test_reference_uploaded_once);
   return s;
 }
 

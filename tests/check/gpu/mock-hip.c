@@ -5,8 +5,8 @@
  * imported buffer reads back what its producer wrote.
  *
  * Loaded by the HIP loader through VMAFHIP_HIP_LIBRARY.  Tests read its
- * counters with vh_mock_hip_counters (), vh_mock_hip_host_allocs () and
- * vh_mock_hip_host_refused (), and make imports fail with
+ * counters with vh_mock_hip_counters (), vh_mock_hip_host_allocs (),
+ * vh_mock_hip_host_refused () and vh_mock_hip_copy_bytes (), and make imports fail with
  * VH_MOCK_HIP_REFUSE_IMPORT=1, pinned host allocations after the first N
  * fail with VH_MOCK_HIP_HOST_MALLOC_AFTER=N, device allocations above N bytes run out
  * of memory with VH_MOCK_HIP_MALLOC_LIMIT=N, and kernel launches fail with
@@ -64,6 +64,8 @@ static struct {
   int mappings_live;
   unsigned long long launches;  /* VH_MOCK_HIP_FAIL_LAUNCH_AFTER's count */
   unsigned long long copies;    /* VH_MOCK_HIP_FAIL_COPY_AFTER's count */
+  /* bytes moved by 2-D copies, host to device and device to device */
+  unsigned long long h2d_2d_bytes, d2d_2d_bytes;
   int host_allocs;          /* pinned blocks ever asked for */
   int host_refused;         /* of them, refused (HOST_MALLOC_AFTER) */
   size_t device_bytes;          /* hipMalloc's blocks now held */
@@ -395,14 +397,29 @@ hipMemcpyDtoDAsync (void *dst, void *src, size_t size, void *stream)
   return copy (dst, src, size);
 }
 
+/* the test's view of the 2-D copies (planes): bytes moved */
+void
+vh_mock_hip_copy_bytes (unsigned long long *h2d, unsigned long long *d2d)
+{
+  pthread_mutex_lock (&lock);
+  *h2d = mock.h2d_2d_bytes;
+  *d2d = mock.d2d_2d_bytes;
+  pthread_mutex_unlock (&lock);
+}
+
 hipError_t
 hipMemcpy2DAsync (void *dst, size_t dst_pitch, const void *src,
     size_t src_pitch, size_t width, size_t height, int kind, void *stream)
 {
-  (void) kind;
   (void) stream;
   if (copy_fails ())
     return GONE_OR (hipErrorInvalidValue);
+  pthread_mutex_lock (&lock);
+  if (kind == 1)                /* hipMemcpyHostToDevice */
+    mock.h2d_2d_bytes += (unsigned long long) width * height;
+  else if (kind == 3)           /* hipMemcpyDeviceToDevice */
+    mock.d2d_2d_bytes += (unsigned long long) width * height;
+  pthread_mutex_unlock (&lock);
   for (size_t y = 0; y < height; y++)
     memcpy ((char *) dst + y * dst_pitch, (const char *) src + y * src_pitch,
         width);
