@@ -180,9 +180,9 @@ struct _GstVmafHip
   GMutex renditions_lock;
   GPtrArray *renditions;
   guint next_rendition;
-  /* the reference frame uploaded once for the renditions scored on the
-   * GPU (each engine copies it on the device), made on first use */
-  struct VhGpuPicture *rendition_ref;
+  /* reference frames uploaded once for the renditions scored on the GPU
+   * (each engine copies them on the device), made on first use */
+  struct _GstVmafHipSharedRefs *rendition_refs;
 };
 
 static inline const char *

@@ -12,12 +12,17 @@
  * own; a rendition's end (EOS, release, error) posts its pooled message,
  * and the other pads keep being scored.
  *
- * Threads: the aggregator's thread takes the renditions' frames and
- * finishes them; a reference frame's renditions are scored at once on the
- * process's helper threads (vh_parallel_run), each on its own; pads are
- * requested and released from any thread.  The list and every rendition
- * are used under renditions_lock (held by the aggregator's thread while
- * the helpers score). */
+ * Threads: the aggregator's thread takes the renditions' frames and hands
+ * each to its rendition's worker (a thread of its own, frames in order),
+ * which pushes it into the engine and reports what became final: one
+ * element scores its renditions as concurrently as separate elements
+ * would, while its thread goes on to the next reference frame.  At most
+ * MAX_QUEUED frames wait per rendition (then the aggregator waits: back
+ * pressure).  Pads are requested and released from any thread.  The list
+ * is used under renditions_lock; a rendition's engine, frames and results
+ * belong to its worker while frames are queued: whoever ends, resets or
+ * frees a rendition waits for its queue first (rendition_drain), and
+ * workers never take renditions_lock. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -32,6 +37,12 @@
 #include "vh-parallel.h"
 
 #define GST_CAT_DEFAULT gst_vmafhip_debug
+
+/* frames queued per rendition before the aggregator waits */
+#define MAX_QUEUED 4
+/* reference frames in GPU memory at once (each read by the renditions'
+ * workers, then free again) */
+#define SHARED_REFS 4
 
 typedef struct
 {
@@ -49,10 +60,18 @@ struct _GstVmafHipRendition
 {
   Side side;                  /* pad, caps, staging (P010) */
   VhEngine *engine;           /* from the first frame */
-  gboolean done;              /* ended or refused: its frames are dropped */
+  gint done;                  /* (atomic) ended or refused: frames dropped */
   GQueue frames;              /* RenditionFrame*, pushed, not yet final */
   guint n_reported;
-  guint64 unpaired;
+  gint unpaired;              /* (atomic) */
+  /* the worker: its thread, and the frames queued for it */
+  GThreadPool *worker;
+  Side ref_side;              /* the worker's view of the reference (its
+                               * own conversion buffers for P010 and the
+                               * like) */
+  GMutex queue_lock;
+  GCond queue_cond;
+  guint queued;
   GstClockTime first_pts, first_running_time, first_stream_time, end_pts;
   gint64 first_push_us;
   VhLogWriter *log;
@@ -112,6 +131,8 @@ gst_vmafhip_rendition_new_pad (GstVmafHip * self, GstPadTemplate * templ,
       "direction", GST_PAD_SINK, "template", templ, NULL);
   g_free (name);
   g_queue_init (&r->frames);
+  g_mutex_init (&r->queue_lock);
+  g_cond_init (&r->queue_cond);
   r->first_pts = r->first_running_time = GST_CLOCK_TIME_NONE;
   r->first_stream_time = r->end_pts = GST_CLOCK_TIME_NONE;
   g_ptr_array_add (self->renditions, r);
@@ -122,12 +143,23 @@ gst_vmafhip_rendition_new_pad (GstVmafHip * self, GstPadTemplate * templ,
 
 static void rendition_finish (GstVmafHip * self, GstVmafHipRendition * r);
 
+/* Waits until its worker has done every frame queued for it. */
+static void
+rendition_drain (GstVmafHipRendition * r)
+{
+  g_mutex_lock (&r->queue_lock);
+  while (r->queued)
+    g_cond_wait (&r->queue_cond, &r->queue_lock);
+  g_mutex_unlock (&r->queue_lock);
+}
+
 static void
 rendition_reset (GstVmafHipRendition * r)
 {
+  rendition_drain (r);
   g_queue_clear_full (&r->frames, g_free);
   r->n_reported = 0;
-  r->unpaired = 0;
+  g_atomic_int_set (&r->unpaired, 0);
   r->first_pts = r->first_running_time = GST_CLOCK_TIME_NONE;
   r->first_stream_time = r->end_pts = GST_CLOCK_TIME_NONE;
   r->first_push_us = 0;
@@ -139,8 +171,13 @@ static void
 rendition_free (GstVmafHipRendition * r)
 {
   rendition_reset (r);
+  if (r->worker)
+    g_thread_pool_free (r->worker, FALSE, TRUE);
   g_clear_pointer (&r->engine, vh_engine_free);
   gst_vmafhip_side_clear (&r->side);
+  gst_vmafhip_side_clear (&r->ref_side);
+  g_mutex_clear (&r->queue_lock);
+  g_cond_clear (&r->queue_cond);
   g_free (r);
 }
 
@@ -152,6 +189,7 @@ gst_vmafhip_rendition_release (GstVmafHip * self, GstPad * pad)
   if (r) {
     g_ptr_array_remove (self->renditions, r);
     /* what it scored so far is reported: its pooled message ends it */
+    rendition_drain (r);
     rendition_finish (self, r);
     rendition_free (r);
   }
@@ -218,6 +256,7 @@ gst_vmafhip_rendition_caps (GstVmafHip * self, GstAggregatorPad * pad,
     g_mutex_unlock (&self->renditions_lock);
     return FALSE;
   }
+  rendition_drain (r);
   if (r->engine && vh_engine_n_pushed (r->engine) > 0) {
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("%s changed its format in the middle of the stream: it is not "
@@ -229,12 +268,12 @@ gst_vmafhip_rendition_caps (GstVmafHip * self, GstAggregatorPad * pad,
   }
   g_clear_pointer (&r->engine, vh_engine_free);
   gst_vmafhip_side_clear (&r->side);
-  r->done = FALSE;
+  g_atomic_int_set (&r->done, FALSE);
   if (!gst_video_info_from_caps (&info, caps)) {
     GST_ELEMENT_WARNING (self, CORE, NEGOTIATION,
         ("%s: cannot parse the video caps; it is not scored.",
             rendition_name (r)), ("%" GST_PTR_FORMAT, caps));
-    r->done = TRUE;
+    g_atomic_int_set (&r->done, TRUE);
     g_mutex_unlock (&self->renditions_lock);
     return TRUE;
   }
@@ -247,7 +286,7 @@ gst_vmafhip_rendition_caps (GstVmafHip * self, GstAggregatorPad * pad,
           GST_VIDEO_INFO_COMP_HEIGHT (&info, c));
   /* with the reference known, refused now rather than at its first frame */
   if (self->side[REF].have_info && !rendition_check (self, r))
-    r->done = TRUE;
+    g_atomic_int_set (&r->done, TRUE);
   g_mutex_unlock (&self->renditions_lock);
   return TRUE;
 }
@@ -410,79 +449,49 @@ take_partner (GstVmafHip * self, GstVmafHipRendition * r,
         && GST_CLOCK_TIME_IS_VALID (ref_rt);
     if (timed && rt + half < ref_rt) {
       gst_buffer_unref (gst_aggregator_pad_pop_buffer (r->side.pad));
-      if (!r->done)
-        r->unpaired++;
+      if (!g_atomic_int_get (&r->done))
+        g_atomic_int_inc (&r->unpaired);
       continue;
     }
     if (timed && rt > ref_rt + half)
       return NULL;
     buf = gst_aggregator_pad_pop_buffer (r->side.pad);
-    if (r->done)
+    if (g_atomic_int_get (&r->done))
       gst_clear_buffer (&buf);
     return buf;
   }
   return NULL;
 }
 
-static void
-rendition_score (GstVmafHip * self, GstVmafHipRendition * r,
-    const VhPicture * ref, GstBuffer * buf, const PendingFrame * pf)
+/* Reference frames uploaded into GPU memory once for the renditions that
+ * score there: a ring, each entry free again when every worker that takes
+ * it has pushed it (the engines copy it during the push) */
+typedef struct
 {
-  GstVideoFrame df;
-  VhPicture dp;
-  GError *error = NULL;
+  VhGpuPicture *picture;
+  VhPicture view;
+  guint readers;              /* workers still to push it */
+} SharedRef;
 
-  if (!gst_video_frame_map (&df, &r->side.info, buf, GST_MAP_READ)) {
-    GST_ELEMENT_WARNING (self, STREAM, FAILED,
-        ("%s: a frame does not match its caps; the rendition is not scored "
-            "any more.", rendition_name (r)), ("%" GST_PTR_FORMAT, buf));
-    gst_buffer_unref (buf);
-    rendition_finish (self, r);
-    return;
-  }
-  gst_vmafhip_fill_side_picture (self, &r->side, &df, &dp);
-  /* luma alone where no feature reads chroma: the same planes every frame,
-   * whether the reference comes from host or GPU memory */
-  VhPicture rp = *ref;
-  rp.nplanes = vh_engine_needs_chroma (r->engine) ? MIN (dp.nplanes,
-      ref->nplanes) : 1;
-  dp.nplanes = rp.nplanes;
-  ref = &rp;
-  const unsigned index = vh_engine_n_pushed (r->engine);
-  if (index == 0)
-    r->first_push_us = g_get_monotonic_time ();
-  const gboolean ok = vh_engine_push (r->engine, ref, &dp, &error);
-  gst_video_frame_unmap (&df);
-  gst_buffer_unref (buf);
-  if (!ok) {
-    GST_ELEMENT_WARNING (self, STREAM, FAILED,
-        ("%s: cannot score frame %u: %s. The rendition is not scored any "
-            "more; the other pads are.", rendition_name (r), index,
-            error->message), (NULL));
-    g_clear_error (&error);
-    rendition_finish (self, r);
-    return;
-  }
-  RenditionFrame *f = g_new (RenditionFrame, 1);
-  *f = (RenditionFrame) { pf->pts, pf->duration, pf->running_time,
-    pf->stream_time
-  };
-  g_queue_push_tail (&r->frames, f);
-  report_final (self, r);
-}
+typedef struct _GstVmafHipSharedRefs GstVmafHipSharedRefs;
+struct _GstVmafHipSharedRefs
+{
+  SharedRef ref[SHARED_REFS];
+  guint next;
+  GMutex lock;
+  GCond freed;
+};
 
-/* One reference frame's work: each rendition's partner, scored on the
- * process's helper threads (the renditions' engines are independent: one
- * rendition's upload and CPU work need not wait for another's) */
+/* One frame of one rendition, for its worker */
 typedef struct
 {
   GstVmafHip *self;
-  const PendingFrame *pf;
-  const VhPicture *ref;
-  const VhPicture *ref_on_gpu;  /* the same uploaded once, or NULL */
-  GstVmafHipRendition *rendition[64];
-  GstBuffer *buffer[64];
-} ScoreJob;
+  GstVmafHipRendition *r;
+  GstBuffer *ref;             /* the reference frame (a reference held) */
+  SharedRef *shared;          /* the same in GPU memory, or NULL */
+  GstBuffer *buf;             /* the rendition's frame */
+  RenditionFrame frame;       /* the reference frame's times */
+} RenditionJob;
 
 /* An engine whose every feature runs on the GPU takes the reference from
  * GPU memory */
@@ -494,58 +503,198 @@ takes_gpu_reference (const GstVmafHipRendition * r)
 }
 
 static void
-score_piece (void *data, unsigned i)
+shared_ref_done (GstVmafHip * self, SharedRef * ref)
 {
-  ScoreJob *job = data;
-  GstVmafHipRendition *r = job->rendition[i];
-  rendition_score (job->self, r, job->ref_on_gpu && takes_gpu_reference (r)
-      ? job->ref_on_gpu : job->ref, job->buffer[i], job->pf);
+  GstVmafHipSharedRefs *refs = self->rendition_refs;
+  g_mutex_lock (&refs->lock);
+  if (--ref->readers == 0)
+    g_cond_broadcast (&refs->freed);
+  g_mutex_unlock (&refs->lock);
 }
 
-/* The reference frame in GPU memory for the renditions that score there,
- * uploaded once: each engine then copies it on the device instead of
- * uploading it again.  Where two or more take it (one gains nothing), and
- * unless VMAFHIP_SHARED_REFERENCE=0 (to compare).  FALSE: each uploads its
- * own (the reason in the debug log). */
-static gboolean
-upload_reference (GstVmafHip * self, ScoreJob * job, unsigned n,
-    const VhPicture * host, VhPicture * out)
+/* The worker: pushes one frame into the engine, reports what became
+ * final; a failure ends the rendition (the other pads go on) */
+static void
+rendition_score (GstVmafHip * self, GstVmafHipRendition * r,
+    const VhPicture * ref, GstBuffer * buf, const RenditionFrame * times)
 {
-  const char *env = g_getenv ("VMAFHIP_SHARED_REFERENCE");
-  unsigned takers = 0, nplanes = 1;
+  GstVideoFrame df;
+  VhPicture dp;
   GError *error = NULL;
 
-  if (!self->use_gpu || (env && !strcmp (env, "0")))
-    return FALSE;
-  for (unsigned i = 0; i < n; i++) {
-    if (!takes_gpu_reference (job->rendition[i]))
-      continue;
-    takers++;
-    if (vh_engine_needs_chroma (job->rendition[i]->engine))
-      nplanes = host->nplanes;
+  if (!gst_video_frame_map (&df, &r->side.info, buf, GST_MAP_READ)) {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("%s: a frame does not match its caps; the rendition is not scored "
+            "any more.", rendition_name (r)), ("%" GST_PTR_FORMAT, buf));
+    rendition_finish (self, r);
+    return;
   }
-  if (takers < 2)
-    return FALSE;
-  if (!self->rendition_ref)
-    self->rendition_ref = vh_gpu_picture_new (self->gpu);
-  if (!vh_gpu_picture_upload (self->rendition_ref, host, nplanes, out,
-          &error)) {
-    GST_DEBUG_OBJECT (self, "the renditions upload the reference each: %s",
-        error->message);
+  gst_vmafhip_fill_side_picture (self, &r->side, &df, &dp);
+  /* luma alone where no feature reads chroma: the same planes every frame,
+   * whether the reference comes from host or GPU memory */
+  VhPicture rp = *ref;
+  rp.nplanes = vh_engine_needs_chroma (r->engine) ? MIN (dp.nplanes,
+      ref->nplanes) : 1;
+  dp.nplanes = rp.nplanes;
+  const unsigned index = vh_engine_n_pushed (r->engine);
+  if (index == 0)
+    r->first_push_us = g_get_monotonic_time ();
+  const gboolean ok = vh_engine_push (r->engine, &rp, &dp, &error);
+  gst_video_frame_unmap (&df);
+  if (!ok) {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("%s: cannot score frame %u: %s. The rendition is not scored any "
+            "more; the other pads are.", rendition_name (r), index,
+            error->message), (NULL));
+    g_clear_error (&error);
+    rendition_finish (self, r);
+    return;
+  }
+  g_queue_push_tail (&r->frames, g_memdup2 (times, sizeof *times));
+  report_final (self, r);
+}
+
+static void
+run_job (gpointer data, gpointer user_data)
+{
+  RenditionJob *job = data;
+  GstVmafHipRendition *r = job->r;
+  GstVideoFrame rf;
+  (void) user_data;
+
+  if (g_atomic_int_get (&r->done)) {
+    /* ended while this frame waited */
+  } else if (job->shared) {
+    rendition_score (job->self, r, &job->shared->view, job->buf, &job->frame);
+  } else if (gst_video_frame_map (&rf, &r->ref_side.info, job->ref,
+          GST_MAP_READ)) {
+    VhPicture rp;
+    gst_vmafhip_fill_side_picture (job->self, &r->ref_side, &rf, &rp);
+    rendition_score (job->self, r, &rp, job->buf, &job->frame);
+    gst_video_frame_unmap (&rf);
+  } else {
+    g_atomic_int_inc (&r->unpaired);
+  }
+  if (job->shared)
+    shared_ref_done (job->self, job->shared);
+  gst_buffer_unref (job->buf);
+  gst_buffer_unref (job->ref);
+  g_free (job);
+  g_mutex_lock (&r->queue_lock);
+  if (--r->queued == 0 || r->queued == MAX_QUEUED - 1)
+    g_cond_broadcast (&r->queue_cond);
+  g_mutex_unlock (&r->queue_lock);
+}
+
+/* Hands a frame to the rendition's worker (made on first use), waiting
+ * while MAX_QUEUED are queued. */
+static gboolean
+rendition_queue (GstVmafHip * self, GstVmafHipRendition * r,
+    RenditionJob * job)
+{
+  GError *error = NULL;
+  if (!r->worker && !(r->worker = g_thread_pool_new (run_job, NULL, 1, TRUE,
+              &error))) {
+    GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
+        ("%s is not scored: no thread for it: %s. The other pads are.",
+            rendition_name (r), error->message), (NULL));
     g_clear_error (&error);
     return FALSE;
   }
+  g_mutex_lock (&r->queue_lock);
+  while (r->queued >= MAX_QUEUED)
+    g_cond_wait (&r->queue_cond, &r->queue_lock);
+  /* the reference's format, with conversion buffers of its own, while
+   * the worker is idle */
+  if (!r->ref_side.have_info || !gst_video_info_is_equal (&r->ref_side.info,
+          &self->side[REF].info)) {
+    const GstVideoInfo *info = &self->side[REF].info;
+    gst_vmafhip_side_clear (&r->ref_side);
+    r->ref_side.info = *info;
+    r->ref_side.have_info = TRUE;
+    for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info) && c < 3; c++)
+      if (GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c))
+        r->ref_side.staging[c] = g_new (guint16,
+            (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, c) *
+            GST_VIDEO_INFO_COMP_HEIGHT (info, c));
+  }
+  r->queued++;
+  g_mutex_unlock (&r->queue_lock);
+  g_thread_pool_push (r->worker, job, NULL);
   return TRUE;
 }
 
+/* The reference frame in GPU memory for `takers` workers, uploaded once:
+ * each engine then copies it on the device instead of uploading it again.
+ * Where two or more take it (one gains nothing), and unless
+ * VMAFHIP_SHARED_REFERENCE=0 (to compare).  NULL: each uploads its own
+ * (the reason in the debug log). */
+static SharedRef *
+upload_reference (GstVmafHip * self, GstBuffer * buffer, guint takers,
+    unsigned nplanes)
+{
+  const char *env = g_getenv ("VMAFHIP_SHARED_REFERENCE");
+  GError *error = NULL;
+  GstVideoFrame rf;
+  VhPicture host;
+
+  if (takers < 2 || (env && !strcmp (env, "0")))
+    return NULL;
+  if (!self->rendition_refs) {
+    self->rendition_refs = g_new0 (GstVmafHipSharedRefs, 1);
+    g_mutex_init (&self->rendition_refs->lock);
+    g_cond_init (&self->rendition_refs->freed);
+  }
+  GstVmafHipSharedRefs *refs = self->rendition_refs;
+  g_mutex_lock (&refs->lock);
+  SharedRef *ref = &refs->ref[refs->next];
+  refs->next = (refs->next + 1) % SHARED_REFS;
+  while (ref->readers)
+    g_cond_wait (&refs->freed, &refs->lock);
+  g_mutex_unlock (&refs->lock);
+  if (!ref->picture)
+    ref->picture = vh_gpu_picture_new (self->gpu);
+  if (!gst_video_frame_map (&rf, &self->side[REF].info, buffer,
+          GST_MAP_READ))
+    return NULL;
+  gst_vmafhip_fill_side_picture (self, &self->side[REF], &rf, &host);
+  const gboolean ok = vh_gpu_picture_upload (ref->picture, &host,
+      MIN (nplanes, host.nplanes), &ref->view, &error);
+  gst_video_frame_unmap (&rf);
+  if (!ok) {
+    GST_DEBUG_OBJECT (self, "the renditions upload the reference each: %s",
+        error->message);
+    g_clear_error (&error);
+    return NULL;
+  }
+  ref->readers = takers;
+  return ref;
+}
+
+static void
+shared_refs_free (GstVmafHip * self)
+{
+  GstVmafHipSharedRefs *refs = self->rendition_refs;
+  if (!refs)
+    return;
+  for (guint i = 0; i < SHARED_REFS; i++)
+    vh_gpu_picture_free (refs->ref[i].picture);
+  g_mutex_clear (&refs->lock);
+  g_cond_clear (&refs->freed);
+  g_free (refs);
+  self->rendition_refs = NULL;
+}
+
+/* One reference frame's work: each rendition's partner, handed to its
+ * worker (the renditions' engines are independent: one rendition's upload
+ * and CPU work need not wait for another's) */
 void
 gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
 {
-  GstVideoFrame rf;
-  VhPicture rp;
-  VhPicture rp_gpu;
-  ScoreJob job = { self, pf, &rp, NULL, {NULL}, {NULL} };
-  unsigned n = 0;
+  GstVmafHipRendition *rendition[64];
+  GstBuffer *buffer[64];
+  guint n = 0, takers = 0;
+  unsigned nplanes = 1;
 
   g_mutex_lock (&self->renditions_lock);
   for (guint i = 0; i < self->renditions->len; i++) {
@@ -555,30 +704,39 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
       continue;
     /* engines made here, one at a time (GPU modules load per backend) */
     if (!r->engine && !rendition_engine (self, r)) {
-      r->done = TRUE;
+      g_atomic_int_set (&r->done, TRUE);
       gst_buffer_unref (buf);
       continue;
     }
-    if (n == G_N_ELEMENTS (job.buffer)) {
-      r->unpaired++;            /* beyond 64 renditions: not scored */
+    if (n == G_N_ELEMENTS (buffer)) {
+      g_atomic_int_inc (&r->unpaired);  /* beyond 64 renditions: not scored */
       gst_buffer_unref (buf);
       continue;
     }
-    job.rendition[n] = r;
-    job.buffer[n++] = buf;
+    if (self->use_gpu && takes_gpu_reference (r)) {
+      takers++;
+      if (vh_engine_needs_chroma (r->engine))
+        nplanes = 3;
+    }
+    rendition[n] = r;
+    buffer[n++] = buf;
   }
-  /* the reference read once (from host memory) for every rendition */
-  if (n && gst_video_frame_map (&rf, &self->side[REF].info, pf->buffer,
-          GST_MAP_READ)) {
-    gst_vmafhip_fill_side_picture (self, &self->side[REF], &rf, &rp);
-    if (upload_reference (self, &job, n, &rp, &rp_gpu))
-      job.ref_on_gpu = &rp_gpu;
-    vh_parallel_run (n, score_piece, &job);
-    gst_video_frame_unmap (&rf);
-  } else {
-    for (unsigned i = 0; i < n; i++) {
-      job.rendition[i]->unpaired++;
-      gst_buffer_unref (job.buffer[i]);
+  SharedRef *shared = n ? upload_reference (self, pf->buffer, takers,
+      nplanes) : NULL;
+  for (guint i = 0; i < n; i++) {
+    GstVmafHipRendition *r = rendition[i];
+    RenditionJob *job = g_new (RenditionJob, 1);
+    *job = (RenditionJob) { self, r, gst_buffer_ref (pf->buffer),
+      shared && takes_gpu_reference (r) ? shared : NULL, buffer[i],
+      { pf->pts, pf->duration, pf->running_time, pf->stream_time }
+    };
+    if (!rendition_queue (self, r, job)) {
+      if (job->shared)
+        shared_ref_done (self, job->shared);
+      gst_buffer_unref (job->ref);
+      gst_buffer_unref (job->buf);
+      g_free (job);
+      g_atomic_int_set (&r->done, TRUE);
     }
   }
   g_mutex_unlock (&self->renditions_lock);
@@ -593,9 +751,8 @@ rendition_finish (GstVmafHip * self, GstVmafHipRendition * r)
 {
   GError *error = NULL;
 
-  if (r->done)
+  if (!g_atomic_int_compare_and_exchange (&r->done, FALSE, TRUE))
     return;
-  r->done = TRUE;
   if (!r->engine || vh_engine_n_pushed (r->engine) == 0)
     return;
   if (!vh_engine_flush (r->engine, &error)) {
@@ -618,7 +775,8 @@ rendition_finish (GstVmafHip * self, GstVmafHipRendition * r)
       "type", G_TYPE_STRING, "pooled",
       "pad", G_TYPE_STRING, rendition_name (r),
       "n-frames", G_TYPE_UINT, n_frames,
-      "unpaired-dist", G_TYPE_UINT64, r->unpaired, NULL);
+      "unpaired-dist", G_TYPE_UINT64,
+      (guint64) g_atomic_int_get (&r->unpaired), NULL);
   gst_vmafhip_add_pooled_scores (self, r->engine, s);
   GST_INFO_OBJECT (self, "%s pooled: %" GST_PTR_FORMAT, rendition_name (r),
       s);
@@ -645,6 +803,7 @@ gst_vmafhip_rendition_eos (GstVmafHip * self, GstAggregatorPad * pad)
   GstVmafHipRendition *r = find (self, pad);
   if (r) {
     GST_INFO_OBJECT (self, "%s ended", rendition_name (r));
+    rendition_drain (r);
     rendition_finish (self, r);
   }
   g_mutex_unlock (&self->renditions_lock);
@@ -654,8 +813,11 @@ void
 gst_vmafhip_renditions_finish (GstVmafHip * self)
 {
   g_mutex_lock (&self->renditions_lock);
-  for (guint i = 0; i < self->renditions->len; i++)
-    rendition_finish (self, g_ptr_array_index (self->renditions, i));
+  for (guint i = 0; i < self->renditions->len; i++) {
+    GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
+    rendition_drain (r);
+    rendition_finish (self, r);
+  }
   g_mutex_unlock (&self->renditions_lock);
 }
 
@@ -666,12 +828,13 @@ gst_vmafhip_renditions_reset (GstVmafHip * self, gboolean post_pooled)
   for (guint i = 0; i < self->renditions->len; i++) {
     GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
     /* a flushing seek pools what was scored, as dist_sink does */
+    rendition_drain (r);
     if (post_pooled)
       rendition_finish (self, r);
     rendition_reset (r);
     if (r->engine)
       vh_engine_reset (r->engine);
-    r->done = !r->side.have_info;
+    g_atomic_int_set (&r->done, !r->side.have_info);
   }
   g_mutex_unlock (&self->renditions_lock);
 }
@@ -685,9 +848,10 @@ gst_vmafhip_renditions_stop (GstVmafHip * self)
     rendition_reset (r);
     g_clear_pointer (&r->engine, vh_engine_free);
     gst_vmafhip_side_clear (&r->side);
-    r->done = FALSE;
+    gst_vmafhip_side_clear (&r->ref_side);
+    g_atomic_int_set (&r->done, FALSE);
   }
-  g_clear_pointer (&self->rendition_ref, vh_gpu_picture_free);
+  shared_refs_free (self);
   g_mutex_unlock (&self->renditions_lock);
 }
 
@@ -696,6 +860,7 @@ gst_vmafhip_renditions_free (GstVmafHip * self)
 {
   for (guint i = 0; i < self->renditions->len; i++)
     rendition_free (g_ptr_array_index (self->renditions, i));
+  shared_refs_free (self);
   g_ptr_array_unref (self->renditions);
   g_mutex_clear (&self->renditions_lock);
 }
