@@ -464,22 +464,29 @@ take_partner (GstVmafHip * self, GstVmafHipRendition * r,
 }
 
 /* Reference frames uploaded into GPU memory once for the renditions that
- * score there: a ring, each entry free again when every worker that takes
- * it has pushed it (the engines copy it during the push) */
+ * score there: a ring, each entry uploaded by the uploader's thread (off
+ * the aggregator's), and free again when every worker that takes it has
+ * pushed it (the engines copy it during the push) */
 typedef struct
 {
   VhGpuPicture *picture;
   VhPicture view;
   guint readers;              /* workers still to push it */
+  gboolean ready, failed;     /* the upload is done / did not work */
+  GstBuffer *source;          /* the frame to upload (a reference held) */
+  unsigned nplanes;
 } SharedRef;
 
 typedef struct _GstVmafHipSharedRefs GstVmafHipSharedRefs;
 struct _GstVmafHipSharedRefs
 {
+  GstVmafHip *self;
   SharedRef ref[SHARED_REFS];
   guint next;
   GMutex lock;
-  GCond freed;
+  GCond changed;              /* an upload ended, or an entry was freed */
+  GThreadPool *uploader;
+  Side side;                  /* the uploader's view of the reference */
 };
 
 /* One frame of one rendition, for its worker */
@@ -508,8 +515,21 @@ shared_ref_done (GstVmafHip * self, SharedRef * ref)
   GstVmafHipSharedRefs *refs = self->rendition_refs;
   g_mutex_lock (&refs->lock);
   if (--ref->readers == 0)
-    g_cond_broadcast (&refs->freed);
+    g_cond_broadcast (&refs->changed);
   g_mutex_unlock (&refs->lock);
+}
+
+/* The shared reference's device view once uploaded, or NULL where the
+ * upload failed (the worker then reads the frame from host memory) */
+static const VhPicture *
+shared_ref_wait (GstVmafHip * self, SharedRef * ref)
+{
+  GstVmafHipSharedRefs *refs = self->rendition_refs;
+  g_mutex_lock (&refs->lock);
+  while (!ref->ready && !ref->failed)
+    g_cond_wait (&refs->changed, &refs->lock);
+  g_mutex_unlock (&refs->lock);
+  return ref->ready ? &ref->view : NULL;
 }
 
 /* The worker: pushes one frame into the engine, reports what became
@@ -562,10 +582,12 @@ run_job (gpointer data, gpointer user_data)
   GstVideoFrame rf;
   (void) user_data;
 
+  const VhPicture *on_gpu = job->shared && !g_atomic_int_get (&r->done)
+      ? shared_ref_wait (job->self, job->shared) : NULL;
   if (g_atomic_int_get (&r->done)) {
     /* ended while this frame waited */
-  } else if (job->shared) {
-    rendition_score (job->self, r, &job->shared->view, job->buf, &job->frame);
+  } else if (on_gpu) {
+    rendition_score (job->self, r, on_gpu, job->buf, &job->frame);
   } else if (gst_video_frame_map (&rf, &r->ref_side.info, job->ref,
           GST_MAP_READ)) {
     VhPicture rp;
@@ -624,63 +646,117 @@ rendition_queue (GstVmafHip * self, GstVmafHipRendition * r,
   return TRUE;
 }
 
-/* The reference frame in GPU memory for `takers` workers, uploaded once:
- * each engine then copies it on the device instead of uploading it again.
- * Where two or more take it (one gains nothing), and unless
- * VMAFHIP_SHARED_REFERENCE=0 (to compare).  NULL: each uploads its own
- * (the reason in the debug log). */
+/* The uploader's task: one reference frame into its ring entry */
+static void
+run_upload (gpointer data, gpointer user_data)
+{
+  SharedRef *ref = data;
+  GstVmafHipSharedRefs *refs = user_data;
+  GstVmafHip *self = refs->self;
+  GError *error = NULL;
+  GstVideoFrame rf;
+  VhPicture host;
+  gboolean ok = FALSE;
+
+  if (!ref->picture)
+    ref->picture = vh_gpu_picture_new (self->gpu);
+  if (gst_video_frame_map (&rf, &refs->side.info, ref->source,
+          GST_MAP_READ)) {
+    gst_vmafhip_fill_side_picture (self, &refs->side, &rf, &host);
+    ok = vh_gpu_picture_upload (ref->picture, &host, MIN (ref->nplanes,
+            host.nplanes), &ref->view, &error);
+    gst_video_frame_unmap (&rf);
+  }
+  if (!ok) {
+    GST_DEBUG_OBJECT (self, "the renditions read the reference from host "
+        "memory: %s", error ? error->message : "it cannot be mapped");
+    g_clear_error (&error);
+  }
+  gst_buffer_unref (ref->source);
+  g_mutex_lock (&refs->lock);
+  ref->source = NULL;
+  ref->ready = ok;
+  ref->failed = !ok;
+  g_cond_broadcast (&refs->changed);
+  g_mutex_unlock (&refs->lock);
+}
+
+static GstVmafHipSharedRefs *
+shared_refs_new (GstVmafHip * self)
+{
+  GstVmafHipSharedRefs *refs = g_new0 (GstVmafHipSharedRefs, 1);
+  refs->self = self;
+  g_mutex_init (&refs->lock);
+  g_cond_init (&refs->changed);
+  refs->uploader = g_thread_pool_new (run_upload, refs, 1, TRUE, NULL);
+  if (!refs->uploader) {
+    g_mutex_clear (&refs->lock);
+    g_cond_clear (&refs->changed);
+    g_free (refs);
+    return NULL;
+  }
+  return refs;
+}
+
+/* The reference frame in GPU memory for `takers` workers, uploaded once
+ * (by the uploader's thread): each engine then copies it on the device
+ * instead of uploading it again.  Where two or more take it (one gains
+ * nothing), and unless VMAFHIP_SHARED_REFERENCE=0 (to compare).  NULL:
+ * each uploads its own. */
 static SharedRef *
 upload_reference (GstVmafHip * self, GstBuffer * buffer, guint takers,
     unsigned nplanes)
 {
   const char *env = g_getenv ("VMAFHIP_SHARED_REFERENCE");
-  GError *error = NULL;
-  GstVideoFrame rf;
-  VhPicture host;
 
   if (takers < 2 || (env && !strcmp (env, "0")))
     return NULL;
-  if (!self->rendition_refs) {
-    self->rendition_refs = g_new0 (GstVmafHipSharedRefs, 1);
-    g_mutex_init (&self->rendition_refs->lock);
-    g_cond_init (&self->rendition_refs->freed);
-  }
+  if (!self->rendition_refs && !(self->rendition_refs =
+          shared_refs_new (self)))
+    return NULL;
   GstVmafHipSharedRefs *refs = self->rendition_refs;
   g_mutex_lock (&refs->lock);
   SharedRef *ref = &refs->ref[refs->next];
   refs->next = (refs->next + 1) % SHARED_REFS;
-  while (ref->readers)
-    g_cond_wait (&refs->freed, &refs->lock);
-  g_mutex_unlock (&refs->lock);
-  if (!ref->picture)
-    ref->picture = vh_gpu_picture_new (self->gpu);
-  if (!gst_video_frame_map (&rf, &self->side[REF].info, buffer,
-          GST_MAP_READ))
-    return NULL;
-  gst_vmafhip_fill_side_picture (self, &self->side[REF], &rf, &host);
-  const gboolean ok = vh_gpu_picture_upload (ref->picture, &host,
-      MIN (nplanes, host.nplanes), &ref->view, &error);
-  gst_video_frame_unmap (&rf);
-  if (!ok) {
-    GST_DEBUG_OBJECT (self, "the renditions upload the reference each: %s",
-        error->message);
-    g_clear_error (&error);
-    return NULL;
+  /* its last frame read by every worker, and its upload over */
+  while (ref->readers || ref->source)
+    g_cond_wait (&refs->changed, &refs->lock);
+  /* the reference's format, with conversion buffers of the uploader's
+   * own (no upload runs now) */
+  if (!refs->side.have_info || !gst_video_info_is_equal (&refs->side.info,
+          &self->side[REF].info)) {
+    const GstVideoInfo *info = &self->side[REF].info;
+    gst_vmafhip_side_clear (&refs->side);
+    refs->side.info = *info;
+    refs->side.have_info = TRUE;
+    for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info) && c < 3; c++)
+      if (GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c))
+        refs->side.staging[c] = g_new (guint16,
+            (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, c) *
+            GST_VIDEO_INFO_COMP_HEIGHT (info, c));
   }
   ref->readers = takers;
+  ref->ready = ref->failed = FALSE;
+  ref->source = gst_buffer_ref (buffer);
+  ref->nplanes = nplanes;
+  g_mutex_unlock (&refs->lock);
+  g_thread_pool_push (refs->uploader, ref, NULL);
   return ref;
 }
 
+/* After every rendition's queue is drained */
 static void
 shared_refs_free (GstVmafHip * self)
 {
   GstVmafHipSharedRefs *refs = self->rendition_refs;
   if (!refs)
     return;
+  g_thread_pool_free (refs->uploader, FALSE, TRUE);
   for (guint i = 0; i < SHARED_REFS; i++)
     vh_gpu_picture_free (refs->ref[i].picture);
+  gst_vmafhip_side_clear (&refs->side);
   g_mutex_clear (&refs->lock);
-  g_cond_clear (&refs->freed);
+  g_cond_clear (&refs->changed);
   g_free (refs);
   self->rendition_refs = NULL;
 }
