@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
 
 #include "vh-synth.h"
@@ -39,4 +40,23 @@ vh_synth_gst_frames (unsigned w, unsigned h, unsigned n, GstBuffer **frames[2])
     }
   }
   vh_synth_free (synth);
+}
+
+gint64
+vh_synth_gst_push (GstElement *const *src, GstBuffer **const *frames,
+    unsigned n_src, unsigned distinct, gint64 n_frames)
+{
+  const GstClockTime dur = GST_SECOND / 60;
+  gint64 f = 0;
+  gboolean ok = TRUE;
+  for (; f < n_frames && ok; f++)
+    for (unsigned k = 0; k < n_src && ok; k++) {
+      GstBuffer *b = gst_buffer_copy (frames[k][f % distinct]);
+      GST_BUFFER_PTS (b) = (GstClockTime) f * dur;
+      GST_BUFFER_DURATION (b) = dur;
+      ok = gst_app_src_push_buffer (GST_APP_SRC (src[k]), b) == GST_FLOW_OK;
+    }
+  for (unsigned k = 0; k < n_src; k++)
+    gst_app_src_end_of_stream (GST_APP_SRC (src[k]));
+  return ok ? f : f - 1;
 }

@@ -66,9 +66,13 @@ run_pipeline (gpointer data)
       run->backend, MAX (run->threads, 0), run->model);
   GstElement *pipe = gst_parse_launch (desc->str, &error);
   g_string_free (desc, TRUE);
-  if (!pipe) {
+  /* a missing element is an error with a pipeline all the same: feeding
+   * it would block for ever */
+  if (!pipe || error) {
     fprintf (stderr, "pipeline: %s\n", error->message);
     g_clear_error (&error);
+    if (pipe)
+      gst_object_unref (pipe);
     run->failed = TRUE;
     return NULL;
   }
@@ -88,23 +92,16 @@ run_pipeline (gpointer data)
   }
 
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  const GstClockTime dur = GST_SECOND / 60;
-  for (int f = 0; f < run->n_frames && !run->failed; f++) {
-    for (int k = 0; k < n_src; k++) {
-      /* shares memory */
-      GstBuffer *b = gst_buffer_copy ((k ? run->frames[k - 1]
-              : run->ref_frames)[f % DISTINCT]);
-      GST_BUFFER_PTS (b) = f * dur;
-      GST_BUFFER_DURATION (b) = dur;
-      if (gst_app_src_push_buffer (GST_APP_SRC (src[k]), b) != GST_FLOW_OK) {
-        fprintf (stderr, "push failed at frame %d\n", f);
-        run->failed = TRUE;
-        break;
-      }
-    }
+  GstBuffer **frames[2 + MAX_RENDITIONS];
+  frames[0] = run->ref_frames;
+  for (int k = 1; k < n_src; k++)
+    frames[k] = run->frames[k - 1];
+  const gint64 pushed = vh_synth_gst_push (src, frames, (unsigned) n_src,
+      DISTINCT, run->n_frames);
+  if (pushed < run->n_frames) {
+    fprintf (stderr, "push failed at frame %" G_GINT64_FORMAT "\n", pushed);
+    run->failed = TRUE;
   }
-  for (int k = 0; k < n_src; k++)
-    gst_app_src_end_of_stream (GST_APP_SRC (src[k]));
   GstBus *bus = gst_element_get_bus (pipe);
   GstMessage *msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);

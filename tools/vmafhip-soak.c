@@ -60,18 +60,10 @@ push_frames (GstElement * pipe, unsigned w, unsigned h, gint64 n_frames)
   };
   GstBuffer *ref_frames[DISTINCT], *dist_frames[DISTINCT];
   GstBuffer **frames[2] = { ref_frames, dist_frames };
-  gboolean ok = TRUE;
   vh_synth_gst_frames (w, h, DISTINCT, frames);
-  const GstClockTime dur = GST_SECOND / 60;
-  for (gint64 f = 0; f < n_frames && ok; f++)
-    for (int k = 0; k < 2 && ok; k++) {
-      GstBuffer *b = gst_buffer_copy (frames[k][f % DISTINCT]);
-      GST_BUFFER_PTS (b) = (GstClockTime) f * dur;
-      GST_BUFFER_DURATION (b) = dur;
-      ok = gst_app_src_push_buffer (GST_APP_SRC (src[k]), b) == GST_FLOW_OK;
-    }
+  const gboolean ok = vh_synth_gst_push (src, frames, 2, DISTINCT, n_frames)
+      == n_frames;
   for (int k = 0; k < 2; k++) {
-    gst_app_src_end_of_stream (GST_APP_SRC (src[k]));
     gst_object_unref (src[k]);
     for (unsigned i = 0; i < DISTINCT; i++)
       gst_buffer_unref (frames[k][i]);
@@ -137,8 +129,11 @@ main (int argc, char **argv)
       "fakesink sync=false", sources, backend,
       strcmp (backend, "cpu") ? "" : " threads=1", log_prop);
   GstElement *pipe = gst_parse_launch (desc, &error);
-  if (!pipe) {
+  /* a missing element is an error with a pipeline all the same */
+  if (!pipe || error) {
     fprintf (stderr, "vmafhip-soak: %s\n", error->message);
+    if (pipe)
+      gst_object_unref (pipe);
     return 1;
   }
   Soak soak = { 0, every ? (guint64) every : (guint64) n_frames / 10,
