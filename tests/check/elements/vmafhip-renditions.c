@@ -373,6 +373,91 @@ GST_START_TEST (test_rungs_refused)
 
 GST_END_TEST;
 
+/* Sends a flushing seek's events (flush, then a segment from frame 10)
+ * down every pad of the ladder */
+static void
+ladder_flush (Ladder * l)
+{
+  GstHarness *h[2 + MAX_RUNGS] = { l->f->ref, l->f->dist };
+  guint n = 2;
+  const guint32 seqnum = gst_util_seqnum_next ();
+  GstSegment seg;
+
+  for (guint k = 0; k < l->n_rungs; k++)
+    h[n++] = l->rung[k];
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.start = seg.time = seg.position = 10 * FRAME_DUR;
+  for (guint i = 0; i < n; i++) {
+    GstEvent *ev = gst_event_new_flush_start ();
+    gst_event_set_seqnum (ev, seqnum);
+    fail_unless (gst_harness_push_event (h[i], ev));
+  }
+  for (guint i = 0; i < n; i++) {
+    GstEvent *ev = gst_event_new_flush_stop (TRUE);
+    gst_event_set_seqnum (ev, seqnum);
+    fail_unless (gst_harness_push_event (h[i], ev));
+    fail_unless (gst_harness_push_event (h[i], gst_event_new_segment (&seg)));
+  }
+}
+
+/* A flushing seek: each rendition posts the pooled message of what it
+ * scored before it, then starts again at index 0 with the frames after
+ * it, its frames' scores those of the same frames scored from the start
+ * (the scores restart, as dist_sink's do). */
+GST_START_TEST (test_flushing_seek)
+{
+  Ladder *l = ladder_new ("frame-message=true");
+  for (guint k = 0; k < 2; k++)
+    ladder_add (l, k ? W / 2 : W, k ? H / 2 : H, FPS);
+  for (guint i = 0; i < 3; i++)
+    ladder_push (l, i, NULL);
+  /* every rung's 3 frames taken before the seek */
+  for (guint k = 0; k < 2; k++) {
+    gchar *pad = g_strdup_printf ("dist_sink_%u", k);
+    wait_taken (l->f->element, pad);
+    g_free (pad);
+  }
+  wait_taken (l->f->element, "ref_sink");
+  ladder_flush (l);
+  for (guint i = 10; i < 14; i++)
+    ladder_push (l, i, NULL);
+  ladder_end (l);
+
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  for (guint k = 0; k < 2; k++) {
+    gchar *pad = g_strdup_printf ("dist_sink_%u", k);
+    guint n_pooled = 0, pooled_frames[2] = { 0, 0 }, n_frames = 0;
+    gint index[16];
+    for (GList * m = msgs; m; m = m->next) {
+      const GstStructure *st = vmaf_structure (m->data);
+      if (!st || g_strcmp0 (gst_structure_get_string (st, "pad"), pad))
+        continue;
+      const gchar *type = gst_structure_get_string (st, "type");
+      if (!g_strcmp0 (type, "pooled")) {
+        fail_unless (n_pooled < 2, "%s: more than two pooled messages", pad);
+        fail_unless (gst_structure_get_uint (st, "n-frames",
+                &pooled_frames[n_pooled++]));
+      } else if (!g_strcmp0 (type, "frame")) {
+        fail_unless (n_frames < G_N_ELEMENTS (index));
+        fail_unless (gst_structure_get_int (st, "index",
+                &index[n_frames++]));
+      }
+    }
+    /* 3 frames before the seek, 4 after it, each part from index 0 */
+    fail_unless_equals_int (n_pooled, 2);
+    fail_unless_equals_int (pooled_frames[0], 3);
+    fail_unless_equals_int (pooled_frames[1], 4);
+    fail_unless_equals_int (n_frames, 7);
+    for (guint i = 0; i < n_frames; i++)
+      fail_unless_equals_int (index[i], i < 3 ? (gint) i : (gint) i - 3);
+    g_free (pad);
+  }
+  free_messages (msgs);
+  ladder_free (l);
+}
+
+GST_END_TEST;
+
 /* The mock HIP runtime's count of the bytes its 2-D copies (the planes)
  * moved, host to device and device to device */
 typedef void (*MockCopyBytesFunc) (unsigned long long *h2d,
@@ -454,6 +539,7 @@ vmafhip_renditions_suite (void)
   tcase_add_test (tc, test_rung_ends_early);
   tcase_add_test (tc, test_rung_joins_late);
   tcase_add_test (tc, test_rungs_refused);
+  tcase_add_test (tc, test_flushing_seek);
   /* the uploads are counted by the mock HIP runtime */
   if (g_getenv ("VMAFHIP_TEST_MOCK_HIP"))
     tcase_add_test (tc, test_reference_uploaded_once);
