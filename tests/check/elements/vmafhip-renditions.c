@@ -404,7 +404,7 @@ ladder_flush (Ladder * l)
  * scored before it, then starts again at index 0 with the frames after
  * it, its frames' scores those of the same frames scored from the start
  * (the scores restart, as dist_sink's do). */
-GST_START_TEST (test_flushing_seek)
+GST_START_TEST (test_rung_flushing_seek)
 {
   Ladder *l = ladder_new ("frame-message=true");
   for (guint k = 0; k < 2; k++)
@@ -539,7 +539,7 @@ vmafhip_renditions_suite (void)
   tcase_add_test (tc, test_rung_ends_early);
   tcase_add_test (tc, test_rung_joins_late);
   tcase_add_test (tc, test_rungs_refused);
-  tcase_add_test (tc, test_flushing_seek);
+  tcase_add_test (tc, test_rung_flushing_seek);
   /* the uploads are counted by the mock HIP runtime */
   if (g_getenv ("VMAFHIP_TEST_MOCK_HIP"))
     tcase_add_test (tc, test_reference_uploaded_once);
