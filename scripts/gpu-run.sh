@@ -152,6 +152,10 @@ remote)
       GST_CHECKS_IGNORE=test_pipeline_encode_decode,test_backend_auto,test_error_backend_hip,test_allocation_cpu_no_pinned_pool,test_flushing_seek \
       run "$dest/bin/$t" || status=1
   done
+  # the renditions with their reference uploaded once (opt-in): every
+  # rung's frames still equal a separate run's
+  GST_STATE_IGNORE_ELEMENTS= VMAFHIP_TEST_BACKEND=hip VMAFHIP_SHARED_REFERENCE=1 \
+    run "$dest/bin/test-element-vmafhip-renditions" || status=1
   # Every libvmaf metric the element offers, on the GPU and on the CPU,
   # through real pipelines (12 frames of the 720x480 pair): integer
   # features equal, the float metrics (SSIM, MS-SSIM, PSNR-HVS, CIEDE2000:

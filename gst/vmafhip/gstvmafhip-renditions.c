@@ -700,16 +700,18 @@ shared_refs_new (GstVmafHip * self)
 
 /* The reference frame in GPU memory for `takers` workers, uploaded once
  * (by the uploader's thread): each engine then copies it on the device
- * instead of uploading it again.  Where two or more take it (one gains
- * nothing), and unless VMAFHIP_SHARED_REFERENCE=0 (to compare).  NULL:
- * each uploads its own. */
+ * instead of uploading it again.  Only with VMAFHIP_SHARED_REFERENCE=1,
+ * and where two or more take it: it halves what crosses the bus, but on
+ * the H100 hosts measured the GPU, not the bus, was the limit, and each
+ * engine's push then waits for its copies (3-14 % fewer frames a second
+ * there, docs/performance.md).  NULL: each uploads its own. */
 static SharedRef *
 upload_reference (GstVmafHip * self, GstBuffer * buffer, guint takers,
     unsigned nplanes)
 {
   const char *env = g_getenv ("VMAFHIP_SHARED_REFERENCE");
 
-  if (takers < 2 || (env && !strcmp (env, "0")))
+  if (takers < 2 || !env || strcmp (env, "1"))
     return NULL;
   if (!self->rendition_refs && !(self->rendition_refs =
           shared_refs_new (self)))

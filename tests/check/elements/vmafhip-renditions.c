@@ -476,15 +476,15 @@ mock_copy_bytes (unsigned long long *h2d, unsigned long long *d2d)
 }
 
 /* Three full-size rungs beside dist_sink, luma only (vmaf_v0.6.1): the
- * planes that cross the bus per frame, with the reference shared and
- * without (VMAFHIP_SHARED_REFERENCE=0) */
+ * planes that cross the bus per frame, with the reference shared
+ * (VMAFHIP_SHARED_REFERENCE=1) and without (the default) */
 static void
 count_ladder_copies (gboolean shared, unsigned long long *h2d,
     unsigned long long *d2d)
 {
   unsigned long long h0, d0, h1, d1;
-  if (!shared)
-    g_setenv ("VMAFHIP_SHARED_REFERENCE", "0", TRUE);
+  if (shared)
+    g_setenv ("VMAFHIP_SHARED_REFERENCE", "1", TRUE);
   mock_copy_bytes (&h0, &d0);
   Ladder *l = ladder_new ("frame-message=true");
   for (guint k = 0; k < 3; k++)
@@ -514,11 +514,12 @@ GST_START_TEST (test_reference_uploaded_once)
   const unsigned long long plane = (unsigned long long) W * H;
   unsigned long long h2d, d2d;
 
-  /* each engine its own: dist_sink's pair and each rung's pair */
+  /* the default, each engine its own: dist_sink's pair and each rung's */
   count_ladder_copies (FALSE, &h2d, &d2d);
   fail_unless_equals_uint64 (h2d, N_FRAMES * 8 * plane);
   fail_unless_equals_uint64 (d2d, 0);
-  /* the renditions' reference uploaded once, then copied on the device */
+  /* VMAFHIP_SHARED_REFERENCE=1: the renditions' reference uploaded once,
+   * then copied on the device */
   count_ladder_copies (TRUE, &h2d, &d2d);
   fail_unless_equals_uint64 (h2d, N_FRAMES * 6 * plane);
   fail_unless_equals_uint64 (d2d, N_FRAMES * 3 * plane);
