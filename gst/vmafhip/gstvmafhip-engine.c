@@ -25,6 +25,26 @@ gst_vmafhip_side_clear (Side * side)
   side->have_info = side->refused = FALSE;
 }
 
+void
+gst_vmafhip_side_set_info (Side * side, const GstVideoInfo * info)
+{
+  gst_vmafhip_side_clear (side);
+  side->info = *info;
+  side->have_info = TRUE;
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info) && c < 3; c++)
+    if (GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c))
+      side->staging[c] = g_new (guint16,
+          (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, c) *
+          GST_VIDEO_INFO_COMP_HEIGHT (info, c));
+}
+
+void
+gst_vmafhip_side_follow (Side * side, const GstVideoInfo * info)
+{
+  if (!side->have_info || !gst_video_info_is_equal (&side->info, info))
+    gst_vmafhip_side_set_info (side, info);
+}
+
 /* ------------------------------------------------------ start and stop */
 
 /* Takes the process's shared handle on the GPU (every vmafhip element and
@@ -450,15 +470,7 @@ gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps)
     return FALSE;
   }
 
-  side->refused = FALSE;
-  side->info = info;
-  side->have_info = TRUE;
-  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info) && c < 3; c++) {
-    if (GST_VIDEO_FORMAT_INFO_SHIFT (info.finfo, c))
-      side->staging[c] = g_new (guint16,
-          (gsize) GST_VIDEO_INFO_COMP_WIDTH (&info, c) *
-          GST_VIDEO_INFO_COMP_HEIGHT (&info, c));
-  }
+  gst_vmafhip_side_set_info (side, &info);
 
   if (which == REF) {
     GST_OBJECT_LOCK (self);

@@ -221,6 +221,11 @@ gboolean gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps);
 gboolean gst_vmafhip_ensure_caps_checked (GstVmafHip * self);
 void gst_vmafhip_update_latency (GstVmafHip * self, GstClockTime frame_duration);
 void gst_vmafhip_side_clear (Side * side);
+/* The side's format and, where samples are shifted (P010 and the like),
+ * its conversion buffers (what it had before is freed); _follow: the same
+ * unless it has that format already */
+void gst_vmafhip_side_set_info (Side * side, const GstVideoInfo * info);
+void gst_vmafhip_side_follow (Side * side, const GstVideoInfo * info);
 
 /* gstvmafhip-scale.c */
 VhScaleFilter gst_vmafhip_scale_filter (GstVmafHipScaler scaler);

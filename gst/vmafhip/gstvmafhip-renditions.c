@@ -277,13 +277,7 @@ gst_vmafhip_rendition_caps (GstVmafHip * self, GstAggregatorPad * pad,
     g_mutex_unlock (&self->renditions_lock);
     return TRUE;
   }
-  r->side.info = info;
-  r->side.have_info = TRUE;
-  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info) && c < 3; c++)
-    if (GST_VIDEO_FORMAT_INFO_SHIFT (info.finfo, c))
-      r->side.staging[c] = g_new (guint16,
-          (gsize) GST_VIDEO_INFO_COMP_WIDTH (&info, c) *
-          GST_VIDEO_INFO_COMP_HEIGHT (&info, c));
+  gst_vmafhip_side_set_info (&r->side, &info);
   /* with the reference known, refused now rather than at its first frame */
   if (self->side[REF].have_info && !rendition_check (self, r))
     g_atomic_int_set (&r->done, TRUE);
@@ -628,18 +622,7 @@ rendition_queue (GstVmafHip * self, GstVmafHipRendition * r,
     g_cond_wait (&r->queue_cond, &r->queue_lock);
   /* the reference's format, with conversion buffers of its own, while
    * the worker is idle */
-  if (!r->ref_side.have_info || !gst_video_info_is_equal (&r->ref_side.info,
-          &self->side[REF].info)) {
-    const GstVideoInfo *info = &self->side[REF].info;
-    gst_vmafhip_side_clear (&r->ref_side);
-    r->ref_side.info = *info;
-    r->ref_side.have_info = TRUE;
-    for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info) && c < 3; c++)
-      if (GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c))
-        r->ref_side.staging[c] = g_new (guint16,
-            (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, c) *
-            GST_VIDEO_INFO_COMP_HEIGHT (info, c));
-  }
+  gst_vmafhip_side_follow (&r->ref_side, &self->side[REF].info);
   r->queued++;
   g_mutex_unlock (&r->queue_lock);
   g_thread_pool_push (r->worker, job, NULL);
@@ -725,18 +708,7 @@ upload_reference (GstVmafHip * self, GstBuffer * buffer, guint takers,
     g_cond_wait (&refs->changed, &refs->lock);
   /* the reference's format, with conversion buffers of the uploader's
    * own (no upload runs now) */
-  if (!refs->side.have_info || !gst_video_info_is_equal (&refs->side.info,
-          &self->side[REF].info)) {
-    const GstVideoInfo *info = &self->side[REF].info;
-    gst_vmafhip_side_clear (&refs->side);
-    refs->side.info = *info;
-    refs->side.have_info = TRUE;
-    for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info) && c < 3; c++)
-      if (GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c))
-        refs->side.staging[c] = g_new (guint16,
-            (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, c) *
-            GST_VIDEO_INFO_COMP_HEIGHT (info, c));
-  }
+  gst_vmafhip_side_follow (&refs->side, &self->side[REF].info);
   ref->readers = takers;
   ref->ready = ref->failed = FALSE;
   ref->source = gst_buffer_ref (buffer);
