@@ -317,29 +317,42 @@ tile_rows (unsigned t, Shared &sm)
   }
 }
 
-/* SSIM's terms of one pixel from its five filtered values, as
- * vh_ssim_compute writes them (the float/double mix included). */
+/* SSIM's constants, and one pixel's means and (co)variances from its five
+ * filtered values, as vh_ssim_compute forms them (in float) */
+constexpr float kC1 = (0.01f * 255) * (0.01f * 255);
+constexpr float kC2 = (0.03f * 255) * (0.03f * 255);
+constexpr float kC3 = kC2 / 2.0f;
+
+struct Moments {
+  float mr, mc, sr, sc, sb;
+};
+
+VH_MS_SSIM_FN Moments
+moments (const float v[5])
+{
+  Moments m;
+  m.mr = v[0];
+  m.mc = v[1];
+  m.sr = v[2] - m.mr * m.mr;
+  m.sc = v[3] - m.mc * m.mc;
+  m.sr = m.sr < 0.0f ? 0.0f : m.sr;
+  m.sc = m.sc < 0.0f ? 0.0f : m.sc;
+  m.sb = v[4] - m.mr * m.mc;
+  return m;
+}
+
+/* SSIM's terms of one pixel, as vh_ssim_compute writes them (the
+ * float/double mix included) */
 VH_MS_SSIM_FN void
 lcs (const float v[5], double *l_out, double *c_out, double *s_out)
 {
-  const float c1 = (0.01f * 255) * (0.01f * 255);
-  const float c2 = (0.03f * 255) * (0.03f * 255);
-  const float c3 = c2 / 2.0f;
-  const float mr = v[0], mc = v[1];
-  float sr = v[2] - mr * mr;
-  float sc = v[3] - mc * mc;
-  sr = sr < 0.0f ? 0.0f : sr;
-  sc = sc < 0.0f ? 0.0f : sc;
-  const float sb = v[4] - mr * mc;
+  const Moments m = moments (v);
   /* C's sqrt of a float product: the double sqrt */
-  const float sigma_rc = (float) sqrt ((double) (sr * sc));
-  const double l = (2.0 * mr * mc + c1) / (mr * mr + mc * mc + c1);
-  const double c = (2.0 * sigma_rc + c2) / (sr + sc + c2);
-  const float sb_clamped = sb < 0.0f && sigma_rc <= 0.0f ? 0.0f : sb;
-  const double s = (sb_clamped + c3) / (sigma_rc + c3);
-  *l_out = l;
-  *c_out = c;
-  *s_out = s;
+  const float sigma_rc = (float) sqrt ((double) (m.sr * m.sc));
+  *l_out = (2.0 * m.mr * m.mc + kC1) / (m.mr * m.mr + m.mc * m.mc + kC1);
+  *c_out = (2.0 * sigma_rc + kC2) / (m.sr + m.sc + kC2);
+  const float sb = m.sb < 0.0f && sigma_rc <= 0.0f ? 0.0f : m.sb;
+  *s_out = (sb + kC3) / (sigma_rc + kC3);
 }
 
 /* The same in float (fast kernels): float square root, and the GPU's
@@ -347,20 +360,13 @@ lcs (const float v[5], double *l_out, double *c_out, double *s_out)
 VH_MS_SSIM_FN void
 lcs_float (const float v[5], float *l_out, float *c_out, float *s_out)
 {
-  const float c1 = (0.01f * 255) * (0.01f * 255);
-  const float c2 = (0.03f * 255) * (0.03f * 255);
-  const float c3 = c2 / 2.0f;
-  const float mr = v[0], mc = v[1];
-  float sr = v[2] - mr * mr;
-  float sc = v[3] - mc * mc;
-  sr = sr < 0.0f ? 0.0f : sr;
-  sc = sc < 0.0f ? 0.0f : sc;
-  const float sb = v[4] - mr * mc;
-  const float sigma_rc = sqrtf (sr * sc);
-  *l_out = VH_MS_SSIM_FDIV (2.0f * mr * mc + c1, mr * mr + mc * mc + c1);
-  *c_out = VH_MS_SSIM_FDIV (2.0f * sigma_rc + c2, sr + sc + c2);
-  const float sb_clamped = sb < 0.0f && sigma_rc <= 0.0f ? 0.0f : sb;
-  *s_out = VH_MS_SSIM_FDIV (sb_clamped + c3, sigma_rc + c3);
+  const Moments m = moments (v);
+  const float sigma_rc = sqrtf (m.sr * m.sc);
+  *l_out = VH_MS_SSIM_FDIV (2.0f * m.mr * m.mc + kC1,
+      m.mr * m.mr + m.mc * m.mc + kC1);
+  *c_out = VH_MS_SSIM_FDIV (2.0f * sigma_rc + kC2, m.sr + m.sc + kC2);
+  const float sb = m.sb < 0.0f && sigma_rc <= 0.0f ? 0.0f : m.sb;
+  *s_out = VH_MS_SSIM_FDIV (sb + kC3, sigma_rc + kC3);
 }
 
 /* Step 3: the Gaussian along the columns and each pixel's l, c, s added
