@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../../kernels/ciede-device.h"
+#include "emulation-clips.h"
 
 extern "C" {
 #include "vh-synth.h"
@@ -66,48 +67,15 @@ static void
 check_clip (const char *name, unsigned w, unsigned h, unsigned bpc,
     bool yuv444, unsigned max_frames)
 {
-  const char *env = std::getenv ("VMAFHIP_TESTDATA");
-  const std::string dir = std::string (env && *env ? env : VH_TESTDATA_DIR)
-      + "/clips/";
-  const unsigned bytes = bpc > 8 ? 2 : 1;
-  const unsigned cw = yuv444 ? w : (w + 1) / 2, ch = yuv444 ? h : (h + 1) / 2;
-  const size_t frame = ((size_t) w * h + 2 * (size_t) cw * ch) * bytes;
-  std::vector<unsigned char> ref (frame), dis (frame);
-  FILE *fr = std::fopen ((dir + name + "_ref.yuv").c_str (), "rb");
-  FILE *fd = std::fopen ((dir + name + "_dis.yuv").c_str (), "rb");
-  if (!fr || !fd) {
-    /* the shared vectors are absent (a fresh clone): the synthetic
-     * content below still runs */
-    std::fprintf (stderr, "*** SKIPPING clip %s: not found in '%s' (set "
-        "VMAFHIP_TESTDATA) ***\n", name, dir.c_str ());
-    if (fr)
-      std::fclose (fr);
-    if (fd)
-      std::fclose (fd);
-    return;
-  }
-  for (unsigned i = 0; i < max_frames
-      && std::fread (ref.data (), 1, frame, fr) == frame
-      && std::fread (dis.data (), 1, frame, fd) == frame; i++) {
-    VhPicture r = {}, d = {};
-    const size_t off[3] = { 0, (size_t) w * h * bytes,
-      ((size_t) w * h + (size_t) cw * ch) * bytes };
-    for (unsigned p = 0; p < 3; p++) {
-      const unsigned pw = p ? cw : w, ph = p ? ch : h;
-      r.plane[p].data = ref.data () + off[p];
-      d.plane[p].data = dis.data () + off[p];
-      r.plane[p].stride = d.plane[p].stride = (ptrdiff_t) pw * bytes;
-      r.plane[p].width = d.plane[p].width = pw;
-      r.plane[p].height = d.plane[p].height = ph;
-      r.plane[p].step = d.plane[p].step = 1;
-    }
-    r.nplanes = d.nplanes = 3;
+  /* an absent clip (a fresh clone) is skipped: the synthetic content
+   * below still runs */
+  GoldenClip clip (name, w, h, bpc, yuv444);
+  VhPicture r, d;
+  for (unsigned i = 0; i < max_frames && clip.next (&r, &d); i++) {
     char what[96];
     std::snprintf (what, sizeof what, "%s frame %u", name, i);
     check_frame (what, &r, &d, bpc);
   }
-  std::fclose (fr);
-  std::fclose (fd);
 }
 
 static void

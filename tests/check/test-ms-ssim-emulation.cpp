@@ -21,6 +21,7 @@
 #include <glib.h>
 
 #include "../../kernels/ms-ssim-device.h"
+#include "emulation-clips.h"
 
 extern "C" {
 #include "ms-ssim-gpu.h"
@@ -215,52 +216,18 @@ check (unsigned w, unsigned h, unsigned bpc, unsigned strength, bool lcs)
   vh_synth_free (synth);
 }
 
-/* Every frame of a golden clip's luma (raw files; 4:2:0 or 4:4:4). */
+/* Every frame of a golden clip (its luma: MS-SSIM reads no chroma). */
 static void
 check_clip (const char *name, unsigned w, unsigned h, unsigned bpc,
     bool yuv444)
 {
-  const char *env = std::getenv ("VMAFHIP_TESTDATA");
-  const std::string dir = std::string (env && *env ? env : VH_TESTDATA_DIR)
-      + "/clips/";
-  FILE *fr = std::fopen ((dir + name + "_ref.yuv").c_str (), "rb");
-  FILE *fd = std::fopen ((dir + name + "_dis.yuv").c_str (), "rb");
-  if (!fr || !fd) {
-    std::fprintf (stderr, "*** SKIPPING clip %s: not found in '%s' (set "
-        "VMAFHIP_TESTDATA) ***\n", name, dir.c_str ());
-    if (fr)
-      std::fclose (fr);
-    if (fd)
-      std::fclose (fd);
-    return;
-  }
-  const unsigned bytes = bpc > 8 ? 2 : 1;
-  const size_t luma = (size_t) w * h * bytes;
-  const size_t chroma = yuv444 ? 2 * luma
-      : 2 * (size_t) ((w + 1) / 2) * ((h + 1) / 2) * bytes;
-  std::vector<unsigned char> ref (luma), dis (luma);
+  GoldenClip clip (name, w, h, bpc, yuv444);
   Checker checker (name, w, h, bpc, false);
-  for (unsigned frame = 0;; frame++) {
-    if (std::fread (ref.data (), 1, luma, fr) != luma
-        || std::fread (dis.data (), 1, luma, fd) != luma)
-      break;
-    std::fseek (fr, (long) chroma, SEEK_CUR);
-    std::fseek (fd, (long) chroma, SEEK_CUR);
-    VhPicture r = { }, d = { };
-    r.plane[0].data = ref.data ();
-    d.plane[0].data = dis.data ();
-    for (VhPicture *pic : { &r, &d }) {
-      pic->plane[0].width = w;
-      pic->plane[0].height = h;
-      pic->plane[0].stride = (ptrdiff_t) (w * bytes);
-      pic->plane[0].step = 1;
-      pic->nplanes = 1;
-      pic->bpc = bpc;
-    }
+  VhPicture r, d;
+  for (unsigned frame = 0; clip.next (&r, &d); frame++) {
+    r.nplanes = d.nplanes = 1;
     checker.frame (frame, &r, &d);
   }
-  std::fclose (fr);
-  std::fclose (fd);
 }
 
 int
