@@ -141,6 +141,30 @@ pad_frames (GList * msgs, const char *pad, gint * n_pooled_frames)
   return frames;
 }
 
+/* The pad's frame messages and its pooled message's n-frames (-1: none)
+ * are as expected */
+static void
+check_pad (GList * msgs, const char *pad, gint pooled, guint frames)
+{
+  gint n;
+  GPtrArray *got = pad_frames (msgs, pad, &n);
+  fail_unless_equals_int (n, pooled);
+  fail_unless_equals_int (got->len, frames);
+  g_ptr_array_unref (got);
+}
+
+/* check_pad for dist_sink_k, k = 0..n-1 */
+static void
+check_rungs (GList * msgs, guint n, const gint * pooled,
+    const guint * frames)
+{
+  for (guint k = 0; k < n; k++) {
+    gchar *pad = g_strdup_printf ("dist_sink_%u", k);
+    check_pad (msgs, pad, pooled[k], frames[k]);
+    g_free (pad);
+  }
+}
+
 static gboolean
 field_equal (GQuark field, const GValue * value, gpointer user_data)
 {
@@ -287,20 +311,10 @@ GST_START_TEST (test_rung_ends_early)
   }
   ladder_end (l);
   GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
-  static const gint want[] = { 2, 3, N_FRAMES };
-  for (guint k = 0; k < 3; k++) {
-    gchar *pad = g_strdup_printf ("dist_sink_%u", k);
-    gint n;
-    GPtrArray *frames = pad_frames (msgs, pad, &n);
-    fail_unless_equals_int (n, want[k]);
-    fail_unless_equals_int (frames->len, want[k]);
-    g_ptr_array_unref (frames);
-    g_free (pad);
-  }
-  gint n;
-  GPtrArray *frames = pad_frames (msgs, "dist_sink", &n);
-  fail_unless_equals_int (n, N_FRAMES);
-  g_ptr_array_unref (frames);
+  static const gint pooled[] = { 2, 3, N_FRAMES };
+  static const guint frames[] = { 2, 3, N_FRAMES };
+  check_rungs (msgs, 3, pooled, frames);
+  check_pad (msgs, "dist_sink", N_FRAMES, N_FRAMES);
   free_messages (msgs);
   ladder_free (l);
 }
@@ -353,20 +367,10 @@ GST_START_TEST (test_rungs_refused)
     ladder_push (l, i, NULL);
   ladder_end (l);
   GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
-  static const gint want[] = { -1, -1, N_FRAMES };
-  for (guint k = 0; k < 3; k++) {
-    gchar *pad = g_strdup_printf ("dist_sink_%u", k);
-    gint n;
-    GPtrArray *frames = pad_frames (msgs, pad, &n);
-    fail_unless_equals_int (n, want[k]);
-    fail_unless_equals_int (frames->len, MAX (want[k], 0));
-    g_ptr_array_unref (frames);
-    g_free (pad);
-  }
-  gint n;
-  GPtrArray *frames = pad_frames (msgs, "dist_sink", &n);
-  fail_unless_equals_int (n, N_FRAMES);
-  g_ptr_array_unref (frames);
+  static const gint pooled[] = { -1, -1, N_FRAMES };
+  static const guint frames[] = { 0, 0, N_FRAMES };
+  check_rungs (msgs, 3, pooled, frames);
+  check_pad (msgs, "dist_sink", N_FRAMES, N_FRAMES);
   free_messages (msgs);
   ladder_free (l);
 }
@@ -494,14 +498,9 @@ count_ladder_copies (gboolean shared, unsigned long long *h2d,
   ladder_end (l);
   mock_copy_bytes (&h1, &d1);
   GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
-  for (guint k = 0; k < 3; k++) {
-    gchar *pad = g_strdup_printf ("dist_sink_%u", k);
-    gint n;
-    GPtrArray *frames = pad_frames (msgs, pad, &n);
-    fail_unless_equals_int (n, N_FRAMES);
-    g_ptr_array_unref (frames);
-    g_free (pad);
-  }
+  static const gint pooled[] = { N_FRAMES, N_FRAMES, N_FRAMES };
+  static const guint frames[] = { N_FRAMES, N_FRAMES, N_FRAMES };
+  check_rungs (msgs, 3, pooled, frames);
   free_messages (msgs);
   ladder_free (l);
   g_unsetenv ("VMAFHIP_SHARED_REFERENCE");
