@@ -261,12 +261,10 @@ main (int argc, char **argv)
       g_unsetenv ("VMAFHIP_CIEDE_TABLE");
       ssim[i] = ssim_module ? vh_ssim_gpu_new (gpu, ssim_module, w, h, 8,
           NULL) : NULL;
-      ms_ssim[i] = ms_ssim_module ? vh_ms_ssim_gpu_new (gpu, ms_ssim_module,
-          w, h, 8, NULL) : NULL;
-      g_setenv ("VMAFHIP_MS_SSIM_EXACT", "1", TRUE);
-      ms_ssim_exact[i] = ms_ssim_module ? vh_ms_ssim_gpu_new (gpu,
-          ms_ssim_module, w, h, 8, NULL) : NULL;
-      g_unsetenv ("VMAFHIP_MS_SSIM_EXACT");
+      ms_ssim[i] = ms_ssim_module ? vh_ms_ssim_gpu_new_family (gpu,
+          ms_ssim_module, w, h, 8, FALSE, NULL) : NULL;
+      ms_ssim_exact[i] = ms_ssim_module ? vh_ms_ssim_gpu_new_family (gpu,
+          ms_ssim_module, w, h, 8, TRUE, NULL) : NULL;
       psnr_hvs[i] = psnr_hvs_module ? vh_psnr_hvs_gpu_new (gpu,
           psnr_hvs_module, w, h, 8, NULL) : NULL;
       cambi[i] = have_cambi ? vh_cambi_gpu_new (gpu, cambi_module,

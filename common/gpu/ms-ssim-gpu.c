@@ -129,8 +129,9 @@ fill_params (const VhMsSsimGpu *ctx, VhGpuPtr ref, VhGpuPtr dis,
   r->sums = ctx->sums;
 }
 
-gboolean
-vh_ms_ssim_gpu_exact_requested (void)
+/* VMAFHIP_MS_SSIM_EXACT is set (and not "0"): the exact kernels */
+static gboolean
+exact_requested (void)
 {
   const char *env = g_getenv ("VMAFHIP_MS_SSIM_EXACT");
   return env && *env && strcmp (env, "0") != 0;
@@ -140,6 +141,14 @@ VhMsSsimGpu *
 vh_ms_ssim_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
     unsigned height, unsigned bpc, GError **error)
 {
+  return vh_ms_ssim_gpu_new_family (gpu, module, width, height, bpc,
+      exact_requested (), error);
+}
+
+VhMsSsimGpu *
+vh_ms_ssim_gpu_new_family (VhGpu *gpu, VhGpuModule *module, unsigned width,
+    unsigned height, unsigned bpc, gboolean exact, GError **error)
+{
   if (!gpu || !module) {
     g_set_error_literal (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "float_ms_ssim (GPU): no GPU or module");
@@ -147,9 +156,6 @@ vh_ms_ssim_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
   }
   VhMsSsimGpu *ctx = g_new0 (VhMsSsimGpu, 1);
   ctx->gpu = gpu;
-  /* the fast kernels (float sums, within 2e-6 of the CPU) unless the
-   * exact ones are asked for */
-  const gboolean exact = vh_ms_ssim_gpu_exact_requested ();
   const char *scale0 = bpc == 8
       ? (exact ? "vh_ms_ssim_scale0_8bit" : "vh_ms_ssim_fast_scale0_8bit")
       : (exact ? "vh_ms_ssim_scale0_16bit" : "vh_ms_ssim_fast_scale0_16bit");

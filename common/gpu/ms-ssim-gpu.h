@@ -29,8 +29,11 @@ typedef struct VhMsSsimGpu VhMsSsimGpu;
 VhMsSsimGpu *vh_ms_ssim_gpu_new (VhGpu *gpu, VhGpuModule *module,
     unsigned width, unsigned height, unsigned bpc, GError **error);
 void vh_ms_ssim_gpu_free (VhMsSsimGpu *ctx);
-/* VMAFHIP_MS_SSIM_EXACT is set (and not "0"): the exact kernels */
-gboolean vh_ms_ssim_gpu_exact_requested (void);
+/* _new with the family named: the exact kernels, or the fast ones (what
+ * _new takes unless VMAFHIP_MS_SSIM_EXACT asks for the exact ones) */
+VhMsSsimGpu *vh_ms_ssim_gpu_new_family (VhGpu *gpu, VhGpuModule *module,
+    unsigned width, unsigned height, unsigned bpc, gboolean exact,
+    GError **error);
 gboolean vh_ms_ssim_gpu_enqueue (VhMsSsimGpu *ctx, VhGpuStream *stream,
     VhGpuPtr ref, VhGpuPtr dis, size_t pitch, double *sums, GError **error);
 
