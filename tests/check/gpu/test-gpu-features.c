@@ -4,9 +4,9 @@
  * 10- and 12-bit, odd sizes) scored twice: on the CPU and with the GPU
  * backend. The GPU computes the same integer accumulators, so every score
  * (VIF, ADM, motion, PSNR, models) must be equal as a double, not merely
- * close.  CIEDE2000 is float arithmetic with the vendor's sin, cos, pow
- * and a different order of summation: within 1e-5 (the worst difference
- * is printed).  Runs where a GPU is present; exits 77 (skip) with a
+ * close.  CIEDE2000 is the GPU's own float and double arithmetic
+ * (kernels/ciede-device.h) and a different order of summation: within
+ * 1e-5 (the worst difference is printed).  Runs where a GPU is present; exits 77 (skip) with a
  * message elsewhere. */
 #include <math.h>
 #include <stdio.h>
@@ -21,8 +21,8 @@
 
 static unsigned failures, comparisons;
 /* The float metrics: every pixel computed as on the CPU (CIEDE2000 with
- * the vendor's sin, cos, pow), the sums in another order: within 1e-5,
- * the largest difference seen printed. */
+ * the GPU's arithmetic), the sums in another order: within 1e-5, the
+ * largest difference seen printed. */
 #define FLOAT_TOLERANCE 1e-5
 static struct {
   const char *name;
