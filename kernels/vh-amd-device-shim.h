@@ -108,5 +108,21 @@ __atomic_work_item_fence (__cl_mem_fence_flags flags, __memory_order order,
 }
 #undef VH_FENCE
 
+/* The single-precision math CIEDE2000's kernel calls (log2f for its
+ * roots' seeds, rsqrtf for terms that enter scaled down: normal arguments,
+ * a few ulps asked for, kernels/ciede-device.h): the hardware's
+ * instructions, as on NVIDIA. */
+extern "C" __device__ float
+__ocml_log2_f32 (float x)
+{
+  return __builtin_amdgcn_logf (x);
+}
+
+extern "C" __device__ float
+__ocml_rsqrt_f32 (float x)
+{
+  return __builtin_amdgcn_rsqf (x);
+}
+
 #endif /* VH_AMD_NO_DEVICE_LIBS */
 #endif /* VH_AMD_DEVICE_SHIM_H */

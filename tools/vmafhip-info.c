@@ -36,8 +36,7 @@ print_images (void)
         : g_strdup_printf ("unreadable (%s)", error->message);
     printf ("  %s image %u: %s\n", vh_gpu_vendor_to_string (image->vendor),
         i + 1, list);
-    /* modules built without this target list (clang-19 builds no kernel
-     * that needs the device math library) */
+    /* modules built without this target list (a build should have none) */
     for (unsigned m = 0; m < G_N_ELEMENTS (modules); m++) {
       gboolean found = FALSE;
       for (unsigned k = 0; k < modules[m]->n_images; k++)
