@@ -1,8 +1,10 @@
 /* vmafhip-gpu-bench — GPU throughput of the vmafhip kernels and backend.
  *
  *   vmafhip-gpu-bench [--frames N] [--sizes 1920x1080,3840x2160]
+ *                     [--depth 8|10|12]
  *
- * Per size (8-bit 4:2:0 synthetic content, rendered before timing):
+ * Per size (4:2:0 synthetic content, 8-bit unless --depth, rendered before
+ * timing):
  *   kernels  VIF + ADM + motion of vmaf_v0.6.1 on frames already on the
  *            device, several frames in flight on their own streams;
  *   feature  GPU time per frame of each feature alone: on one stream
@@ -65,12 +67,14 @@ now_s (void)
 int
 main (int argc, char **argv)
 {
-  int n_frames = 600;
+  int n_frames = 600, depth = 8;
   char *sizes = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames per run (600)", "N"},
     {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes,
         "Comma-separated sizes (1920x1080,3840x2160)", "LIST"},
+    {"depth", 0, 0, G_OPTION_ARG_INT, &depth,
+        "Bits per sample: 8, 10 or 12 (8; CAMBI is timed at 8 only)", "N"},
     {NULL, 0, 0, 0, NULL, NULL, NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- vmafhip GPU benchmark");
@@ -79,15 +83,20 @@ main (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     die ("options", error);
   g_option_context_free (ctx);
+  if (depth != 8 && depth != 10 && depth != 12) {
+    fprintf (stderr, "vmafhip-gpu-bench: --depth %d: 8, 10 or 12\n", depth);
+    return 2;
+  }
+  const unsigned bpc = (unsigned) depth, bytes = bpc > 8 ? 2 : 1;
 
   VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, &error);
   if (!gpu) {
     printf ("no usable GPU: %s\n", error->message);
     return 77;
   }
-  printf ("# %s %s (%s); 8-bit 4:2:0 synthetic content; %d frames per run\n",
+  printf ("# %s %s (%s); %u-bit 4:2:0 synthetic content; %d frames per run\n",
       vh_gpu_vendor_name (gpu), vh_gpu_device_name (gpu), vh_gpu_arch (gpu),
-      n_frames);
+      bpc, n_frames);
   VhGpuModule *motion_module = vh_gpu_module_load_embedded (gpu,
       &vh_kernel_motion, &error);
   /* CIEDE2000 (timed alone below): NULL where this build has no kernels
@@ -116,10 +125,10 @@ main (int argc, char **argv)
     unsigned w, h;
     if (sscanf (list[si], "%ux%u", &w, &h) != 2)
       die ("size", NULL);
-    const size_t pitch = (w + 255) & ~(size_t) 255;
+    const size_t pitch = (w * bytes + 255) & ~(size_t) 255;
 
     /* distinct frames on the device, and on the host for the engine */
-    VhSynth *synth = vh_synth_new (w, h, 8, VH_SYNTH_420, 5);
+    VhSynth *synth = vh_synth_new (w, h, bpc, VH_SYNTH_420, 5);
     VhGpuPtr dref[DISTINCT], ddis[DISTINCT];
     VhPicture href[DISTINCT], hdis[DISTINCT];
     void *host_store[DISTINCT];
@@ -130,7 +139,9 @@ main (int argc, char **argv)
       /* luma, then Cb and Cr (half size, the same pitch) */
       const size_t chroma_at[3] = { 0, pitch * h, pitch * h
             + pitch * (h / 2) };
-      const unsigned pw[3] = { w, w / 2, w / 2 }, ph[3] = { h, h / 2, h / 2 };
+      /* row widths in bytes */
+      const unsigned pw[3] = { w * bytes, w / 2 * bytes, w / 2 * bytes };
+      const unsigned ph[3] = { h, h / 2, h / 2 };
       if (!(dref[i] = vh_gpu_mem_alloc (gpu, pitch * h * 2, &error))
           || !(ddis[i] = vh_gpu_mem_alloc (gpu, pitch * h * 2, &error)))
         die ("upload", error);
@@ -158,9 +169,9 @@ main (int argc, char **argv)
       die ("adm params", error);
     for (unsigned i = 0; i < SLOTS; i++) {
       BenchSlot *s = &slots[i];
-      if (!(s->vif = vh_vif_gpu_new (gpu, vif_module, w, h, 8, &error))
-          || !(s->adm = vh_adm_gpu_new (gpu, adm_module, w, h, 8, &error))
-          || !(s->motion = vh_motion_gpu_new (gpu, motion_module, w, h, 8,
+      if (!(s->vif = vh_vif_gpu_new (gpu, vif_module, w, h, bpc, &error))
+          || !(s->adm = vh_adm_gpu_new (gpu, adm_module, w, h, bpc, &error))
+          || !(s->motion = vh_motion_gpu_new (gpu, motion_module, w, h, bpc,
                   &error))
           || !(s->stream = vh_gpu_stream_new (gpu, &error))
           || !(s->done = vh_gpu_event_new (gpu, FALSE, &error))
@@ -226,7 +237,7 @@ main (int argc, char **argv)
     VhCambiPlan cambi_plan;
     gboolean have_cambi = FALSE;
     VhGpuPtr dband = 0;
-    if (cambi_module) {
+    if (cambi_module && bpc == 8) {
       const VhModelOpt v1[] = {
         {"cambi_high_res_speedup", VH_OPTVAL_NUMBER, 1080, 0, NULL},
         {"cambi_vis_lum_threshold", VH_OPTVAL_NUMBER, 0.06, 0, NULL},
@@ -253,24 +264,25 @@ main (int argc, char **argv)
       g_free (band);
     }
     for (unsigned i = 0; i < SLOTS; i++) {
-      ciede[i] = ciede_module ? vh_ciede_gpu_new (gpu, ciede_module, w, h, 8,
-          NULL) : NULL;
+      ciede[i] = ciede_module ? vh_ciede_gpu_new (gpu, ciede_module, w, h,
+          bpc, NULL) : NULL;
+      /* (deeper pictures convert every pixel already) */
       g_setenv ("VMAFHIP_CIEDE_TABLE", "0", TRUE);
-      ciede_convert[i] = ciede_module ? vh_ciede_gpu_new (gpu, ciede_module,
-          w, h, 8, NULL) : NULL;
+      ciede_convert[i] = ciede_module && bpc == 8 ? vh_ciede_gpu_new (gpu,
+          ciede_module, w, h, 8, NULL) : NULL;
       g_unsetenv ("VMAFHIP_CIEDE_TABLE");
-      ssim[i] = ssim_module ? vh_ssim_gpu_new (gpu, ssim_module, w, h, 8,
+      ssim[i] = ssim_module ? vh_ssim_gpu_new (gpu, ssim_module, w, h, bpc,
           NULL) : NULL;
       ms_ssim[i] = ms_ssim_module ? vh_ms_ssim_gpu_new_family (gpu,
-          ms_ssim_module, w, h, 8, FALSE, NULL) : NULL;
+          ms_ssim_module, w, h, bpc, FALSE, NULL) : NULL;
       ms_ssim_exact[i] = ms_ssim_module ? vh_ms_ssim_gpu_new_family (gpu,
-          ms_ssim_module, w, h, 8, TRUE, NULL) : NULL;
+          ms_ssim_module, w, h, bpc, TRUE, NULL) : NULL;
       psnr_hvs[i] = psnr_hvs_module ? vh_psnr_hvs_gpu_new (gpu,
-          psnr_hvs_module, w, h, 8, NULL) : NULL;
+          psnr_hvs_module, w, h, bpc, NULL) : NULL;
       cambi[i] = have_cambi ? vh_cambi_gpu_new (gpu, cambi_module,
           &cambi_plan, NULL) : NULL;
       speed[i] = speed_module ? vh_speed_gpu_new (gpu, speed_module,
-          &speed_opts, 8, NULL) : NULL;
+          &speed_opts, bpc, NULL) : NULL;
       /* room for any feature's results */
       if (!(sums[i] = vh_gpu_host_alloc (gpu, MAX (sizeof (VhMsSsimSums)
                       + sizeof (VhPsnrHvsSums), vh_speed_gpu_sums_size (w,
@@ -281,7 +293,7 @@ main (int argc, char **argv)
       ssim[0] != NULL, ms_ssim[0] != NULL, psnr_hvs[0] != NULL,
       ciede_convert[0] != NULL, cambi[0] != NULL, speed[0] != NULL,
       ms_ssim_exact[0] != NULL };
-    if (ciede[0] && !vh_ciede_gpu_uses_table (ciede[0]))
+    if (ciede[0] && bpc == 8 && !vh_ciede_gpu_uses_table (ciede[0]))
       printf ("# CIEDE2000: no Lab table (no room for it?)\n");
     for (int feat = 0; feat < N_TIMED; feat++) {
       ms[feat] = ms_flight[feat] = -1;
@@ -393,7 +405,7 @@ main (int argc, char **argv)
     /* (b) engine from system memory, GPU backend vs CPU */
     double engine_fps[2];
     for (int use_gpu = 1; use_gpu >= 0; use_gpu--) {
-      const VhVideoInfo info = { w, h, 8 };
+      const VhVideoInfo info = { w, h, bpc };
       VhEngine *e = vh_engine_new (&info, &error);
       if (use_gpu) {
         VhGpu *g2 = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, &error);
