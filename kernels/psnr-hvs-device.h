@@ -10,15 +10,17 @@
  *
  * While the accumulator s stays in one binade [2^(E-127), 2^(E-126)), each
  * float addition s + v is exact integer arithmetic in units of s's ulp: it
- * adds q = v / ulp rounded to nearest, unless v / ulp lies exactly halfway
- * (a tie: the rounding then depends on s's last bit).  So a run of errors
- * adds the integer sum of its q's, whatever the order, as long as the
- * accumulator's mantissa stays below 2^24 (no new binade) and no tie falls
- * in it.  The kernels give every block (64 errors) and chunk
- * (VH_PSNR_HVS_CHUNK blocks) those sums for three candidate binades, guessed
- * from an approximate running sum; a walker then jumps over whole chunks
- * and blocks whose sums apply, and adds the rest one error at a time in
- * float, as the CPU does.  The guess only decides the speed, never the
+ * adds q = v / ulp rounded to nearest; where v / ulp lies exactly halfway
+ * (a tie) it adds q or q + 1, whichever makes the mantissa even.  So what a
+ * run of errors adds depends only on the accumulator's last bit before it:
+ * two integer sums, one for an even and one for an odd mantissa (a tie
+ * inside the run decided by the parity of the sum so far), as long as the
+ * accumulator's mantissa stays below 2^24 (no new binade).  Runs compose in
+ * order (VhPsnrHvsStep).  The kernels give every block (64 errors) and
+ * chunk (VH_PSNR_HVS_CHUNK blocks) those sums for three candidate binades,
+ * guessed from an approximate running sum; a walker then jumps over whole
+ * chunks and blocks whose sums apply, and adds the rest one error at a time
+ * in float, as the CPU does.  The guess only decides the speed, never the
  * result. */
 #ifndef VH_PSNR_HVS_DEVICE_H
 #define VH_PSNR_HVS_DEVICE_H
@@ -78,17 +80,25 @@
 }
 
 /* A block's (64 errors) or a chunk's sums of quantized errors for three
- * candidate binades: the guessed exponent - 1, itself and + 1. */
+ * candidate binades (the guessed exponent - 1, itself and + 1), each for
+ * an even and an odd accumulator mantissa before it. */
 typedef struct {
-  uint32_t q[3];
+  uint32_t q[3][2];
   uint32_t info;
+  uint32_t pad;
 } VhPsnrHvsBlockSpan;
 
 typedef struct {
-  uint64_t q[3];
+  uint64_t q[3][2];
   uint32_t info;
   uint32_t pad;
 } VhPsnrHvsChunkSpan;
+
+/* What a run of errors adds to the accumulator's mantissa (in its ulps),
+ * t[p] for a mantissa of parity p before it */
+typedef struct {
+  uint64_t t[2];
+} VhPsnrHvsStep;
 
 /* ---- one block ------------------------------------------------------ */
 
@@ -302,10 +312,34 @@ vh_psnr_hvs_quantize (float v, int e, int *tie)
   return (m >> sh) + (rem > half);
 }
 
-/* Adds the quantized v to a span's sums for the candidates around guessed
- * exponent g (an unusable candidate, out of range or tied, is marked) */
+/* Run a, then run b */
+VH_PHVS_FN VhPsnrHvsStep
+vh_psnr_hvs_step_then (VhPsnrHvsStep a, VhPsnrHvsStep b)
+{
+  /* selects, not indexing: a register array indexed at run time would
+   * live in local memory */
+  VhPsnrHvsStep r;
+  r.t[0] = a.t[0] + ((a.t[0] & 1) ? b.t[1] : b.t[0]);
+  r.t[1] = a.t[1] + ((a.t[1] & 1) ? b.t[0] : b.t[1]);
+  return r;
+}
+
+/* A quantize thread's running sums over one block's errors, for the three
+ * candidates: s[k] for an even accumulator mantissa before them, and d[k]
+ * what an odd one adds more: 0 until the first tie, then +1 or -1 (a tie
+ * leaves both mantissas even, and from there both add alike) */
+typedef struct {
+  uint64_t s[3];
+  int32_t d[3];
+} VhPsnrHvsRun;
+
+#define VH_PSNR_HVS_RUN_EMPTY { { 0, 0, 0 }, { 0, 0, 0 } }
+
+/* Adds the quantized v to a run for the candidates around guessed
+ * exponent g (an unusable candidate, out of range, is marked): a tie adds
+ * the even neighbour */
 VH_PHVS_FN void
-vh_psnr_hvs_span_add (uint64_t q[3], uint32_t *info, float v, uint32_t g)
+vh_psnr_hvs_span_add (VhPsnrHvsRun *run, uint32_t *info, float v, uint32_t g)
 {
   if (v != 0)
     *info &= ~VH_PSNR_HVS_ZERO;
@@ -316,9 +350,25 @@ vh_psnr_hvs_span_add (uint64_t q[3], uint32_t *info, float v, uint32_t g)
       *info |= 1u << k;
       continue;
     }
-    q[k] += vh_psnr_hvs_quantize (v, e, &tie);
-    if (tie)
-      *info |= 1u << k;
+    const uint64_t r = vh_psnr_hvs_quantize (v, e, &tie);
+    if (tie) {
+      const uint64_t odd = (run->s[k] + r) & 1;
+      if (run->d[k] == 0)
+        run->d[k] = odd ? -1 : 1;
+      run->s[k] += r + odd;
+    } else {
+      run->s[k] += r;
+    }
+  }
+}
+
+/* A run's sums for an even and for an odd mantissa before it */
+VH_PHVS_FN void
+vh_psnr_hvs_run_sums (const VhPsnrHvsRun *run, uint64_t q[3][2])
+{
+  for (int k = 0; k < 3; k++) {
+    q[k][0] = run->s[k];
+    q[k][1] = run->s[k] + (uint64_t) (int64_t) run->d[k];
   }
 }
 
@@ -329,49 +379,73 @@ vh_psnr_hvs_span_add (uint64_t q[3], uint32_t *info, float v, uint32_t g)
  * work). */
 VH_PHVS_FN void
 vh_psnr_hvs_quantize_value (float v, uint32_t g_block, uint32_t g_chunk,
-    uint64_t qb[3], uint32_t *ib, uint64_t qc[3], uint32_t *ic)
+    VhPsnrHvsRun *qb, uint32_t *ib, VhPsnrHvsRun *qc, uint32_t *ic)
 {
   vh_psnr_hvs_span_add (qb, ib, v, g_block);
   if (g_chunk != g_block)
     vh_psnr_hvs_span_add (qc, ic, v, g_chunk);
 }
 
-/* Two threads' chunk parts combined: ties and unusable candidates of
- * either, zero if both */
+/* Two consecutive parts of a chunk joined: unusable candidates of either,
+ * zero if both */
 VH_PHVS_FN uint32_t
 vh_psnr_hvs_info_join (uint32_t a, uint32_t b)
 {
   return ((a | b) & 7) | (a & b & VH_PSNR_HVS_ZERO);
 }
 
-/* After a block's 64 errors: its span, and the chunk's part completed */
+/* Two consecutive parts of a chunk's sums joined, in their order: a's
+ * sums become a then b */
 VH_PHVS_FN void
-vh_psnr_hvs_quantize_end (const uint64_t qb[3], uint32_t ib,
+vh_psnr_hvs_chunk_join (uint64_t a[3][2], uint32_t *ia, uint64_t b[3][2],
+    uint32_t ib)
+{
+  for (int k = 0; k < 3; k++) {
+    VhPsnrHvsStep x, y;
+    x.t[0] = a[k][0];
+    x.t[1] = a[k][1];
+    y.t[0] = b[k][0];
+    y.t[1] = b[k][1];
+    const VhPsnrHvsStep r = vh_psnr_hvs_step_then (x, y);
+    a[k][0] = r.t[0];
+    a[k][1] = r.t[1];
+  }
+  *ia = vh_psnr_hvs_info_join (*ia, ib);
+}
+
+/* After a block's 64 errors: its span, and the chunk's part completed (a
+ * thread's chunk part is its one block's errors: when the guesses are the
+ * same, the block's run) */
+VH_PHVS_FN void
+vh_psnr_hvs_quantize_end (const VhPsnrHvsRun *qb, uint32_t ib,
     uint32_t g_block, uint32_t g_chunk, VhPsnrHvsBlockSpan *block,
-    uint64_t qc[3], uint32_t *ic)
+    VhPsnrHvsRun *qc, uint32_t *ic)
 {
   if (g_chunk == g_block) {
-    for (int k = 0; k < 3; k++)
-      qc[k] += qb[k];
+    *qc = *qb;
     *ic = vh_psnr_hvs_info_join (*ic, ib);
   }
+  uint64_t q[3][2];
+  vh_psnr_hvs_run_sums (qb, q);
   for (int k = 0; k < 3; k++)
-    block->q[k] = (uint32_t) qb[k];
+    for (int p = 0; p < 2; p++)
+      block->q[k][p] = (uint32_t) q[k][p];
   block->info = ib;
+  block->pad = 0;
 }
 
 /* One quantize thread: block b's spans around its own guess g_block, and
  * its part of the chunk's sums around the chunk's guess g_chunk */
 VH_PHVS_FN void
 vh_psnr_hvs_quantize_block (const float v[64], uint32_t g_block,
-    uint32_t g_chunk, VhPsnrHvsBlockSpan *block, uint64_t qc[3],
+    uint32_t g_chunk, VhPsnrHvsBlockSpan *block, VhPsnrHvsRun *qc,
     uint32_t *ic)
 {
-  uint64_t qb[3] = { 0, 0, 0 };
+  VhPsnrHvsRun qb = VH_PSNR_HVS_RUN_EMPTY;
   uint32_t ib = VH_PSNR_HVS_ZERO | g_block << 8;
   for (int k = 0; k < 64; k++)
-    vh_psnr_hvs_quantize_value (v[k], g_block, g_chunk, qb, &ib, qc, ic);
-  vh_psnr_hvs_quantize_end (qb, ib, g_block, g_chunk, block, qc, ic);
+    vh_psnr_hvs_quantize_value (v[k], g_block, g_chunk, &qb, &ib, qc, ic);
+  vh_psnr_hvs_quantize_end (&qb, ib, g_block, g_chunk, block, qc, ic);
 }
 
 /* The walker's state: the running sum, and its mantissa and exponent */
@@ -391,23 +465,28 @@ vh_psnr_hvs_acc (float s)
   return a;
 }
 
-/* What a span adds to the accumulator, in its ulps; more than
- * VH_PSNR_HVS_MANT_MAX when its sums do not apply (it then goes one level
- * finer).  Zero spans apply always; otherwise the accumulator must be a
- * normal float in a usable candidate binade. */
-VH_PHVS_FN uint64_t
-vh_psnr_hvs_span_step (const VhPsnrHvsAcc *a, const uint64_t q[3],
+/* What a span adds to the accumulator, in its ulps, for either parity;
+ * more than VH_PSNR_HVS_MANT_MAX when its sums do not apply (it then goes
+ * one level finer).  Zero spans apply always; otherwise the accumulator
+ * must be a normal float in a usable candidate binade (the accumulator at
+ * the start of the walker's round: the spans that fit keep its binade). */
+VH_PHVS_FN VhPsnrHvsStep
+vh_psnr_hvs_span_step (const VhPsnrHvsAcc *a, const uint64_t (*q)[2],
     uint32_t info)
 {
   const uint64_t no = (uint64_t) 1 << 40;
+  VhPsnrHvsStep r;
+  r.t[0] = r.t[1] = 0;
   if (info & VH_PSNR_HVS_ZERO)
-    return 0;
-  if (a->exp == 0)
-    return no;
+    return r;
   const int k = (int) a->exp - (int) ((info >> 8) & 255) + 1;
-  if (k < 0 || k > 2 || (info & (1u << k)))
-    return no;
-  return q[k];
+  if (a->exp == 0 || k < 0 || k > 2 || (info & (1u << k))) {
+    r.t[0] = r.t[1] = no;
+    return r;
+  }
+  r.t[0] = q[k][0];
+  r.t[1] = q[k][1];
+  return r;
 }
 
 /* The accumulator after adding `step` ulps (mant + step < 2^24 checked) */
@@ -440,9 +519,11 @@ vh_psnr_hvs_blocks_across (unsigned width)
 
 #ifdef __cplusplus
 /* The walk over one plane's chunks, then blocks, then errors.  Team runs
- * one round: given n (<= VH_PSNR_HVS_LANES) spans' steps (step (i), i < n),
- * it returns the first i whose running total no longer fits the mantissa
- * (n if all fit) and in *total what the spans before it add.  On the GPU
+ * one round: given n (<= VH_PSNR_HVS_LANES) spans' steps (step (i), i < n,
+ * each a VhPsnrHvsStep), it returns the first i whose running total
+ * (vh_psnr_hvs_step_then in order, taken for the mantissa's parity) no
+ * longer fits the mantissa (n if all fit) and in *total what the spans
+ * before it add.  On the GPU
  * every thread of the walker block runs this with the same values, the
  * team being the block's threads; the host emulation is one thread. */
 template <class Team>
@@ -478,7 +559,8 @@ vh_psnr_hvs_walk (Team &team, const VhPsnrHvsChunkSpan *chunks,
       const unsigned fb = team.round (nb, a.mant, &t,
           [&] (unsigned i) {
             const VhPsnrHvsBlockSpan *sp = &blocks[b + i];
-            const uint64_t q[3] = { sp->q[0], sp->q[1], sp->q[2] };
+            const uint64_t q[3][2] = { { sp->q[0][0], sp->q[0][1] },
+              { sp->q[1][0], sp->q[1][1] }, { sp->q[2][0], sp->q[2][1] } };
             return vh_psnr_hvs_span_step (&a, q, sp->info);
           });
       a = vh_psnr_hvs_acc_add (a, t);

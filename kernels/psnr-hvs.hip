@@ -132,7 +132,7 @@ vh_psnr_hvs_errors_16bit (const VhPsnrHvsParams p)
 VH_KERNEL void __launch_bounds__ (THREADS)
 vh_psnr_hvs_quantize (const VhPsnrHvsParams p)
 {
-  __shared__ unsigned long long q[3][THREADS];
+  __shared__ uint64_t q[THREADS][3][2];
   __shared__ unsigned int info[THREADS];
   __shared__ double part[THREADS], before[THREADS];
   const unsigned int gc = blockIdx.x, t = threadIdx.x;
@@ -158,40 +158,38 @@ vh_psnr_hvs_quantize (const VhPsnrHvsParams p)
   }
   __syncthreads ();
   const uint32_t g_chunk = vh_psnr_hvs_guess (pre);
-  uint64_t qc[3] = { 0, 0, 0 };
+  VhPsnrHvsRun qc = VH_PSNR_HVS_RUN_EMPTY;
   uint32_t ic = VH_PSNR_HVS_ZERO;
   if (local < p.n_blocks[pl]) {
     const uint32_t g_block = vh_psnr_hvs_guess (before[t]);
-    uint64_t qb[3] = { 0, 0, 0 };
+    VhPsnrHvsRun qb = VH_PSNR_HVS_RUN_EMPTY;
     uint32_t ib = VH_PSNR_HVS_ZERO | g_block << 8;
     /* streamed: no copy of the 64 errors in local memory */
     const float4 *in = (const float4 *) (p.values + (size_t) b * 64);
     for (int k = 0; k < 16; k++) {
       const float4 f = in[k];
-      vh_psnr_hvs_quantize_value (f.x, g_block, g_chunk, qb, &ib, qc, &ic);
-      vh_psnr_hvs_quantize_value (f.y, g_block, g_chunk, qb, &ib, qc, &ic);
-      vh_psnr_hvs_quantize_value (f.z, g_block, g_chunk, qb, &ib, qc, &ic);
-      vh_psnr_hvs_quantize_value (f.w, g_block, g_chunk, qb, &ib, qc, &ic);
+      vh_psnr_hvs_quantize_value (f.x, g_block, g_chunk, &qb, &ib, &qc, &ic);
+      vh_psnr_hvs_quantize_value (f.y, g_block, g_chunk, &qb, &ib, &qc, &ic);
+      vh_psnr_hvs_quantize_value (f.z, g_block, g_chunk, &qb, &ib, &qc, &ic);
+      vh_psnr_hvs_quantize_value (f.w, g_block, g_chunk, &qb, &ib, &qc, &ic);
     }
-    vh_psnr_hvs_quantize_end (qb, ib, g_block, g_chunk, &p.blocks[b], qc,
+    vh_psnr_hvs_quantize_end (&qb, ib, g_block, g_chunk, &p.blocks[b], &qc,
         &ic);
   }
-  for (int k = 0; k < 3; k++)
-    q[k][t] = qc[k];
+  vh_psnr_hvs_run_sums (&qc, q[t]);
   info[t] = ic;
   __syncthreads ();
-  for (unsigned int s = VH_PSNR_HVS_CHUNK / 2; s > 0; s /= 2) {
-    if (t < s) {
-      for (int k = 0; k < 3; k++)
-        q[k][t] += q[k][t + s];
-      info[t] = vh_psnr_hvs_info_join (info[t], info[t + s]);
-    }
+  /* the blocks' parts joined in their order (the sums depend on it) */
+  for (unsigned int s = 1; s < VH_PSNR_HVS_CHUNK; s *= 2) {
+    if (t % (2 * s) == 0)
+      vh_psnr_hvs_chunk_join (q[t], &info[t], q[t + s], info[t + s]);
     __syncthreads ();
   }
   if (t == 0) {
     VhPsnrHvsChunkSpan span;
     for (int k = 0; k < 3; k++)
-      span.q[k] = q[k][0];
+      for (int r = 0; r < 2; r++)
+        span.q[k][r] = q[0][k][r];
     span.info = info[0] | g_chunk << 8;
     span.pad = 0;
     p.chunks[gc] = span;
@@ -212,17 +210,25 @@ struct Team {
   round (unsigned int n, uint32_t mant, uint64_t *total, Step step)
   {
     const unsigned int t = threadIdx.x;
-    unsigned long long scan = t < n ? step (t) : 0;
+    VhPsnrHvsStep scan = { { 0, 0 } };
+    if (t < n)
+      scan = step (t);
+    /* the spans joined in order: an inclusive scan */
     for (unsigned int off = 1; off < 32; off *= 2) {
-      const unsigned long long add = __shfl_up_sync (0xffffffffu, scan, off);
+      VhPsnrHvsStep before;
+      before.t[0] = __shfl_up_sync (0xffffffffu,
+          (unsigned long long) scan.t[0], off);
+      before.t[1] = __shfl_up_sync (0xffffffffu,
+          (unsigned long long) scan.t[1], off);
       if (t >= off)
-        scan += add;
+        scan = vh_psnr_hvs_step_then (before, scan);
     }
+    const unsigned long long own = (mant & 1) ? scan.t[1] : scan.t[0];
     /* the totals only grow: the spans that fit are a prefix */
     const unsigned int fits = __ballot_sync (0xffffffffu,
-        t < n && mant + scan <= VH_PSNR_HVS_MANT_MAX);
+        t < n && mant + own <= VH_PSNR_HVS_MANT_MAX);
     const unsigned int lo = __popc (fits);
-    const unsigned long long at = __shfl_sync (0xffffffffu, scan,
+    const unsigned long long at = __shfl_sync (0xffffffffu, own,
         lo ? lo - 1 : 0);
     *total = lo ? at : 0;
     return lo;
@@ -249,7 +255,7 @@ struct Team {
  * one span, the running totals are a shared scan, and all threads return
  * the same values. */
 struct Team {
-  unsigned long long *scan;
+  VhPsnrHvsStep *scan;
   VhPsnrHvsAcc *acc;
   float *vals;
 
@@ -258,24 +264,28 @@ struct Team {
   round (unsigned int n, uint32_t mant, uint64_t *total, Step step)
   {
     const unsigned int t = threadIdx.x;
-    scan[t] = t < n ? step (t) : 0;
+    const VhPsnrHvsStep none = { { 0, 0 } };
+    scan[t] = t < n ? step (t) : none;
     __syncthreads ();
+    /* the spans joined in order: an inclusive scan */
     for (unsigned int off = 1; off < VH_PSNR_HVS_LANES; off *= 2) {
-      const unsigned long long add = t >= off ? scan[t - off] : 0;
+      const VhPsnrHvsStep before = t >= off ? scan[t - off] : none;
       __syncthreads ();
-      scan[t] += add;
+      if (t >= off)
+        scan[t] = vh_psnr_hvs_step_then (before, scan[t]);
       __syncthreads ();
     }
     /* the totals only grow: the spans that fit are a prefix */
+    const unsigned int par = mant & 1;
     unsigned int lo = 0, hi = n;
     while (lo < hi) {
       const unsigned int mid = (lo + hi) / 2;
-      if (mant + scan[mid] <= VH_PSNR_HVS_MANT_MAX)
+      if (mant + scan[mid].t[par] <= VH_PSNR_HVS_MANT_MAX)
         lo = mid + 1;
       else
         hi = mid;
     }
-    *total = lo ? scan[lo - 1] : 0;
+    *total = lo ? scan[lo - 1].t[par] : 0;
     __syncthreads ();
     return lo;
   }
@@ -305,7 +315,7 @@ vh_psnr_hvs_walk (const VhPsnrHvsParams p)
 #if defined(VH_GPU_NVIDIA)
   Team team = { vals };
 #else
-  __shared__ unsigned long long scan[VH_PSNR_HVS_LANES];
+  __shared__ VhPsnrHvsStep scan[VH_PSNR_HVS_LANES];
   __shared__ VhPsnrHvsAcc acc;
   Team team = { scan, &acc, vals };
 #endif

@@ -18,8 +18,8 @@ typedef struct {
 
 G_STATIC_ASSERT (sizeof (PsnrHvsParams) == 176);
 G_STATIC_ASSERT (offsetof (PsnrHvsParams, values) == 128);
-G_STATIC_ASSERT (sizeof (VhPsnrHvsBlockSpan) == 16);
-G_STATIC_ASSERT (sizeof (VhPsnrHvsChunkSpan) == 32);
+G_STATIC_ASSERT (sizeof (VhPsnrHvsBlockSpan) == 32);
+G_STATIC_ASSERT (sizeof (VhPsnrHvsChunkSpan) == 56);
 
 struct VhPsnrHvsGpu {
   VhGpu *gpu;

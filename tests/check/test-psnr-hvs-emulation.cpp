@@ -32,17 +32,17 @@ struct HostTeam {
   unsigned
   round (unsigned n, uint32_t mant, uint64_t *total, Step step)
   {
-    uint64_t run = 0;
+    VhPsnrHvsStep run = { { 0, 0 } };
     rounds++;
     for (unsigned i = 0; i < n; i++) {
-      const uint64_t next = run + step (i);
-      if (mant + next > VH_PSNR_HVS_MANT_MAX) {
-        *total = run;
+      const VhPsnrHvsStep next = vh_psnr_hvs_step_then (run, step (i));
+      if (mant + next.t[mant & 1] > VH_PSNR_HVS_MANT_MAX) {
+        *total = run.t[mant & 1];
         return i;
       }
       run = next;
     }
-    *total = run;
+    *total = run.t[mant & 1];
     return n;
   }
 
@@ -118,31 +118,28 @@ emulate_quantize (Frame &f)
       run += x;
     }
     const uint32_t g_chunk = vh_psnr_hvs_guess (pre);
-    uint64_t q[3][VH_PSNR_HVS_CHUNK];
+    uint64_t q[VH_PSNR_HVS_CHUNK][3][2];
     uint32_t info[VH_PSNR_HVS_CHUNK];
     for (unsigned t = 0; t < VH_PSNR_HVS_CHUNK; t++) {
-      uint64_t qc[3] = { 0, 0, 0 };
+      VhPsnrHvsRun qc = VH_PSNR_HVS_RUN_EMPTY;
       uint32_t ic = VH_PSNR_HVS_ZERO;
       const unsigned local = first + t;
       if (local < f.n_blocks[pl]) {
         const unsigned b = f.first_block[pl] + local;
         vh_psnr_hvs_quantize_block (&f.values[(size_t) b * 64],
-            vh_psnr_hvs_guess (before[t]), g_chunk, &f.blocks[b], qc, &ic);
+            vh_psnr_hvs_guess (before[t]), g_chunk, &f.blocks[b], &qc, &ic);
       }
-      for (int k = 0; k < 3; k++)
-        q[k][t] = qc[k];
+      vh_psnr_hvs_run_sums (&qc, q[t]);
       info[t] = ic;
     }
-    for (unsigned s = VH_PSNR_HVS_CHUNK / 2; s > 0; s /= 2) {
-      for (unsigned t = 0; t < s; t++) {
-        for (int k = 0; k < 3; k++)
-          q[k][t] += q[k][t + s];
-        info[t] = vh_psnr_hvs_info_join (info[t], info[t + s]);
-      }
-    }
+    /* the blocks' parts joined in their order, as the kernel's tree */
+    for (unsigned s = 1; s < VH_PSNR_HVS_CHUNK; s *= 2)
+      for (unsigned t = 0; t + s < VH_PSNR_HVS_CHUNK; t += 2 * s)
+        vh_psnr_hvs_chunk_join (q[t], &info[t], q[t + s], info[t + s]);
     VhPsnrHvsChunkSpan span;
     for (int k = 0; k < 3; k++)
-      span.q[k] = q[k][0];
+      for (int r = 0; r < 2; r++)
+        span.q[k][r] = q[0][k][r];
     span.info = info[0] | g_chunk << 8;
     span.pad = 0;
     f.chunks[gc] = span;
@@ -411,6 +408,16 @@ check_walker (unsigned n_blocks, unsigned seed, int kind)
     failures++;
     std::printf ("  MISMATCH walker kind %d, %u blocks: %.9g, float loop "
         "%.9g\n", kind, n_blocks, got, want);
+  }
+  /* ties are carried in the sums (by the running mantissa's parity), not
+   * walked: powers of two and values spread over many binades, nearly all
+   * of them ties somewhere, walk only around the binade crossings (with
+   * ties walked, 464 of 700 and 669 of 700 blocks) */
+  if ((kind == 1 || kind == 3) && n_blocks >= 700
+      && team.blocks * 20 > n_blocks) {
+    failures++;
+    std::printf ("  walker kind %d, %u blocks: %u walked one error at a "
+        "time (ties not carried?)\n", kind, n_blocks, team.blocks);
   }
 }
 
