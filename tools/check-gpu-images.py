@@ -18,8 +18,7 @@ image is compared with ours as a second opinion.
 usage: check-gpu-images.py [--amd gfx900,gfx906 [--amd gfx942,...]]
                            [--nvidia sm_80,sm_90,compute_90]
                            [--modules probe,...] FILE
---amd may be given once per AMD image of a module (hipcc's and clang-19's);
-LIST#N says that only N of the modules have an image for that list.
+--amd may be given once per AMD image of a module (hipcc's and clang-19's).
 Exit status 0 when every image found carries exactly one expected target
 list and there is one image per module for each list; 1 otherwise.
 """
@@ -191,17 +190,8 @@ def main():
     args = parser.parse_args()
 
     # one expected target list per image of a module
-    wanted_count = {}
-    amd_groups = []
-    for g in args.amd:
-        targets, _, count = g.partition("#")
-        group = sorted(t for t in targets.split(",") if t)
-        if group:
-            amd_groups.append(group)
-            if count:
-                wanted_count[("amd", len(amd_groups) - 1)] = int(count)
     groups = {
-        "amd": amd_groups,
+        "amd": [sorted(t for t in g.split(",") if t) for g in args.amd],
         "nvidia": [sorted(t for t in args.nvidia.split(",") if t)],
     }
     for kind in groups:
@@ -230,11 +220,10 @@ def main():
                 failures.append(f"{label}: vendor tool disagrees ({', '.join(other)})")
 
     for kind in ("amd", "nvidia"):
-        for n, (group, count) in enumerate(zip(groups[kind], counts[kind])):
-            want = wanted_count.get((kind, n), len(modules))
-            if modules and count != want:
+        for group, count in zip(groups[kind], counts[kind]):
+            if modules and count != len(modules):
                 failures.append(f"{count} {kind} image(s) for {', '.join(group)} found, "
-                                f"expected {want} (modules: {', '.join(modules)})")
+                                f"expected {len(modules)} (modules: {', '.join(modules)})")
             elif not modules and count == 0:
                 failures.append(f"no {kind} image found for {', '.join(group)}")
 
