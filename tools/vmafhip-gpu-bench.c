@@ -1,7 +1,7 @@
 /* vmafhip-gpu-bench — GPU throughput of the vmafhip kernels and backend.
  *
  *   vmafhip-gpu-bench [--frames N] [--sizes 1920x1080,3840x2160]
- *                     [--depth 8|10|12]
+ *                     [--depth 8|10|12] [--strength 0..8]
  *
  * Per size (4:2:0 synthetic content, 8-bit unless --depth, rendered before
  * timing):
@@ -67,7 +67,7 @@ now_s (void)
 int
 main (int argc, char **argv)
 {
-  int n_frames = 600, depth = 8;
+  int n_frames = 600, depth = 8, strength = 3;
   char *sizes = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames per run (600)", "N"},
@@ -75,6 +75,9 @@ main (int argc, char **argv)
         "Comma-separated sizes (1920x1080,3840x2160)", "LIST"},
     {"depth", 0, 0, G_OPTION_ARG_INT, &depth,
         "Bits per sample: 8, 10 or 12 (8; CAMBI is timed at 8 only)", "N"},
+    {"strength", 0, 0, G_OPTION_ARG_INT, &strength,
+        "Distortion of the synthetic pictures, 0 (none) to 8 (heavy) (3)",
+        "N"},
     {NULL, 0, 0, 0, NULL, NULL, NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- vmafhip GPU benchmark");
@@ -87,6 +90,10 @@ main (int argc, char **argv)
     fprintf (stderr, "vmafhip-gpu-bench: --depth %d: 8, 10 or 12\n", depth);
     return 2;
   }
+  if (strength < 0 || strength > 8) {
+    fprintf (stderr, "vmafhip-gpu-bench: --strength %d: 0 to 8\n", strength);
+    return 2;
+  }
   const unsigned bpc = (unsigned) depth, bytes = bpc > 8 ? 2 : 1;
 
   VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, &error);
@@ -94,9 +101,9 @@ main (int argc, char **argv)
     printf ("no usable GPU: %s\n", error->message);
     return 77;
   }
-  printf ("# %s %s (%s); %u-bit 4:2:0 synthetic content; %d frames per run\n",
-      vh_gpu_vendor_name (gpu), vh_gpu_device_name (gpu), vh_gpu_arch (gpu),
-      bpc, n_frames);
+  printf ("# %s %s (%s); %u-bit 4:2:0 synthetic content, distortion %d; %d "
+      "frames per run\n", vh_gpu_vendor_name (gpu), vh_gpu_device_name (gpu),
+      vh_gpu_arch (gpu), bpc, strength, n_frames);
   VhGpuModule *motion_module = vh_gpu_module_load_embedded (gpu,
       &vh_kernel_motion, &error);
   /* CIEDE2000 (timed alone below): NULL where this build has no kernels
@@ -135,7 +142,7 @@ main (int argc, char **argv)
     VhGpuStream *upload = vh_gpu_stream_new (gpu, &error);
     for (unsigned i = 0; i < DISTINCT; i++) {
       VhPicture r, d;
-      vh_synth_render (synth, i, 3, &r, &d);
+      vh_synth_render (synth, i, (unsigned) strength, &r, &d);
       /* luma, then Cb and Cr (half size, the same pitch) */
       const size_t chroma_at[3] = { 0, pitch * h, pitch * h
             + pitch * (h / 2) };
