@@ -454,22 +454,31 @@ vh_ciedeg_atan2f (float y, float x)
   return copysignf (t, y);
 }
 
+/* (float) (x + 2 pi) or (float) (x - 2 pi) with 2 pi a double, as
+ * libvmaf's wraps of hue angles compute it, in float: x + 2 pi's float, its
+ * rounding error (Knuth's two-sum), then the rest of 2 pi.  Equal to the
+ * double's rounding on every float in (-2 pi, 4 pi) but +-4.1e-7 (checked
+ * exhaustively), which no wrap adds to. */
+VH_CIEDE_FN float
+vh_ciedeg_wrap (float x, int up)
+{
+  const float two_pi = 6.28318548f;
+  const float h = up ? x : -x;
+  const float t = h + two_pi, bv = t - h, av = t - bv;
+  const float e = (h - av) + (two_pi - bv);
+  const float r = t + (e - 1.74845553e-7f);
+  return up ? r : -r;
+}
+
 /* hue angle for the GPU: the float atan2 above; as libvmaf, an angle
- * below 0 is moved up by 2 pi and rounded to a float */
+ * below 0 is moved up by 2 pi */
 VH_CIEDE_FN float
 vh_ciedeg_hue (float x, float y)
 {
   if (x == 0.0f && y == 0.0f)
     return 0.0f;
   const float h = vh_ciedeg_atan2f (x, y);
-  if (h >= 0.0f)
-    return h;
-  /* (float) (h + 2 pi), correctly rounded in float: h + 2 pi's float, its
-   * rounding error (Knuth's two-sum), then the rest of 2 pi */
-  const float two_pi = 6.28318548f;
-  const float t = h + two_pi, bv = t - h, av = t - bv;
-  const float e = (h - av) + (two_pi - bv);
-  return t + (e - 1.74845553e-7f);
+  return h >= 0.0f ? h : vh_ciedeg_wrap (h, 1);
 }
 
 /* sine and cosine of |x| <= pi/2 in float: Taylor to x^13 / x^14 (error
@@ -506,10 +515,8 @@ vh_ciedeg_cosf (float x)
 VH_CIEDE_FN float
 vh_ciedeg_weight_t (float h)
 {
-  /* h - 2 pi for h >= pi (h is below 3 pi): h less 2 pi's float is exact
-   * (Sterbenz), then the rest of 2 pi */
-  const float w = (h >= 3.14159274f ? (h - 6.28318548f) + 1.74845553e-7f
-      : h) * 0.5f;
+  /* h - 2 pi for h >= pi (h is below 3 pi) */
+  const float w = (h >= 3.14159274f ? vh_ciedeg_wrap (h, 0) : h) * 0.5f;
   const float hs = vh_ciedeg_sinf (w), hc = vh_ciedeg_cosf (w);
   const float c1 = fmaf (hc, hc, -hs * hs), s1 = 2.0f * hs * hc;
   const float c2 = fmaf (2.0f * c1, c1, -1.0f), s2 = 2.0f * s1 * c1;
@@ -580,19 +587,18 @@ vh_ciedeg_delta_e_chroma (VhLab p, VhLab q, float c1, float c2)
   const float sc = fmaf (0.045f, cp_bar, 1.0f);
   const float h1 = vh_ciedeg_hue (p.b, a1);
   const float h2 = vh_ciedeg_hue (q.b, a2);
-  /* libvmaf's hue difference and mean, in float: its tests against pi,
-   * the wraps by 2 pi as 2 pi's float less the rest */
+  /* libvmaf's hue difference and mean, in float (its tests against pi,
+   * its wraps by 2 pi) */
   float dh = 0.0f;
   if (c1 != 0.0f && c2 != 0.0f) {
     dh = h2 - h1;
     if (fabsf (dh) > VH_CIEDE_PI_BELOW)
-      dh = (dh + (h2 <= h1 ? 6.28318548f : -6.28318548f))
-          + (h2 <= h1 ? -1.74845553e-7f : 1.74845553e-7f);
+      dh = vh_ciedeg_wrap (dh, h2 <= h1);
   }
   const float d_hue = 2.0f * sqrtf (cp1 * cp2) * vh_ciedeg_sinf (dh * 0.5f);
   float h_bar = h1 + h2;
   if (fabsf (h1 - h2) > VH_CIEDE_PI_BELOW)
-    h_bar = (h_bar + 6.28318548f) - 1.74845553e-7f;
+    h_bar = vh_ciedeg_wrap (h_bar, 1);
   h_bar *= 0.5f;
   const float sh = fmaf (0.015f * cp_bar, vh_ciedeg_weight_t (h_bar), 1.0f);
   const float rt = vh_ciedeg_rotation (cp_bar, h_bar);
