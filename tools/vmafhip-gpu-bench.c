@@ -274,10 +274,8 @@ main (int argc, char **argv)
       ciede[i] = ciede_module ? vh_ciede_gpu_new (gpu, ciede_module, w, h,
           bpc, NULL) : NULL;
       /* (deeper pictures convert every pixel already) */
-      g_setenv ("VMAFHIP_CIEDE_TABLE", "0", TRUE);
-      ciede_convert[i] = ciede_module && bpc == 8 ? vh_ciede_gpu_new (gpu,
-          ciede_module, w, h, 8, NULL) : NULL;
-      g_unsetenv ("VMAFHIP_CIEDE_TABLE");
+      ciede_convert[i] = ciede_module && bpc == 8 ? vh_ciede_gpu_new_table
+          (gpu, ciede_module, w, h, 8, FALSE, NULL) : NULL;
       ssim[i] = ssim_module ? vh_ssim_gpu_new (gpu, ssim_module, w, h, bpc,
           NULL) : NULL;
       ms_ssim[i] = ms_ssim_module ? vh_ms_ssim_gpu_new_family (gpu,

@@ -63,17 +63,14 @@ fill_table (VhGpu *gpu, VhGpuPtr mem, void *data, GError **error)
   return ok;
 }
 
-/* The table (*table), or 0 with VMAFHIP_CIEDE_TABLE=0 (to compare the two
- * kernels) or where the device has no room for it: then every pixel is
- * converted.  A table that could not be written is a GPU fault: FALSE. */
+/* The table (*table), or 0 where the device has no room for it: then
+ * every pixel is converted.  A table that could not be written is a GPU
+ * fault: FALSE. */
 static gboolean
 acquire_table (VhGpu *gpu, VhGpuModule *module, VhGpuPtr *table,
     GError **error)
 {
-  const char *env = g_getenv ("VMAFHIP_CIEDE_TABLE");
   *table = 0;
-  if (env && strcmp (env, "0") == 0)
-    return TRUE;
   TableFill fill = { module, FALSE };
   GError *local = NULL;
   *table = vh_gpu_table_acquire (gpu, CIEDE_TABLE_NAME, CIEDE_TABLE_SIZE,
@@ -95,6 +92,15 @@ VhCiedeGpu *
 vh_ciede_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
     unsigned height, unsigned bpc, GError **error)
 {
+  const char *env = g_getenv ("VMAFHIP_CIEDE_TABLE");
+  return vh_ciede_gpu_new_table (gpu, module, width, height, bpc,
+      !env || strcmp (env, "0") != 0, error);
+}
+
+VhCiedeGpu *
+vh_ciede_gpu_new_table (VhGpu *gpu, VhGpuModule *module, unsigned width,
+    unsigned height, unsigned bpc, gboolean use_table, GError **error)
+{
   if (!gpu || !module || !width || !height || (guint64) width * height
       > G_MAXUINT32) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
@@ -103,7 +109,7 @@ vh_ciede_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
     return NULL;
   }
   VhGpuPtr table = 0;
-  if (bpc == 8 && !acquire_table (gpu, module, &table, error))
+  if (bpc == 8 && use_table && !acquire_table (gpu, module, &table, error))
     return NULL;
   VhGpuFunction *kernel = vh_gpu_function (module, table
       ? "vh_ciede_8bit_table" : bpc == 8 ? "vh_ciede_8bit" : "vh_ciede_16bit",

@@ -28,6 +28,11 @@ typedef struct VhCiedeGpu VhCiedeGpu;
 
 VhCiedeGpu *vh_ciede_gpu_new (VhGpu *gpu, VhGpuModule *module,
     unsigned width, unsigned height, unsigned bpc, GError **error);
+/* The same, the 8-bit table asked for or not (VMAFHIP_CIEDE_TABLE is what
+ * _new passes here) */
+VhCiedeGpu *vh_ciede_gpu_new_table (VhGpu *gpu, VhGpuModule *module,
+    unsigned width, unsigned height, unsigned bpc, gboolean use_table,
+    GError **error);
 void vh_ciede_gpu_free (VhCiedeGpu *ctx);
 /* Whether ctx looks colours up in the shared 8-bit Lab table. */
 gboolean vh_ciede_gpu_uses_table (const VhCiedeGpu *ctx);
