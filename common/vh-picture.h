@@ -43,6 +43,10 @@ typedef struct VhPicture {
    * CUcontext of another user of the GPU, e.g. an upstream decoder's);
    * NULL when it is the engine's own. */
   void *device_context;
+  /* VH_PICTURE_DEVICE references only: work on this picture already done
+   * on the GPU, which the GPU backend reads instead of redoing (a
+   * VhGpuRefShare, common/gpu/gpu-picture.h); NULL: none. */
+  const void *device_share;
 } VhPicture;
 
 /* Sample accessors for code that is not performance-critical. */

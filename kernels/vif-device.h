@@ -75,6 +75,11 @@ typedef struct VhVifLevelParams {
   uint64_t next_ref, next_dis;  /* level s+1 (uint16), 0 at scale 3 */
   uint64_t log2_table;          /* uint16 T[32768..65535] (vh_vif_log2_table) */
   uint64_t sums;                /* int64 [4] of this scale, zeroed before */
+  uint64_t ref_stats;           /* the reference's share (VhVifRefStat per
+                                 * pixel, VH_VIF_TILE_W x VH_VIF_TILE_H per
+                                 * block in the kernels' own order):
+                                 * written by the reference part, read by
+                                 * the distorted part; 0 otherwise */
   double enhn_gain_limit;
   uint32_t width, height;       /* this level */
   uint32_t ref_pitch, dis_pitch;  /* this level, in samples */
@@ -86,7 +91,24 @@ typedef struct VhVifLevelParams {
                                  * for 8-bit), else 16 */
   uint32_t sub_shift;           /* vertical subsample: bpc at scale 0, else 16 */
   uint32_t do_stats;            /* 0: build the next level only (skipped scale) */
+  uint32_t reserved[2];
 } VhVifLevelParams;
+
+/* The reference's share of one pixel's statistic, written once by the
+ * reference part of a scale and read by the distorted part of each
+ * picture scored against it: μ₁ (the horizontal sum) and σ₁². */
+typedef struct VhVifRefStat {
+  uint32_t mu1;
+  int32_t sigma1_sq;
+} VhVifRefStat;
+
+/* Which share of a scale a kernel computes: both pictures' (one pair), the
+ * reference's alone (μ₁, σ₁² and its next level, for several distorted
+ * pictures), or the distorted picture's with the reference's share read
+ * back (μ₂, σ₂², σ₁₂, the statistic and its next level). */
+#define VH_VIF_PART_PAIR 0
+#define VH_VIF_PART_REF 1
+#define VH_VIF_PART_DIS 2
 
 #ifdef __cplusplus
 
@@ -110,7 +132,7 @@ typedef struct VhVifLevelParams {
 #define VH_VIF_UNROLL
 #endif
 
-static_assert (sizeof (VhVifLevelParams) == 104, "VhVifLevelParams layout");
+static_assert (sizeof (VhVifLevelParams) == 120, "VhVifLevelParams layout");
 static_assert (VH_VIF_TILE_H % VH_VIF_ROWS_PER_JOB == 0
     && VH_VIF_ROWS_PER_JOB % 2 == 0, "tile geometry");
 static_assert (VH_VIF_H_OUTPUTS * VH_VIF_H_THREADS_PER_ROW == VH_VIF_TILE_W,
@@ -305,23 +327,32 @@ add_pixel (int32_t sigma1_sq, int32_t sigma2_sq, int32_t sigma12,
 
 /* σ₁², σ₂², σ₁₂ of one pixel from its horizontal sums: μ products rounded
  * by (p + 2^31) >> 32, squares by (Σ + 2^15) >> 16, both kept as uint32;
- * the differences wrap in uint32 and are read as int32; σ₂² ≥ 0. */
+ * the differences wrap in uint32 and are read as int32; σ₂² ≥ 0. The
+ * reference's share (σ₁²) and the rest are apart so that the reference's
+ * can be computed once for several distorted pictures; a pair computes
+ * both, with the same operations. */
 struct Sigmas {
   int32_t sigma1_sq, sigma2_sq, sigma12;
 };
 
-VH_VIF_HD Sigmas
-sigmas (uint32_t mu1, uint32_t mu2, uint64_t xx_sum, uint64_t yy_sum,
-    uint64_t xy_sum)
+VH_VIF_HD int32_t
+sigma1_sq_of (uint32_t mu1, uint64_t xx_sum)
 {
   const uint32_t mu1_sq = (uint32_t) (((uint64_t) mu1 * mu1 + 0x80000000u) >> 32);
+  const uint32_t xx = (uint32_t) ((xx_sum + 32768) >> 16);
+  return (int32_t) (xx - mu1_sq);
+}
+
+VH_VIF_HD Sigmas
+sigmas_with (uint32_t mu1, int32_t sigma1_sq, uint32_t mu2, uint64_t yy_sum,
+    uint64_t xy_sum)
+{
   const uint32_t mu2_sq = (uint32_t) (((uint64_t) mu2 * mu2 + 0x80000000u) >> 32);
   const uint32_t mu12 = (uint32_t) (((uint64_t) mu1 * mu2 + 0x80000000u) >> 32);
-  const uint32_t xx = (uint32_t) ((xx_sum + 32768) >> 16);
   const uint32_t yy = (uint32_t) ((yy_sum + 32768) >> 16);
   const uint32_t xy = (uint32_t) ((xy_sum + 32768) >> 16);
   Sigmas s;
-  s.sigma1_sq = (int32_t) (xx - mu1_sq);
+  s.sigma1_sq = sigma1_sq;
   const int32_t s2 = (int32_t) (yy - mu2_sq);
   s.sigma2_sq = s2 < 0 ? 0 : s2;
   s.sigma12 = (int32_t) (xy - mu12);
@@ -403,13 +434,17 @@ row_offsets (const VhVifLevelParams &p, Tile tile, unsigned tid,
 /* Step 1, one job: the vertical pass of vertical column `col`, tile rows
  * group·kRows .. +kRows−1, and the next level's vertical pass at the even
  * ones. HALF is this scale's half width, NEXT_HALF the next scale's (0: no
- * next level); STATS false skips the statistics. */
-template <int HALF, int NEXT_HALF, bool STATS, typename Pixel>
+ * next level); STATS false skips the statistics; PART (VH_VIF_PART_*)
+ * which pictures' sums are formed: the reference's μ₁ and ref², the
+ * distorted picture's μ₂, dis² and ref·dis, or all five. */
+template <int HALF, int NEXT_HALF, bool STATS, typename Pixel, int PART>
 VH_VIF_HD void
 vertical_job (const VhVifLevelParams &p, Tile tile, unsigned col,
     unsigned group, TileShared &sm)
 {
   typedef typename SquareSum<Pixel>::type Sq;
+  constexpr bool kRef = PART != VH_VIF_PART_DIS;
+  constexpr bool kDis = PART != VH_VIF_PART_REF;
   constexpr int kIn = kRows + 2 * HALF;       /* input rows read */
   constexpr int kSubRows = kRows / 2;         /* even rows of the group */
   const Pixel *ref = (const Pixel *) (uintptr_t) p.ref;
@@ -435,7 +470,7 @@ vertical_job (const VhVifLevelParams &p, Tile tile, unsigned col,
   VH_VIF_UNROLL
   for (int j = 0; j < kIn; j++) {
     const uint32_t r = ref[ref_row[j] + (uint32_t) x];
-    const uint32_t d = dis[dis_row[j] + (uint32_t) x];
+    const uint32_t d = kDis ? (uint32_t) dis[dis_row[j] + (uint32_t) x] : 0;
 
     if (STATS) {
       /* libvmaf adds (f·r)·r; f·(r·r) is the same integer (no product
@@ -447,11 +482,15 @@ vertical_job (const VhVifLevelParams &p, Tile tile, unsigned col,
         const int k = j - i;
         if (k >= 0 && k <= 2 * HALF) {
           const uint32_t f = tap (HALF, k);
-          mu1[i] += f * r;
-          mu2[i] += f * d;
-          xx[i] += (Sq) f * rr;
-          yy[i] += (Sq) f * dd;
-          xy[i] += (Sq) f * rd;
+          if (kRef) {
+            mu1[i] += f * r;
+            xx[i] += (Sq) f * rr;
+          }
+          if (kDis) {
+            mu2[i] += f * d;
+            yy[i] += (Sq) f * dd;
+            xy[i] += (Sq) f * rd;
+          }
         }
       }
     }
@@ -462,8 +501,10 @@ vertical_job (const VhVifLevelParams &p, Tile tile, unsigned col,
       for (int i = 0; i < kSubRows; i++) {
         const int k = j - 2 * i - (HALF - NEXT_HALF);
         if (k >= 0 && k <= 2 * NEXT_HALF) {
-          sub_ref[i] += tap (NEXT_HALF, k) * r;
-          sub_dis[i] += tap (NEXT_HALF, k) * d;
+          if (kRef)
+            sub_ref[i] += tap (NEXT_HALF, k) * r;
+          if (kDis)
+            sub_dis[i] += tap (NEXT_HALF, k) * d;
         }
       }
     }
@@ -480,15 +521,21 @@ vertical_job (const VhVifLevelParams &p, Tile tile, unsigned col,
       sm.u.v.mu[row][col] = m1 | m2 << 16;
       if (sizeof (Pixel) == 1) {
         /* 8-bit scale 0: the squares unshifted. */
-        sm.u.v.xx[row][col] = (uint32_t) xx[i];
-        sm.u.v.yy[row][col] = (uint32_t) yy[i];
-        sm.u.v.xy[row][col] = (uint32_t) xy[i];
+        if (kRef)
+          sm.u.v.xx[row][col] = (uint32_t) xx[i];
+        if (kDis) {
+          sm.u.v.yy[row][col] = (uint32_t) yy[i];
+          sm.u.v.xy[row][col] = (uint32_t) xy[i];
+        }
       } else {
         const unsigned s = p.sq_shift;
         const uint64_t round = (uint64_t) 1 << (s - 1);
-        sm.u.v.xx[row][col] = (uint32_t) (((uint64_t) xx[i] + round) >> s);
-        sm.u.v.yy[row][col] = (uint32_t) (((uint64_t) yy[i] + round) >> s);
-        sm.u.v.xy[row][col] = (uint32_t) (((uint64_t) xy[i] + round) >> s);
+        if (kRef)
+          sm.u.v.xx[row][col] = (uint32_t) (((uint64_t) xx[i] + round) >> s);
+        if (kDis) {
+          sm.u.v.yy[row][col] = (uint32_t) (((uint64_t) yy[i] + round) >> s);
+          sm.u.v.xy[row][col] = (uint32_t) (((uint64_t) xy[i] + round) >> s);
+        }
       }
     }
   }
@@ -506,7 +553,7 @@ vertical_job (const VhVifLevelParams &p, Tile tile, unsigned col,
 /* Step 1, thread `tid`: its jobs, column tid % 128 of row groups
  * tid / 128, + 2, ... (one at a time: the registers of one job are what
  * limits the occupancy). */
-template <int HALF, int NEXT_HALF, bool STATS, typename Pixel>
+template <int HALF, int NEXT_HALF, bool STATS, typename Pixel, int PART>
 VH_VIF_HD void
 vertical_pass (const VhVifLevelParams &p, Tile tile, unsigned tid,
     TileShared &sm)
@@ -518,18 +565,25 @@ vertical_pass (const VhVifLevelParams &p, Tile tile, unsigned tid,
   VH_VIF_NO_UNROLL
   for (unsigned group = tid / kVCols; group < (unsigned) kGroups;
       group += kBlock / kVCols)
-    vertical_job<HALF, NEXT_HALF, STATS, Pixel> (p, tile, col, group, sm);
+    vertical_job<HALF, NEXT_HALF, STATS, Pixel, PART> (p, tile, col, group,
+        sm);
 }
 
 /* Horizontal pass and statistic of N consecutive pixels of tile row
  * `row` from vertical column c on (of which the first `valid` are in the
- * picture). Pixel c + o, tap k reads vertical column c + o + k: each
- * column is read once and added to every output it is a tap of. */
-template <int HALF, int N>
+ * picture; pixel o's entry of the reference's share is
+ * stat + o · kHThreadsPerRow, see horizontal_stats).
+ * Pixel c + o, tap k reads vertical column c + o + k: each column is read
+ * once and added to every output it is a tap of. The reference part
+ * stores μ₁ and σ₁² instead of adding the statistic; the distorted part
+ * reads them back. */
+template <int HALF, int N, int PART>
 VH_VIF_HD void
 horizontal_run (const VhVifLevelParams &p, int row, int c, int valid,
-    const TileShared &sm, Accum &acc)
+    size_t stat, const TileShared &sm, Accum &acc)
 {
+  constexpr bool kRef = PART != VH_VIF_PART_DIS;
+  constexpr bool kDis = PART != VH_VIF_PART_REF;
   uint32_t mu1[N], mu2[N];
   uint64_t xx[N], yy[N], xy[N];
   VH_VIF_UNROLL
@@ -541,28 +595,48 @@ horizontal_run (const VhVifLevelParams &p, int row, int c, int valid,
   for (int j = 0; j < N + 2 * HALF; j++) {
     const uint32_t mu = sm.u.v.mu[row][c + j];
     const uint32_t m1 = mu & 0xffffu, m2 = mu >> 16;
-    const uint32_t vxx = sm.u.v.xx[row][c + j];
-    const uint32_t vyy = sm.u.v.yy[row][c + j];
-    const uint32_t vxy = sm.u.v.xy[row][c + j];
+    const uint32_t vxx = kRef ? sm.u.v.xx[row][c + j] : 0;
+    const uint32_t vyy = kDis ? sm.u.v.yy[row][c + j] : 0;
+    const uint32_t vxy = kDis ? sm.u.v.xy[row][c + j] : 0;
     VH_VIF_UNROLL
     for (int o = 0; o < N; o++) {
       const int k = j - o;
       if (k >= 0 && k <= 2 * HALF) {
         const uint32_t f = tap (HALF, k);
-        mu1[o] += f * m1;
-        mu2[o] += f * m2;
-        xx[o] += (uint64_t) f * vxx;
-        yy[o] += (uint64_t) f * vyy;
-        xy[o] += (uint64_t) f * vxy;
+        if (kRef) {
+          mu1[o] += f * m1;
+          xx[o] += (uint64_t) f * vxx;
+        }
+        if (kDis) {
+          mu2[o] += f * m2;
+          yy[o] += (uint64_t) f * vyy;
+          xy[o] += (uint64_t) f * vxy;
+        }
       }
     }
   }
 
   const uint16_t *table_hi = (const uint16_t *) (uintptr_t) p.log2_table;
+  VhVifRefStat *stats = (VhVifRefStat *) (uintptr_t) p.ref_stats;
   VH_VIF_UNROLL
   for (int o = 0; o < N; o++) {
     if (o < valid) {
-      const Sigmas s = sigmas (mu1[o], mu2[o], xx[o], yy[o], xy[o]);
+      if (PART == VH_VIF_PART_REF) {
+        VhVifRefStat out;
+        out.mu1 = mu1[o];
+        out.sigma1_sq = sigma1_sq_of (mu1[o], xx[o]);
+        stats[stat + (size_t) (o * kHThreadsPerRow)] = out;
+        continue;
+      }
+      VhVifRefStat in;
+      if (PART == VH_VIF_PART_DIS) {
+        in = stats[stat + (size_t) (o * kHThreadsPerRow)];
+      } else {
+        in.mu1 = mu1[o];
+        in.sigma1_sq = sigma1_sq_of (mu1[o], xx[o]);
+      }
+      const Sigmas s = sigmas_with (in.mu1, in.sigma1_sq, mu2[o], yy[o],
+          xy[o]);
       add_pixel (s.sigma1_sq, s.sigma2_sq, s.sigma12, p.enhn_gain_limit,
           table_hi, acc);
     }
@@ -572,7 +646,7 @@ horizontal_run (const VhVifLevelParams &p, int row, int c, int valid,
 /* Step 2, thread `tid`: the horizontal pass and the statistic of pixels
  * tid % 16 · 7 .. +6 of tile row tid / 16, in two runs (fewer live
  * registers than one of 7); returns the thread's sums. */
-template <int HALF>
+template <int HALF, int PART>
 VH_VIF_HD Accum
 horizontal_stats (const VhVifLevelParams &p, Tile tile, unsigned tid,
     const TileShared &sm)
@@ -585,20 +659,28 @@ horizontal_stats (const VhVifLevelParams &p, Tile tile, unsigned tid,
 
   if (tile.y0 + row >= (int) p.height || valid <= 0)
     return acc;
-  horizontal_run<HALF, kFirstRun> (p, row, c0, valid, sm, acc);
+  /* The share's entries in the order the threads reach them: per block,
+   * row, output o, then the row's threads, so that the 16 threads of a
+   * row store and load 16 neighbouring entries at each o (whole cache
+   * lines) rather than entries 7 apart. */
+  const size_t block = (size_t) (tile.y0 / kTileH) * p.tiles_x
+      + (size_t) (tile.x0 / kTileW);
+  const size_t stat = (block * kTileH + (size_t) row) * kTileW
+      + (size_t) (tid % kHThreadsPerRow);
+  horizontal_run<HALF, kFirstRun, PART> (p, row, c0, valid, stat, sm, acc);
   /* Without this the compiler keeps the columns the two runs share in
    * registers across the first, which costs more than reading them again. */
   compiler_fence ();
   if (valid > kFirstRun)
-    horizontal_run<HALF, kHOutputs - kFirstRun> (p, row, c0 + kFirstRun,
-        valid - kFirstRun, sm, acc);
+    horizontal_run<HALF, kHOutputs - kFirstRun, PART> (p, row, c0 + kFirstRun,
+        valid - kFirstRun, stat + kFirstRun * kHThreadsPerRow, sm, acc);
   return acc;
 }
 
 /* Step 3, thread `tid`: the horizontal half of the next level's filter at
  * the kept pixels (the tile's even columns of its even rows), rounded by
- * (Σ + 2^15) >> 16 and stored as uint16. */
-template <int HALF, int NEXT_HALF>
+ * (Σ + 2^15) >> 16 and stored as uint16 (the pictures of PART). */
+template <int HALF, int NEXT_HALF, int PART>
 VH_VIF_HD void
 horizontal_subsample (const VhVifLevelParams &p, Tile tile, unsigned tid,
     const TileShared &sm)
@@ -622,8 +704,10 @@ horizontal_subsample (const VhVifLevelParams &p, Tile tile, unsigned tid,
       acc_dis += tap (NEXT_HALF, k) * (v >> 16);
     }
     const size_t at = (size_t) ny * p.next_pitch + (size_t) nx;
-    next_ref[at] = (uint16_t) ((acc_ref + 32768) >> 16);
-    next_dis[at] = (uint16_t) ((acc_dis + 32768) >> 16);
+    if (PART != VH_VIF_PART_DIS)
+      next_ref[at] = (uint16_t) ((acc_ref + 32768) >> 16);
+    if (PART != VH_VIF_PART_REF)
+      next_dis[at] = (uint16_t) ((acc_dis + 32768) >> 16);
   }
 }
 

@@ -6,11 +6,15 @@
  *   vh_vif_scale1                               level 1 → level 2
  *   vh_vif_scale2                               level 2 → level 3
  *   vh_vif_scale3                               level 3
- * each with a 1-D grid of tiles_x · ⌈height / VH_VIF_TILE_H⌉ blocks of
- * VH_VIF_BLOCK threads, no dynamic shared memory, and one argument, a
- * VhVifLevelParams by value (kernels/vif-device.h, which holds the
- * arithmetic and explains the passes). Each adds its block sums into the
- * scale's four int64 accumulators, which must be zero before.
+ * and the same per part with a suffix, for several distorted pictures
+ * scored against one reference: _ref (the reference's share: its μ₁, σ₁²
+ * and next level) once, then _dis (each distorted picture's, reading
+ * them back; VH_VIF_PART_* in kernels/vif-device.h). Each has a 1-D grid
+ * of tiles_x · ⌈height / VH_VIF_TILE_H⌉ blocks of VH_VIF_BLOCK threads, no
+ * dynamic shared memory, and one argument, a VhVifLevelParams by value
+ * (kernels/vif-device.h, which holds the arithmetic and explains the
+ * passes). Each but _ref adds its block sums into the scale's four int64
+ * accumulators, which must be zero before.
  */
 #include "vh-hip-compat.h"
 #include "vif-device.h"
@@ -47,7 +51,7 @@ reduce_and_publish (const VhVifLevelParams &p, const Accum &acc,
   }
 }
 
-template <int HALF, int NEXT_HALF, typename Pixel>
+template <int HALF, int NEXT_HALF, typename Pixel, int PART>
 static __device__ __forceinline__ void
 vif_level (const VhVifLevelParams &p, TileShared &sm)
 {
@@ -58,17 +62,18 @@ vif_level (const VhVifLevelParams &p, TileShared &sm)
   __syncthreads ();
   /* do_stats is the same for the whole grid: no divergence at barriers. */
   if (p.do_stats)
-    vertical_pass<HALF, NEXT_HALF, true, Pixel> (p, tile, tid, sm);
+    vertical_pass<HALF, NEXT_HALF, true, Pixel, PART> (p, tile, tid, sm);
   else
-    vertical_pass<HALF, NEXT_HALF, false, Pixel> (p, tile, tid, sm);
+    vertical_pass<HALF, NEXT_HALF, false, Pixel, PART> (p, tile, tid, sm);
   __syncthreads ();
 
   Accum acc = { 0, 0, 0, 0 };
   if (p.do_stats)
-    acc = horizontal_stats<HALF> (p, tile, tid, sm);
+    acc = horizontal_stats<HALF, PART> (p, tile, tid, sm);
   if (NEXT_HALF > 0)
-    horizontal_subsample<HALF, NEXT_HALF> (p, tile, tid, sm);
-  if (!p.do_stats)
+    horizontal_subsample<HALF, NEXT_HALF, PART> (p, tile, tid, sm);
+  /* the reference part has no sums: its share goes to p.ref_stats */
+  if (!p.do_stats || PART == VH_VIF_PART_REF)
     return;
   /* The reduction scratch overlays the vertical results. */
   __syncthreads ();
@@ -89,37 +94,40 @@ vif_level (const VhVifLevelParams &p, TileShared &sm)
 #define VH_VIF_SCALE123_BOUNDS __launch_bounds__ (VH_VIF_BLOCK)
 #endif
 
-VH_KERNEL void VH_VIF_SCALE0_BOUNDS
-vh_vif_scale0_8bit (VhVifLevelParams p)
-{
-  __shared__ TileShared sm;
-  vif_level<8, 4, uint8_t> (p, sm);
-}
+/* The kernels of each scale, per part: one pair (no suffix), the
+ * reference's share (_ref), the distorted picture's against it (_dis). */
+#define VH_VIF_KERNELS(suffix, part) \
+  VH_KERNEL void VH_VIF_SCALE0_BOUNDS \
+  vh_vif_scale0_8bit##suffix (VhVifLevelParams p) \
+  { \
+    __shared__ TileShared sm; \
+    vif_level<8, 4, uint8_t, part> (p, sm); \
+  } \
+  VH_KERNEL void VH_VIF_SCALE0_BOUNDS \
+  vh_vif_scale0_16bit##suffix (VhVifLevelParams p) \
+  { \
+    __shared__ TileShared sm; \
+    vif_level<8, 4, uint16_t, part> (p, sm); \
+  } \
+  VH_KERNEL void VH_VIF_SCALE123_BOUNDS \
+  vh_vif_scale1##suffix (VhVifLevelParams p) \
+  { \
+    __shared__ TileShared sm; \
+    vif_level<4, 2, uint16_t, part> (p, sm); \
+  } \
+  VH_KERNEL void VH_VIF_SCALE123_BOUNDS \
+  vh_vif_scale2##suffix (VhVifLevelParams p) \
+  { \
+    __shared__ TileShared sm; \
+    vif_level<2, 1, uint16_t, part> (p, sm); \
+  } \
+  VH_KERNEL void VH_VIF_SCALE123_BOUNDS \
+  vh_vif_scale3##suffix (VhVifLevelParams p) \
+  { \
+    __shared__ TileShared sm; \
+    vif_level<1, 0, uint16_t, part> (p, sm); \
+  }
 
-VH_KERNEL void VH_VIF_SCALE0_BOUNDS
-vh_vif_scale0_16bit (VhVifLevelParams p)
-{
-  __shared__ TileShared sm;
-  vif_level<8, 4, uint16_t> (p, sm);
-}
-
-VH_KERNEL void VH_VIF_SCALE123_BOUNDS
-vh_vif_scale1 (VhVifLevelParams p)
-{
-  __shared__ TileShared sm;
-  vif_level<4, 2, uint16_t> (p, sm);
-}
-
-VH_KERNEL void VH_VIF_SCALE123_BOUNDS
-vh_vif_scale2 (VhVifLevelParams p)
-{
-  __shared__ TileShared sm;
-  vif_level<2, 1, uint16_t> (p, sm);
-}
-
-VH_KERNEL void VH_VIF_SCALE123_BOUNDS
-vh_vif_scale3 (VhVifLevelParams p)
-{
-  __shared__ TileShared sm;
-  vif_level<1, 0, uint16_t> (p, sm);
-}
+VH_VIF_KERNELS (, VH_VIF_PART_PAIR)
+VH_VIF_KERNELS (_ref, VH_VIF_PART_REF)
+VH_VIF_KERNELS (_dis, VH_VIF_PART_DIS)

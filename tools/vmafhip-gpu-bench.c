@@ -64,10 +64,59 @@ now_s (void)
   return g_get_monotonic_time () / 1e6;
 }
 
+/* A ladder of `rungs` distorted pictures of one reference, kernels only,
+ * SLOTS ladder frames in flight: GPU ms per ladder frame for VIF alone and
+ * for vmaf_v0.6.1's three features, each rung scored as a pair
+ * (shared = FALSE) or against the reference's VIF share computed once,
+ * with motion (the reference's alone) once a ladder frame (TRUE). */
+static double
+ladder_ms (VhGpu *gpu, BenchSlot *slots, VhVifGpuReference **shares,
+    const VhAdmParams *adm_params, const VhGpuPtr *dref,
+    const VhGpuPtr *ddis, size_t pitch, int rungs, gboolean shared,
+    gboolean vif_only, int n_frames)
+{
+  GError *error = NULL;
+  double t0 = 0;
+  (void) gpu;
+  for (int f = -SLOTS; f < n_frames; f++) {
+    if (f == 0) {
+      for (unsigned i = 0; i < SLOTS; i++)
+        if (!vh_gpu_stream_sync (slots[i].stream, &error))
+          die ("sync", error);
+      t0 = now_s ();
+    }
+    const unsigned fi = (unsigned) (f + SLOTS), si = fi % SLOTS;
+    BenchSlot *s = &slots[si];
+    const unsigned cur = fi % DISTINCT, prev = (fi + DISTINCT - 1) % DISTINCT;
+    gboolean ok = !shared || vh_vif_gpu_enqueue_reference (s->vif,
+        shares[si], s->stream, dref[cur], pitch, 0, &error);
+    for (int r = 0; ok && r < rungs; r++) {
+      /* each rung a distorted picture of its own */
+      const VhGpuPtr dis = ddis[(cur + (unsigned) r) % DISTINCT];
+      ok = shared ? vh_vif_gpu_enqueue_distorted (s->vif, s->stream,
+          shares[si], dis, pitch, 100.0, 0, s->vif_sums, &error)
+          : vh_vif_gpu_enqueue (s->vif, s->stream, dref[cur], pitch, dis,
+          pitch, 100.0, 0, s->vif_sums, &error);
+      if (ok && !vif_only)
+        ok = vh_adm_gpu_enqueue (s->adm, s->stream, dref[cur], pitch, dis,
+            pitch, adm_params, s->adm_sums, &error)
+            && ((shared && r > 0) || vh_motion_gpu_enqueue (s->motion,
+                s->stream, dref[prev], pitch, dref[cur], pitch, s->sad,
+                &error));
+    }
+    if (!ok)
+      die ("ladder", error);
+  }
+  for (unsigned i = 0; i < SLOTS; i++)
+    if (!vh_gpu_stream_sync (slots[i].stream, &error))
+      die ("sync", error);
+  return (now_s () - t0) * 1e3 / n_frames;
+}
+
 int
 main (int argc, char **argv)
 {
-  int n_frames = 600, depth = 8, strength = 3;
+  int n_frames = 600, depth = 8, strength = 3, rungs = 6;
   char *sizes = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames per run (600)", "N"},
@@ -75,6 +124,8 @@ main (int argc, char **argv)
         "Comma-separated sizes (1920x1080,3840x2160)", "LIST"},
     {"depth", 0, 0, G_OPTION_ARG_INT, &depth,
         "Bits per sample: 8, 10 or 12 (8; CAMBI is timed at 8 only)", "N"},
+    {"rungs", 0, 0, G_OPTION_ARG_INT, &rungs,
+        "Distorted pictures of one reference in the ladder timing (6)", "N"},
     {"strength", 0, 0, G_OPTION_ARG_INT, &strength,
         "Distortion of the synthetic pictures, 0 (none) to 8 (heavy) (3)",
         "N"},
@@ -88,6 +139,10 @@ main (int argc, char **argv)
   g_option_context_free (ctx);
   if (depth != 8 && depth != 10 && depth != 12) {
     fprintf (stderr, "vmafhip-gpu-bench: --depth %d: 8, 10 or 12\n", depth);
+    return 2;
+  }
+  if (rungs < 1 || rungs > 64) {
+    fprintf (stderr, "vmafhip-gpu-bench: --rungs %d: 1 to 64\n", rungs);
     return 2;
   }
   if (strength < 0 || strength > 8) {
@@ -216,6 +271,20 @@ main (int argc, char **argv)
       if (!vh_gpu_stream_sync (slots[i].stream, &error))
         die ("sync", error);
     const double kernels_fps = n_frames / (now_s () - t0);
+
+    /* (a') a ladder: every rung as a pair, or the reference's share once */
+    VhVifGpuReference *shares[SLOTS];
+    for (unsigned i = 0; i < SLOTS; i++)
+      if (!(shares[i] = vh_vif_gpu_reference_new (gpu, w, h, bpc, &error)))
+        die ("vif reference share", error);
+    double ladder[2][2];
+    for (int vif_only = 1; vif_only >= 0; vif_only--)
+      for (int shared = 0; shared <= 1; shared++)
+        ladder[vif_only][shared] = ladder_ms (gpu, slots, shares, &adm_params,
+            dref, ddis, pitch, rungs, shared, vif_only,
+            MAX (n_frames / rungs, 20));
+    for (unsigned i = 0; i < SLOTS; i++)
+      vh_vif_gpu_reference_free (shares[i]);
 
     /* per feature: GPU time per frame on one stream (device events:
      * latency, every launch waiting for the one before), and the cost per
@@ -448,6 +517,12 @@ main (int argc, char **argv)
         ms_flight[CIEDE_CONVERT], ms_flight[SSIM], ms_flight[MS_SSIM],
         ms_flight[MS_SSIM_EXACT], ms_flight[PSNR_HVS], ms_flight[CAMBI],
         ms_flight[SPEED]);
+    printf ("%-10s ladder of %d rungs, GPU ms per ladder frame, %d in flight: "
+        "VIF %.3f as pairs, %.3f with the reference's share once (%.2fx); "
+        "VIF+ADM+motion %.3f as pairs, %.3f shared (%.2fx)\n", list[si],
+        rungs, SLOTS, ladder[1][0], ladder[1][1],
+        ladder[1][0] / ladder[1][1], ladder[0][0], ladder[0][1],
+        ladder[0][0] / ladder[0][1]);
     fflush (stdout);
 
     for (unsigned i = 0; i < SLOTS; i++) {

@@ -16,6 +16,7 @@
 #include "psnr-hvs-gpu.h"
 #include "scale-gpu.h"
 #include "speed-gpu.h"
+#include "gpu-picture.h"
 #include "vh-gpu-backend.h"
 #include "vh-kernel-images.h"
 #include "vif-gpu.h"
@@ -59,10 +60,17 @@ static gboolean
 vif_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
     void *ctx, void *out, GError **error)
 {
+  const unsigned first_scale = h->vif.skip_scale0 ? 1 : 0;
+  const VhVifGpuReference *share = vh_gpu_ref_share_vif (s->ref_share);
   (void) index;
+  /* the reference's share computed once for several engines: only the
+   * distorted picture's here */
+  if (vh_vif_gpu_reference_fits (ctx, share, first_scale))
+    return vh_vif_gpu_enqueue_distorted (ctx, s->stream, share, s->dis[0],
+        b->pitch[0], h->vif.enhn_gain_limit, first_scale, out, error);
   return vh_vif_gpu_enqueue (ctx, s->stream, s->ref[0], b->pitch[0],
-      s->dis[0], b->pitch[0], h->vif.enhn_gain_limit,
-      h->vif.skip_scale0 ? 1 : 0, out, error);
+      s->dis[0], b->pitch[0], h->vif.enhn_gain_limit, first_scale, out,
+      error);
 }
 
 static gboolean
@@ -104,6 +112,15 @@ motion_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
 {
   if (index < h->lag)
     return TRUE;
+  /* the SAD computed once with the shared reference, where this engine's
+   * frame before was the upload it was computed against */
+  guint64 sad;
+  if (h->lag == 1 && vh_gpu_ref_share_motion (s->ref_share,
+          b->prev_ref_share_id, &sad)) {
+    /* the slot's results are the host's until the frame is submitted */
+    *(guint64 *) out = sad;
+    return TRUE;
+  }
   const Slot *prev = &b->slots[(index - h->lag) % b->n_slots];
   return vh_gpu_stream_wait_event (s->stream, prev->uploaded, error)
       && vh_motion_gpu_enqueue (ctx, s->stream, prev->ref[0], b->pitch[0],

@@ -50,6 +50,9 @@ struct Slot {
    * planes, and a scaler per plane (each owns its intermediate) */
   VhGpuPtr dis_small[MAX_PLANES];
   VhScaleGpu *scale[MAX_PLANES];
+  /* the reference's work done once for several engines (a VhGpuRefShare
+   * from the reference picture's device_share), this frame's, or NULL */
+  const struct VhGpuRefShare *ref_share;
 };
 
 struct VhGpuBackend {
@@ -80,6 +83,9 @@ struct VhGpuBackend {
   unsigned dis_width[MAX_PLANES], dis_height[MAX_PLANES];
   size_t dis_pitch[MAX_PLANES], dis_row[MAX_PLANES];
   VhGpuModule *scale_module;
+  /* the shared reference upload of the frame submitted last (its id), 0:
+   * none; and of the frame before it */
+  guint64 ref_share_id, prev_ref_share_id;
 
   /* Staging copies run on a few threads: one core's memcpy is slower than
    * the upload itself at 4K. */

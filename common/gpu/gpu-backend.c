@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gpu-backend-private.h"
+#include "gpu-picture.h"
 #include "stage-copy.h"
 #include "psnr.h"
 
@@ -468,9 +469,18 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
       }
     }
   }
-  /* planes read where they are: the caller owns them again once we
+  /* A reference shared in GPU memory with a share of its work: the
+   * kernels read both in place, and the next upload into it waits on the
+   * GPU until they are done (vh_gpu_ref_share_read_on below) */
+  s->ref_share = ref->memory == VH_PICTURE_DEVICE ? ref->device_share : NULL;
+  b->prev_ref_share_id = b->ref_share_id;
+  b->ref_share_id = vh_gpu_ref_share_id (s->ref_share);
+  /* other planes read where they are: the caller owns them again once we
    * return, so the call waits until they have been read */
-  const gboolean wait_upload = n_stage < n;
+  gboolean wait_upload = FALSE;
+  for (unsigned i = 0; i < n; i++)
+    if (in_place[i] && !(i % 2 == 0 && on_device[i] && s->ref_share))
+      wait_upload = TRUE;
 
   /* Upload: one 2-D copy per plane.  Samples beyond the depth (what the
    * CPU engine refuses too) are found on the way: while staging, or by
@@ -517,13 +527,19 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
   }
   if (!ok) {
     /* copies already queued may still read the caller's planes */
-    if (wait_upload)
+    if (wait_upload || s->ref_share)
       vh_gpu_stream_sync (s->stream, NULL);
     return FALSE;
   }
 
   ok = enqueue_features (b, s, index, error)
       && vh_gpu_event_record (s->done, s->stream, error);
+  if (ok && s->ref_share && !vh_gpu_ref_share_read_on (s->ref_share,
+          s->stream, error)) {
+    /* no mark: hold the caller until the kernels are done */
+    vh_gpu_event_sync (s->done, NULL);
+    ok = FALSE;
+  }
   /* Planes read in place must stay untouched until the copies have read
    * them, and the caller owns them again once we return: wait for the
    * upload (not for the kernels queued after it).  On error too. */
@@ -621,6 +637,7 @@ backend_reset (gpointer backend)
     if (b->slots[i].stream)
       vh_gpu_stream_sync (b->slots[i].stream, NULL);
   b->n_submitted = b->n_delivered = 0;
+  b->ref_share_id = b->prev_ref_share_id = 0;
 }
 
 static void

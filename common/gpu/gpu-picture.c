@@ -5,15 +5,48 @@
 
 #include "stage-copy.h"
 #include "vh-error.h"
+#include "motion-gpu.h"
+#include "vh-kernel-images.h"
+#include "vif-gpu.h"
 
 #define MAX_PLANES 3
 #define PITCH_ALIGN 256
 
+/* The reference's shares of the last upload, and where the engines'
+ * streams are done reading them (one event per reader, recorded by the
+ * readers' threads) */
+struct VhGpuRefShare {
+  guint64 id;                   /* the upload's, unique in the process */
+  VhVifGpuReference *vif;       /* NULL: not computed */
+  /* motion's SAD against the upload `after` (another picture's), when
+   * has_motion */
+  gboolean has_motion;
+  guint64 after;
+  guint64 *motion_sad;          /* pinned */
+  GMutex lock;
+  GPtrArray *read_events;       /* VhGpuEvent*, reused */
+  guint n_read;                 /* recorded since the upload */
+  VhGpu *gpu;
+};
+
 struct VhGpuPicture {
   VhGpu *gpu;
   VhGpuStream *stream;
-  /* the layout the memory was made for */
-  unsigned nplanes, bytes;
+  gboolean shared;              /* compute the shares at each upload */
+  VhGpuRefShare share;
+  /* the VIF share's kernels: a context of the picture's size (also its
+   * scratch, unused), and why it could not be made */
+  VhGpuModule *vif_module;
+  VhVifGpu *vif_ctx;
+  unsigned vif_bpc;
+  gboolean vif_refused;
+  /* motion's kernel, likewise */
+  VhGpuModule *motion_module;
+  VhMotionGpu *motion_ctx;
+  unsigned motion_bpc;
+  gboolean motion_refused;
+  /* the layout the memory was made for, and the last upload's depth */
+  unsigned nplanes, bytes, bpc;
   unsigned width[MAX_PLANES], height[MAX_PLANES];
   size_t row[MAX_PLANES], pitch[MAX_PLANES];
   VhGpuPtr plane[MAX_PLANES];
@@ -25,12 +58,105 @@ vh_gpu_picture_new (VhGpu *gpu)
 {
   VhGpuPicture *gp = g_new0 (VhGpuPicture, 1);
   gp->gpu = vh_gpu_ref (gpu);
+  gp->share.gpu = gp->gpu;
+  g_mutex_init (&gp->share.lock);
+  gp->share.read_events = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      vh_gpu_event_free);
   return gp;
+}
+
+void
+vh_gpu_picture_set_shared (VhGpuPicture *gp, gboolean shared)
+{
+  gp->shared = shared;
+}
+
+const VhVifGpuReference *
+vh_gpu_ref_share_vif (const VhGpuRefShare *share)
+{
+  return share ? share->vif : NULL;
+}
+
+guint64
+vh_gpu_ref_share_id (const VhGpuRefShare *share)
+{
+  return share ? share->id : 0;
+}
+
+gboolean
+vh_gpu_ref_share_motion (const VhGpuRefShare *share, guint64 after,
+    guint64 *sad)
+{
+  if (!share || !share->has_motion || after == 0 || share->after != after)
+    return FALSE;
+  *sad = *share->motion_sad;
+  return TRUE;
+}
+
+gboolean
+vh_gpu_ref_share_read_on (const VhGpuRefShare *cshare, VhGpuStream *stream,
+    GError **error)
+{
+  /* the readers' marks are the share's only mutable part */
+  VhGpuRefShare *share = (VhGpuRefShare *) cshare;
+  gboolean ok = TRUE;
+  g_mutex_lock (&share->lock);
+  if (share->n_read == share->read_events->len) {
+    VhGpuEvent *event = vh_gpu_event_new (share->gpu, FALSE, error);
+    if (event)
+      g_ptr_array_add (share->read_events, event);
+    else
+      ok = FALSE;
+  }
+  if (ok)
+    ok = vh_gpu_event_record (g_ptr_array_index (share->read_events,
+            share->n_read), stream, error);
+  if (ok)
+    share->n_read++;
+  g_mutex_unlock (&share->lock);
+  return ok;
+}
+
+/* The upload's stream waits until every reader of the last upload is
+ * done (on the GPU); `sync`: the caller waits too (before freeing). */
+static gboolean
+wait_for_readers (VhGpuPicture *gp, gboolean sync, GError **error)
+{
+  gboolean ok = TRUE;
+  g_mutex_lock (&gp->share.lock);
+  for (guint i = 0; ok && i < gp->share.n_read; i++) {
+    VhGpuEvent *event = g_ptr_array_index (gp->share.read_events, i);
+    ok = sync ? vh_gpu_event_sync (event, error)
+        : vh_gpu_stream_wait_event (gp->stream, event, error);
+  }
+  gp->share.n_read = 0;
+  g_mutex_unlock (&gp->share.lock);
+  return ok;
+}
+
+static void
+release_vif (VhGpuPicture *gp)
+{
+  vh_vif_gpu_reference_free (gp->share.vif);
+  gp->share.vif = NULL;
+  vh_vif_gpu_free (gp->vif_ctx);
+  gp->vif_ctx = NULL;
+  gp->vif_refused = FALSE;
+}
+
+static void
+release_motion (VhGpuPicture *gp)
+{
+  vh_motion_gpu_free (gp->motion_ctx);
+  gp->motion_ctx = NULL;
+  gp->motion_refused = FALSE;
 }
 
 static void
 release_memory (VhGpuPicture *gp)
 {
+  release_vif (gp);
+  release_motion (gp);
   for (unsigned p = 0; p < MAX_PLANES; p++) {
     vh_gpu_mem_free (gp->gpu, gp->plane[p]);
     gp->plane[p] = 0;
@@ -46,9 +172,17 @@ vh_gpu_picture_free (VhGpuPicture *gp)
 {
   if (!gp)
     return;
+  /* the engines' kernels may still read the share and the plane */
+  wait_for_readers (gp, TRUE, NULL);
   if (gp->stream)
     vh_gpu_stream_sync (gp->stream, NULL);
   release_memory (gp);
+  if (gp->share.motion_sad)
+    vh_gpu_host_free (gp->gpu, gp->share.motion_sad);
+  vh_gpu_module_free (gp->motion_module);
+  vh_gpu_module_free (gp->vif_module);
+  g_ptr_array_unref (gp->share.read_events);
+  g_mutex_clear (&gp->share.lock);
   vh_gpu_stream_free (gp->stream);
   vh_gpu_close (gp->gpu);
   g_free (gp);
@@ -89,10 +223,93 @@ allocate (VhGpuPicture *gp, const VhPicture *host, unsigned nplanes,
   return TRUE;
 }
 
+/* Queues the VIF share of the luma just uploaded; FALSE (the engines then
+ * do it all) where VIF does not take the picture or its kernels cannot
+ * run here: said once in the debug log. */
+static gboolean
+compute_vif_share (VhGpuPicture *gp, unsigned bpc)
+{
+  GError *error = NULL;
+  if (gp->vif_ctx && gp->vif_bpc != bpc)
+    release_vif (gp);           /* 10 and 12 bits: the same layout */
+  if (gp->vif_refused)
+    return FALSE;
+  if (!gp->vif_ctx) {
+    gp->vif_bpc = bpc;
+    if (!gp->vif_module)
+      gp->vif_module = vh_gpu_module_load_embedded (gp->gpu, &vh_kernel_vif,
+          &error);
+    if (gp->vif_module)
+      gp->vif_ctx = vh_vif_gpu_new (gp->gpu, gp->vif_module, gp->width[0],
+          gp->height[0], bpc, &error);
+    if (gp->vif_ctx && !(gp->share.vif = vh_vif_gpu_reference_new (gp->gpu,
+                gp->width[0], gp->height[0], bpc, &error)))
+      g_clear_pointer (&gp->vif_ctx, vh_vif_gpu_free);
+  }
+  /* computed from scale 0: good for engines that skip it too */
+  if (!gp->vif_ctx || !vh_vif_gpu_enqueue_reference (gp->vif_ctx,
+          gp->share.vif, gp->stream, gp->plane[0], gp->pitch[0], 0, &error)) {
+    g_debug ("GPU picture: no VIF share: %s", error ? error->message : "?");
+    g_clear_error (&error);
+    release_vif (gp);
+    gp->vif_refused = TRUE;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Queues motion's SAD between `prev`'s last upload and the luma just
+ * uploaded (motion reads the reference alone); FALSE where it cannot be
+ * (other sizes, no kernels): the engines then compute it. */
+static gboolean
+compute_motion_share (VhGpuPicture *gp, const VhGpuPicture *prev,
+    unsigned bpc)
+{
+  GError *error = NULL;
+  if (!prev || !prev->nplanes || prev->share.id == 0
+      || prev->width[0] != gp->width[0] || prev->height[0] != gp->height[0]
+      || prev->bpc != bpc)
+    return FALSE;
+  if (gp->motion_ctx && gp->motion_bpc != bpc)
+    release_motion (gp);
+  if (gp->motion_refused)
+    return FALSE;
+  if (!gp->motion_ctx) {
+    gp->motion_bpc = bpc;
+    if (!gp->motion_module)
+      gp->motion_module = vh_gpu_module_load_embedded (gp->gpu,
+          &vh_kernel_motion, &error);
+    if (gp->motion_module && !gp->share.motion_sad)
+      gp->share.motion_sad = vh_gpu_host_alloc (gp->gpu, sizeof (guint64),
+          &error);
+    if (gp->motion_module && gp->share.motion_sad)
+      gp->motion_ctx = vh_motion_gpu_new (gp->gpu, gp->motion_module,
+          gp->width[0], gp->height[0], bpc, &error);
+  }
+  if (!gp->motion_ctx || !vh_motion_gpu_enqueue (gp->motion_ctx, gp->stream,
+          prev->plane[0], prev->pitch[0], gp->plane[0], gp->pitch[0],
+          gp->share.motion_sad, &error)) {
+    g_debug ("GPU picture: no motion share: %s", error ? error->message : "?");
+    g_clear_error (&error);
+    release_motion (gp);
+    gp->motion_refused = TRUE;
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 vh_gpu_picture_upload (VhGpuPicture *gp, const VhPicture *host,
     unsigned nplanes, VhPicture *out, GError **error)
 {
+  return vh_gpu_picture_upload_after (gp, NULL, host, nplanes, out, error);
+}
+
+gboolean
+vh_gpu_picture_upload_after (VhGpuPicture *gp, const VhGpuPicture *prev,
+    const VhPicture *host, unsigned nplanes, VhPicture *out, GError **error)
+{
+  static gsize last_id;
   if (host->memory != VH_PICTURE_HOST || nplanes == 0
       || nplanes > host->nplanes || nplanes > MAX_PLANES) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
@@ -102,6 +319,10 @@ vh_gpu_picture_upload (VhGpuPicture *gp, const VhPicture *host,
     return FALSE;
   }
   if (!gp->stream && !(gp->stream = vh_gpu_stream_new (gp->gpu, error)))
+    return FALSE;
+  /* nothing of the last upload may be overwritten while an engine's
+   * kernels read it */
+  if (!wait_for_readers (gp, FALSE, error))
     return FALSE;
   if (!same_layout (gp, host, nplanes) && !allocate (gp, host, nplanes,
           error))
@@ -121,12 +342,21 @@ vh_gpu_picture_upload (VhGpuPicture *gp, const VhPicture *host,
       return FALSE;
     stage += gp->row[p] * gp->height[p];
   }
+  const gboolean vif_share = gp->shared && compute_vif_share (gp, host->bpc);
+  const gboolean motion_share = gp->shared
+      && compute_motion_share (gp, prev, host->bpc);
+  gp->share.id = 0;             /* until done */
   if (!vh_gpu_stream_sync (gp->stream, error))
     return FALSE;
+  gp->share.has_motion = motion_share;
+  gp->share.after = motion_share ? prev->share.id : 0;
+  gp->share.id = (guint64) g_atomic_pointer_add (&last_id, 1) + 1;
+  gp->bpc = host->bpc;
   memset (out, 0, sizeof *out);
   out->nplanes = nplanes;
   out->bpc = host->bpc;
   out->memory = VH_PICTURE_DEVICE;
+  out->device_share = vif_share || motion_share ? &gp->share : NULL;
   for (unsigned p = 0; p < nplanes; p++)
     out->plane[p] = (VhPlane) { (const void *) (uintptr_t) gp->plane[p],
       (ptrdiff_t) gp->pitch[p], gp->width[p], gp->height[p], 1 };

@@ -13,7 +13,17 @@
  * upload returns once the copies are done; the view stays valid until the
  * next upload (engines copy it during their push, which returns after the
  * copy).  Samples above the depth are not checked here: the engines check
- * pictures from GPU memory on the device. */
+ * pictures from GPU memory on the device.
+ *
+ * With vh_gpu_picture_set_shared (gp, TRUE), each upload also computes
+ * the reference's share of VIF (vif-gpu.h: its filtered statistics and
+ * pyramid) and motion's SAD against the frame before (upload_after) on
+ * the GPU, and hands them to the engines in the view's
+ * device_share (a VhGpuRefShare): their GPU backends then compute only the
+ * distorted picture's share, reading the plane and the share in place,
+ * and mark on their stream where they are done with it
+ * (vh_gpu_ref_share_read_on); the next upload waits there, on the GPU,
+ * before it overwrites them. */
 #ifndef VH_GPU_PICTURE_H
 #define VH_GPU_PICTURE_H
 
@@ -33,6 +43,36 @@ void vh_gpu_picture_free (VhGpuPicture *gp);
  * nplanes planes.  The memory is (re)allocated when the layout changes. */
 gboolean vh_gpu_picture_upload (VhGpuPicture *gp, const VhPicture *host,
     unsigned nplanes, VhPicture *out, GError **error);
+/* The same, `prev` being the picture that holds the reference frame
+ * before this one (uploaded last, by the same thread): with shares, the
+ * upload then also computes motion's SAD between the two (motion reads
+ * the reference alone). prev's upload must stay untouched meanwhile. */
+gboolean vh_gpu_picture_upload_after (VhGpuPicture *gp,
+    const VhGpuPicture *prev, const VhPicture *host, unsigned nplanes,
+    VhPicture *out, GError **error);
+/* Whether the uploads compute the reference's shares (see above). Where
+ * one cannot be computed (a picture VIF does not take, no kernels for the
+ * GPU), the view has none and the engines do all the work, as without. */
+void vh_gpu_picture_set_shared (VhGpuPicture *gp, gboolean shared);
+
+/* For the GPU backend: a reference's shares, from VhPicture.device_share */
+typedef struct VhGpuRefShare VhGpuRefShare;
+struct VhVifGpuReference;
+/* The VIF share, or NULL */
+const struct VhVifGpuReference *vh_gpu_ref_share_vif (
+    const VhGpuRefShare *share);
+/* The upload's identity (unique in the process; 0: none), and motion's
+ * SAD against the upload `after` when the share has it (then TRUE): an
+ * engine whose previous frame was that upload takes it instead of running
+ * motion's kernel. */
+guint64 vh_gpu_ref_share_id (const VhGpuRefShare *share);
+gboolean vh_gpu_ref_share_motion (const VhGpuRefShare *share, guint64 after,
+    guint64 *sad);
+/* `stream` reads the share and the picture until the point reached now:
+ * the next upload waits for it. FALSE: no event could be recorded (the
+ * caller must then wait for its stream before it returns the picture). */
+gboolean vh_gpu_ref_share_read_on (const VhGpuRefShare *share,
+    VhGpuStream *stream, GError **error);
 
 G_END_DECLS
 #endif

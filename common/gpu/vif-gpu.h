@@ -67,6 +67,44 @@ gboolean vh_vif_gpu_enqueue (VhVifGpu *ctx, VhGpuStream *stream,
 /* Frees the device memory. No work using the context may be pending. */
 void vh_vif_gpu_free (VhVifGpu *ctx);
 
+/* The reference's share of one frame, for several distorted pictures
+ * scored against one reference (the renditions of a ladder): the
+ * reference's filtered statistics (μ₁, σ₁² per pixel) and its pyramid,
+ * computed once, then read by each distorted picture's kernels, which
+ * skip the reference's filtering. The sums equal vh_vif_gpu_enqueue's.
+ *
+ *   VhVifGpuReference *share = vh_vif_gpu_reference_new (gpu, w, h, bpc, &e);
+ *   vh_vif_gpu_enqueue_reference (ctx, share, stream, ref, pitch, 0, &e);
+ *   for each distorted picture (after `stream` passed the above: the same
+ *   stream, or one waiting on an event recorded after it):
+ *     vh_vif_gpu_enqueue_distorted (ctx_i, stream_i, share, dis_i, pitch_i,
+ *         100.0, 0, sums_i, &e);
+ *
+ * The share is about 1.4 x 8 bytes per luma sample of GPU memory. It
+ * keeps the reference plane's address: the plane, like the share, must
+ * stay untouched until every distorted part reading it is done. */
+typedef struct VhVifGpuReference VhVifGpuReference;
+
+VhVifGpuReference *vh_vif_gpu_reference_new (VhGpu *gpu, unsigned width,
+    unsigned height, unsigned bpc, GError **error);
+void vh_vif_gpu_reference_free (VhVifGpuReference *share);
+/* Queues the reference's share of `ref` (as vh_vif_gpu_enqueue's) into
+ * `share`, with `ctx`'s kernels: any context of the share's size and
+ * depth. Scales below first_scale only build the pyramid. */
+gboolean vh_vif_gpu_enqueue_reference (VhVifGpu *ctx,
+    VhVifGpuReference *share, VhGpuStream *stream, VhGpuPtr ref,
+    size_t ref_pitch, unsigned first_scale, GError **error);
+/* vh_vif_gpu_enqueue with the reference's share in place of the
+ * reference: refused where the share is of another size or depth, was
+ * never computed, or computed from a later first scale. */
+/* Whether vh_vif_gpu_enqueue_distorted takes this share for ctx. */
+gboolean vh_vif_gpu_reference_fits (const VhVifGpu *ctx,
+    const VhVifGpuReference *share, unsigned first_scale);
+gboolean vh_vif_gpu_enqueue_distorted (VhVifGpu *ctx, VhGpuStream *stream,
+    const VhVifGpuReference *share, VhGpuPtr dis, size_t dis_pitch,
+    double enhn_gain_limit, unsigned first_scale, VhVifSums *out,
+    GError **error);
+
 /* Host emulation (tests run the kernels' own code, kernels/vif-device.h,
  * on the host): a context in host memory, the launch parameters of scale s
  * with host pictures (s == 0 zeroes the sums; `p` points at a
@@ -77,6 +115,15 @@ void vh_vif_gpu_host_level (VhVifGpu *ctx, unsigned s, const VhPlane *ref,
     const VhPlane *dis, double enhn_gain_limit, unsigned first_scale,
     void *p, unsigned *n_blocks);
 const VhVifSums *vh_vif_gpu_host_sums (const VhVifGpu *ctx);
+/* The same per part (VH_VIF_PART_*, kernels/vif-device.h) with a share in
+ * host memory: the reference part takes `ref` (dis may be NULL) and fills
+ * the share, the distorted part takes `dis` (ref may be NULL) and reads it. */
+VhVifGpuReference *vh_vif_gpu_reference_new_host (unsigned width,
+    unsigned height, unsigned bpc, GError **error);
+void vh_vif_gpu_host_level_part (VhVifGpu *ctx, VhVifGpuReference *share,
+    unsigned part, unsigned s, const VhPlane *ref, const VhPlane *dis,
+    double enhn_gain_limit, unsigned first_scale, void *p,
+    unsigned *n_blocks);
 
 G_END_DECLS
 #endif /* VH_VIF_GPU_H */

@@ -461,7 +461,7 @@ take_partner (GstVmafHip * self, GstVmafHipRendition * r,
  * score there: a ring, each entry uploaded by the uploader's thread (off
  * the aggregator's), and free again when every worker that takes it has
  * pushed it (the engines copy it during the push) */
-typedef struct
+typedef struct SharedRefEntry
 {
   VhGpuPicture *picture;
   VhPicture view;
@@ -469,6 +469,9 @@ typedef struct
   gboolean ready, failed;     /* the upload is done / did not work */
   GstBuffer *source;          /* the frame to upload (a reference held) */
   unsigned nplanes;
+  /* the entry uploaded before this one (motion's SAD is computed against
+   * it), or NULL */
+  struct SharedRefEntry *prev;
 } SharedRef;
 
 typedef struct _GstVmafHipSharedRefs GstVmafHipSharedRefs;
@@ -477,6 +480,7 @@ struct _GstVmafHipSharedRefs
   GstVmafHip *self;
   SharedRef ref[SHARED_REFS];
   guint next;
+  SharedRef *last;              /* handed to the uploader last */
   GMutex lock;
   GCond changed;              /* an upload ended, or an entry was freed */
   GThreadPool *uploader;
@@ -641,13 +645,23 @@ run_upload (gpointer data, gpointer user_data)
   VhPicture host;
   gboolean ok = FALSE;
 
-  if (!ref->picture)
+  if (!ref->picture) {
     ref->picture = vh_gpu_picture_new (self->gpu);
+    /* the reference's share of VIF computed once too, read in place */
+    vh_gpu_picture_set_shared (ref->picture, TRUE);
+  }
   if (gst_video_frame_map (&rf, &refs->side.info, ref->source,
           GST_MAP_READ)) {
     gst_vmafhip_fill_side_picture (self, &refs->side, &rf, &host);
-    ok = vh_gpu_picture_upload (ref->picture, &host, MIN (ref->nplanes,
-            host.nplanes), &ref->view, &error);
+    /* the uploader's thread uploads in order: the entry before is done
+     * (and its picture stays until this thread uploads into it again) */
+    VhGpuPicture *after = NULL;
+    g_mutex_lock (&refs->lock);
+    if (ref->prev && ref->prev->ready)
+      after = ref->prev->picture;
+    g_mutex_unlock (&refs->lock);
+    ok = vh_gpu_picture_upload_after (ref->picture, after, &host,
+        MIN (ref->nplanes, host.nplanes), &ref->view, &error);
     gst_video_frame_unmap (&rf);
   }
   if (!ok) {
@@ -713,6 +727,8 @@ upload_reference (GstVmafHip * self, GstBuffer * buffer, guint takers,
   ref->ready = ref->failed = FALSE;
   ref->source = gst_buffer_ref (buffer);
   ref->nplanes = nplanes;
+  ref->prev = refs->last;
+  refs->last = ref;
   g_mutex_unlock (&refs->lock);
   g_thread_pool_push (refs->uploader, ref, NULL);
   return ref;

@@ -22,7 +22,7 @@ using namespace vh_vif;
 /* One block: the kernel's steps in order, each over every thread (the
  * kernel's __syncthreads () between them), and its reduction as a plain
  * sum (integer: any order gives the same). */
-template <int HALF, int NEXT_HALF, typename Pixel>
+template <int HALF, int NEXT_HALF, typename Pixel, int PART>
 static void
 emulate_level (const VhVifLevelParams &p, unsigned n_blocks)
 {
@@ -37,29 +37,83 @@ emulate_level (const VhVifLevelParams &p, unsigned n_blocks)
       row_offsets<HALF> (p, tile, t, sm);
     for (unsigned t = 0; t < (unsigned) kBlock; t++) {
       if (p.do_stats)
-        vertical_pass<HALF, NEXT_HALF, true, Pixel> (p, tile, t, sm);
+        vertical_pass<HALF, NEXT_HALF, true, Pixel, PART> (p, tile, t, sm);
       else
-        vertical_pass<HALF, NEXT_HALF, false, Pixel> (p, tile, t, sm);
+        vertical_pass<HALF, NEXT_HALF, false, Pixel, PART> (p, tile, t, sm);
     }
     long long total[VH_VIF_SUMS_PER_SCALE] = { 0, 0, 0, 0 };
     for (unsigned t = 0; t < (unsigned) kBlock; t++) {
       if (p.do_stats) {
-        const Accum acc = horizontal_stats<HALF> (p, tile, t, sm);
+        const Accum acc = horizontal_stats<HALF, PART> (p, tile, t, sm);
         total[0] += (long long) acc.num_log;
         total[1] += (long long) acc.den_log;
         total[2] += (long long) acc.num_non_log;
         total[3] += (long long) acc.den_non_log;
       }
       if (NEXT_HALF > 0)
-        horizontal_subsample<HALF, NEXT_HALF> (p, tile, t, sm);
+        horizontal_subsample<HALF, NEXT_HALF, PART> (p, tile, t, sm);
     }
+    if (PART == VH_VIF_PART_REF)
+      continue;                 /* no sums: the kernel returns before */
     for (int q = 0; q < VH_VIF_SUMS_PER_SCALE; q++)
       sums[q] += total[q];
   }
 }
 
+template <int PART>
+static void
+emulate_scale (const VhVifLevelParams &p, unsigned n_blocks, unsigned s,
+    unsigned bpc)
+{
+  if (s == 0 && bpc == 8)
+    emulate_level<8, 4, uint8_t, PART> (p, n_blocks);
+  else if (s == 0)
+    emulate_level<8, 4, uint16_t, PART> (p, n_blocks);
+  else if (s == 1)
+    emulate_level<4, 2, uint16_t, PART> (p, n_blocks);
+  else if (s == 2)
+    emulate_level<2, 1, uint16_t, PART> (p, n_blocks);
+  else
+    emulate_level<1, 0, uint16_t, PART> (p, n_blocks);
+}
+
+/* The four scales of one part (VH_VIF_PART_*). */
+static void
+emulate_part (VhVifGpu *ctx, VhVifGpuReference *share, unsigned part,
+    const VhPlane *ref, const VhPlane *dis, unsigned bpc, double egl,
+    unsigned first)
+{
+  for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
+    VhVifLevelParams p;
+    unsigned n_blocks;
+    vh_vif_gpu_host_level_part (ctx, share, part, s, ref, dis, egl, first,
+        &p, &n_blocks);
+    if (part == VH_VIF_PART_PAIR)
+      emulate_scale<VH_VIF_PART_PAIR> (p, n_blocks, s, bpc);
+    else if (part == VH_VIF_PART_REF)
+      emulate_scale<VH_VIF_PART_REF> (p, n_blocks, s, bpc);
+    else
+      emulate_scale<VH_VIF_PART_DIS> (p, n_blocks, s, bpc);
+  }
+}
+
 static unsigned failures, cases;
 
+static void
+expect_equal (const VhVifSums *cpu, const VhVifGpu *ctx, const char *what,
+    unsigned w, unsigned h, unsigned bpc, double egl, unsigned first)
+{
+  cases++;
+  if (std::memcmp (cpu, vh_vif_gpu_host_sums (ctx), sizeof *cpu)) {
+    failures++;
+    std::printf ("MISMATCH (%s) %ux%u %u-bit egl %g first scale %u\n", what,
+        w, h, bpc, egl, first);
+  }
+}
+
+/* One pair through the pair kernels; then the reference's share computed
+ * once and two distorted pictures (of two strengths) scored against it:
+ * every sum equal to the CPU's for that pair. */
 static void
 check (unsigned w, unsigned h, unsigned bpc, double egl, unsigned first)
 {
@@ -67,38 +121,42 @@ check (unsigned w, unsigned h, unsigned bpc, double egl, unsigned first)
   VhVifWork *work = vh_vif_work_new (w, h);
   GError *error = NULL;
   VhVifGpu *ctx = vh_vif_gpu_new_host (w, h, bpc, &error);
-  VhPicture r, d;
-  VhVifSums cpu;
+  VhVifGpuReference *share = ctx ? vh_vif_gpu_reference_new_host (w, h, bpc,
+      &error) : NULL;
+  VhPicture r, d, r2, d2;
+  VhVifSums cpu, cpu2;
 
-  if (!ctx)
+  if (!share)
     g_error ("%s", error->message);
   vh_synth_render (synth, 1, 4, &r, &d);
   vh_vif_compute_sums_from (work, &r.plane[0], &d.plane[0], bpc, egl, first,
       &cpu);
-  for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
-    VhVifLevelParams p;
-    unsigned n_blocks;
-    vh_vif_gpu_host_level (ctx, s, &r.plane[0], &d.plane[0], egl, first, &p,
-        &n_blocks);
-    if (s == 0 && bpc == 8)
-      emulate_level<8, 4, uint8_t> (p, n_blocks);
-    else if (s == 0)
-      emulate_level<8, 4, uint16_t> (p, n_blocks);
-    else if (s == 1)
-      emulate_level<4, 2, uint16_t> (p, n_blocks);
-    else if (s == 2)
-      emulate_level<2, 1, uint16_t> (p, n_blocks);
-    else
-      emulate_level<1, 0, uint16_t> (p, n_blocks);
-  }
-  cases++;
-  if (std::memcmp (&cpu, vh_vif_gpu_host_sums (ctx), sizeof cpu)) {
-    failures++;
-    std::printf ("MISMATCH %ux%u %u-bit egl %g first scale %u\n", w, h, bpc,
-        egl, first);
-  }
+  emulate_part (ctx, NULL, VH_VIF_PART_PAIR, &r.plane[0], &d.plane[0], bpc,
+      egl, first);
+  expect_equal (&cpu, ctx, "pair", w, h, bpc, egl, first);
+
+  /* the same frame at another strength: the same reference */
+  VhSynth *synth2 = vh_synth_new (w, h, bpc, VH_SYNTH_420, w * 3 + h + bpc);
+  vh_synth_render (synth2, 1, 7, &r2, &d2);
+  if (std::memcmp (r.plane[0].data, r2.plane[0].data,
+          (size_t) r.plane[0].stride * h))
+    g_error ("the synthetic reference depends on the strength");
+  vh_vif_compute_sums_from (work, &r.plane[0], &d2.plane[0], bpc, egl, first,
+      &cpu2);
+  emulate_part (ctx, share, VH_VIF_PART_REF, &r.plane[0], NULL, bpc, egl,
+      first);
+  emulate_part (ctx, share, VH_VIF_PART_DIS, NULL, &d.plane[0], bpc, egl,
+      first);
+  expect_equal (&cpu, ctx, "shared reference, first", w, h, bpc, egl, first);
+  emulate_part (ctx, share, VH_VIF_PART_DIS, NULL, &d2.plane[0], bpc, egl,
+      first);
+  expect_equal (&cpu2, ctx, "shared reference, second", w, h, bpc, egl,
+      first);
+
+  vh_vif_gpu_reference_free (share);
   vh_vif_gpu_free (ctx);
   vh_vif_work_free (work);
+  vh_synth_free (synth2);
   vh_synth_free (synth);
 }
 

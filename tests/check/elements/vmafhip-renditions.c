@@ -466,63 +466,91 @@ GST_START_TEST (test_rung_flushing_seek)
 
 GST_END_TEST;
 
-/* The mock HIP runtime's count of the bytes its 2-D copies (the planes)
- * moved, host to device and device to device */
+/* The mock HIP runtime's counts: the bytes its 2-D copies (the planes)
+ * moved, host to device and device to device, and the launches of VIF's
+ * scale-0 kernels (one pair's, the reference's share, a distorted
+ * picture's against it) and of motion's */
 typedef void (*MockCopyBytesFunc) (unsigned long long *h2d,
     unsigned long long *d2d);
+typedef unsigned long long (*MockLaunchesFunc) (const char *name);
+
+typedef struct
+{
+  unsigned long long h2d, d2d;
+  unsigned long long vif_pair, vif_ref, vif_dis, motion;
+} MockCounts;
 
 static void
-mock_copy_bytes (unsigned long long *h2d, unsigned long long *d2d)
+mock_counts (MockCounts * c)
 {
   void *mock = dlopen (g_getenv ("VMAFHIP_HIP_LIBRARY"), RTLD_NOW);
   fail_unless (mock != NULL, "the mock HIP runtime: %s", dlerror ());
-  MockCopyBytesFunc fn = (MockCopyBytesFunc) dlsym (mock,
+  MockCopyBytesFunc bytes = (MockCopyBytesFunc) dlsym (mock,
       "vh_mock_hip_copy_bytes");
-  fail_unless (fn != NULL);
-  fn (h2d, d2d);
+  MockLaunchesFunc launches = (MockLaunchesFunc) dlsym (mock,
+      "vh_mock_hip_launches");
+  fail_unless (bytes != NULL && launches != NULL);
+  bytes (&c->h2d, &c->d2d);
+  c->vif_pair = launches ("vh_vif_scale0_8bit");
+  c->vif_ref = launches ("vh_vif_scale0_8bit_ref");
+  c->vif_dis = launches ("vh_vif_scale0_8bit_dis");
+  c->motion = launches ("vh_motion_sad_8");
   dlclose (mock);
 }
 
-/* Three full-size rungs beside dist_sink, luma only (vmaf_v0.6.1): the
- * planes that cross the bus per frame, with the reference shared
+/* Three full-size rungs beside dist_sink, luma only (vmaf_v0.6.1): what
+ * one run adds to the counts, with the reference shared
  * (VMAFHIP_SHARED_REFERENCE=1) and without (the default) */
 static void
-count_ladder_copies (gboolean shared, unsigned long long *h2d,
-    unsigned long long *d2d)
+count_ladder_work (gboolean shared, MockCounts * run)
 {
-  unsigned long long h0, d0, h1, d1;
+  MockCounts before, after;
   if (shared)
     g_setenv ("VMAFHIP_SHARED_REFERENCE", "1", TRUE);
-  mock_copy_bytes (&h0, &d0);
+  mock_counts (&before);
   Ladder *l = ladder_new ("frame-message=true");
   for (guint k = 0; k < 3; k++)
     ladder_add (l, W, H, FPS);
   for (guint i = 0; i < N_FRAMES; i++)
     ladder_push (l, i, NULL);
   ladder_end (l);
-  mock_copy_bytes (&h1, &d1);
+  mock_counts (&after);
   static const gint pooled[] = { N_FRAMES, N_FRAMES, N_FRAMES };
   static const guint frames[] = { N_FRAMES, N_FRAMES, N_FRAMES };
   ladder_check_free (l, pooled, frames, TRUE);
   g_unsetenv ("VMAFHIP_SHARED_REFERENCE");
-  *h2d = h1 - h0;
-  *d2d = d1 - d0;
+  run->h2d = after.h2d - before.h2d;
+  run->d2d = after.d2d - before.d2d;
+  run->vif_pair = after.vif_pair - before.vif_pair;
+  run->vif_ref = after.vif_ref - before.vif_ref;
+  run->vif_dis = after.vif_dis - before.vif_dis;
+  run->motion = after.motion - before.motion;
 }
 
 GST_START_TEST (test_reference_uploaded_once)
 {
   const unsigned long long plane = (unsigned long long) W * H;
-  unsigned long long h2d, d2d;
+  MockCounts run;
 
   /* the default, each engine its own: dist_sink's pair and each rung's */
-  count_ladder_copies (FALSE, &h2d, &d2d);
-  fail_unless_equals_uint64 (h2d, N_FRAMES * 8 * plane);
-  fail_unless_equals_uint64 (d2d, 0);
+  count_ladder_work (FALSE, &run);
+  fail_unless_equals_uint64 (run.h2d, N_FRAMES * 8 * plane);
+  fail_unless_equals_uint64 (run.d2d, 0);
+  fail_unless_equals_uint64 (run.vif_pair, N_FRAMES * 4);
+  fail_unless_equals_uint64 (run.vif_ref, 0);
+  fail_unless_equals_uint64 (run.vif_dis, 0);
+  fail_unless_equals_uint64 (run.motion, (N_FRAMES - 1) * 4);
   /* VMAFHIP_SHARED_REFERENCE=1: the renditions' reference uploaded once,
-   * then copied on the device */
-  count_ladder_copies (TRUE, &h2d, &d2d);
-  fail_unless_equals_uint64 (h2d, N_FRAMES * 6 * plane);
-  fail_unless_equals_uint64 (d2d, N_FRAMES * 3 * plane);
+   * then copied on the device; its share of VIF and motion's SAD computed
+   * once a frame, each rung computing only its own part of VIF
+   * (dist_sink keeps its pair) */
+  count_ladder_work (TRUE, &run);
+  fail_unless_equals_uint64 (run.h2d, N_FRAMES * 6 * plane);
+  fail_unless_equals_uint64 (run.d2d, N_FRAMES * 3 * plane);
+  fail_unless_equals_uint64 (run.vif_pair, N_FRAMES);
+  fail_unless_equals_uint64 (run.vif_ref, N_FRAMES);
+  fail_unless_equals_uint64 (run.vif_dis, N_FRAMES * 3);
+  fail_unless_equals_uint64 (run.motion, (N_FRAMES - 1) * 2);
 }
 
 GST_END_TEST;

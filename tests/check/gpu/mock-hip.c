@@ -6,7 +6,8 @@
  *
  * Loaded by the HIP loader through VMAFHIP_HIP_LIBRARY.  Tests read its
  * counters with vh_mock_hip_counters (), vh_mock_hip_host_allocs (),
- * vh_mock_hip_host_refused () and vh_mock_hip_copy_bytes (), and make imports fail with
+ * vh_mock_hip_host_refused (), vh_mock_hip_copy_bytes () and
+ * vh_mock_hip_launches (name), and make imports fail with
  * VH_MOCK_HIP_REFUSE_IMPORT=1, pinned host allocations after the first N
  * fail with VH_MOCK_HIP_HOST_MALLOC_AFTER=N, device allocations above N bytes run out
  * of memory with VH_MOCK_HIP_MALLOC_LIMIT=N, and kernel launches fail with
@@ -453,15 +454,46 @@ hipModuleLoadData (void **module, const void *image)
 
 hipError_t hipModuleUnload (void *module) { return free_token (module); }
 
-/* One function object per module lookup is enough: the loader caches it. */
+/* One function object per kernel name (whatever the module: the loader
+ * caches lookups), counting its launches; never freed. */
+#define MOCK_MAX_FUNCTIONS 256
+typedef struct {
+  char *name;
+  unsigned long long launches;
+} MockFunction;
+static MockFunction mock_functions[MOCK_MAX_FUNCTIONS];
+static unsigned mock_n_functions;
+
 hipError_t
 hipModuleGetFunction (void **function, void *module, const char *name)
 {
   (void) module;
-  (void) name;
-  static char function_token;
-  *function = &function_token;
-  return hipSuccess;
+  hipError_t result = hipSuccess;
+  pthread_mutex_lock (&lock);
+  unsigned i = 0;
+  while (i < mock_n_functions && strcmp (mock_functions[i].name, name))
+    i++;
+  if (i == mock_n_functions && i < MOCK_MAX_FUNCTIONS)
+    mock_functions[mock_n_functions++].name = strdup (name);
+  if (i < MOCK_MAX_FUNCTIONS)
+    *function = &mock_functions[i];
+  else
+    result = hipErrorInvalidValue;
+  pthread_mutex_unlock (&lock);
+  return result;
+}
+
+/* the test's view: launches of the kernel of that name, all modules */
+unsigned long long
+vh_mock_hip_launches (const char *name)
+{
+  unsigned long long n = 0;
+  pthread_mutex_lock (&lock);
+  for (unsigned i = 0; i < mock_n_functions; i++)
+    if (!strcmp (mock_functions[i].name, name))
+      n = mock_functions[i].launches;
+  pthread_mutex_unlock (&lock);
+  return n;
 }
 
 hipError_t
@@ -469,7 +501,6 @@ hipModuleLaunchKernel (void *function, unsigned int gx, unsigned int gy,
     unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
     unsigned int shared_bytes, void *stream, void **params, void **extra)
 {
-  (void) function;
   (void) gx; (void) gy; (void) gz;
   (void) bx; (void) by; (void) bz;
   (void) shared_bytes;
@@ -490,6 +521,9 @@ hipModuleLaunchKernel (void *function, unsigned int gx, unsigned int gy,
     if (failing)
       return hipErrorInvalidValue;
   }
+  pthread_mutex_lock (&lock);
+  ((MockFunction *) function)->launches++;
+  pthread_mutex_unlock (&lock);
   return hipSuccess;
 }
 

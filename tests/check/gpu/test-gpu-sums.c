@@ -91,6 +91,21 @@ frame_pair (Ctx *c, const char *what, unsigned i, const VhPicture *ref,
     vh_gpu_stream_sync (c->stream, &error);
     check (error, "vif run");
     verdict (c, what, i, "VIF", &cpu, vgs, sizeof cpu);
+    /* the reference's share computed first (as for a ladder's renditions),
+     * then the distorted picture's part reading it: the same sums */
+    VhVifGpuReference *share = vh_vif_gpu_reference_new (c->gpu, w, h, bpc,
+        &error);
+    check (error, "vif share");
+    memset (vgs, 0xa5, sizeof *vgs);
+    vh_vif_gpu_enqueue_reference (vg, share, c->stream, dref, rp,
+        vifo[k].first, &error);
+    check (error, "vif share run");
+    vh_vif_gpu_enqueue_distorted (vg, c->stream, share, ddis, dp,
+        vifo[k].egl, vifo[k].first, vgs, &error);
+    vh_gpu_stream_sync (c->stream, &error);
+    check (error, "vif distorted part");
+    verdict (c, what, i, "VIF, shared reference", &cpu, vgs, sizeof cpu);
+    vh_vif_gpu_reference_free (share);
   }
   vh_vif_gpu_free (vg);
   vh_vif_work_free (vw);
