@@ -342,7 +342,9 @@ vh_gpu_picture_upload_after (VhGpuPicture *gp, const VhGpuPicture *prev,
       return FALSE;
     stage += gp->row[p] * gp->height[p];
   }
-  const gboolean vif_share = gp->shared && compute_vif_share (gp, host->bpc);
+  /* where VIF's cannot be computed, the share has none (vif NULL) */
+  if (gp->shared)
+    compute_vif_share (gp, host->bpc);
   const gboolean motion_share = gp->shared
       && compute_motion_share (gp, prev, host->bpc);
   gp->share.id = 0;             /* until done */
@@ -356,7 +358,9 @@ vh_gpu_picture_upload_after (VhGpuPicture *gp, const VhGpuPicture *prev,
   out->nplanes = nplanes;
   out->bpc = host->bpc;
   out->memory = VH_PICTURE_DEVICE;
-  out->device_share = vif_share || motion_share ? &gp->share : NULL;
+  /* with shares asked for, always: its id tells the engines which upload
+   * their frame was (motion's SAD is offered against it) */
+  out->device_share = gp->shared ? &gp->share : NULL;
   for (unsigned p = 0; p < nplanes; p++)
     out->plane[p] = (VhPlane) { (const void *) (uintptr_t) gp->plane[p],
       (ptrdiff_t) gp->pitch[p], gp->width[p], gp->height[p], 1 };

@@ -50,9 +50,11 @@ gboolean vh_gpu_picture_upload (VhGpuPicture *gp, const VhPicture *host,
 gboolean vh_gpu_picture_upload_after (VhGpuPicture *gp,
     const VhGpuPicture *prev, const VhPicture *host, unsigned nplanes,
     VhPicture *out, GError **error);
-/* Whether the uploads compute the reference's shares (see above). Where
- * one cannot be computed (a picture VIF does not take, no kernels for the
- * GPU), the view has none and the engines do all the work, as without. */
+/* Whether the uploads compute the reference's shares (see above); the
+ * views then always carry a VhGpuRefShare. Where a part cannot be
+ * computed (a picture VIF does not take, no frame before of its size, no
+ * kernels for the GPU), the share lacks it and the engines do that work,
+ * as without. */
 void vh_gpu_picture_set_shared (VhGpuPicture *gp, gboolean shared);
 
 /* For the GPU backend: a reference's shares, from VhPicture.device_share */

@@ -1,0 +1,259 @@
+/* vmafhip — the reference's share of the kernels (vif-gpu.h's
+ * VhVifGpuReference, gpu-picture.h's VhGpuRefShare) against the mock HIP
+ * runtime (mock-hip.c, loaded through VMAFHIP_HIP_LIBRARY): what is
+ * refused and why, which uploads carry which share, motion's SAD offered
+ * only against the upload it was computed from.  The mock runs no kernel,
+ * so the values are the GPU tests' business (test-gpu-sums, the
+ * renditions suite with backend=hip); this checks the bookkeeping, and
+ * runs everywhere (no GPU). */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu-picture.h"
+#include "vh-error.h"
+#include "vh-gpu.h"
+#include "vh-kernel-images.h"
+#include "vif-gpu.h"
+
+static VhGpu *
+open_mock (void)
+{
+  GError *error = NULL;
+  VhGpu *gpu = vh_gpu_acquire (VH_GPU_VENDOR_AMD, 0, &error);
+  ck_assert_msg (gpu != NULL, "mock AMD device: %s",
+      error ? error->message : "?");
+  return gpu;
+}
+
+/* The mock is an AMD device: a build without AMD kernel images (no hipcc,
+ * no clang-19, as a sanitizer build configures) has no module to load.
+ * TRUE, after saying so loudly, when that is the case. */
+static gboolean
+skip_without_amd_images (void)
+{
+  for (unsigned i = 0; i < vh_kernel_vif.n_images; i++)
+    if (vh_kernel_vif.images[i].vendor == VH_GPU_VENDOR_AMD)
+      return FALSE;
+  fprintf (stderr, "test-gpu-share: SKIPPED: this build has no AMD kernel "
+      "images (configured without hipcc and clang-19)\n");
+  return TRUE;
+}
+
+static void
+assert_error (GError **error, const char *part)
+{
+  ck_assert_msg (*error != NULL, "no error (expected one with \"%s\")", part);
+  ck_assert_msg (strstr ((*error)->message, part) != NULL,
+      "\"%s\" does not say \"%s\"", (*error)->message, part);
+  g_clear_error (error);
+}
+
+START_TEST (test_vif_share_refused)
+{
+  if (skip_without_amd_images ())
+    return;
+  GError *error = NULL;
+  VhGpu *gpu = open_mock ();
+  VhGpuModule *module = vh_gpu_module_load_embedded (gpu, &vh_kernel_vif,
+      &error);
+  ck_assert_msg (module != NULL, "%s", error ? error->message : "?");
+  VhVifGpu *ctx = vh_vif_gpu_new (gpu, module, 64, 48, 8, &error);
+  VhVifSums *sums = vh_gpu_host_alloc (gpu, sizeof *sums, &error);
+  VhGpuStream *stream = vh_gpu_stream_new (gpu, &error);
+  VhGpuPtr ref = vh_gpu_mem_alloc (gpu, 64 * 48, &error);
+  VhGpuPtr dis = vh_gpu_mem_alloc (gpu, 64 * 48, &error);
+  ck_assert_msg (ctx && sums && stream && ref && dis, "%s",
+      error ? error->message : "?");
+
+  /* another size or depth */
+  VhVifGpuReference *wide = vh_vif_gpu_reference_new (gpu, 80, 48, 8, &error);
+  VhVifGpuReference *deep = vh_vif_gpu_reference_new (gpu, 64, 48, 10,
+      &error);
+  ck_assert (wide && deep);
+  ck_assert (!vh_vif_gpu_enqueue_reference (ctx, wide, stream, ref, 64, 0,
+          &error));
+  assert_error (&error, "80x48 8-bit pictures, the context for 64x48 8-bit");
+  ck_assert (!vh_vif_gpu_enqueue_distorted (ctx, stream, deep, dis, 64,
+          100.0, 0, sums, &error));
+  assert_error (&error, "64x48 10-bit pictures");
+  ck_assert (!vh_vif_gpu_reference_fits (ctx, wide, 0));
+
+  /* read before it was computed, or computed from a later scale */
+  VhVifGpuReference *share = vh_vif_gpu_reference_new (gpu, 64, 48, 8,
+      &error);
+  ck_assert (share != NULL);
+  ck_assert (!vh_vif_gpu_reference_fits (ctx, share, 0));
+  ck_assert (!vh_vif_gpu_enqueue_distorted (ctx, stream, share, dis, 64,
+          100.0, 0, sums, &error));
+  assert_error (&error, "was never computed");
+  ck_assert_msg (vh_vif_gpu_enqueue_reference (ctx, share, stream, ref, 64,
+          1, &error), "%s", error ? error->message : "?");
+  ck_assert (!vh_vif_gpu_reference_fits (ctx, share, 0));
+  ck_assert (!vh_vif_gpu_enqueue_distorted (ctx, stream, share, dis, 64,
+          100.0, 0, sums, &error));
+  assert_error (&error, "lacks the scales asked for");
+  /* what it was computed for, and any later first scale */
+  ck_assert (vh_vif_gpu_reference_fits (ctx, share, 1));
+  ck_assert (vh_vif_gpu_reference_fits (ctx, share, 2));
+  ck_assert_msg (vh_vif_gpu_enqueue_distorted (ctx, stream, share, dis, 64,
+          100.0, 1, sums, &error), "%s", error ? error->message : "?");
+  /* the usual checks of a plane still apply */
+  ck_assert (!vh_vif_gpu_enqueue_distorted (ctx, stream, share, dis, 32,
+          100.0, 1, sums, &error));
+  assert_error (&error, "distorted pitch 32 is shorter than its 64-byte rows");
+  ck_assert (vh_vif_gpu_reference_new (gpu, 8, 8, 8, &error) == NULL);
+  assert_error (&error, "no reference share for a 8x8 8-bit picture");
+  ck_assert (vh_vif_gpu_reference_new (NULL, 64, 48, 8, &error) == NULL);
+  assert_error (&error, "NULL GPU");
+
+  ck_assert (vh_gpu_stream_sync (stream, NULL));
+  vh_vif_gpu_reference_free (share);
+  vh_vif_gpu_reference_free (wide);
+  vh_vif_gpu_reference_free (deep);
+  vh_gpu_mem_free (gpu, ref);
+  vh_gpu_mem_free (gpu, dis);
+  vh_gpu_stream_free (stream);
+  vh_gpu_host_free (gpu, sums);
+  vh_vif_gpu_free (ctx);
+  vh_gpu_module_free (module);
+  vh_gpu_close (gpu);
+}
+
+END_TEST;
+
+/* A host picture of w x h, 8-bit 4:2:0, `value` everywhere */
+typedef struct {
+  guint8 *data;
+  VhPicture pic;
+} HostPicture;
+
+static void
+host_picture (HostPicture *hp, unsigned w, unsigned h, guint8 value)
+{
+  const size_t luma = (size_t) w * h, chroma = (size_t) (w / 2) * (h / 2);
+  hp->data = g_malloc (luma + 2 * chroma);
+  memset (hp->data, value, luma + 2 * chroma);
+  memset (&hp->pic, 0, sizeof hp->pic);
+  hp->pic.nplanes = 3;
+  hp->pic.bpc = 8;
+  hp->pic.memory = VH_PICTURE_HOST;
+  hp->pic.plane[0] = (VhPlane) { hp->data, (ptrdiff_t) w, w, h, 1 };
+  hp->pic.plane[1] = (VhPlane) { hp->data + luma, (ptrdiff_t) (w / 2), w / 2,
+    h / 2, 1 };
+  hp->pic.plane[2] = (VhPlane) { hp->data + luma + chroma,
+    (ptrdiff_t) (w / 2), w / 2, h / 2, 1 };
+}
+
+static const VhGpuRefShare *
+upload (VhGpuPicture *gp, const VhGpuPicture *prev, const HostPicture *hp)
+{
+  GError *error = NULL;
+  VhPicture view;
+  ck_assert_msg (vh_gpu_picture_upload_after (gp, prev, &hp->pic, 1, &view,
+          &error), "%s", error ? error->message : "?");
+  ck_assert_int_eq (view.memory, VH_PICTURE_DEVICE);
+  ck_assert_int_eq (view.nplanes, 1);
+  return view.device_share;
+}
+
+START_TEST (test_picture_shares)
+{
+  if (skip_without_amd_images ())
+    return;
+  GError *error = NULL;
+  VhGpu *gpu = open_mock ();
+  HostPicture big, small;
+  host_picture (&big, 64, 48, 100);
+  host_picture (&small, 8, 8, 50);
+  VhGpuPicture *a = vh_gpu_picture_new (gpu), *b = vh_gpu_picture_new (gpu);
+  VhGpuPicture *c = vh_gpu_picture_new (gpu), *d = vh_gpu_picture_new (gpu);
+  guint64 sad = 7;
+
+  /* not asked for: no share */
+  ck_assert (upload (a, NULL, &big) == NULL);
+  vh_gpu_picture_set_shared (a, TRUE);
+  vh_gpu_picture_set_shared (b, TRUE);
+  vh_gpu_picture_set_shared (c, TRUE);
+  vh_gpu_picture_set_shared (d, TRUE);
+
+  /* the first frame: VIF's share, no motion (nothing before it) */
+  const VhGpuRefShare *first = upload (a, NULL, &big);
+  ck_assert (first != NULL && vh_gpu_ref_share_vif (first) != NULL);
+  const guint64 first_id = vh_gpu_ref_share_id (first);
+  ck_assert (first_id != 0);
+  ck_assert (!vh_gpu_ref_share_motion (first, 0, &sad));
+
+  /* the next frame, after it: motion against that upload only */
+  const VhGpuRefShare *second = upload (b, a, &big);
+  const guint64 second_id = vh_gpu_ref_share_id (second);
+  ck_assert (second != NULL && vh_gpu_ref_share_vif (second) != NULL);
+  ck_assert (second_id > first_id);
+  ck_assert (vh_gpu_ref_share_motion (second, first_id, &sad));
+  ck_assert_uint_eq (sad, 0);   /* the mock's zeroed accumulator */
+  ck_assert (!vh_gpu_ref_share_motion (second, first_id + 1, &sad));
+  ck_assert (!vh_gpu_ref_share_motion (second, 0, &sad));
+  ck_assert (!vh_gpu_ref_share_motion (NULL, first_id, &sad));
+
+  /* two readers mark their streams; the next upload into it waits for
+   * them and is another upload (a new id), still after `a` */
+  VhGpuStream *s1 = vh_gpu_stream_new (gpu, &error);
+  VhGpuStream *s2 = vh_gpu_stream_new (gpu, &error);
+  ck_assert (s1 && s2);
+  ck_assert (vh_gpu_ref_share_read_on (second, s1, &error));
+  ck_assert (vh_gpu_ref_share_read_on (second, s2, &error));
+  const VhGpuRefShare *again = upload (b, a, &big);
+  ck_assert (again == second);          /* the same object, updated */
+  ck_assert (vh_gpu_ref_share_id (again) > second_id);
+  ck_assert (vh_gpu_ref_share_motion (again, first_id, &sad));
+  ck_assert (!vh_gpu_ref_share_motion (again, second_id, &sad));
+
+  /* a picture VIF does not take (below 16x16): a share without VIF's ... */
+  const VhGpuRefShare *tiny = upload (c, NULL, &small);
+  ck_assert (tiny != NULL && vh_gpu_ref_share_vif (tiny) == NULL);
+  ck_assert (!vh_gpu_ref_share_motion (tiny, 0, &sad));
+  /* ... but with motion's, after one of its size */
+  const VhGpuRefShare *motion_only = upload (d, c, &small);
+  ck_assert (motion_only != NULL);
+  ck_assert (vh_gpu_ref_share_vif (motion_only) == NULL);
+  ck_assert (vh_gpu_ref_share_motion (motion_only, vh_gpu_ref_share_id (tiny),
+          &sad));
+  /* and none across sizes: motion compares pictures of one size */
+  const VhGpuRefShare *resized = upload (a, d, &big);
+  ck_assert (resized != NULL);
+  ck_assert (!vh_gpu_ref_share_motion (resized,
+          vh_gpu_ref_share_id (motion_only), &sad));
+
+  vh_gpu_stream_free (s1);
+  vh_gpu_stream_free (s2);
+  vh_gpu_picture_free (a);
+  vh_gpu_picture_free (b);
+  vh_gpu_picture_free (c);
+  vh_gpu_picture_free (d);
+  g_free (big.data);
+  g_free (small.data);
+  vh_gpu_close (gpu);
+}
+
+END_TEST;
+
+static Suite *
+share_suite (void)
+{
+  Suite *s = suite_create ("gpu-share");
+  TCase *tc = tcase_create ("general");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_vif_share_refused);
+  tcase_add_test (tc, test_picture_shares);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *runner = srunner_create (share_suite ());
+  srunner_run_all (runner, CK_NORMAL);
+  const int failed = srunner_ntests_failed (runner);
+  srunner_free (runner);
+  return failed ? 1 : 0;
+}
