@@ -14,31 +14,8 @@
 #include "vh-error.h"
 #include "vh-gpu.h"
 #include "vh-kernel-images.h"
+#include "vh-mock-gpu.h"
 #include "vif-gpu.h"
-
-static VhGpu *
-open_mock (void)
-{
-  GError *error = NULL;
-  VhGpu *gpu = vh_gpu_acquire (VH_GPU_VENDOR_AMD, 0, &error);
-  ck_assert_msg (gpu != NULL, "mock AMD device: %s",
-      error ? error->message : "?");
-  return gpu;
-}
-
-/* The mock is an AMD device: a build without AMD kernel images (no hipcc,
- * no clang-19, as a sanitizer build configures) has no module to load.
- * TRUE, after saying so loudly, when that is the case. */
-static gboolean
-skip_without_amd_images (void)
-{
-  for (unsigned i = 0; i < vh_kernel_vif.n_images; i++)
-    if (vh_kernel_vif.images[i].vendor == VH_GPU_VENDOR_AMD)
-      return FALSE;
-  fprintf (stderr, "test-gpu-share: SKIPPED: this build has no AMD kernel "
-      "images (configured without hipcc and clang-19)\n");
-  return TRUE;
-}
 
 static void
 assert_error (GError **error, const char *part)
@@ -51,10 +28,10 @@ assert_error (GError **error, const char *part)
 
 START_TEST (test_vif_share_refused)
 {
-  if (skip_without_amd_images ())
+  if (vh_mock_gpu_lacks_images (&vh_kernel_vif, "test-gpu-share"))
     return;
   GError *error = NULL;
-  VhGpu *gpu = open_mock ();
+  VhGpu *gpu = vh_mock_gpu_open ();
   VhGpuModule *module = vh_gpu_module_load_embedded (gpu, &vh_kernel_vif,
       &error);
   ck_assert_msg (module != NULL, "%s", error ? error->message : "?");
@@ -159,10 +136,10 @@ upload (VhGpuPicture *gp, const VhGpuPicture *prev, const HostPicture *hp)
 
 START_TEST (test_picture_shares)
 {
-  if (skip_without_amd_images ())
+  if (vh_mock_gpu_lacks_images (&vh_kernel_vif, "test-gpu-share"))
     return;
   GError *error = NULL;
-  VhGpu *gpu = open_mock ();
+  VhGpu *gpu = vh_mock_gpu_open ();
   HostPicture big, small;
   host_picture (&big, 64, 48, 100);
   host_picture (&small, 8, 8, 50);

@@ -14,6 +14,7 @@
 #include "vh-gpu.h"
 #include "ciede-gpu.h"
 #include "vh-kernel-images.h"
+#include "vh-mock-gpu.h"
 
 #define TABLE_SIZE 4096
 
@@ -43,30 +44,6 @@ fill_pattern (VhGpu *gpu, VhGpuPtr mem, void *data, GError **error)
   return ok;
 }
 
-static VhGpu *
-open_mock (void)
-{
-  GError *error = NULL;
-  VhGpu *gpu = vh_gpu_acquire (VH_GPU_VENDOR_AMD, 0, &error);
-  ck_assert_msg (gpu != NULL, "mock AMD device: %s",
-      error ? error->message : "?");
-  return gpu;
-}
-
-/* The mock is an AMD device: a build without AMD kernel images (no hipcc,
- * no clang-19, as a sanitizer build configures) has no CIEDE2000 module
- * to load.  TRUE, after saying so loudly, when that is the case. */
-static gboolean
-skip_without_amd_images (void)
-{
-  for (unsigned i = 0; i < vh_kernel_ciede.n_images; i++)
-    if (vh_kernel_ciede.images[i].vendor == VH_GPU_VENDOR_AMD)
-      return FALSE;
-  fprintf (stderr, "test-gpu-tables: SKIPPED: this build has no AMD kernel "
-      "images (configured without hipcc and clang-19)\n");
-  return TRUE;
-}
-
 static guint8
 first_byte (VhGpu *gpu, VhGpuPtr mem)
 {
@@ -80,7 +57,7 @@ first_byte (VhGpu *gpu, VhGpuPtr mem)
 
 START_TEST (test_one_fill_shared)
 {
-  VhGpu *gpu = open_mock ();
+  VhGpu *gpu = vh_mock_gpu_open ();
   FillCount count = { 0, 0x5a, FALSE };
   GError *error = NULL;
   const VhGpuPtr a = vh_gpu_table_acquire (gpu, "t", TABLE_SIZE, fill_pattern,
@@ -119,7 +96,7 @@ END_TEST
 
 START_TEST (test_failures_leave_nothing)
 {
-  VhGpu *gpu = open_mock ();
+  VhGpu *gpu = vh_mock_gpu_open ();
   FillCount count = { 0, 0x33, TRUE };
   GError *error = NULL;
   ck_assert (vh_gpu_table_acquire (gpu, "t", TABLE_SIZE, fill_pattern,
@@ -168,7 +145,7 @@ acquire_in_thread (gpointer data)
 
 START_TEST (test_threads_share_one_fill)
 {
-  VhGpu *gpu = open_mock ();
+  VhGpu *gpu = vh_mock_gpu_open ();
   FillCount count = { 0, 0x42, FALSE };
   Racer racers[8];
   GThread *threads[8];
@@ -192,9 +169,9 @@ END_TEST
  * VMAFHIP_CIEDE_TABLE=0 take none */
 START_TEST (test_ciede_contexts_share_the_lab_table)
 {
-  if (skip_without_amd_images ())
+  if (vh_mock_gpu_lacks_images (&vh_kernel_ciede, "test-gpu-tables"))
     return;
-  VhGpu *gpu = open_mock ();
+  VhGpu *gpu = vh_mock_gpu_open ();
   GError *error = NULL;
   VhGpuModule *module = vh_gpu_module_load_embedded (gpu, &vh_kernel_ciede,
       &error);
@@ -235,7 +212,7 @@ END_TEST
  * down when it is freed (the mock counts its hipMalloc blocks) */
 START_TEST (test_memory_in_use)
 {
-  VhGpu *gpu = open_mock ();
+  VhGpu *gpu = vh_mock_gpu_open ();
   GError *error = NULL;
   guint64 before = 0, during = 0, after = 0;
   ck_assert_msg (vh_gpu_memory_in_use (gpu, &before, &error), "%s",
@@ -256,9 +233,9 @@ END_TEST
 
 START_TEST (test_ciede_table_failures)
 {
-  if (skip_without_amd_images ())
+  if (vh_mock_gpu_lacks_images (&vh_kernel_ciede, "test-gpu-tables"))
     return;
-  VhGpu *gpu = open_mock ();
+  VhGpu *gpu = vh_mock_gpu_open ();
   GError *error = NULL;
   VhGpuModule *module = vh_gpu_module_load_embedded (gpu, &vh_kernel_ciede,
       &error);
