@@ -1,4 +1,5 @@
 /* vmafhip — views of raw video frames (see vh-rawvideo.h). */
+#include <string.h>
 #include <strings.h>
 
 #include "vh-rawvideo.h"
@@ -62,9 +63,9 @@ vh_raw_picture (const VhRawFormat *f, const void *data, unsigned w,
   const uint8_t *p = data;
   unsigned cw, ch;
 
+  memset (pic, 0, sizeof *pic);
   pic->bpc = f->bpc;
   pic->memory = VH_PICTURE_HOST;
-  pic->device_context = NULL;
   pic->plane[0] = (VhPlane) { p, (ptrdiff_t) (w * bytes), w, h, 1 };
   if (f->gray) {
     pic->nplanes = 1;

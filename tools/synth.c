@@ -148,6 +148,9 @@ vh_synth_render (VhSynth *s, unsigned index, unsigned strength,
   const size_t bytes = s->bpc > 8 ? 2 : 1;
   if (strength > 8)
     strength = 8;
+  /* every field, those added later too (device_context, device_share) */
+  memset (ref, 0, sizeof *ref);
+  memset (dis, 0, sizeof *dis);
   for (int p = 0; p < 3; p++) {
     const unsigned w = p ? s->cw : s->width, h = p ? s->ch : s->height;
     render_plane (s, p, w, h, index, strength);
@@ -157,7 +160,6 @@ vh_synth_render (VhSynth *s, unsigned index, unsigned strength,
   ref->nplanes = dis->nplanes = 3;
   ref->bpc = dis->bpc = s->bpc;
   ref->memory = dis->memory = VH_PICTURE_HOST;
-  ref->device_context = dis->device_context = NULL;
 }
 
 void *
