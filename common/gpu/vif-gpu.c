@@ -407,13 +407,13 @@ level_params (const VhVifGpu *ctx, const VhVifGpuReference *share,
 /* The arguments every enqueue checks. */
 static gboolean
 check_args (const VhVifGpu *ctx, const VhGpuStream *stream,
-    const void *out, double enhn_gain_limit, unsigned first_scale,
-    GError **error)
+    const void *out, const char *out_name, double enhn_gain_limit,
+    unsigned first_scale, GError **error)
 {
   if (!ctx || !stream || !out) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "vif-gpu: enqueue called with a NULL %s",
-        !ctx ? "context" : !stream ? "stream" : "output");
+        !ctx ? "context" : !stream ? "stream" : out_name);
     return FALSE;
   }
   if (!(enhn_gain_limit >= 1.0 && enhn_gain_limit <= 100.0)) {
@@ -493,7 +493,8 @@ vh_vif_gpu_enqueue (VhVifGpu *ctx, VhGpuStream *stream, VhGpuPtr ref,
     size_t ref_pitch, VhGpuPtr dis, size_t dis_pitch, double enhn_gain_limit,
     unsigned first_scale, VhVifSums *out, GError **error)
 {
-  if (!check_args (ctx, stream, out, enhn_gain_limit, first_scale, error)
+  if (!check_args (ctx, stream, out, "output", enhn_gain_limit,
+          first_scale, error)
       || !check_plane (ctx, ref, ref_pitch, "reference", error)
       || !check_plane (ctx, dis, dis_pitch, "distorted", error))
     return FALSE;
@@ -520,7 +521,8 @@ vh_vif_gpu_enqueue_reference (VhVifGpu *ctx, VhVifGpuReference *share,
     VhGpuStream *stream, VhGpuPtr ref, size_t ref_pitch,
     unsigned first_scale, GError **error)
 {
-  if (!check_args (ctx, stream, share, 100.0, first_scale, error)
+  if (!check_args (ctx, stream, share, "reference share", 100.0,
+          first_scale, error)
       || !check_share (ctx, share, FALSE, first_scale, error)
       || !check_plane (ctx, ref, ref_pitch, "reference", error))
     return FALSE;
@@ -535,7 +537,8 @@ vh_vif_gpu_enqueue_distorted (VhVifGpu *ctx, VhGpuStream *stream,
     double enhn_gain_limit, unsigned first_scale, VhVifSums *out,
     GError **error)
 {
-  if (!check_args (ctx, stream, out, enhn_gain_limit, first_scale, error)
+  if (!check_args (ctx, stream, out, "output", enhn_gain_limit,
+          first_scale, error)
       || !check_share (ctx, share, TRUE, first_scale, error)
       || !check_plane (ctx, dis, dis_pitch, "distorted", error))
     return FALSE;

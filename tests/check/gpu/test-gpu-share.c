@@ -83,6 +83,12 @@ START_TEST (test_vif_share_refused)
   assert_error (&error, "no reference share for a 8x8 8-bit picture");
   ck_assert (vh_vif_gpu_reference_new (NULL, 64, 48, 8, &error) == NULL);
   assert_error (&error, "NULL GPU");
+  ck_assert (!vh_vif_gpu_enqueue_reference (ctx, NULL, stream, ref, 64, 0,
+          &error));
+  assert_error (&error, "NULL reference share");
+  ck_assert (!vh_vif_gpu_enqueue_distorted (ctx, stream, NULL, dis, 64,
+          100.0, 0, sums, &error));
+  assert_error (&error, "NULL reference share");
 
   ck_assert (vh_gpu_stream_sync (stream, NULL));
   vh_vif_gpu_reference_free (share);
