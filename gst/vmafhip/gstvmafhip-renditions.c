@@ -460,7 +460,8 @@ take_partner (GstVmafHip * self, GstVmafHipRendition * r,
 /* Reference frames uploaded into GPU memory once for the renditions that
  * score there: a ring, each entry uploaded by the uploader's thread (off
  * the aggregator's), and free again when every worker that takes it has
- * pushed it (the engines copy it during the push) */
+ * pushed it; the engines' kernels may read it later, and the next upload
+ * into it waits for them on the GPU (gpu-picture.h) */
 typedef struct SharedRefEntry
 {
   VhGpuPicture *picture;
@@ -647,7 +648,7 @@ run_upload (gpointer data, gpointer user_data)
 
   if (!ref->picture) {
     ref->picture = vh_gpu_picture_new (self->gpu);
-    /* the reference's share of VIF computed once too, read in place */
+    /* the reference's share of VIF and motion computed once too */
     vh_gpu_picture_set_shared (ref->picture, TRUE);
   }
   if (gst_video_frame_map (&rf, &refs->side.info, ref->source,
@@ -696,12 +697,12 @@ shared_refs_new (GstVmafHip * self)
 }
 
 /* The reference frame in GPU memory for `takers` workers, uploaded once
- * (by the uploader's thread): each engine then copies it on the device
- * instead of uploading it again.  Only with VMAFHIP_SHARED_REFERENCE=1,
- * and where two or more take it: it halves what crosses the bus, but on
- * the H100 hosts measured the GPU, not the bus, was the limit, and each
- * engine's push then waits for its copies (3-14 % fewer frames a second
- * there, docs/performance.md).  NULL: each uploads its own. */
+ * (by the uploader's thread) with its share of VIF and motion: each
+ * engine then copies it on the device instead of uploading it again, and
+ * computes only its own part of VIF.  Only with
+ * VMAFHIP_SHARED_REFERENCE=1, and where two or more take it: on the H100
+ * it saved little (docs/performance.md, "The reference's share of the
+ * kernels").  NULL: each uploads its own. */
 static SharedRef *
 upload_reference (GstVmafHip * self, GstBuffer * buffer, guint takers,
     unsigned nplanes)
