@@ -86,24 +86,27 @@ vif_level (const VhVifLevelParams &p, TileShared &sm)
  * at 8-bit); scales 1-3 fit 64 registers without spilling: 4 blocks. */
 #if defined(VH_GPU_NVIDIA)
 #define VH_VIF_SCALE0_BOUNDS __launch_bounds__ (VH_VIF_BLOCK, 3)
+/* the parts of a shared reference need fewer registers: 4 blocks */
+#define VH_VIF_SCALE0_PART_BOUNDS __launch_bounds__ (VH_VIF_BLOCK, 4)
 #define VH_VIF_SCALE123_BOUNDS __launch_bounds__ (VH_VIF_BLOCK, 4)
 #else
 /* AMD: the block size only (the occupancy figures above are NVIDIA's; on
  * gfx942 the shared memory alone allows one block per CU) */
 #define VH_VIF_SCALE0_BOUNDS __launch_bounds__ (VH_VIF_BLOCK)
+#define VH_VIF_SCALE0_PART_BOUNDS __launch_bounds__ (VH_VIF_BLOCK)
 #define VH_VIF_SCALE123_BOUNDS __launch_bounds__ (VH_VIF_BLOCK)
 #endif
 
 /* The kernels of each scale, per part: one pair (no suffix), the
  * reference's share (_ref), the distorted picture's against it (_dis). */
-#define VH_VIF_KERNELS(suffix, part) \
-  VH_KERNEL void VH_VIF_SCALE0_BOUNDS \
+#define VH_VIF_KERNELS(suffix, part, scale0_bounds) \
+  VH_KERNEL void scale0_bounds \
   vh_vif_scale0_8bit##suffix (VhVifLevelParams p) \
   { \
     __shared__ TileShared sm; \
     vif_level<8, 4, uint8_t, part> (p, sm); \
   } \
-  VH_KERNEL void VH_VIF_SCALE0_BOUNDS \
+  VH_KERNEL void scale0_bounds \
   vh_vif_scale0_16bit##suffix (VhVifLevelParams p) \
   { \
     __shared__ TileShared sm; \
@@ -128,6 +131,6 @@ vif_level (const VhVifLevelParams &p, TileShared &sm)
     vif_level<1, 0, uint16_t, part> (p, sm); \
   }
 
-VH_VIF_KERNELS (, VH_VIF_PART_PAIR)
-VH_VIF_KERNELS (_ref, VH_VIF_PART_REF)
-VH_VIF_KERNELS (_dis, VH_VIF_PART_DIS)
+VH_VIF_KERNELS (, VH_VIF_PART_PAIR, VH_VIF_SCALE0_BOUNDS)
+VH_VIF_KERNELS (_ref, VH_VIF_PART_REF, VH_VIF_SCALE0_PART_BOUNDS)
+VH_VIF_KERNELS (_dis, VH_VIF_PART_DIS, VH_VIF_SCALE0_PART_BOUNDS)
