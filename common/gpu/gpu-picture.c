@@ -266,7 +266,8 @@ compute_motion_share (VhGpuPicture *gp, const VhGpuPicture *prev,
     unsigned bpc)
 {
   GError *error = NULL;
-  if (!prev || !prev->nplanes || prev->share.id == 0
+  /* (prev is another picture: this one's last upload is overwritten) */
+  if (!prev || prev == gp || !prev->nplanes || prev->share.id == 0
       || prev->width[0] != gp->width[0] || prev->height[0] != gp->height[0]
       || prev->bpc != bpc)
     return FALSE;
