@@ -16,6 +16,8 @@
  * --instances I: I such pipelines at once, each fed from its own thread
  * (separate elements, as one per rung would be).  The rate printed counts
  * every distorted frame scored, over all pads and pipelines.
+ * --sources-only: the same pipelines with each source into a fakesink
+ * and no vmafhip: the ceiling the sources (and this feeding) set.
  * --rung-sizes WxH,WxH,...: a ladder of distorted streams of these sizes:
  * with --instances 1, dist_sink takes the first and dist_sink_%u the
  * others (one element); with --instances I, pipeline i takes rung i alone
@@ -36,6 +38,7 @@
 
 typedef struct {
   const char *backend, *model;
+  gboolean sources_only;
   int threads, n_frames, renditions;
   unsigned w, h;
   /* the sources after the reference: dist_sink, then the renditions */
@@ -55,15 +58,26 @@ run_pipeline (gpointer data)
   GError *error = NULL;
   GString *desc = g_string_new (NULL);
 
-  g_string_append (desc, "appsrc name=r format=time block=true "
-      "max-buffers=8 ! v.ref_sink appsrc name=d format=time block=true "
-      "max-buffers=8 ! v.dist_sink ");
-  for (int k = 0; k < run->renditions; k++)
+  /* --sources-only: each source into a fakesink of its own, the ceiling
+   * the sources set */
+  const char *ref_sink = run->sources_only ? "fakesink sync=false"
+      : "v.ref_sink", *dist_sink = run->sources_only ? "fakesink sync=false"
+      : "v.dist_sink";
+  g_string_append_printf (desc, "appsrc name=r format=time block=true "
+      "max-buffers=8 ! %s appsrc name=d format=time block=true "
+      "max-buffers=8 ! %s ", ref_sink, dist_sink);
+  for (int k = 0; k < run->renditions; k++) {
     g_string_append_printf (desc, "appsrc name=d%d format=time block=true "
-        "max-buffers=8 ! v.dist_sink_%d ", k, k);
-  g_string_append_printf (desc, "vmafhip name=v backend=%s threads=%d "
-      "frame-message=false model-filename=%s ! fakesink sync=false",
-      run->backend, MAX (run->threads, 0), run->model);
+        "max-buffers=8 ! ", k);
+    if (run->sources_only)
+      g_string_append (desc, "fakesink sync=false ");
+    else
+      g_string_append_printf (desc, "v.dist_sink_%d ", k);
+  }
+  if (!run->sources_only)
+    g_string_append_printf (desc, "vmafhip name=v backend=%s threads=%d "
+        "frame-message=false model-filename=%s ! fakesink sync=false",
+        run->backend, MAX (run->threads, 0), run->model);
   GstElement *pipe = gst_parse_launch (desc->str, &error);
   g_string_free (desc, TRUE);
   /* a missing element is an error with a pipeline all the same: feeding
@@ -111,6 +125,8 @@ run_pipeline (gpointer data)
     fprintf (stderr, "error: %s\n", err->message);
     g_clear_error (&err);
     run->failed = TRUE;
+  } else if (run->sources_only) {
+    run->active = g_strdup ("sources alone");
   } else {
     GstElement *v = gst_bin_get_by_name (GST_BIN (pipe), "v");
     g_object_get (v, "active-backend", &run->active, NULL);
@@ -129,6 +145,7 @@ int
 main (int argc, char **argv)
 {
   int n_frames = 600, threads = 0, renditions = 0, instances = 1;
+  gboolean sources_only = FALSE;
   char *size = NULL, *dist_size = NULL, *backend = NULL, *model = NULL;
   char *rung_sizes = NULL;
   GOptionEntry entries[] = {
@@ -146,6 +163,9 @@ main (int argc, char **argv)
         "More distorted streams on dist_sink_%u request pads (0)", "R"},
     {"instances", 0, 0, G_OPTION_ARG_INT, &instances,
         "Pipelines at once, each with its own element (1)", "I"},
+    {"sources-only", 0, 0, G_OPTION_ARG_NONE, &sources_only,
+        "The same pipelines without vmafhip, each source into a fakesink: "
+        "the ceiling the sources set", NULL},
     {"rung-sizes", 0, 0, G_OPTION_ARG_STRING, &rung_sizes,
         "A ladder: the distorted streams' sizes (one element, or one per "
         "pipeline with --instances)", "WxH,..."},
@@ -225,8 +245,8 @@ main (int argc, char **argv)
   const gint64 t0 = g_get_monotonic_time ();
   for (int i = 0; i < instances; i++) {
     runs[i] = (Run) { backend ? backend : "hip", model ? model :
-      "vmaf_v0.6.1", threads, n_frames, renditions, w, h, { 0 }, { 0 },
-      ref_frames, { NULL }, NULL, FALSE
+      "vmaf_v0.6.1", sources_only, threads, n_frames, renditions, w, h,
+      { 0 }, { 0 }, ref_frames, { NULL }, NULL, FALSE
     };
     /* one element: its pads take the sizes in turn; separate elements
      * with --rung-sizes: one rung each */
@@ -247,11 +267,16 @@ main (int argc, char **argv)
   const double secs = (g_get_monotonic_time () - t0) / 1e6;
   if (!rc) {
     const double scored = (double) n_frames * (1 + renditions) * instances;
-    printf ("element end to end %ux%u", w, h);
-    if (rung_sizes)
+    printf ("%s %ux%u", sources_only ? "sources alone, no element"
+        : "element end to end", w, h);
+    if (rung_sizes && sources_only)
+      printf (", rungs %s", rung_sizes);
+    else if (rung_sizes)
       printf (", rungs %s (bicubic on the %s)", rung_sizes,
           g_strcmp0 (g_getenv ("VMAFHIP_GPU_SCALE"), "0")
           && g_strcmp0 (runs[0].active, "cpu") ? "GPU" : "CPU");
+    else if (sources_only)
+      printf (", distorted %ux%u", dw, dh);
     else if (dw != w || dh != h)
       printf (", distorted %ux%u scaled on the %s", dw, dh,
           g_strcmp0 (g_getenv ("VMAFHIP_GPU_SCALE"), "0")
