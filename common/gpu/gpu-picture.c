@@ -29,22 +29,124 @@ struct VhGpuRefShare {
   VhGpu *gpu;
 };
 
+/* One kind of kernel the shares need, loaded and given a context once
+ * for every picture of a sharer: the pictures upload one after the
+ * other (the sharer's thread), and neither context keeps anything from
+ * one upload to the next but its scratch */
+typedef struct {
+  const char *what;
+  const VhGpuImageSet *image;
+  void *(*ctx_new) (VhGpu *gpu, VhGpuModule *module, unsigned width,
+      unsigned height, unsigned bpc, GError **error);
+  void (*ctx_free) (void *ctx);
+  VhGpuModule *module;
+  void *ctx;
+  unsigned width, height, bpc;  /* what ctx (or the refusal) is for */
+  gboolean refused;
+} ShareKernel;
+
+struct VhGpuSharer {
+  VhGpu *gpu;
+  ShareKernel vif, motion;
+};
+
+static void *
+vif_ctx_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
+    unsigned height, unsigned bpc, GError **error)
+{
+  return vh_vif_gpu_new (gpu, module, width, height, bpc, error);
+}
+
+static void
+vif_ctx_free (void *ctx)
+{
+  vh_vif_gpu_free (ctx);
+}
+
+static void *
+motion_ctx_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
+    unsigned height, unsigned bpc, GError **error)
+{
+  return vh_motion_gpu_new (gpu, module, width, height, bpc, error);
+}
+
+static void
+motion_ctx_free (void *ctx)
+{
+  vh_motion_gpu_free (ctx);
+}
+
+VhGpuSharer *
+vh_gpu_sharer_new (VhGpu *gpu)
+{
+  VhGpuSharer *sharer = g_new0 (VhGpuSharer, 1);
+  sharer->gpu = vh_gpu_ref (gpu);
+  sharer->vif = (ShareKernel) { .what = "VIF", .image = &vh_kernel_vif,
+    .ctx_new = vif_ctx_new, .ctx_free = vif_ctx_free };
+  sharer->motion = (ShareKernel) { .what = "motion",
+    .image = &vh_kernel_motion, .ctx_new = motion_ctx_new,
+    .ctx_free = motion_ctx_free };
+  return sharer;
+}
+
+static void
+share_kernel_clear (ShareKernel *k)
+{
+  if (k->ctx)
+    k->ctx_free (k->ctx);
+  k->ctx = NULL;
+  vh_gpu_module_free (k->module);
+  k->module = NULL;
+}
+
+void
+vh_gpu_sharer_free (VhGpuSharer *sharer)
+{
+  if (!sharer)
+    return;
+  share_kernel_clear (&sharer->vif);
+  share_kernel_clear (&sharer->motion);
+  vh_gpu_close (sharer->gpu);
+  g_free (sharer);
+}
+
+/* The kernel's context for this geometry, made on first use; NULL where
+ * it cannot be (said once per geometry in the debug log) */
+static void *
+share_kernel_ctx (VhGpu *gpu, ShareKernel *k, unsigned width,
+    unsigned height, unsigned bpc)
+{
+  if ((k->ctx || k->refused) && (k->width != width || k->height != height
+          || k->bpc != bpc)) {
+    if (k->ctx)
+      k->ctx_free (k->ctx);
+    k->ctx = NULL;
+    k->refused = FALSE;
+  }
+  if (k->ctx || k->refused)
+    return k->ctx;
+  GError *error = NULL;
+  k->width = width;
+  k->height = height;
+  k->bpc = bpc;
+  if (!k->module)
+    k->module = vh_gpu_module_load_embedded (gpu, k->image, &error);
+  if (k->module)
+    k->ctx = k->ctx_new (gpu, k->module, width, height, bpc, &error);
+  if (!k->ctx) {
+    g_debug ("GPU picture: no %s share for %ux%u %u-bit pictures: %s",
+        k->what, width, height, bpc, error ? error->message : "?");
+    g_clear_error (&error);
+    k->refused = TRUE;
+  }
+  return k->ctx;
+}
+
 struct VhGpuPicture {
   VhGpu *gpu;
   VhGpuStream *stream;
-  gboolean shared;              /* compute the shares at each upload */
+  VhGpuSharer *sharer;          /* computes the shares; NULL: none */
   VhGpuRefShare share;
-  /* the VIF share's kernels: a context of the picture's size (also its
-   * scratch, unused), and why it could not be made */
-  VhGpuModule *vif_module;
-  VhVifGpu *vif_ctx;
-  unsigned vif_bpc;
-  gboolean vif_refused;
-  /* motion's kernel, likewise */
-  VhGpuModule *motion_module;
-  VhMotionGpu *motion_ctx;
-  unsigned motion_bpc;
-  gboolean motion_refused;
   /* the layout the memory was made for, and the last upload's depth */
   unsigned nplanes, bytes, bpc;
   unsigned width[MAX_PLANES], height[MAX_PLANES];
@@ -66,9 +168,9 @@ vh_gpu_picture_new (VhGpu *gpu)
 }
 
 void
-vh_gpu_picture_set_shared (VhGpuPicture *gp, gboolean shared)
+vh_gpu_picture_set_shared (VhGpuPicture *gp, VhGpuSharer *sharer)
 {
-  gp->shared = shared;
+  gp->sharer = sharer;
 }
 
 const VhVifGpuReference *
@@ -139,24 +241,12 @@ release_vif (VhGpuPicture *gp)
 {
   vh_vif_gpu_reference_free (gp->share.vif);
   gp->share.vif = NULL;
-  vh_vif_gpu_free (gp->vif_ctx);
-  gp->vif_ctx = NULL;
-  gp->vif_refused = FALSE;
-}
-
-static void
-release_motion (VhGpuPicture *gp)
-{
-  vh_motion_gpu_free (gp->motion_ctx);
-  gp->motion_ctx = NULL;
-  gp->motion_refused = FALSE;
 }
 
 static void
 release_memory (VhGpuPicture *gp)
 {
   release_vif (gp);
-  release_motion (gp);
   for (unsigned p = 0; p < MAX_PLANES; p++) {
     vh_gpu_mem_free (gp->gpu, gp->plane[p]);
     gp->plane[p] = 0;
@@ -179,8 +269,6 @@ vh_gpu_picture_free (VhGpuPicture *gp)
   release_memory (gp);
   if (gp->share.motion_sad)
     vh_gpu_host_free (gp->gpu, gp->share.motion_sad);
-  vh_gpu_module_free (gp->motion_module);
-  vh_gpu_module_free (gp->vif_module);
   g_ptr_array_unref (gp->share.read_events);
   g_mutex_clear (&gp->share.lock);
   vh_gpu_stream_free (gp->stream);
@@ -225,42 +313,34 @@ allocate (VhGpuPicture *gp, const VhPicture *host, unsigned nplanes,
 
 /* Queues the VIF share of the luma just uploaded; FALSE (the engines then
  * do it all) where VIF does not take the picture or its kernels cannot
- * run here: said once in the debug log. */
+ * run here. */
 static gboolean
 compute_vif_share (VhGpuPicture *gp, unsigned bpc)
 {
   GError *error = NULL;
-  if (gp->vif_ctx && gp->vif_bpc != bpc)
+  VhVifGpu *ctx = share_kernel_ctx (gp->gpu, &gp->sharer->vif, gp->width[0],
+      gp->height[0], bpc);
+  if (!ctx)
+    return FALSE;
+  if (gp->share.vif && gp->bpc != bpc)
     release_vif (gp);           /* 10 and 12 bits: the same layout */
-  if (gp->vif_refused)
-    return FALSE;
-  if (!gp->vif_ctx) {
-    gp->vif_bpc = bpc;
-    if (!gp->vif_module)
-      gp->vif_module = vh_gpu_module_load_embedded (gp->gpu, &vh_kernel_vif,
-          &error);
-    if (gp->vif_module)
-      gp->vif_ctx = vh_vif_gpu_new (gp->gpu, gp->vif_module, gp->width[0],
-          gp->height[0], bpc, &error);
-    if (gp->vif_ctx && !(gp->share.vif = vh_vif_gpu_reference_new (gp->gpu,
-                gp->width[0], gp->height[0], bpc, &error)))
-      g_clear_pointer (&gp->vif_ctx, vh_vif_gpu_free);
-  }
+  if (!gp->share.vif && !(gp->share.vif = vh_vif_gpu_reference_new (gp->gpu,
+              gp->width[0], gp->height[0], bpc, &error)))
+    goto failed;
   /* computed from scale 0: good for engines that skip it too */
-  if (!gp->vif_ctx || !vh_vif_gpu_enqueue_reference (gp->vif_ctx,
-          gp->share.vif, gp->stream, gp->plane[0], gp->pitch[0], 0, &error)) {
-    g_debug ("GPU picture: no VIF share: %s", error ? error->message : "?");
-    g_clear_error (&error);
-    release_vif (gp);
-    gp->vif_refused = TRUE;
-    return FALSE;
-  }
-  return TRUE;
+  if (vh_vif_gpu_enqueue_reference (ctx, gp->share.vif, gp->stream,
+          gp->plane[0], gp->pitch[0], 0, &error))
+    return TRUE;
+failed:
+  g_debug ("GPU picture: no VIF share: %s", error->message);
+  g_clear_error (&error);
+  release_vif (gp);
+  return FALSE;
 }
 
 /* Queues motion's SAD between `prev`'s last upload and the luma just
  * uploaded (motion reads the reference alone); FALSE where it cannot be
- * (other sizes, no kernels): the engines then compute it. */
+ * (another size or depth, no kernels): the engines then compute it. */
 static gboolean
 compute_motion_share (VhGpuPicture *gp, const VhGpuPicture *prev,
     unsigned bpc)
@@ -271,32 +351,20 @@ compute_motion_share (VhGpuPicture *gp, const VhGpuPicture *prev,
       || prev->width[0] != gp->width[0] || prev->height[0] != gp->height[0]
       || prev->bpc != bpc)
     return FALSE;
-  if (gp->motion_ctx && gp->motion_bpc != bpc)
-    release_motion (gp);
-  if (gp->motion_refused)
+  VhMotionGpu *ctx = share_kernel_ctx (gp->gpu, &gp->sharer->motion,
+      gp->width[0], gp->height[0], bpc);
+  if (!ctx)
     return FALSE;
-  if (!gp->motion_ctx) {
-    gp->motion_bpc = bpc;
-    if (!gp->motion_module)
-      gp->motion_module = vh_gpu_module_load_embedded (gp->gpu,
-          &vh_kernel_motion, &error);
-    if (gp->motion_module && !gp->share.motion_sad)
-      gp->share.motion_sad = vh_gpu_host_alloc (gp->gpu, sizeof (guint64),
-          &error);
-    if (gp->motion_module && gp->share.motion_sad)
-      gp->motion_ctx = vh_motion_gpu_new (gp->gpu, gp->motion_module,
-          gp->width[0], gp->height[0], bpc, &error);
-  }
-  if (!gp->motion_ctx || !vh_motion_gpu_enqueue (gp->motion_ctx, gp->stream,
-          prev->plane[0], prev->pitch[0], gp->plane[0], gp->pitch[0],
-          gp->share.motion_sad, &error)) {
-    g_debug ("GPU picture: no motion share: %s", error ? error->message : "?");
-    g_clear_error (&error);
-    release_motion (gp);
-    gp->motion_refused = TRUE;
-    return FALSE;
-  }
-  return TRUE;
+  if (!gp->share.motion_sad && !(gp->share.motion_sad = vh_gpu_host_alloc
+          (gp->gpu, sizeof (guint64), &error)))
+    goto failed;
+  if (vh_motion_gpu_enqueue (ctx, gp->stream, prev->plane[0], prev->pitch[0],
+          gp->plane[0], gp->pitch[0], gp->share.motion_sad, &error))
+    return TRUE;
+failed:
+  g_debug ("GPU picture: no motion share: %s", error->message);
+  g_clear_error (&error);
+  return FALSE;
 }
 
 gboolean
@@ -344,9 +412,9 @@ vh_gpu_picture_upload_after (VhGpuPicture *gp, const VhGpuPicture *prev,
     stage += gp->row[p] * gp->height[p];
   }
   /* where VIF's cannot be computed, the share has none (vif NULL) */
-  if (gp->shared)
-    compute_vif_share (gp, host->bpc);
-  const gboolean motion_share = gp->shared
+  if (gp->sharer && !compute_vif_share (gp, host->bpc))
+    release_vif (gp);
+  const gboolean motion_share = gp->sharer
       && compute_motion_share (gp, prev, host->bpc);
   gp->share.id = 0;             /* until done */
   if (!vh_gpu_stream_sync (gp->stream, error))
@@ -361,7 +429,7 @@ vh_gpu_picture_upload_after (VhGpuPicture *gp, const VhGpuPicture *prev,
   out->memory = VH_PICTURE_DEVICE;
   /* with shares asked for, always: its id tells the engines which upload
    * their frame was (motion's SAD is offered against it) */
-  out->device_share = gp->shared ? &gp->share : NULL;
+  out->device_share = gp->sharer ? &gp->share : NULL;
   for (unsigned p = 0; p < nplanes; p++)
     out->plane[p] = (VhPlane) { (const void *) (uintptr_t) gp->plane[p],
       (ptrdiff_t) gp->pitch[p], gp->width[p], gp->height[p], 1 };

@@ -15,7 +15,7 @@
  * copy).  Samples above the depth are not checked here: the engines check
  * pictures from GPU memory on the device.
  *
- * With vh_gpu_picture_set_shared (gp, TRUE), each upload also computes
+ * With vh_gpu_picture_set_shared (gp, sharer), each upload also computes
  * the reference's share of VIF (vif-gpu.h: its filtered statistics and
  * pyramid) and motion's SAD against the frame before (upload_after) on
  * the GPU, and hands them to the engines in the view's
@@ -50,12 +50,19 @@ gboolean vh_gpu_picture_upload (VhGpuPicture *gp, const VhPicture *host,
 gboolean vh_gpu_picture_upload_after (VhGpuPicture *gp,
     const VhGpuPicture *prev, const VhPicture *host, unsigned nplanes,
     VhPicture *out, GError **error);
-/* Whether the uploads compute the reference's shares (see above); the
- * views then always carry a VhGpuRefShare. Where a part cannot be
- * computed (a picture VIF does not take, no frame before of its size, no
- * kernels for the GPU), the share lacks it and the engines do that work,
- * as without. */
-void vh_gpu_picture_set_shared (VhGpuPicture *gp, gboolean shared);
+/* The kernels that compute the shares (see above), loaded and set up once
+ * for all the pictures given it, which must upload one after the other
+ * (one thread), as a ring of reference frames does. */
+typedef struct VhGpuSharer VhGpuSharer;
+VhGpuSharer *vh_gpu_sharer_new (VhGpu *gpu);
+/* After the pictures that use it. */
+void vh_gpu_sharer_free (VhGpuSharer *sharer);
+/* Whether the uploads compute the reference's shares, with `sharer`'s
+ * kernels (NULL: not, the default); the views then always carry a
+ * VhGpuRefShare. Where a part cannot be computed (a picture VIF does not
+ * take, no frame before of its size, no kernels for the GPU), the share
+ * lacks it and the engines do that work, as without. */
+void vh_gpu_picture_set_shared (VhGpuPicture *gp, VhGpuSharer *sharer);
 
 /* For the GPU backend: a reference's shares, from VhPicture.device_share */
 typedef struct VhGpuRefShare VhGpuRefShare;

@@ -485,6 +485,7 @@ struct _GstVmafHipSharedRefs
   GMutex lock;
   GCond changed;              /* an upload ended, or an entry was freed */
   GThreadPool *uploader;
+  VhGpuSharer *sharer;        /* the shares' kernels, for every entry */
   Side side;                  /* the uploader's view of the reference */
 };
 
@@ -649,7 +650,9 @@ run_upload (gpointer data, gpointer user_data)
   if (!ref->picture) {
     ref->picture = vh_gpu_picture_new (self->gpu);
     /* the reference's share of VIF and motion computed once too */
-    vh_gpu_picture_set_shared (ref->picture, TRUE);
+    if (!refs->sharer)
+      refs->sharer = vh_gpu_sharer_new (self->gpu);
+    vh_gpu_picture_set_shared (ref->picture, refs->sharer);
   }
   if (gst_video_frame_map (&rf, &refs->side.info, ref->source,
           GST_MAP_READ)) {
@@ -745,6 +748,7 @@ shared_refs_free (GstVmafHip * self)
   g_thread_pool_free (refs->uploader, FALSE, TRUE);
   for (guint i = 0; i < SHARED_REFS; i++)
     vh_gpu_picture_free (refs->ref[i].picture);
+  vh_gpu_sharer_free (refs->sharer);
   gst_vmafhip_side_clear (&refs->side);
   g_mutex_clear (&refs->lock);
   g_cond_clear (&refs->changed);

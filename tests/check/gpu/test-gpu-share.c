@@ -155,10 +155,12 @@ START_TEST (test_picture_shares)
 
   /* not asked for: no share */
   ck_assert (upload (a, NULL, &big) == NULL);
-  vh_gpu_picture_set_shared (a, TRUE);
-  vh_gpu_picture_set_shared (b, TRUE);
-  vh_gpu_picture_set_shared (c, TRUE);
-  vh_gpu_picture_set_shared (d, TRUE);
+  /* one sharer for all, as for a ring of reference frames */
+  VhGpuSharer *sharer = vh_gpu_sharer_new (gpu);
+  vh_gpu_picture_set_shared (a, sharer);
+  vh_gpu_picture_set_shared (b, sharer);
+  vh_gpu_picture_set_shared (c, sharer);
+  vh_gpu_picture_set_shared (d, sharer);
 
   /* the first frame: VIF's share, no motion (nothing before it) */
   const VhGpuRefShare *first = upload (a, NULL, &big);
@@ -213,6 +215,7 @@ START_TEST (test_picture_shares)
   vh_gpu_picture_free (b);
   vh_gpu_picture_free (c);
   vh_gpu_picture_free (d);
+  vh_gpu_sharer_free (sharer);
   g_free (big.data);
   g_free (small.data);
   vh_gpu_close (gpu);
