@@ -70,14 +70,13 @@ now_s (void)
  * (shared = FALSE) or against the reference's VIF share computed once,
  * with motion (the reference's alone) once a ladder frame (TRUE). */
 static double
-ladder_ms (VhGpu *gpu, BenchSlot *slots, VhVifGpuReference **shares,
+ladder_ms (BenchSlot *slots, VhVifGpuReference **shares,
     const VhAdmParams *adm_params, const VhGpuPtr *dref,
     const VhGpuPtr *ddis, size_t pitch, int rungs, gboolean shared,
     gboolean vif_only, int n_frames)
 {
   GError *error = NULL;
   double t0 = 0;
-  (void) gpu;
   for (int f = -SLOTS; f < n_frames; f++) {
     if (f == 0) {
       for (unsigned i = 0; i < SLOTS; i++)
@@ -280,7 +279,7 @@ main (int argc, char **argv)
     double ladder[2][2];
     for (int vif_only = 1; vif_only >= 0; vif_only--)
       for (int shared = 0; shared <= 1; shared++)
-        ladder[vif_only][shared] = ladder_ms (gpu, slots, shares, &adm_params,
+        ladder[vif_only][shared] = ladder_ms (slots, shares, &adm_params,
             dref, ddis, pitch, rungs, shared, vif_only,
             MAX (n_frames / rungs, 20));
     for (unsigned i = 0; i < SLOTS; i++)

@@ -241,6 +241,16 @@ check_plane (const VhVifGpu *ctx, VhGpuPtr plane, size_t pitch,
   return TRUE;
 }
 
+/* The sizes and depths the kernels take (vh_vif_gpu_new says why not,
+ * one reason each) */
+static gboolean
+geometry_ok (unsigned width, unsigned height, unsigned bpc)
+{
+  return bpc >= 8 && bpc <= 16 && width >= VIF_MIN_SIZE
+      && height >= VIF_MIN_SIZE && width <= VIF_MAX_SIZE
+      && height <= VIF_MAX_SIZE;
+}
+
 /* The reference's share of one frame (see vif-gpu.h): its pyramid and
  * its μ₁, σ₁² per scale. */
 struct VhVifGpuReference {
@@ -283,8 +293,7 @@ static VhVifGpuReference *
 reference_new (VhGpu *gpu, unsigned width, unsigned height, unsigned bpc,
     GError **error)
 {
-  if (bpc < 8 || bpc > 16 || width < VIF_MIN_SIZE || height < VIF_MIN_SIZE
-      || width > VIF_MAX_SIZE || height > VIF_MAX_SIZE) {
+  if (!geometry_ok (width, height, bpc)) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "vif-gpu: no reference share for a %ux%u %u-bit picture", width,
         height, bpc);
@@ -555,8 +564,7 @@ VhVifGpu *
 vh_vif_gpu_new_host (unsigned width, unsigned height, unsigned bpc,
     GError **error)
 {
-  if (bpc < 8 || bpc > 16 || width < VIF_MIN_SIZE || height < VIF_MIN_SIZE
-      || width > VIF_MAX_SIZE || height > VIF_MAX_SIZE) {
+  if (!geometry_ok (width, height, bpc)) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "vif-gpu emulation: %ux%u %u-bit is not supported", width, height,
         bpc);

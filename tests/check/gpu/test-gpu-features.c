@@ -400,7 +400,6 @@ device_beyond_depth (void)
       }
       pic[k].memory = VH_PICTURE_DEVICE;
       pic[k].device_context = NULL;
-      pic[k].device_share = NULL;
     }
     if (!vh_engine_push (e, &pic[0], &pic[1], &error))
       refused = TRUE;
