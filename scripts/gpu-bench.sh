@@ -6,7 +6,12 @@
 #   - N instances in one process (1, 4, 8, 16), each scoring a pair of raw
 #     files (filesrc ! rawvideoparse), 1080p and 2160p;
 #   - nvh264dec pairs (1 and 4 in one process): decoding alone, vmafhip
-#     reading the decoders' CUDA memory, vmafhip on system memory.
+#     reading the decoders' CUDA memory, vmafhip on system memory;
+#   - an ABR ladder as encoding teams score it (issue 15): six 1080p
+#     renditions in H.264, decoded by nvh264dec, against one reference (a
+#     raw file, or H.264 too), in one vmafhip (dist_sink, dist_sink_0..4)
+#     and in six (each reading its own reference), beside the sources
+#     alone (the one element's seven streams, the six elements' twelve).
 # Usage: scripts/gpu-bench.sh BIN_DIR OUT_LOG
 set -uo pipefail
 bin=${1:?bin dir}; log=${2:?log}
@@ -51,10 +56,10 @@ scored() {  # n ref-source dist-source [element]
   echo "$s"
 }
 
-# BENCH_SIZES, BENCH_INSTANCES, BENCH_DECODE=0 (no nvh264dec pairs),
-# BENCH_QUEUE=0 (no queue variants) and BENCH_MEMORY=0 (no GPU memory
-# figures) narrow a run down
-sizes=${BENCH_SIZES:-1080:1920:1080:1200 2160:3840:2160:240}
+# BENCH_SIZES (empty: no raw pairs), BENCH_INSTANCES, BENCH_DECODE=0 (no
+# nvh264dec pairs), BENCH_QUEUE=0 (no queue variants), BENCH_LADDER=0 (no
+# ladder) and BENCH_MEMORY=0 (no GPU memory figures) narrow a run down
+sizes=${BENCH_SIZES-1080:1920:1080:1200 2160:3840:2160:240}
 for size in $sizes; do
   IFS=: read -r tag w h n <<< "$size"
   r=$(raw ref-$tag $w $h) d=$(raw dist-$tag $w $h)
@@ -94,6 +99,64 @@ elif gst-inspect-1.0 nvh264dec > /dev/null 2>&1; then
   done
 else
   echo "nvh264dec not available: GPU-decoder pipelines skipped" | tee -a "$log"
+fi
+
+# The ladder: LADDER_FRAMES frames a rung, LADDER_ROUNDS rounds, the runs
+# alternating within each; distorted frames a second (6 per ladder frame)
+if [ "${BENCH_LADDER:-1}" = 0 ]; then
+  :
+elif gst-inspect-1.0 nvh264dec > /dev/null 2>&1; then
+  n=${LADDER_FRAMES:-1800}
+  make_raw ladder-ref 1920 1080 "$n" ball
+  raw_ref=$(raw ladder-ref 1920 1080)
+  # the renditions and an H.264 reference (a mezzanine) from the raw file,
+  # encoded at once
+  for kbps in 25000 8000 6000 4500 3000 2000 1200; do
+    [ -f "$work/ladder-$kbps.h264" ] || gst-launch-1.0 -q $raw_ref ! \
+      x264enc speed-preset=ultrafast bitrate=$kbps threads=2 ! \
+      video/x-h264,stream-format=byte-stream ! \
+      filesink location="$work/ladder-$kbps.h264" &
+  done
+  wait
+  dec() { echo "filesrc location=$work/ladder-$1.h264 ! h264parse ! nvh264dec"; }
+  rungs=(8000 6000 4500 3000 2000 1200)
+  pads=(dist_sink dist_sink_0 dist_sink_1 dist_sink_2 dist_sink_3 dist_sink_4)
+  one() {  # reference source
+    local s="$1 ! v.ref_sink"
+    for i in 0 1 2 3 4 5; do s+=" $(dec ${rungs[$i]}) ! v.${pads[$i]}"; done
+    echo "$s vmafhip name=v backend=hip ! fakesink"
+  }
+  six() {
+    local s=""
+    for i in 0 1 2 3 4 5; do
+      s+=" $1 ! v$i.ref_sink $(dec ${rungs[$i]}) ! v$i.dist_sink vmafhip name=v$i backend=hip ! fakesink"
+    done
+    echo "$s"
+  }
+  alone_one() {
+    local s="$1 ! fakesink"
+    for r in "${rungs[@]}"; do s+=" $(dec $r) ! fakesink"; done
+    echo "$s"
+  }
+  alone_six() {
+    local s=""
+    for r in "${rungs[@]}"; do s+=" $1 ! fakesink $(dec $r) ! fakesink"; done
+    echo "$s"
+  }
+  for round in $(seq "${LADDER_ROUNDS:-2}"); do
+    for ref in raw h264; do
+      r=$raw_ref; [ $ref = raw ] || r=$(dec 25000)
+      l="ladder 6x1080p, $ref reference, round $round"
+      bench -n $((6 * n)) -l "$l: sources alone, one element's 7 streams" $(alone_one "$r")
+      bench -n $((6 * n)) -l "$l: sources alone, six elements' 12 streams" $(alone_six "$r")
+      bench -n $((6 * n)) -l "$l: one vmafhip" $(one "$r")
+      VMAFHIP_SHARED_REFERENCE=1 \
+        bench -n $((6 * n)) -l "$l: one vmafhip, reference shared" $(one "$r")
+      bench -n $((6 * n)) -l "$l: six vmafhip" $(six "$r")
+    done
+  done
+else
+  echo "nvh264dec not available: the ladder is skipped" | tee -a "$log"
 fi
 
 # GPU memory of one process with 1 and 8 instances (1080p, raw files), and

@@ -379,8 +379,7 @@ vh_gpu_picture_upload_after (VhGpuPicture *gp, const VhGpuPicture *prev,
     const VhPicture *host, unsigned nplanes, VhPicture *out, GError **error)
 {
   static gsize last_id;
-  if (host->memory != VH_PICTURE_HOST || nplanes == 0
-      || nplanes > host->nplanes || nplanes > MAX_PLANES) {
+  if (nplanes == 0 || nplanes > host->nplanes || nplanes > MAX_PLANES) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "GPU picture: %u planes of a %s picture of %u cannot be uploaded",
         nplanes, host->memory == VH_PICTURE_HOST ? "host" : "GPU",
@@ -399,6 +398,21 @@ vh_gpu_picture_upload_after (VhGpuPicture *gp, const VhGpuPicture *prev,
   guint8 *stage = gp->staging;
   for (unsigned p = 0; p < nplanes; p++) {
     const VhPlane *src = &host->plane[p];
+    /* a picture in GPU memory (a decoder's) is copied on the device, from
+     * its own context where it has one */
+    if (host->memory == VH_PICTURE_DEVICE) {
+      if (src->step != 1 || src->stride <= 0
+          || (size_t) src->stride < gp->row[p]) {
+        g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+            "GPU picture: plane %u in GPU memory is not planar rows", p);
+        return FALSE;
+      }
+      if (!vh_gpu_copy2d_d2d_async (gp->stream, gp->plane[p], gp->pitch[p],
+              host->device_context, (VhGpuPtr) (uintptr_t) src->data,
+              (size_t) src->stride, gp->row[p], gp->height[p], error))
+        return FALSE;
+      continue;
+    }
     /* planar rows in pinned memory go as they are, others through staging */
     const gboolean pinned = src->step == 1 && src->stride > 0
         && (size_t) src->stride >= gp->row[p] && vh_gpu_host_contains

@@ -40,7 +40,9 @@ VhGpuPicture *vh_gpu_picture_new (VhGpu *gpu);
 void vh_gpu_picture_free (VhGpuPicture *gp);
 /* Planes 0..nplanes-1 of host (host memory, any stride; interleaved
  * chroma is made planar) into GPU memory; *out: the device view, planar,
- * nplanes planes.  The memory is (re)allocated when the layout changes. */
+ * nplanes planes.  The memory is (re)allocated when the layout changes.
+ * host may be in GPU memory too (a decoder's frame: planar rows, in its
+ * device_context where that is set): then copied on the device. */
 gboolean vh_gpu_picture_upload (VhGpuPicture *gp, const VhPicture *host,
     unsigned nplanes, VhPicture *out, GError **error);
 /* The same, `prev` being the picture that holds the reference frame

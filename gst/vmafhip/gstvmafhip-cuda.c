@@ -168,8 +168,24 @@ gst_vmafhip_cuda_propose_allocation (GstVmafHip * self, GstQuery * query,
   return TRUE;
 }
 
+/* Why the GPU cannot read a side's frames where they are, or NULL */
+static const char *
+not_in_place (GstVmafHip * self, const Side * side, const VhEngine * engine,
+    gboolean reads_chroma)
+{
+  if (!self->use_gpu || vh_gpu_vendor (self->gpu) != VH_GPU_VENDOR_NVIDIA)
+    return "the frames are not scored on an NVIDIA GPU";
+  if (engine && !vh_engine_all_accelerated (engine))
+    return "a feature runs on the CPU";
+  if (!gst_vmafhip_info_read_as_is (self, &side->info, reads_chroma))
+    return "the GPU reads planar samples only (NV12 or P010 chroma where "
+        "chroma is read, P010's shifted samples)";
+  return NULL;
+}
+
 gboolean
-gst_vmafhip_cuda_map (GstVmafHip * self, int which, GstBuffer * buf,
+gst_vmafhip_cuda_map_side (GstVmafHip * self, Side * side,
+    const VhEngine * engine, gboolean reads_chroma, GstBuffer * buf,
     GstVideoFrame * frame, VhPicture * pic, gboolean * mapped)
 {
   /* (an empty buffer has no memory at all) */
@@ -179,52 +195,55 @@ gst_vmafhip_cuda_map (GstVmafHip * self, int which, GstBuffer * buf,
   if (!mem || !gst_is_cuda_memory (mem))
     return TRUE;
 
-  const char *why = NULL;
-  if (!self->use_gpu || vh_gpu_vendor (self->gpu) != VH_GPU_VENDOR_NVIDIA)
-    why = "the frames are not scored on an NVIDIA GPU";
-  else if (!vh_engine_all_accelerated (self->engine))
-    why = "a feature runs on the CPU";
-  else if (!gst_vmafhip_planes_read_as_is (self, which))
-    why = "the GPU reads planar samples only (NV12 or P010 chroma where "
-        "chroma is read, P010's shifted samples)";
+  const char *why = not_in_place (self, side, engine, reads_chroma);
   if (why) {
-    if (!self->warned_cuda_host) {
+    /* (renditions' workers too: once per element and stream) */
+    if (g_atomic_int_compare_and_exchange (&self->warned_cuda_host, FALSE,
+            TRUE))
       GST_ELEMENT_WARNING (self, STREAM, FORMAT,
           ("Frames in CUDA memory are copied to host memory: %s.", why),
-          ("once per stream"));
-      self->warned_cuda_host = TRUE;
-    }
+          ("first on %s; once per stream", GST_PAD_NAME (side->pad)));
     return TRUE;                /* the caller maps to host memory */
   }
 
-  if (!gst_video_frame_map (frame, &self->side[which].info, buf,
-          GST_MAP_READ | GST_MAP_CUDA)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Cannot map a %s frame in CUDA memory.",
-            which == REF ? "reference" : "distorted"), ("%" GST_PTR_FORMAT,
-            buf));
+  if (!gst_video_frame_map (frame, &side->info, buf,
+          GST_MAP_READ | GST_MAP_CUDA))
     return FALSE;
-  }
   *mapped = TRUE;
-  gst_vmafhip_fill_picture (self, which, frame, pic);
+  gst_vmafhip_fill_side_picture (self, side, frame, pic);
   pic->memory = VH_PICTURE_DEVICE;
 
   GstCudaContext *ctx = GST_CUDA_MEMORY_CAST (mem)->context;
   void *handle = gst_cuda_context_get_handle (ctx);
   if (handle != vh_gpu_native_context (self->gpu)) {
     pic->device_context = handle;
-    if (!self->warned_cuda_copy) {
+    if (g_atomic_int_compare_and_exchange (&self->warned_cuda_copy, FALSE,
+            TRUE)) {
       guint device = 0;
       g_object_get (ctx, "cuda-device-id", &device, NULL);
       GST_ELEMENT_WARNING (self, STREAM, FORMAT,
           ("Frames in CUDA memory of another context (device %u) are "
               "copied between contexts.", device),
-          ("upstream did not take vmafhip's context; scoring is unchanged, "
-              "the copy costs a little GPU time"));
-      self->warned_cuda_copy = TRUE;
+          ("first on %s: upstream did not take vmafhip's context; scoring "
+              "is unchanged, the copy costs a little GPU time",
+              GST_PAD_NAME (side->pad)));
     }
   }
   return TRUE;
+}
+
+gboolean
+gst_vmafhip_cuda_map (GstVmafHip * self, int which, GstBuffer * buf,
+    GstVideoFrame * frame, VhPicture * pic, gboolean * mapped)
+{
+  if (gst_vmafhip_cuda_map_side (self, &self->side[which], self->engine,
+          self->reads_chroma, buf, frame, pic, mapped))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, STREAM, FAILED,
+      ("Cannot map a %s frame in CUDA memory.",
+          which == REF ? "reference" : "distorted"), ("%" GST_PTR_FORMAT,
+          buf));
+  return FALSE;
 }
 
 void
@@ -270,6 +289,22 @@ gst_vmafhip_cuda_map (GstVmafHip * self, int which, GstBuffer * buf,
 {
   (void) self;
   (void) which;
+  (void) buf;
+  (void) frame;
+  (void) pic;
+  *mapped = FALSE;
+  return TRUE;
+}
+
+gboolean
+gst_vmafhip_cuda_map_side (GstVmafHip * self, Side * side,
+    const VhEngine * engine, gboolean reads_chroma, GstBuffer * buf,
+    GstVideoFrame * frame, VhPicture * pic, gboolean * mapped)
+{
+  (void) self;
+  (void) side;
+  (void) engine;
+  (void) reads_chroma;
   (void) buf;
   (void) frame;
   (void) pic;

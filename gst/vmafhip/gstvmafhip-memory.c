@@ -138,8 +138,15 @@ gst_vmafhip_fill_side_picture (GstVmafHip * self, Side * side,
 gboolean
 gst_vmafhip_planes_read_as_is (GstVmafHip * self, int which)
 {
-  const GstVideoInfo *info = &self->side[which].info;
-  const guint n = self->luma_only || !self->reads_chroma ? 1
+  return gst_vmafhip_info_read_as_is (self, &self->side[which].info,
+      self->reads_chroma);
+}
+
+gboolean
+gst_vmafhip_info_read_as_is (GstVmafHip * self, const GstVideoInfo * info,
+    gboolean reads_chroma)
+{
+  const guint n = self->luma_only || !reads_chroma ? 1
       : GST_VIDEO_INFO_N_COMPONENTS (info);
   const guint bytes = GST_VIDEO_INFO_COMP_DEPTH (info, 0) > 8 ? 2 : 1;
   for (guint c = 0; c < n; c++)

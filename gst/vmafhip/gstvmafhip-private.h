@@ -265,6 +265,12 @@ gboolean gst_vmafhip_cuda_propose_allocation (GstVmafHip * self,
  * maps it to host memory.  FALSE (error posted) when the map fails. */
 gboolean gst_vmafhip_cuda_map (GstVmafHip * self, int which, GstBuffer * buf,
     GstVideoFrame * frame, VhPicture * pic, gboolean * mapped);
+/* The same for any side (a rendition's too) read by `engine` (NULL: by
+ * engines that score on the GPU alone): FALSE, with nothing posted, when
+ * the map fails. */
+gboolean gst_vmafhip_cuda_map_side (GstVmafHip * self, Side * side,
+    const VhEngine * engine, gboolean reads_chroma, GstBuffer * buf,
+    GstVideoFrame * frame, VhPicture * pic, gboolean * mapped);
 void gst_vmafhip_cuda_clear (GstVmafHip * self);
 
 /* gstvmafhip-dmabuf.c */
@@ -286,6 +292,9 @@ gboolean gst_vmafhip_propose_allocation (GstAggregator * agg,
 /* Whether the planes the engine reads of this side's frames are planar
  * samples with nothing to shift: what the GPU copies as they are. */
 gboolean gst_vmafhip_planes_read_as_is (GstVmafHip * self, int which);
+/* The same for frames of `info` read by an engine that reads chroma or not */
+gboolean gst_vmafhip_info_read_as_is (GstVmafHip * self,
+    const GstVideoInfo * info, gboolean reads_chroma);
 /* In upstream's streaming thread: a frame in ordinary system memory is
  * copied into a pinned buffer (same bytes, same metadata), so the GPU
  * backend uploads it by DMA without its own staging copy.  Takes buf. */

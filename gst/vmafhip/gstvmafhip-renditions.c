@@ -130,6 +130,7 @@ gst_vmafhip_rendition_new_pad (GstVmafHip * self, GstPadTemplate * templ,
   r->side.pad = g_object_new (GST_TYPE_AGGREGATOR_PAD, "name", name,
       "direction", GST_PAD_SINK, "template", templ, NULL);
   g_free (name);
+  r->ref_side.pad = self->side[REF].pad;        /* (its name in messages) */
   g_queue_init (&r->frames);
   g_mutex_init (&r->queue_lock);
   g_cond_init (&r->queue_cond);
@@ -534,6 +535,26 @@ shared_ref_wait (GstVmafHip * self, SharedRef * ref)
 
 /* The worker: pushes one frame into the engine, reports what became
  * final; a failure ends the rendition (the other pads go on) */
+/* A frame of `side` read by the rendition's engine: in GPU memory where
+ * it is (CUDA memory from nvh264dec, cudaupload; gstvmafhip-cuda.c),
+ * else mapped in host memory.  FALSE: it cannot be read. */
+static gboolean
+map_frame (GstVmafHip * self, GstVmafHipRendition * r, Side * side,
+    gboolean in_place, GstBuffer * buf, GstVideoFrame * frame,
+    VhPicture * pic)
+{
+  gboolean mapped = FALSE;
+  if (in_place && !gst_vmafhip_cuda_map_side (self, side, r->engine,
+          vh_engine_needs_chroma (r->engine), buf, frame, pic, &mapped))
+    return FALSE;
+  if (mapped)
+    return TRUE;
+  if (!gst_video_frame_map (frame, &side->info, buf, GST_MAP_READ))
+    return FALSE;
+  gst_vmafhip_fill_side_picture (self, side, frame, pic);
+  return TRUE;
+}
+
 static void
 rendition_score (GstVmafHip * self, GstVmafHipRendition * r,
     const VhPicture * ref, GstBuffer * buf, const RenditionFrame * times)
@@ -541,15 +562,17 @@ rendition_score (GstVmafHip * self, GstVmafHipRendition * r,
   GstVideoFrame df;
   VhPicture dp;
   GError *error = NULL;
+  /* (a rendition scaled on the CPU is read from host memory) */
+  const gboolean dis_in_place = !vh_engine_scales_distorted (r->engine)
+      || vh_engine_scales_on_accelerator (r->engine);
 
-  if (!gst_video_frame_map (&df, &r->side.info, buf, GST_MAP_READ)) {
+  if (!map_frame (self, r, &r->side, dis_in_place, buf, &df, &dp)) {
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
         ("%s: a frame does not match its caps; the rendition is not scored "
             "any more.", rendition_name (r)), ("%" GST_PTR_FORMAT, buf));
     rendition_finish (self, r);
     return;
   }
-  gst_vmafhip_fill_side_picture (self, &r->side, &df, &dp);
   /* luma alone where no feature reads chroma: the same planes every frame,
    * whether the reference comes from host or GPU memory */
   VhPicture rp = *ref;
@@ -580,6 +603,7 @@ run_job (gpointer data, gpointer user_data)
   RenditionJob *job = data;
   GstVmafHipRendition *r = job->r;
   GstVideoFrame rf;
+  VhPicture rp;
   (void) user_data;
 
   const VhPicture *on_gpu = job->shared && !g_atomic_int_get (&r->done)
@@ -588,10 +612,8 @@ run_job (gpointer data, gpointer user_data)
     /* ended while this frame waited */
   } else if (on_gpu) {
     rendition_score (job->self, r, on_gpu, job->buf, &job->frame);
-  } else if (gst_video_frame_map (&rf, &r->ref_side.info, job->ref,
-          GST_MAP_READ)) {
-    VhPicture rp;
-    gst_vmafhip_fill_side_picture (job->self, &r->ref_side, &rf, &rp);
+  } else if (map_frame (job->self, r, &r->ref_side, TRUE, job->ref, &rf,
+          &rp)) {
     rendition_score (job->self, r, &rp, job->buf, &job->frame);
     gst_video_frame_unmap (&rf);
   } else {
@@ -654,9 +676,16 @@ run_upload (gpointer data, gpointer user_data)
       refs->sharer = vh_gpu_sharer_new (self->gpu);
     vh_gpu_picture_set_shared (ref->picture, refs->sharer);
   }
-  if (gst_video_frame_map (&rf, &refs->side.info, ref->source,
+  /* in GPU memory (a decoder's), copied on the device; else uploaded */
+  gboolean mapped = FALSE;
+  if (gst_vmafhip_cuda_map_side (self, &refs->side, NULL, ref->nplanes > 1,
+          ref->source, &rf, &host, &mapped) && !mapped
+      && gst_video_frame_map (&rf, &refs->side.info, ref->source,
           GST_MAP_READ)) {
     gst_vmafhip_fill_side_picture (self, &refs->side, &rf, &host);
+    mapped = TRUE;
+  }
+  if (mapped) {
     /* the uploader's thread uploads in order: the entry before is done
      * (and its picture stays until this thread uploads into it again) */
     VhGpuPicture *after = NULL;
@@ -687,6 +716,7 @@ shared_refs_new (GstVmafHip * self)
 {
   GstVmafHipSharedRefs *refs = g_new0 (GstVmafHipSharedRefs, 1);
   refs->self = self;
+  refs->side.pad = self->side[REF].pad;        /* (its name in messages) */
   g_mutex_init (&refs->lock);
   g_cond_init (&refs->changed);
   refs->uploader = g_thread_pool_new (run_upload, refs, 1, TRUE, NULL);

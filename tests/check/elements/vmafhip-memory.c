@@ -460,7 +460,8 @@ GST_END_TEST;
 
 typedef struct {
   GPtrArray *frames;            /* frame structures, in order */
-  GHashTable *pooled;           /* element name -> pooled structure */
+  GHashTable *pooled;           /* element name -> pooled structure (a
+                                 * rendition's: "name/pad") */
   guint warnings;               /* WARNING messages from vmafhip */
   gchar *warning_text;          /* the first one */
   guint cuda_buffers;           /* buffers in CUDA memory into vmafhip */
@@ -504,13 +505,17 @@ run_pipeline (const gchar * desc, Run * r, void (*pre_start) (GstElement *))
       (GDestroyNotify) gst_structure_free);
   GstElement *v = gst_bin_get_by_name (GST_BIN (pipe), "v");
   if (v) {
-    for (int k = 0; k < 2; k++) {
-      GstPad *pad = gst_element_get_static_pad (v,
-          k ? "dist_sink" : "ref_sink");
-      gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_cuda_buffers,
-          &r->cuda_buffers, NULL);
-      gst_object_unref (pad);
+    /* every sink pad: renditions' too */
+    GstIterator *it = gst_element_iterate_sink_pads (v);
+    GValue item = G_VALUE_INIT;
+    while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+      gst_pad_add_probe (g_value_get_object (&item),
+          GST_PAD_PROBE_TYPE_BUFFER, count_cuda_buffers, &r->cuda_buffers,
+          NULL);
+      g_value_reset (&item);
     }
+    g_value_unset (&item);
+    gst_iterator_free (it);
     gst_object_unref (v);
   }
   if (pre_start)
@@ -537,11 +542,13 @@ run_pipeline (const gchar * desc, Run * r, void (*pre_start) (GstElement *))
       g_clear_error (&e);
     }
     if (s && gst_structure_has_name (s, "VMAF")) {
+      const char *pad = gst_structure_get_string (s, "pad");
+      const char *name = GST_OBJECT_NAME (GST_MESSAGE_SRC (m));
       if (!g_strcmp0 (gst_structure_get_string (s, "type"), "frame"))
         g_ptr_array_add (r->frames, gst_structure_copy (s));
       else
-        g_hash_table_insert (r->pooled,
-            g_strdup (GST_OBJECT_NAME (GST_MESSAGE_SRC (m))),
+        g_hash_table_insert (r->pooled, !pad || !strcmp (pad, "dist_sink")
+            ? g_strdup (name) : g_strdup_printf ("%s/%s", name, pad),
             gst_structure_copy (s));
     }
     gst_message_unref (m);
@@ -573,6 +580,42 @@ assert_same_scores (Run * a, Run * b, const char *what)
   GstStructure *pb = g_hash_table_lookup (b->pooled, "v");
   fail_unless (pa && pb && gst_structure_is_equal (pa, pb),
       "%s: the pooled scores differ", what);
+}
+
+/* One pad's frame and pooled scores, equal in both runs */
+G_GNUC_UNUSED static void
+assert_same_pad_scores (Run * a, Run * b, const char *pad, const char *what)
+{
+  guint n = 0;
+  for (guint i = 0, j = 0; i < a->frames->len; i++) {
+    GstStructure *x = g_ptr_array_index (a->frames, i);
+    if (g_strcmp0 (gst_structure_get_string (x, "pad"), pad))
+      continue;
+    GstStructure *y = NULL;
+    while (j < b->frames->len && !y) {
+      y = g_ptr_array_index (b->frames, j++);
+      if (g_strcmp0 (gst_structure_get_string (y, "pad"), pad))
+        y = NULL;
+    }
+    fail_unless (y != NULL, "%s %s: frame %u missing", what, pad, n);
+    gchar *xs = gst_structure_to_string (x), *ys = gst_structure_to_string (y);
+    fail_unless (gst_structure_is_equal (x, y), "%s %s frame %u:\n %s\n %s",
+        what, pad, n, xs, ys);
+    g_free (xs);
+    g_free (ys);
+    n++;
+  }
+  fail_unless (n > 0, "%s %s: no frame scores", what, pad);
+  gchar *key = strcmp (pad, "dist_sink") ? g_strdup_printf ("v/%s", pad)
+      : g_strdup ("v");
+  GstStructure *pa = g_hash_table_lookup (a->pooled, key);
+  GstStructure *pb = g_hash_table_lookup (b->pooled, key);
+  fail_unless (pa && pb && gst_structure_is_equal (pa, pb),
+      "%s %s: the pooled scores differ", what, pad);
+  guint frames = 0;
+  fail_unless (gst_structure_get_uint (pa, "n-frames", &frames));
+  fail_unless_equals_int (frames, n);
+  g_free (key);
 }
 
 #define N_FRAMES 8
@@ -642,6 +685,75 @@ GST_START_TEST (test_cuda_p010_through_host)
   run_clear (&b);
   g_free (cuda);
   g_free (sys);
+}
+
+GST_END_TEST;
+
+#define SMALL(pattern) "videotestsrc num-buffers=8 pattern=" pattern \
+  " ! video/x-raw,format=I420,width=160,height=120,framerate=25/1"
+
+/* Renditions in CUDA memory (cudaupload): read on the GPU where they are,
+ * a smaller one scaled there, with the reference uploaded per rendition
+ * and once for all (VMAFHIP_SHARED_REFERENCE=1, from CUDA memory too):
+ * no warning, every pad's scores equal to the same pipeline's in system
+ * memory. */
+GST_START_TEST (test_cuda_renditions_scores_equal)
+{
+  for (int shared = 0; shared < 2; shared++) {
+    g_setenv ("VMAFHIP_SHARED_REFERENCE", shared ? "1" : "0", TRUE);
+    Run run[2];
+    for (int cuda = 0; cuda < 2; cuda++) {
+      const char *up = cuda ? " ! cudaupload" : "";
+      gchar *desc = g_strdup_printf ("%s%s ! v.ref_sink %s%s%s ! v.dist_sink "
+          "%s%s%s ! v.dist_sink_0 %s%s%s ! v.dist_sink_1 %s%s ! v.dist_sink_2 "
+          "vmafhip name=v backend=hip frame-message=true ! fakesink",
+          SRC ("ball", "I420"), up, SRC ("ball", "I420"), DISTORT, up,
+          SRC ("ball", "I420"), " ! videobalance contrast=0.6", up,
+          SMALL ("ball"), DISTORT, up, SRC ("ball", "I420"), up);
+      run_pipeline (desc, &run[cuda], NULL);
+      fail_unless (run[cuda].warnings == 0, "%s: %s", desc,
+          run[cuda].warning_text);
+      g_free (desc);
+    }
+    fail_unless_equals_int (run[1].cuda_buffers, 5 * N_FRAMES);
+    fail_unless_equals_int (run[0].cuda_buffers, 0);
+    const char *what = shared ? "shared reference" : "reference per rendition";
+    assert_same_pad_scores (&run[1], &run[0], "dist_sink", what);
+    assert_same_pad_scores (&run[1], &run[0], "dist_sink_0", what);
+    assert_same_pad_scores (&run[1], &run[0], "dist_sink_1", what);
+    assert_same_pad_scores (&run[1], &run[0], "dist_sink_2", what);
+    run_clear (&run[0]);
+    run_clear (&run[1]);
+  }
+  g_unsetenv ("VMAFHIP_SHARED_REFERENCE");
+}
+
+GST_END_TEST;
+
+/* A rendition in CUDA memory the GPU cannot read in place (P010's shifted
+ * samples): copied to host memory with one warning that says why, the
+ * same scores. */
+GST_START_TEST (test_cuda_rendition_p010_through_host)
+{
+  const char *tail = " ! videoconvert ! video/x-raw,format=P010_10LE";
+  Run run[2];
+  for (int cuda = 0; cuda < 2; cuda++) {
+    gchar *desc = g_strdup_printf ("%s%s ! v.ref_sink %s%s%s ! v.dist_sink "
+        "%s%s%s%s ! v.dist_sink_0 vmafhip name=v backend=hip "
+        "frame-message=true ! fakesink", SRC ("ball", "I420"), tail,
+        SRC ("ball", "I420"), DISTORT, tail, SRC ("ball", "I420"),
+        " ! videobalance contrast=0.6", tail, cuda ? " ! cudaupload" : "");
+    run_pipeline (desc, &run[cuda], NULL);
+    g_free (desc);
+  }
+  fail_unless_equals_int (run[1].cuda_buffers, N_FRAMES);
+  fail_unless_equals_int (run[0].warnings, 0);
+  fail_unless_equals_int (run[1].warnings, 1);
+  fail_unless (strstr (run[1].warning_text, "copied to host memory") != NULL,
+      "%s", run[1].warning_text);
+  assert_same_pad_scores (&run[1], &run[0], "dist_sink_0", "P010");
+  run_clear (&run[0]);
+  run_clear (&run[1]);
 }
 
 GST_END_TEST;
@@ -800,6 +912,8 @@ vmafhip_memory_suite (void)
     tcase_add_test (tc, test_cudaupload_scores_equal);
     tcase_add_test (tc, test_cuda_p010_through_host);
     tcase_add_test (tc, test_cuda_foreign_context);
+    tcase_add_test (tc, test_cuda_renditions_scores_equal);
+    tcase_add_test (tc, test_cuda_rendition_p010_through_host);
     if (has_factories ("nvh264dec", "x264enc"))
       tcase_add_test (tc, test_nvh264dec_scores_equal);
     else
@@ -809,12 +923,16 @@ vmafhip_memory_suite (void)
     /* the pads offer CUDA memory only with GStreamer's CUDA library */
     vh_test_skip_case ("test_cudaupload_scores_equal, "
         "test_cuda_p010_through_host, test_cuda_foreign_context, "
+        "test_cuda_renditions_scores_equal, "
+        "test_cuda_rendition_p010_through_host, "
         "test_nvh264dec_scores_equal", "built without gstreamer-cuda-1.0 "
         "(scripts/install-deps.sh --cuda-memory)");
 #endif
   } else {
     vh_test_skip_case ("test_cudaupload_scores_equal, "
         "test_cuda_p010_through_host, test_cuda_foreign_context, "
+        "test_cuda_renditions_scores_equal, "
+        "test_cuda_rendition_p010_through_host, "
         "test_nvh264dec_scores_equal", "no usable GPU or no cudaupload "
         "(Debian's nvcodec plugin registers its elements only where CUDA "
         "runs)");
