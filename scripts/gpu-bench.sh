@@ -33,10 +33,7 @@ make_raw() {  # name w h frames pattern
   for _ in $(seq $(( $4 / 60 ))); do cat "$f.60"; done > "$f"
   rm -f "$f.60"
 }
-make_raw ref-1080 1920 1080 1200 ball
-make_raw dist-1080 1920 1080 1200 snow
-make_raw ref-2160 3840 2160 240 ball
-make_raw dist-2160 3840 2160 240 snow
+# (each made where a section reads it)
 
 raw() {  # file w h
   echo "filesrc location=$work/$1.yuv ! rawvideoparse width=$2 height=$3 format=i420 framerate=60/1"
@@ -62,6 +59,8 @@ scored() {  # n ref-source dist-source [element]
 sizes=${BENCH_SIZES-1080:1920:1080:1200 2160:3840:2160:240}
 for size in $sizes; do
   IFS=: read -r tag w h n <<< "$size"
+  make_raw ref-$tag $w $h $n ball
+  make_raw dist-$tag $w $h $n snow
   r=$(raw ref-$tag $w $h) d=$(raw dist-$tag $w $h)
   for inst in ${BENCH_INSTANCES:-1 4 8 16}; do
     bench -n $((inst * n)) -l "raw ${tag}p x$inst, sources alone" $(alone $inst "$r" "$d")
@@ -85,6 +84,7 @@ elif gst-inspect-1.0 nvh264dec > /dev/null 2>&1; then
       x264enc speed-preset=ultrafast bitrate=$2 ! \
       video/x-h264,stream-format=byte-stream ! filesink location="$work/$1.h264"
   }
+  make_raw dist-1080 1920 1080 1200 snow
   enc ref-1080 12000
   enc dist-1080 2000
   dec() { echo "filesrc location=$work/$1.h264 ! h264parse ! nvh264dec"; }
@@ -101,52 +101,56 @@ else
   echo "nvh264dec not available: GPU-decoder pipelines skipped" | tee -a "$log"
 fi
 
-# The ladder: LADDER_FRAMES frames a rung, LADDER_ROUNDS rounds, the runs
-# alternating within each; distorted frames a second (6 per ladder frame)
-if [ "${BENCH_LADDER:-1}" = 0 ]; then
-  :
-elif gst-inspect-1.0 nvh264dec > /dev/null 2>&1; then
-  n=${LADDER_FRAMES:-1800}
-  make_raw ladder-ref 1920 1080 "$n" ball
-  raw_ref=$(raw ladder-ref 1920 1080)
-  # the renditions and an H.264 reference (a mezzanine) from the raw file,
-  # encoded at once
-  for kbps in 25000 8000 6000 4500 3000 2000 1200; do
-    [ -f "$work/ladder-$kbps.h264" ] || gst-launch-1.0 -q $raw_ref ! \
+# The ladder: LADDER (the ladders to run: 1080, six 1080p rungs; 2160,
+# rungs 2160p to 360p against a 2160p reference, scaled up on the GPU),
+# LADDER_FRAMES frames a rung (default 1800 at 1080p, 600 at 2160p),
+# LADDER_ROUNDS rounds, the runs alternating within each; distorted frames
+# a second (6 per ladder frame)
+ladder() {  # tag width height frames rung...   (rung: WxH:kbps)
+  local tag=$1 w=$2 h=$3 n=$4; shift 4
+  local rungs=("$@") pads=(dist_sink dist_sink_0 dist_sink_1 dist_sink_2 dist_sink_3 dist_sink_4)
+  make_raw ladder-ref-$tag "$w" "$h" "$n" ball
+  local raw_ref; raw_ref=$(raw ladder-ref-$tag "$w" "$h")
+  # the renditions (scaled down on the CPU) and an H.264 reference (a
+  # mezzanine: 25 Mb/s at 1080p, 100 at 2160p) from the raw file, encoded
+  # at once
+  local ref_kbps=$(( w * h / 83 ))
+  for r in "${w}x${h}:$ref_kbps" "${rungs[@]}"; do
+    local size=${r%%:*} kbps=${r##*:}
+    [ -f "$work/ladder-$tag-$size-$kbps.h264" ] || gst-launch-1.0 -q $raw_ref ! \
+      videoscale ! video/x-raw,width=${size%x*},height=${size#*x} ! \
       x264enc speed-preset=ultrafast bitrate=$kbps threads=2 ! \
       video/x-h264,stream-format=byte-stream ! \
-      filesink location="$work/ladder-$kbps.h264" &
+      filesink location="$work/ladder-$tag-$size-$kbps.h264" &
   done
   wait
-  dec() { echo "filesrc location=$work/ladder-$1.h264 ! h264parse ! nvh264dec"; }
-  rungs=(8000 6000 4500 3000 2000 1200)
-  pads=(dist_sink dist_sink_0 dist_sink_1 dist_sink_2 dist_sink_3 dist_sink_4)
+  dec() { echo "filesrc location=$work/ladder-$tag-$1.h264 ! h264parse ! nvh264dec"; }
   one() {  # reference source
     local s="$1 ! v.ref_sink"
-    for i in 0 1 2 3 4 5; do s+=" $(dec ${rungs[$i]}) ! v.${pads[$i]}"; done
+    for i in 0 1 2 3 4 5; do s+=" $(dec "${rungs[$i]/:/-}") ! v.${pads[$i]}"; done
     echo "$s vmafhip name=v backend=hip ! fakesink"
   }
   six() {
     local s=""
     for i in 0 1 2 3 4 5; do
-      s+=" $1 ! v$i.ref_sink $(dec ${rungs[$i]}) ! v$i.dist_sink vmafhip name=v$i backend=hip ! fakesink"
+      s+=" $1 ! v$i.ref_sink $(dec "${rungs[$i]/:/-}") ! v$i.dist_sink vmafhip name=v$i backend=hip ! fakesink"
     done
     echo "$s"
   }
   alone_one() {
     local s="$1 ! fakesink"
-    for r in "${rungs[@]}"; do s+=" $(dec $r) ! fakesink"; done
+    for r in "${rungs[@]}"; do s+=" $(dec "${r/:/-}") ! fakesink"; done
     echo "$s"
   }
   alone_six() {
     local s=""
-    for r in "${rungs[@]}"; do s+=" $1 ! fakesink $(dec $r) ! fakesink"; done
+    for r in "${rungs[@]}"; do s+=" $1 ! fakesink $(dec "${r/:/-}") ! fakesink"; done
     echo "$s"
   }
   for round in $(seq "${LADDER_ROUNDS:-2}"); do
     for ref in raw h264; do
-      r=$raw_ref; [ $ref = raw ] || r=$(dec 25000)
-      l="ladder 6x1080p, $ref reference, round $round"
+      local r=$raw_ref; [ $ref = raw ] || r=$(dec "${w}x${h}-$ref_kbps")
+      local l="ladder ${tag}p, $ref reference, round $round"
       bench -n $((6 * n)) -l "$l: sources alone, one element's 7 streams" $(alone_one "$r")
       bench -n $((6 * n)) -l "$l: sources alone, six elements' 12 streams" $(alone_six "$r")
       bench -n $((6 * n)) -l "$l: one vmafhip" $(one "$r")
@@ -154,6 +158,20 @@ elif gst-inspect-1.0 nvh264dec > /dev/null 2>&1; then
         bench -n $((6 * n)) -l "$l: one vmafhip, reference shared" $(one "$r")
       bench -n $((6 * n)) -l "$l: six vmafhip" $(six "$r")
     done
+  done
+}
+if [ "${BENCH_LADDER:-1}" = 0 ]; then
+  :
+elif gst-inspect-1.0 nvh264dec > /dev/null 2>&1; then
+  for l in ${LADDER:-1080 2160}; do
+    case $l in
+    1080) ladder 1080 1920 1080 "${LADDER_FRAMES:-1800}" 1920x1080:8000 \
+            1920x1080:6000 1920x1080:4500 1920x1080:3000 1920x1080:2000 \
+            1920x1080:1200 ;;
+    2160) ladder 2160 3840 2160 "${LADDER_FRAMES:-600}" 3840x2160:16000 \
+            2560x1440:9000 1920x1080:6000 1280x720:3000 960x540:2000 \
+            640x360:1000 ;;
+    esac
   done
 else
   echo "nvh264dec not available: the ladder is skipped" | tee -a "$log"
@@ -166,6 +184,8 @@ gpu_mem() {  # pid -> MiB used by that process
     | awk -F', *' -v p="$1" '$1 == p { print $2 }'
 }
 if [ "${BENCH_MEMORY:-1}" != 0 ] && command -v nvidia-smi > /dev/null; then
+  make_raw ref-1080 1920 1080 1200 ball
+  make_raw dist-1080 1920 1080 1200 snow
   for inst in 1 8; do
     gst-launch-1.0 -q $(scored $inst "$(raw ref-1080 1920 1080)" \
         "$(raw dist-1080 1920 1080)") > /dev/null & pid=$!

@@ -5,13 +5,15 @@
 #   scripts/gpu-run.sh pack     here: build, then gather the GPU test and
 #                               benchmark programs, the plugin, a GStreamer
 #                               runtime and the test vectors into .gpurun/
-#   scripts/gpu-run.sh remote [tests|bench|all|kernels|ab|cambi]
+#   scripts/gpu-run.sh remote [tests|bench|all|kernels|ab|cambi|ladder]
 #                               there, in a copy of the tree that carries
 #                               .gpurun/: run the GPU tests (accumulators and
 #                               scores against the CPU) and/or the benchmarks
 #                               (all: both, the default), logs into $OUT (or
 #                               .gpurun/out); kernels: only the feature
 #                               kernels against the CPU and their timings;
+#                               ladder: the ABR ladders decoded on the
+#                               GPU, one element against six;
 #                               ab: the raw-file pipelines
 #                               with this plugin and another build of it
 #                               (OLD_PLUGIN=path/libgstvmafhip.so at pack
@@ -184,6 +186,13 @@ sys.exit(1 if bad or len(a) < 12 else 0)' "$out/metrics-cpu.json" "$out/metrics-
   fi
   fi
   [ "$what" != tests ] || exit $status
+  # ladder: the ABR ladders as users score them (H.264 rungs on nvh264dec,
+  # one element against six; LADDER, LADDER_FRAMES, LADDER_ROUNDS)
+  if [ "$what" = ladder ]; then
+    BENCH_SIZES= BENCH_DECODE=0 BENCH_MEMORY=0 \
+      scripts/gpu-bench.sh "$dest/bin" "$out/gpu-run.log" || status=1
+    exit $status
+  fi
   if [ "$what" = ab ]; then
     [ -d "$dest/plugin-old" ] || { echo "no plugin-old in the pack" >&2; exit 2; }
     for round in $(seq "${AB_ROUNDS:-3}"); do
@@ -191,7 +200,7 @@ sys.exit(1 if bad or len(a) < 12 else 0)' "$out/metrics-cpu.json" "$out/metrics-
         dir=$PWD/$dest/plugin; [ $which = new ] || dir=$PWD/$dest/plugin-old
         echo "== round $round, plugin $which" | tee -a "$out/gpu-run.log"
         GST_PLUGIN_PATH=$dir GST_REGISTRY=$PWD/$dest/registry-$which.bin \
-          BENCH_DECODE=0 BENCH_QUEUE=0 BENCH_MEMORY=0 BENCH_SIZES=${BENCH_SIZES:-1080:1920:1080:1200 2160:3840:2160:240} \
+          BENCH_DECODE=0 BENCH_QUEUE=0 BENCH_MEMORY=0 BENCH_LADDER=0 BENCH_SIZES=${BENCH_SIZES:-1080:1920:1080:1200 2160:3840:2160:240} \
           BENCH_INSTANCES=${BENCH_INSTANCES:-1 8} \
           scripts/gpu-bench.sh "$dest/bin" "$out/gpu-run.log" || status=1
       done
