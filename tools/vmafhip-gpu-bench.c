@@ -9,6 +9,10 @@
  *            device, several frames in flight on their own streams;
  *   feature  GPU time per frame of each feature alone: on one stream
  *            (device events) and with 4 frames in flight on 4 streams;
+ *   ladder   a ladder of --rungs distorted pictures (6) of one reference:
+ *            every rung a pair on 4 slots' contexts, with the reference's
+ *            VIF share once, and each rung an engine of its own with 4 and
+ *            6 slots (as the element scores its renditions);
  *   engine   the engine with the GPU backend from system memory
  *            (staging copy, upload, kernels, read-back, scores, model),
  *            and the same engine on the CPU for the baseline.
@@ -62,6 +66,80 @@ static double
 now_s (void)
 {
   return g_get_monotonic_time () / 1e6;
+}
+
+/* A slot: the contexts, stream and results of one frame in flight */
+static void
+bench_slot_init (BenchSlot *s, VhGpu *gpu, VhGpuModule *vif_module,
+    VhGpuModule *adm_module, VhGpuModule *motion_module, unsigned w,
+    unsigned h, unsigned bpc)
+{
+  GError *error = NULL;
+  if (!(s->vif = vh_vif_gpu_new (gpu, vif_module, w, h, bpc, &error))
+      || !(s->adm = vh_adm_gpu_new (gpu, adm_module, w, h, bpc, &error))
+      || !(s->motion = vh_motion_gpu_new (gpu, motion_module, w, h, bpc,
+              &error))
+      || !(s->stream = vh_gpu_stream_new (gpu, &error))
+      || !(s->done = vh_gpu_event_new (gpu, FALSE, &error))
+      || !(s->vif_sums = vh_gpu_host_alloc (gpu, sizeof (VhVifSums), &error))
+      || !(s->adm_sums = vh_gpu_host_alloc (gpu, sizeof (VhAdmSums), &error))
+      || !(s->sad = vh_gpu_host_alloc (gpu, sizeof (uint64_t), &error)))
+    die ("setup", error);
+}
+
+static void
+bench_slot_clear (BenchSlot *s, VhGpu *gpu)
+{
+  vh_gpu_stream_sync (s->stream, NULL);
+  vh_vif_gpu_free (s->vif);
+  vh_adm_gpu_free (s->adm);
+  vh_motion_gpu_free (s->motion);
+  vh_gpu_host_free (gpu, s->vif_sums);
+  vh_gpu_host_free (gpu, s->adm_sums);
+  vh_gpu_host_free (gpu, s->sad);
+  vh_gpu_event_free (s->done);
+  vh_gpu_stream_free (s->stream);
+}
+
+/* The ladder as the element scores it, kernels only: each rung an engine
+ * of its own, with `per_rung` slots (contexts, streams) of its own, every
+ * rung a pair (vmaf_v0.6.1's three features); GPU ms per ladder frame.
+ * Against ladder_ms (every rung on its slot's one set of contexts): what
+ * the element's many frames in flight cost or gain on the GPU. */
+static double
+ladder_engines_ms (BenchSlot *slots, const VhAdmParams *adm_params,
+    const VhGpuPtr *dref, const VhGpuPtr *ddis, size_t pitch, int rungs,
+    int per_rung, int n_frames)
+{
+  GError *error = NULL;
+  double t0 = 0;
+  for (int f = -per_rung; f < n_frames; f++) {
+    if (f == 0) {
+      for (int i = 0; i < rungs * per_rung; i++)
+        if (!vh_gpu_stream_sync (slots[i].stream, &error))
+          die ("sync", error);
+      t0 = now_s ();
+    }
+    const unsigned fi = (unsigned) (f + per_rung);
+    const unsigned cur = fi % DISTINCT, prev = (fi + DISTINCT - 1) % DISTINCT;
+    for (int r = 0; r < rungs; r++) {
+      BenchSlot *s = &slots[r * per_rung + (int) (fi % (unsigned) per_rung)];
+      const VhGpuPtr dis = ddis[(cur + (unsigned) r) % DISTINCT];
+      if ((fi >= (unsigned) per_rung && !vh_gpu_event_sync (s->done, &error))
+          || !vh_vif_gpu_enqueue (s->vif, s->stream, dref[cur], pitch, dis,
+              pitch, 100.0, 0, s->vif_sums, &error)
+          || !vh_adm_gpu_enqueue (s->adm, s->stream, dref[cur], pitch, dis,
+              pitch, adm_params, s->adm_sums, &error)
+          || !vh_motion_gpu_enqueue (s->motion, s->stream, dref[prev], pitch,
+              dref[cur], pitch, s->sad, &error)
+          || !vh_gpu_event_record (s->done, s->stream, &error))
+        die ("ladder of engines", error);
+    }
+  }
+  for (int i = 0; i < rungs * per_rung; i++)
+    if (!vh_gpu_stream_sync (slots[i].stream, &error))
+      die ("sync", error);
+  return (now_s () - t0) * 1e3 / n_frames;
 }
 
 /* A ladder of `rungs` distorted pictures of one reference, kernels only,
@@ -228,19 +306,9 @@ main (int argc, char **argv)
     vh_adm_options_default (&adm_opts);
     if (!vh_adm_params_init (&adm_params, &adm_opts, &error))
       die ("adm params", error);
-    for (unsigned i = 0; i < SLOTS; i++) {
-      BenchSlot *s = &slots[i];
-      if (!(s->vif = vh_vif_gpu_new (gpu, vif_module, w, h, bpc, &error))
-          || !(s->adm = vh_adm_gpu_new (gpu, adm_module, w, h, bpc, &error))
-          || !(s->motion = vh_motion_gpu_new (gpu, motion_module, w, h, bpc,
-                  &error))
-          || !(s->stream = vh_gpu_stream_new (gpu, &error))
-          || !(s->done = vh_gpu_event_new (gpu, FALSE, &error))
-          || !(s->vif_sums = vh_gpu_host_alloc (gpu, sizeof (VhVifSums), &error))
-          || !(s->adm_sums = vh_gpu_host_alloc (gpu, sizeof (VhAdmSums), &error))
-          || !(s->sad = vh_gpu_host_alloc (gpu, sizeof (uint64_t), &error)))
-        die ("setup", error);
-    }
+    for (unsigned i = 0; i < SLOTS; i++)
+      bench_slot_init (&slots[i], gpu, vif_module, adm_module, motion_module,
+          w, h, bpc);
 
     /* (a) kernels only: every feature of vmaf_v0.6.1, frames in flight */
     double t0 = 0;
@@ -284,6 +352,21 @@ main (int argc, char **argv)
             MAX (n_frames / rungs, 20));
     for (unsigned i = 0; i < SLOTS; i++)
       vh_vif_gpu_reference_free (shares[i]);
+    /* (a'') the same ladder with an engine per rung, as in the element:
+     * 4 and the element's 6 slots each */
+    double engines[2];
+    for (int k = 0; k < 2; k++) {
+      const int per_rung = k ? VH_GPU_BACKEND_DEFAULT_SLOTS : SLOTS;
+      BenchSlot *eslots = g_new0 (BenchSlot, (gsize) (rungs * per_rung));
+      for (int i = 0; i < rungs * per_rung; i++)
+        bench_slot_init (&eslots[i], gpu, vif_module, adm_module,
+            motion_module, w, h, bpc);
+      engines[k] = ladder_engines_ms (eslots, &adm_params, dref, ddis, pitch,
+          rungs, per_rung, MAX (n_frames / rungs, 20));
+      for (int i = 0; i < rungs * per_rung; i++)
+        bench_slot_clear (&eslots[i], gpu);
+      g_free (eslots);
+    }
 
     /* per feature: GPU time per frame on one stream (device events:
      * latency, every launch waiting for the one before), and the cost per
@@ -522,20 +605,14 @@ main (int argc, char **argv)
         rungs, SLOTS, ladder[1][0], ladder[1][1],
         ladder[1][0] / ladder[1][1], ladder[0][0], ladder[0][1],
         ladder[0][0] / ladder[0][1]);
+    printf ("%-10s ladder of %d rungs as %d engines (as the element scores "
+        "it), VIF+ADM+motion as pairs, GPU ms per ladder frame: %.3f with %d "
+        "slots each, %.3f with %d\n", list[si], rungs, rungs, engines[0],
+        SLOTS, engines[1], VH_GPU_BACKEND_DEFAULT_SLOTS);
     fflush (stdout);
 
-    for (unsigned i = 0; i < SLOTS; i++) {
-      BenchSlot *s = &slots[i];
-      vh_gpu_stream_sync (s->stream, NULL);
-      vh_vif_gpu_free (s->vif);
-      vh_adm_gpu_free (s->adm);
-      vh_motion_gpu_free (s->motion);
-      vh_gpu_host_free (gpu, s->vif_sums);
-      vh_gpu_host_free (gpu, s->adm_sums);
-      vh_gpu_host_free (gpu, s->sad);
-      vh_gpu_event_free (s->done);
-      vh_gpu_stream_free (s->stream);
-    }
+    for (unsigned i = 0; i < SLOTS; i++)
+      bench_slot_clear (&slots[i], gpu);
     for (unsigned i = 0; i < DISTINCT; i++) {
       vh_gpu_mem_free (gpu, dref[i]);
       vh_gpu_mem_free (gpu, ddis[i]);
