@@ -17,6 +17,11 @@ gst_vmafhip_side_clear (Side * side)
 {
   for (int c = 0; c < 3; c++)
     g_clear_pointer (&side->staging[c], g_free);
+  if (side->pinned_pool) {
+    gst_buffer_pool_set_active (side->pinned_pool, FALSE);
+    gst_clear_object (&side->pinned_pool);
+  }
+  side->pinned_size = 0;
   side->have_info = side->refused = FALSE;
 }
 

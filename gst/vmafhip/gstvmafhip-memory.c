@@ -5,6 +5,7 @@
 #endif
 
 #include "gstvmafhippool.h"
+#include "stage-copy.h"
 
 #include "gstvmafhip-private.h"
 
@@ -153,4 +154,176 @@ gst_vmafhip_info_read_as_is (GstVmafHip * self, const GstVideoInfo * info,
         || GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c))
       return FALSE;
   return TRUE;
+}
+
+/* A plain pool (no metas of its own: the frame's are copied) of pinned
+ * buffers of `size` bytes. */
+static GstBufferPool *
+pinned_frame_pool_new (GstVmafHip * self, gsize size)
+{
+  GError *error = NULL;
+  GstAllocator *allocator = gst_vmafhip_pinned_allocator_new (self->gpu,
+      &error);
+  if (!allocator) {
+    GST_WARNING_OBJECT (self, "no pinned memory: %s", error->message);
+    g_clear_error (&error);
+    return NULL;
+  }
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  gst_buffer_pool_config_set_params (config, NULL, (guint) size, 0, 0);
+  gst_buffer_pool_config_set_allocator (config, allocator, &params);
+  gst_object_unref (allocator);
+  if (!gst_buffer_pool_set_config (pool, config)
+      || !gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+/* The bytes of a frame up to the end of its luma plane */
+static gsize
+luma_end (const GstVideoInfo * info, GstBuffer * buf)
+{
+  const GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  const gsize end = meta
+      ? meta->offset[0] + (gsize) meta->stride[0] * meta->height
+      : GST_VIDEO_INFO_PLANE_OFFSET (info, 0)
+      + (gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, 0)
+      * GST_VIDEO_INFO_COMP_HEIGHT (info, 0);
+  return MIN (end, gst_buffer_get_size (buf));
+}
+
+/* How much of an incoming frame its pinned copy needs: all of it, except
+ * for the distorted frame where nothing reads chroma: that frame is never
+ * pushed downstream, so its chroma (a third of a 4:2:0 frame) is not
+ * copied at all. */
+static gsize
+pinned_copy_size (GstVmafHip * self, int which, GstBuffer * buf)
+{
+  if (which != DIST || !(self->luma_only || !self->reads_chroma))
+    return gst_buffer_get_size (buf);
+  return luma_end (&self->side[which].info, buf);
+}
+
+/* buf copied (its first copy_size bytes, all its metadata) into a buffer
+ * of *pool, made or remade for buf's size; buf itself where it is not one
+ * block of ordinary memory of at least a frame of `info`, or no pinned
+ * buffer is to be had.  Takes buf. */
+static GstBuffer *
+pin_copy (GstVmafHip * self, GstBufferPool ** pool, gsize * pool_size,
+    const GstVideoInfo * info, gsize copy_size, GstBuffer * buf)
+{
+  if (gst_buffer_n_memory (buf) != 1)
+    return buf;
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  /* ordinary memory only: not pinned already, not CUDA, not dmabuf */
+  if (!gst_memory_is_type (mem, GST_ALLOCATOR_SYSMEM))
+    return buf;
+  const gsize size = gst_buffer_get_size (buf);
+  if (size < GST_VIDEO_INFO_SIZE (info))
+    return buf;
+  if (*pool && *pool_size != size) {
+    gst_buffer_pool_set_active (*pool, FALSE);
+    gst_clear_object (pool);
+  }
+  if (!*pool) {
+    *pool = pinned_frame_pool_new (self, size);
+    *pool_size = size;
+    if (!*pool) {
+      self->pin_upstream = FALSE;
+      return buf;
+    }
+  }
+
+  GstBuffer *pinned = NULL;
+  GstMapInfo in, out;
+  if (gst_buffer_pool_acquire_buffer (*pool, &pinned, NULL) != GST_FLOW_OK)
+    return buf;
+  if (!gst_buffer_map (buf, &in, GST_MAP_READ)) {
+    gst_buffer_unref (pinned);
+    return buf;
+  }
+  if (!gst_buffer_map (pinned, &out, GST_MAP_WRITE)) {
+    gst_buffer_unmap (buf, &in);
+    gst_buffer_unref (pinned);
+    return buf;
+  }
+  vh_stream_copy (out.data, in.data, copy_size);
+  vh_stream_fence ();
+  gst_buffer_unmap (pinned, &out);
+  gst_buffer_unmap (buf, &in);
+  gst_buffer_copy_into (pinned, buf, GST_BUFFER_COPY_METADATA, 0, -1);
+  gst_buffer_unref (buf);
+  return pinned;
+}
+
+GstBuffer *
+gst_vmafhip_pin_frame (GstVmafHip * self, int which, GstBuffer * buf)
+{
+  Side *side = &self->side[which];
+  /* frames the backend stages anyway (interleaved chroma it reads, P010's
+   * shifted samples) gain nothing from a pinned copy */
+  if (!self->use_gpu || !self->pin_upstream || !side->have_info
+      || !gst_vmafhip_planes_read_as_is (self, which))
+    return buf;
+  return pin_copy (self, &side->pinned_pool, &side->pinned_size,
+      &side->info, pinned_copy_size (self, which, buf), buf);
+}
+
+/* A rendition pad's pinned copies: kept on the pad (qdata), used by the
+ * pad's streaming thread alone, freed with the pad */
+typedef struct
+{
+  GstCaps *caps;                /* what info and usable were made from */
+  GstVideoInfo info;
+  gboolean usable;              /* planes the GPU reads as they are */
+  GstBufferPool *pool;
+  gsize size;
+} RenditionPin;
+
+static void
+rendition_pin_free (gpointer data)
+{
+  RenditionPin *pin = data;
+  if (pin->pool) {
+    gst_buffer_pool_set_active (pin->pool, FALSE);
+    gst_object_unref (pin->pool);
+  }
+  gst_clear_caps (&pin->caps);
+  g_free (pin);
+}
+
+GstBuffer *
+gst_vmafhip_pin_rendition_frame (GstVmafHip * self, GstPad * pad,
+    GstBuffer * buf)
+{
+  static GQuark quark;
+  if (!quark)
+    quark = g_quark_from_static_string ("vmafhip-rendition-pin");
+  if (!self->use_gpu || !self->pin_upstream)
+    return buf;
+  RenditionPin *pin = g_object_get_qdata (G_OBJECT (pad), quark);
+  if (!pin) {
+    pin = g_new0 (RenditionPin, 1);
+    g_object_set_qdata_full (G_OBJECT (pad), quark, pin, rendition_pin_free);
+  }
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  if (!caps)
+    return buf;
+  if (caps != pin->caps) {
+    gst_caps_replace (&pin->caps, caps);
+    pin->usable = gst_video_info_from_caps (&pin->info, caps)
+        && gst_vmafhip_info_read_as_is (self, &pin->info, self->reads_chroma);
+  }
+  gst_caps_unref (caps);
+  if (!pin->usable)
+    return buf;
+  /* (set at start from the settings, as the renditions' engines are) */
+  const gsize copy_size = self->reads_chroma ? gst_buffer_get_size (buf)
+      : luma_end (&pin->info, buf);
+  return pin_copy (self, &pin->pool, &pin->size, &pin->info, copy_size, buf);
 }

@@ -68,8 +68,8 @@ gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
   GstClockTime start = GST_BUFFER_PTS (buf), stop;
   gboolean inside = TRUE;
 
-  /* renditions: only their segment (frames outside it are dropped when
-   * their partner is looked for) */
+  /* renditions: copied into pinned pools of their own, here in upstream's
+   * thread, as dist_sink's frames are */
   if (gst_vmafhip_is_rendition_pad (GST_VMAFHIP (agg), pad)) {
     if (GST_CLOCK_TIME_IS_VALID (start)) {
       stop = GST_BUFFER_DURATION_IS_VALID (buf)
@@ -81,12 +81,14 @@ gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
       GST_OBJECT_UNLOCK (pad);
     }
     if (inside)
-      return buf;
+      return gst_vmafhip_pin_rendition_frame (GST_VMAFHIP (agg),
+          GST_PAD (pad), buf);
     gst_buffer_unref (buf);
     return NULL;
   }
   if (!GST_CLOCK_TIME_IS_VALID (start))
-    return buf;
+    return gst_vmafhip_pin_frame (GST_VMAFHIP (agg),
+        pad == GST_VMAFHIP (agg)->side[REF].pad ? REF : DIST, buf);
   stop = GST_BUFFER_DURATION_IS_VALID (buf)
       ? start + GST_BUFFER_DURATION (buf) : GST_CLOCK_TIME_NONE;
   GST_OBJECT_LOCK (pad);
@@ -95,7 +97,8 @@ gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
         NULL, NULL);
   GST_OBJECT_UNLOCK (pad);
   if (inside)
-    return buf;
+    return gst_vmafhip_pin_frame (GST_VMAFHIP (agg),
+        pad == GST_VMAFHIP (agg)->side[REF].pad ? REF : DIST, buf);
   GST_LOG_OBJECT (agg, "%s: dropping %" GST_TIME_FORMAT ", outside the "
       "segment", GST_PAD_NAME (pad), GST_TIME_ARGS (start));
   gst_buffer_unref (buf);

@@ -71,6 +71,10 @@ typedef struct
    * bits of each word) are shifted down into these planar copies, one per
    * component, allocated once per caps. */
   guint16 *staging[3];
+  /* GPU backend: pinned buffers that ordinary frames are copied into in
+   * upstream's thread (gst_vmafhip_pin_frame), for pinned_size bytes */
+  GstBufferPool *pinned_pool;
+  gsize pinned_size;
 } Side;
 
 typedef struct _GstVmafHipRendition GstVmafHipRendition;
@@ -106,8 +110,7 @@ struct _GstVmafHip
   gboolean warned_no_gpu;
   gboolean use_gpu;           /* the HIP backend was chosen at start */
   VhGpu *gpu;                 /* its device (shared), start() to stop() */
-  gint pin_upstream;          /* (atomic) copy frames into pinned memory
-                               * upstream (gstvmafhip-pin.c) */
+  gboolean pin_upstream;      /* copy frames into pinned memory upstream */
   gboolean reads_chroma;      /* a feature reads chroma (set with the
                                * engine's features; read by upstream's
                                * threads) */
@@ -283,14 +286,6 @@ GstCaps *gst_vmafhip_caps_drop_feature (GstCaps * caps, const char *feature);
 gboolean gst_vmafhip_dmabuf_import (GstVmafHip * self, int which,
     GstBuffer * buf, VhPicture * pic);
 
-/* gstvmafhip-pin.c */
-/* With the GPU backend, frames in ordinary memory arriving on pad are
- * copied into pinned memory in upstream's thread (a probe; the pad keeps
- * the pool). */
-void gst_vmafhip_pin_on_pad (GstVmafHip * self, GstPad * pad);
-/* At stop: every sink pad's pinned pool freed. */
-void gst_vmafhip_pins_clear (GstVmafHip * self);
-
 /* gstvmafhip-memory.c */
 gboolean gst_vmafhip_propose_allocation (GstAggregator * agg,
     GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query);
@@ -300,6 +295,15 @@ gboolean gst_vmafhip_planes_read_as_is (GstVmafHip * self, int which);
 /* The same for frames of `info` read by an engine that reads chroma or not */
 gboolean gst_vmafhip_info_read_as_is (GstVmafHip * self,
     const GstVideoInfo * info, gboolean reads_chroma);
+/* In upstream's streaming thread: a frame in ordinary system memory is
+ * copied into a pinned buffer (same bytes, same metadata), so the GPU
+ * backend uploads it by DMA without its own staging copy.  Takes buf. */
+GstBuffer *gst_vmafhip_pin_frame (GstVmafHip * self, int which,
+    GstBuffer * buf);
+/* The same for a rendition pad's frames (their pinned pool kept on the
+ * pad); only where the GPU backend scores.  Takes buf. */
+GstBuffer *gst_vmafhip_pin_rendition_frame (GstVmafHip * self, GstPad * pad,
+    GstBuffer * buf);
 void gst_vmafhip_fill_picture (GstVmafHip * self, int which,
     GstVideoFrame * frame, VhPicture * pic);
 /* The same for any side (a rendition's too) */

@@ -131,7 +131,6 @@ gst_vmafhip_rendition_new_pad (GstVmafHip * self, GstPadTemplate * templ,
       "direction", GST_PAD_SINK, "template", templ, NULL);
   g_free (name);
   r->ref_side.pad = self->side[REF].pad;        /* (its name in messages) */
-  gst_vmafhip_pin_on_pad (self, GST_PAD (r->side.pad));
   g_queue_init (&r->frames);
   g_mutex_init (&r->queue_lock);
   g_cond_init (&r->queue_cond);

@@ -322,7 +322,6 @@ gst_vmafhip_stop (GstAggregator * agg)
   g_ptr_array_set_size (self->specs, 0);
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);
-  gst_vmafhip_pins_clear (self);
   gst_vmafhip_scale_clear (self);
   self->warned_dmabuf_copy = self->dmabuf_import_failed = FALSE;
   self->warned_cuda_host = self->warned_cuda_copy = FALSE;
@@ -384,7 +383,6 @@ gst_vmafhip_init (GstVmafHip * self)
     self->side[i].pad = g_object_new (GST_TYPE_AGGREGATOR_PAD,
         "name", names[i], "direction", GST_PAD_SINK, "template", templ, NULL);
     gst_element_add_pad (GST_ELEMENT (self), GST_PAD (self->side[i].pad));
-    gst_vmafhip_pin_on_pad (self, GST_PAD (self->side[i].pad));
   }
 
   gst_vmafhip_settings_init (&self->props);
