@@ -184,19 +184,6 @@ pinned_frame_pool_new (GstVmafHip * self, gsize size)
   return pool;
 }
 
-/* The bytes of a frame up to the end of its luma plane */
-static gsize
-luma_end (const GstVideoInfo * info, GstBuffer * buf)
-{
-  const GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
-  const gsize end = meta
-      ? meta->offset[0] + (gsize) meta->stride[0] * meta->height
-      : GST_VIDEO_INFO_PLANE_OFFSET (info, 0)
-      + (gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, 0)
-      * GST_VIDEO_INFO_COMP_HEIGHT (info, 0);
-  return MIN (end, gst_buffer_get_size (buf));
-}
-
 /* How much of an incoming frame its pinned copy needs: all of it, except
  * for the distorted frame where nothing reads chroma: that frame is never
  * pushed downstream, so its chroma (a third of a 4:2:0 frame) is not
@@ -204,36 +191,47 @@ luma_end (const GstVideoInfo * info, GstBuffer * buf)
 static gsize
 pinned_copy_size (GstVmafHip * self, int which, GstBuffer * buf)
 {
+  const GstVideoInfo *info = &self->side[which].info;
+  const gsize size = gst_buffer_get_size (buf);
   if (which != DIST || !(self->luma_only || !self->reads_chroma))
-    return gst_buffer_get_size (buf);
-  return luma_end (&self->side[which].info, buf);
+    return size;
+  const GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  const gsize luma_end = meta
+      ? meta->offset[0] + (gsize) meta->stride[0] * meta->height
+      : GST_VIDEO_INFO_PLANE_OFFSET (info, 0)
+      + (gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, 0)
+      * GST_VIDEO_INFO_COMP_HEIGHT (info, 0);
+  return MIN (luma_end, size);
 }
 
-/* buf copied (its first copy_size bytes, all its metadata) into a buffer
- * of *pool, made or remade for buf's size; buf itself where it is not one
- * block of ordinary memory of at least a frame of `info`, or no pinned
- * buffer is to be had.  Takes buf. */
-static GstBuffer *
-pin_copy (GstVmafHip * self, GstBufferPool ** pool, gsize * pool_size,
-    const GstVideoInfo * info, gsize copy_size, GstBuffer * buf)
+/* Copying here, in the thread that just wrote the frame, reads it from the
+ * cache and spreads the copies over upstream's threads; the backend's own
+ * staging copy (in its threads, from memory) is then skipped. */
+GstBuffer *
+gst_vmafhip_pin_frame (GstVmafHip * self, int which, GstBuffer * buf)
 {
-  if (gst_buffer_n_memory (buf) != 1)
+  Side *side = &self->side[which];
+  /* frames the backend stages anyway (interleaved chroma it reads, P010's
+   * shifted samples) gain nothing from a pinned copy */
+  if (!self->use_gpu || !self->pin_upstream || !side->have_info
+      || gst_buffer_n_memory (buf) != 1
+      || !gst_vmafhip_planes_read_as_is (self, which))
     return buf;
   GstMemory *mem = gst_buffer_peek_memory (buf, 0);
   /* ordinary memory only: not pinned already, not CUDA, not dmabuf */
   if (!gst_memory_is_type (mem, GST_ALLOCATOR_SYSMEM))
     return buf;
   const gsize size = gst_buffer_get_size (buf);
-  if (size < GST_VIDEO_INFO_SIZE (info))
+  if (size < GST_VIDEO_INFO_SIZE (&side->info))
     return buf;
-  if (*pool && *pool_size != size) {
-    gst_buffer_pool_set_active (*pool, FALSE);
-    gst_clear_object (pool);
+  if (side->pinned_pool && side->pinned_size != size) {
+    gst_buffer_pool_set_active (side->pinned_pool, FALSE);
+    gst_clear_object (&side->pinned_pool);
   }
-  if (!*pool) {
-    *pool = pinned_frame_pool_new (self, size);
-    *pool_size = size;
-    if (!*pool) {
+  if (!side->pinned_pool) {
+    side->pinned_pool = pinned_frame_pool_new (self, size);
+    side->pinned_size = size;
+    if (!side->pinned_pool) {
       self->pin_upstream = FALSE;
       return buf;
     }
@@ -241,7 +239,8 @@ pin_copy (GstVmafHip * self, GstBufferPool ** pool, gsize * pool_size,
 
   GstBuffer *pinned = NULL;
   GstMapInfo in, out;
-  if (gst_buffer_pool_acquire_buffer (*pool, &pinned, NULL) != GST_FLOW_OK)
+  if (gst_buffer_pool_acquire_buffer (side->pinned_pool, &pinned, NULL)
+      != GST_FLOW_OK)
     return buf;
   if (!gst_buffer_map (buf, &in, GST_MAP_READ)) {
     gst_buffer_unref (pinned);
@@ -252,78 +251,11 @@ pin_copy (GstVmafHip * self, GstBufferPool ** pool, gsize * pool_size,
     gst_buffer_unref (pinned);
     return buf;
   }
-  vh_stream_copy (out.data, in.data, copy_size);
+  vh_stream_copy (out.data, in.data, pinned_copy_size (self, which, buf));
   vh_stream_fence ();
   gst_buffer_unmap (pinned, &out);
   gst_buffer_unmap (buf, &in);
   gst_buffer_copy_into (pinned, buf, GST_BUFFER_COPY_METADATA, 0, -1);
   gst_buffer_unref (buf);
   return pinned;
-}
-
-GstBuffer *
-gst_vmafhip_pin_frame (GstVmafHip * self, int which, GstBuffer * buf)
-{
-  Side *side = &self->side[which];
-  /* frames the backend stages anyway (interleaved chroma it reads, P010's
-   * shifted samples) gain nothing from a pinned copy */
-  if (!self->use_gpu || !self->pin_upstream || !side->have_info
-      || !gst_vmafhip_planes_read_as_is (self, which))
-    return buf;
-  return pin_copy (self, &side->pinned_pool, &side->pinned_size,
-      &side->info, pinned_copy_size (self, which, buf), buf);
-}
-
-/* A rendition pad's pinned copies: kept on the pad (qdata), used by the
- * pad's streaming thread alone, freed with the pad */
-typedef struct
-{
-  GstCaps *caps;                /* what info and usable were made from */
-  GstVideoInfo info;
-  gboolean usable;              /* planes the GPU reads as they are */
-  GstBufferPool *pool;
-  gsize size;
-} RenditionPin;
-
-static void
-rendition_pin_free (gpointer data)
-{
-  RenditionPin *pin = data;
-  if (pin->pool) {
-    gst_buffer_pool_set_active (pin->pool, FALSE);
-    gst_object_unref (pin->pool);
-  }
-  gst_clear_caps (&pin->caps);
-  g_free (pin);
-}
-
-GstBuffer *
-gst_vmafhip_pin_rendition_frame (GstVmafHip * self, GstPad * pad,
-    GstBuffer * buf)
-{
-  static GQuark quark;
-  if (!quark)
-    quark = g_quark_from_static_string ("vmafhip-rendition-pin");
-  if (!self->use_gpu || !self->pin_upstream)
-    return buf;
-  RenditionPin *pin = g_object_get_qdata (G_OBJECT (pad), quark);
-  if (!pin) {
-    pin = g_new0 (RenditionPin, 1);
-    g_object_set_qdata_full (G_OBJECT (pad), quark, pin, rendition_pin_free);
-  }
-  GstCaps *caps = gst_pad_get_current_caps (pad);
-  if (!caps)
-    return buf;
-  if (caps != pin->caps) {
-    gst_caps_replace (&pin->caps, caps);
-    pin->usable = gst_video_info_from_caps (&pin->info, caps)
-        && gst_vmafhip_info_read_as_is (self, &pin->info, self->reads_chroma);
-  }
-  gst_caps_unref (caps);
-  if (!pin->usable)
-    return buf;
-  /* (set at start from the settings, as the renditions' engines are) */
-  const gsize copy_size = self->reads_chroma ? gst_buffer_get_size (buf)
-      : luma_end (&pin->info, buf);
-  return pin_copy (self, &pin->pool, &pin->size, &pin->info, copy_size, buf);
 }

@@ -68,8 +68,8 @@ gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
   GstClockTime start = GST_BUFFER_PTS (buf), stop;
   gboolean inside = TRUE;
 
-  /* renditions: copied into pinned pools of their own, here in upstream's
-   * thread, as dist_sink's frames are */
+  /* renditions are read from wherever they are (their frames are not
+   * copied into dist_sink's pinned pool) */
   if (gst_vmafhip_is_rendition_pad (GST_VMAFHIP (agg), pad)) {
     if (GST_CLOCK_TIME_IS_VALID (start)) {
       stop = GST_BUFFER_DURATION_IS_VALID (buf)
@@ -81,8 +81,7 @@ gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
       GST_OBJECT_UNLOCK (pad);
     }
     if (inside)
-      return gst_vmafhip_pin_rendition_frame (GST_VMAFHIP (agg),
-          GST_PAD (pad), buf);
+      return buf;
     gst_buffer_unref (buf);
     return NULL;
   }

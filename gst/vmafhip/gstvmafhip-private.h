@@ -300,10 +300,6 @@ gboolean gst_vmafhip_info_read_as_is (GstVmafHip * self,
  * backend uploads it by DMA without its own staging copy.  Takes buf. */
 GstBuffer *gst_vmafhip_pin_frame (GstVmafHip * self, int which,
     GstBuffer * buf);
-/* The same for a rendition pad's frames (their pinned pool kept on the
- * pad); only where the GPU backend scores.  Takes buf. */
-GstBuffer *gst_vmafhip_pin_rendition_frame (GstVmafHip * self, GstPad * pad,
-    GstBuffer * buf);
 void gst_vmafhip_fill_picture (GstVmafHip * self, int which,
     GstVideoFrame * frame, VhPicture * pic);
 /* The same for any side (a rendition's too) */

@@ -473,14 +473,11 @@ GST_END_TEST;
 typedef void (*MockCopyBytesFunc) (unsigned long long *h2d,
     unsigned long long *d2d);
 typedef unsigned long long (*MockLaunchesFunc) (const char *name);
-typedef unsigned long long (*MockFromFramesFunc) (void);
 
 typedef struct
 {
   unsigned long long h2d, d2d;
   unsigned long long vif_pair, vif_ref, vif_dis, motion;
-  /* planes uploaded straight from a pinned frame (not staged) */
-  unsigned long long from_frames;
 } MockCounts;
 
 static void
@@ -492,11 +489,8 @@ mock_counts (MockCounts * c)
       "vh_mock_hip_copy_bytes");
   MockLaunchesFunc launches = (MockLaunchesFunc) dlsym (mock,
       "vh_mock_hip_launches");
-  MockFromFramesFunc from_frames = (MockFromFramesFunc) dlsym (mock,
-      "vh_mock_hip_h2d_from_frames");
-  fail_unless (bytes != NULL && launches != NULL && from_frames != NULL);
+  fail_unless (bytes != NULL && launches != NULL);
   bytes (&c->h2d, &c->d2d);
-  c->from_frames = from_frames ();
   c->vif_pair = launches ("vh_vif_scale0_8bit");
   c->vif_ref = launches ("vh_vif_scale0_8bit_ref");
   c->vif_dis = launches ("vh_vif_scale0_8bit_dis");
@@ -513,10 +507,6 @@ count_ladder_work (gboolean shared, MockCounts * run)
   MockCounts before, after;
   if (shared)
     g_setenv ("VMAFHIP_SHARED_REFERENCE", "1", TRUE);
-  /* (the pinned frames' size: the mock counts uploads from them) */
-  gchar *frame = g_strdup_printf ("%u", W * H * 3 / 2);
-  g_setenv ("VH_MOCK_HIP_FRAME_BYTES", frame, TRUE);
-  g_free (frame);
   mock_counts (&before);
   Ladder *l = ladder_new ("frame-message=true");
   for (guint k = 0; k < 3; k++)
@@ -529,8 +519,6 @@ count_ladder_work (gboolean shared, MockCounts * run)
   static const guint frames[] = { N_FRAMES, N_FRAMES, N_FRAMES };
   ladder_check_free (l, pooled, frames, TRUE);
   g_unsetenv ("VMAFHIP_SHARED_REFERENCE");
-  g_unsetenv ("VH_MOCK_HIP_FRAME_BYTES");
-  run->from_frames = after.from_frames - before.from_frames;
   run->h2d = after.h2d - before.h2d;
   run->d2d = after.d2d - before.d2d;
   run->vif_pair = after.vif_pair - before.vif_pair;
@@ -544,12 +532,9 @@ GST_START_TEST (test_reference_uploaded_once)
   const unsigned long long plane = (unsigned long long) W * H;
   MockCounts run;
 
-  /* the default, each engine its own: dist_sink's pair and each rung's,
-   * every plane straight from a pinned copy made in upstream's thread
-   * (the rungs' too), none through the backends' staging */
+  /* the default, each engine its own: dist_sink's pair and each rung's */
   count_ladder_work (FALSE, &run);
   fail_unless_equals_uint64 (run.h2d, N_FRAMES * 8 * plane);
-  fail_unless_equals_uint64 (run.from_frames, N_FRAMES * 8);
   fail_unless_equals_uint64 (run.d2d, 0);
   fail_unless_equals_uint64 (run.vif_pair, N_FRAMES * 4);
   fail_unless_equals_uint64 (run.vif_ref, 0);
@@ -561,7 +546,6 @@ GST_START_TEST (test_reference_uploaded_once)
    * (dist_sink keeps its pair) */
   count_ladder_work (TRUE, &run);
   fail_unless_equals_uint64 (run.h2d, N_FRAMES * 6 * plane);
-  fail_unless_equals_uint64 (run.from_frames, N_FRAMES * 6);
   fail_unless_equals_uint64 (run.d2d, N_FRAMES * 3 * plane);
   fail_unless_equals_uint64 (run.vif_pair, N_FRAMES);
   fail_unless_equals_uint64 (run.vif_ref, N_FRAMES);

@@ -58,7 +58,6 @@ typedef struct {
 } MockExternal;
 
 #define MAX_MAPPINGS 256
-#define MAX_PINNED 4096
 static struct {
   int imports_live;
   int imports_total;
@@ -69,12 +68,6 @@ static struct {
   /* bytes moved by 2-D copies, host to device and device to device */
   unsigned long long h2d_2d_bytes, d2d_2d_bytes;
   int host_allocs;          /* pinned blocks ever asked for */
-  /* pinned blocks now held, and the 2-D host-to-device copies made
-   * straight from a block of VH_MOCK_HIP_FRAME_BYTES (and its alignment:
-   * a pinned frame, not a staging buffer) */
-  struct { const char *ptr; size_t size; } pinned[MAX_PINNED];
-  int n_pinned;
-  unsigned long long h2d_from_frames;
   int host_refused;         /* of them, refused (HOST_MALLOC_AFTER) */
   size_t device_bytes;          /* hipMalloc's blocks now held */
   unsigned long long lost_launches;     /* VH_MOCK_HIP_LOST_AFTER's count */
@@ -271,33 +264,7 @@ hipHostMalloc (void **ptr, size_t size, unsigned int flags)
   mock.host_refused += refuse;
   pthread_mutex_unlock (&lock);
   *ptr = refuse ? NULL : calloc (1, size);
-  pthread_mutex_lock (&lock);
-  if (*ptr && mock.n_pinned < MAX_PINNED) {
-    mock.pinned[mock.n_pinned].ptr = *ptr;
-    mock.pinned[mock.n_pinned++].size = size;
-  }
-  pthread_mutex_unlock (&lock);
   return *ptr ? hipSuccess : hipErrorOutOfMemory;
-}
-
-/* The size of the pinned block holding p, 0 if none (under lock) */
-static size_t
-pinned_block_size (const void *p)
-{
-  for (int i = 0; i < mock.n_pinned; i++)
-    if ((const char *) p >= mock.pinned[i].ptr
-        && (const char *) p < mock.pinned[i].ptr + mock.pinned[i].size)
-      return mock.pinned[i].size;
-  return 0;
-}
-
-unsigned long long
-vh_mock_hip_h2d_from_frames (void)
-{
-  pthread_mutex_lock (&lock);
-  const unsigned long long n = mock.h2d_from_frames;
-  pthread_mutex_unlock (&lock);
-  return n;
 }
 
 int
@@ -318,19 +285,7 @@ vh_mock_hip_host_allocs (void)
   return n;
 }
 
-hipError_t
-hipHostFree (void *ptr)
-{
-  pthread_mutex_lock (&lock);
-  for (int i = 0; i < mock.n_pinned; i++)
-    if (mock.pinned[i].ptr == ptr) {
-      mock.pinned[i] = mock.pinned[--mock.n_pinned];
-      break;
-    }
-  pthread_mutex_unlock (&lock);
-  free (ptr);
-  return GONE_OR (hipSuccess);
-}
+hipError_t hipHostFree (void *ptr) { free (ptr); return GONE_OR (hipSuccess); }
 
 /* Streams, events, modules and functions: tokens. */
 static hipError_t
@@ -460,14 +415,7 @@ hipMemcpy2DAsync (void *dst, size_t dst_pitch, const void *src,
   (void) stream;
   if (copy_fails ())
     return GONE_OR (hipErrorInvalidValue);
-  const char *frame = getenv ("VH_MOCK_HIP_FRAME_BYTES");
   pthread_mutex_lock (&lock);
-  if (kind == 1 && frame) {
-    /* (the pinned allocator asks for a little more, to align the start) */
-    const size_t block = pinned_block_size (src);
-    const size_t frame_bytes = strtoull (frame, NULL, 10);
-    mock.h2d_from_frames += block >= frame_bytes && block < frame_bytes + 64;
-  }
   if (kind == 1)                /* hipMemcpyHostToDevice */
     mock.h2d_2d_bytes += (unsigned long long) width * height;
   else if (kind == 3)           /* hipMemcpyDeviceToDevice */
