@@ -204,9 +204,10 @@ pinned_copy_size (GstVmafHip * self, int which, GstBuffer * buf)
   return MIN (luma_end, size);
 }
 
-/* Copying here, in the thread that just wrote the frame, reads it from the
- * cache and spreads the copies over upstream's threads; the backend's own
- * staging copy (in its threads, from memory) is then skipped. */
+/* Called from clip, which GstAggregator runs when it first peeks at a
+ * pad's buffer: in the element's streaming thread (a probe that copied in
+ * upstream's thread was measured and not kept, docs/element.md).  The
+ * backend's own staging copy (in its threads) is then skipped. */
 GstBuffer *
 gst_vmafhip_pin_frame (GstVmafHip * self, int which, GstBuffer * buf)
 {

@@ -71,8 +71,8 @@ typedef struct
    * bits of each word) are shifted down into these planar copies, one per
    * component, allocated once per caps. */
   guint16 *staging[3];
-  /* GPU backend: pinned buffers that ordinary frames are copied into in
-   * upstream's thread (gst_vmafhip_pin_frame), for pinned_size bytes */
+  /* GPU backend: pinned buffers that ordinary frames are copied into at
+   * clip (gst_vmafhip_pin_frame), for pinned_size bytes */
   GstBufferPool *pinned_pool;
   gsize pinned_size;
 } Side;
@@ -295,9 +295,10 @@ gboolean gst_vmafhip_planes_read_as_is (GstVmafHip * self, int which);
 /* The same for frames of `info` read by an engine that reads chroma or not */
 gboolean gst_vmafhip_info_read_as_is (GstVmafHip * self,
     const GstVideoInfo * info, gboolean reads_chroma);
-/* In upstream's streaming thread: a frame in ordinary system memory is
- * copied into a pinned buffer (same bytes, same metadata), so the GPU
- * backend uploads it by DMA without its own staging copy.  Takes buf. */
+/* At clip (the element's streaming thread): a frame in ordinary system
+ * memory is copied into a pinned buffer (same bytes, same metadata), so
+ * the GPU backend uploads it by DMA without its own staging copy.  Takes
+ * buf. */
 GstBuffer *gst_vmafhip_pin_frame (GstVmafHip * self, int which,
     GstBuffer * buf);
 void gst_vmafhip_fill_picture (GstVmafHip * self, int which,
