@@ -100,6 +100,14 @@ typedef enum {
 } VhAdmSrcKind;
 
 enum { VH_ADM_BAND_H, VH_ADM_BAND_V, VH_ADM_BAND_D };
+
+/* What a launch computes: a whole pair; the reference's share, computed
+ * once for several distorted pictures (its DWT: the low band each scale
+ * passes on, and its detail bands over the decouple region, into
+ * ref_bands); or a distorted picture's part, which reads that share
+ * instead of transforming the reference again.  The arithmetic is the
+ * pair's, split: the sums are the same, bit for bit. */
+enum { VH_ADM_PART_PAIR, VH_ADM_PART_REF, VH_ADM_PART_DIS };
 enum { VH_ADM_DLM, VH_ADM_AIM };
 
 /* ---- The kernel argument ---------------------------------------------------
@@ -117,6 +125,8 @@ typedef struct VhAdmGpuScale {
   uint64_t out;             /* uint64[VH_ADM_NQ]: this scale's VhAdmScaleSums */
   uint64_t stale_in;        /* int32[2]: see AVX-512 flavour 1 (adm.c) */
   uint64_t stale_out;       /* int32[2], or 0 */
+  uint64_t ref_bands;       /* parts REF and DIS: int32[3][h][w], the
+                             * reference's h, v, d bands (decouple region) */
   double egl;               /* enhancement gain limit */
   float cos_sq;             /* cos²(1°) as the CPU stores it */
   int32_t scale;
@@ -301,34 +311,43 @@ vh_adm_vertical (const VhAdmGpuScale *p, int kind, int img, int Y, int col,
  * column −1 .. in_w + 1 of the padded row (−1 reads 1, n + k reads
  * n − 1 − k), or, with AVX-512 flavour 1, columns n and n + 1 read what
  * follows the row in libvmaf's scratch (adm.c explains). */
+/* The images a part transforms: ref (0) and dis (1), from first to last. */
+#define VH_ADM_FIRST_IMG(part) ((part) == VH_ADM_PART_DIS ? 1 : 0)
+#define VH_ADM_LAST_IMG(part) ((part) == VH_ADM_PART_REF ? 0 : 1)
+
 VH_ADM_FN void
-vh_adm_vertical_padded (const VhAdmGpuScale *p, int kind, int Y, int col,
-    int32_t lo[2], int32_t hi[2])
+vh_adm_vertical_padded (const VhAdmGpuScale *p, int kind, int part, int Y,
+    int col, int32_t lo[2], int32_t hi[2])
 {
   const int n = p->in_w;
+  const int i0 = VH_ADM_FIRST_IMG (part), i1 = VH_ADM_LAST_IMG (part);
   if (col < n || !p->dwt_tail) {
     const int c = vh_adm_dwt_mirror (col, n);
-    for (int i = 0; i < 2; i++)
+    for (int i = i0; i <= i1; i++)
       vh_adm_vertical (p, kind, i, Y, c, &lo[i], &hi[i]);
     return;
   }
   const int k = col - n;        /* 0 or 1 */
   int32_t lk[2], hk[2];
-  for (int i = 0; i < 2; i++)
+  for (int i = i0; i <= i1; i++) {
     vh_adm_vertical (p, kind, i, Y, k, &lk[i], &hk[i]);
-  /* Each image's low-pass row is followed by its high-pass row. */
-  lo[0] = hk[0];
-  lo[1] = hk[1];
+    /* Each image's low-pass row is followed by its high-pass row. */
+    lo[i] = hk[i];
+  }
   if (p->scale > 0) {
-    /* ref's high-pass row by dis's low-pass row; dis's by what the scale
-     * before left there. */
-    hi[0] = lk[1];
-    hi[1] = ((const int32_t *) (uintptr_t) p->stale_in)[k];
+    /* ref's high-pass row by dis's low-pass row (the reference's share
+     * has no dis: its bands there are never scored, which
+     * vh_adm_gpu_reference_fits checks); dis's by what the scale before
+     * left there. */
+    if (i0 == 0)
+      hi[0] = part == VH_ADM_PART_PAIR ? lk[1] : 0;
+    if (i1 == 1)
+      hi[1] = ((const int32_t *) (uintptr_t) p->stale_in)[k];
   } else {
     /* Scale 0: the mirror is kept for the high-pass rows. */
     const int c = 2 * n - 1 - col;
     int32_t unused;
-    for (int i = 0; i < 2; i++)
+    for (int i = i0; i <= i1; i++)
       vh_adm_vertical (p, kind, i, Y, c, &unused, &hi[i]);
   }
 }
@@ -354,13 +373,15 @@ vh_adm_horizontal (const VhAdmGpuScale *p, const int32_t *t, int32_t *lo,
   }
 }
 
-/* The detail bands h, v, d of both images at halo row r, whose four
- * vertical-pass inputs start at column vc of the shared tile. */
+/* The detail bands h, v, d of band pixel (X, Y), at halo row r, whose
+ * four vertical-pass inputs start at column vc of the shared tile: of the
+ * images the part transforms, and for part DIS the reference's from its
+ * share. */
 VH_ADM_FN void
-vh_adm_detail_bands (const VhAdmGpuScale *p, const VhAdmTile *sm, int r,
-    int vc, int32_t band[2][VH_ADM_NBANDS])
+vh_adm_detail_bands (const VhAdmGpuScale *p, int part, const VhAdmTile *sm,
+    int r, int vc, int X, int Y, int32_t band[2][VH_ADM_NBANDS])
 {
-  for (int i = 0; i < 2; i++) {
+  for (int i = VH_ADM_FIRST_IMG (part); i <= VH_ADM_LAST_IMG (part); i++) {
     int32_t unused;
     /* Low-pass vertical, high-pass horizontal: v; high-pass vertical:
      * h (low horizontal) and d (high horizontal). */
@@ -368,6 +389,11 @@ vh_adm_detail_bands (const VhAdmGpuScale *p, const VhAdmTile *sm, int r,
         &band[i][VH_ADM_BAND_V]);
     vh_adm_horizontal (p, &sm->u.vert[i][1][r][vc], &band[i][VH_ADM_BAND_H],
         &band[i][VH_ADM_BAND_D]);
+  }
+  if (part == VH_ADM_PART_DIS) {
+    const int32_t *rb = (const int32_t *) (uintptr_t) p->ref_bands;
+    for (int b = 0; b < VH_ADM_NBANDS; b++)
+      band[0][b] = rb[((size_t) b * p->h + Y) * p->w + X];
   }
 }
 
@@ -642,12 +668,22 @@ vh_adm_tile_has_detail (const VhAdmGpuScale *p, int bx, int by)
       && y0 < p->sb && y0 + VH_ADM_TILE_H > p->st;
 }
 
+/* Whether tile (bx, by) meets the decouple region, where the reference's
+ * share holds its bands. */
+VH_ADM_FN int
+vh_adm_tile_has_decouple (const VhAdmGpuScale *p, int bx, int by)
+{
+  const int x0 = bx * VH_ADM_TILE_W, y0 = by * VH_ADM_TILE_H;
+  return x0 < p->nr && x0 + VH_ADM_TILE_W > p->nl
+      && y0 < p->nb && y0 + VH_ADM_TILE_H > p->nt;
+}
+
 /* Phase VERTICAL, item i: the vertical pass at halo row r (band row
  * y0 − 1 + r) and input column 2·x0 − 3 + c. A tile without score pixels
  * needs only the low-pass rows of its own band rows. */
 VH_ADM_FN void
-vh_adm_vertical_item (const VhAdmGpuScale *p, int kind, int bx, int by,
-    int detail, int i, VhAdmTile *sm)
+vh_adm_vertical_item (const VhAdmGpuScale *p, int kind, int part, int bx,
+    int by, int detail, int i, VhAdmTile *sm)
 {
   const int r = (detail ? 0 : 1) + i / VH_ADM_VERT_W;
   const int c = i % VH_ADM_VERT_W;
@@ -658,8 +694,9 @@ vh_adm_vertical_item (const VhAdmGpuScale *p, int kind, int bx, int by,
   if (Y < 0 || Y >= p->h || col < -1 || col > p->in_w + 1)
     return;
   int32_t lo[2], hi[2];
-  vh_adm_vertical_padded (p, kind, Y, col, lo, hi);
-  for (int img = 0; img < 2; img++) {
+  vh_adm_vertical_padded (p, kind, part, Y, col, lo, hi);
+  for (int img = VH_ADM_FIRST_IMG (part); img <= VH_ADM_LAST_IMG (part);
+      img++) {
     sm->u.vert[img][0][r][c] = lo[img];
     sm->u.vert[img][1][r][c] = hi[img];
   }
@@ -670,8 +707,8 @@ vh_adm_vertical_item (const VhAdmGpuScale *p, int kind, int bx, int by,
  * denominator terms into *th) and, for the first VH_ADM_RING threads,
  * one pixel of the ring (mask only). */
 VH_ADM_FN void
-vh_adm_bands (const VhAdmGpuScale *p, int bx, int by, int detail, int t,
-    VhAdmTile *sm, VhAdmThread *th)
+vh_adm_bands (const VhAdmGpuScale *p, int part, int bx, int by, int detail,
+    int t, VhAdmTile *sm, VhAdmThread *th)
 {
   const int32_t *div = (const int32_t *) (uintptr_t) p->div;
   const int x0 = bx * VH_ADM_TILE_W, y0 = by * VH_ADM_TILE_H;
@@ -682,7 +719,8 @@ vh_adm_bands (const VhAdmGpuScale *p, int bx, int by, int detail, int t,
   if (X < p->w && Y < p->h) {
     const int r = ty + 1, vc = 2 * tx + 2;
     if (p->want_low) {
-      for (int i = 0; i < 2; i++) {
+      for (int i = VH_ADM_FIRST_IMG (part); i <= VH_ADM_LAST_IMG (part);
+          i++) {
         int32_t a, unused;
         vh_adm_horizontal (p, &sm->u.vert[i][0][r][vc], &a, &unused);
         ((int32_t *) (uintptr_t) p->low[i])[(size_t) Y * p->w + X] = a;
@@ -690,7 +728,14 @@ vh_adm_bands (const VhAdmGpuScale *p, int bx, int by, int detail, int t,
     }
     if (detail && X >= p->nl && X < p->nr && Y >= p->nt && Y < p->nb) {
       int32_t band[2][VH_ADM_NBANDS];
-      vh_adm_detail_bands (p, sm, r, vc, band);
+      vh_adm_detail_bands (p, part, sm, r, vc, X, Y, band);
+      if (part == VH_ADM_PART_REF) {
+        /* the share: what the distorted parts read for this pixel */
+        int32_t *rb = (int32_t *) (uintptr_t) p->ref_bands;
+        for (int b = 0; b < VH_ADM_NBANDS; b++)
+          rb[((size_t) b * p->h + Y) * p->w + X] = band[0][b];
+        return;
+      }
       /* Flavour 4 covers rows 1 .. h − 2. */
       const int raw = X >= p->sl && X < p->cm_vec_r && Y >= 1 && Y < p->h - 1;
       uint32_t mask[2];
@@ -706,7 +751,7 @@ vh_adm_bands (const VhAdmGpuScale *p, int bx, int by, int detail, int t,
     }
   }
 
-  if (detail && t < VH_ADM_RING) {
+  if (detail && part != VH_ADM_PART_REF && t < VH_ADM_RING) {
     /* Ring: top row, bottom row, left column, right column. */
     int r, c;
     if (t < VH_ADM_HALO_W) {
@@ -727,7 +772,7 @@ vh_adm_bands (const VhAdmGpuScale *p, int bx, int by, int detail, int t,
     if (RX >= p->nl && RX < p->nr && RY >= p->nt && RY < p->nb) {
       int32_t band[2][VH_ADM_NBANDS], x[2][VH_ADM_NBANDS];
       uint32_t mask[2], centre[2];
-      vh_adm_detail_bands (p, sm, r, 2 * c, band);
+      vh_adm_detail_bands (p, part, sm, r, 2 * c, RX, RY, band);
       vh_adm_decouple_csf (p, div, RX, 0, band[0], band[1], mask, x, centre);
       sm->mask[VH_ADM_DLM][r][c] = mask[VH_ADM_DLM];
       sm->mask[VH_ADM_AIM][r][c] = mask[VH_ADM_AIM];
@@ -796,28 +841,33 @@ vh_adm_final_rows (const VhAdmGpuScale *p, int t, VhAdmTile *sm)
 }
 
 VH_ADM_FN int
-vh_adm_phase (const VhAdmGpuScale *p, int kind, int phase, int bx, int by,
-    int t, VhAdmTile *sm, VhAdmThread *th)
+vh_adm_phase (const VhAdmGpuScale *p, int kind, int part, int phase, int bx,
+    int by, int t, VhAdmTile *sm, VhAdmThread *th)
 {
-  const int detail = vh_adm_tile_has_detail (p, bx, by);
+  /* the reference's share: every tile that holds decouple pixels */
+  const int detail = part == VH_ADM_PART_REF
+      ? vh_adm_tile_has_decouple (p, bx, by)
+      : vh_adm_tile_has_detail (p, bx, by);
 
   if (phase == VH_ADM_PHASE_VERTICAL) {
     /* AVX-512 flavour 1: what the next scale's DWT reads after the dis
      * high-pass row is this scale's dis low-pass row h − 1, columns
      * stale_col and stale_col + 1. */
-    if (p->stale_out && bx == p->tile_x0 && by == p->tile_y0 && t < 2) {
+    if (p->stale_out && part != VH_ADM_PART_REF && bx == p->tile_x0
+        && by == p->tile_y0 && t < 2) {
       int32_t lo, hi;
       vh_adm_vertical (p, kind, 1, p->h - 1, p->stale_col + t, &lo, &hi);
       ((int32_t *) (uintptr_t) p->stale_out)[t] = lo;
     }
     const int n = (detail ? VH_ADM_HALO_H : VH_ADM_TILE_H) * VH_ADM_VERT_W;
     for (int i = t; i < n; i += VH_ADM_THREADS)
-      vh_adm_vertical_item (p, kind, bx, by, detail, i, sm);
+      vh_adm_vertical_item (p, kind, part, bx, by, detail, i, sm);
     return 1;
   }
   if (phase == VH_ADM_PHASE_BANDS) {
-    vh_adm_bands (p, bx, by, detail, t, sm, th);
-    return detail;
+    vh_adm_bands (p, part, bx, by, detail, t, sm, th);
+    /* the share is written: nothing is summed */
+    return part == VH_ADM_PART_REF ? 0 : detail;
   }
   if (phase == VH_ADM_PHASE_CM) {
     vh_adm_cm_pixel (p, bx, by, t, sm, th);

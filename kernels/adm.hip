@@ -7,6 +7,9 @@
  *   vh_adm_scale0_u16   scale 0, 10-12 bit luma (16-bit words)
  *   vh_adm_scale1       scale 1, the int32 low band of scale 0
  *   vh_adm_scale23      scales 2 and 3, the int32 low band of the scale before
+ * and each has two more parts: _ref computes the reference's share once
+ * for several distorted pictures, _dis a distorted picture's part against
+ * it (VH_ADM_PART_*, adm-device.h).
  * Launch each with blockDim (VH_ADM_THREADS, 1, 1), no dynamic shared
  * memory, and one VhAdmGpuScale by value; common/gpu/adm-gpu.c does.
  */
@@ -14,7 +17,7 @@
 #include "adm-device.h"
 
 static __device__ __forceinline__ void
-adm_block (const VhAdmGpuScale *p, int kind)
+adm_block (const VhAdmGpuScale *p, int kind, int part)
 {
   __shared__ VhAdmTile tile;
   VhAdmThread own;
@@ -30,32 +33,30 @@ adm_block (const VhAdmGpuScale *p, int kind)
 #pragma unroll
 #endif
   for (int phase = 0; phase < VH_ADM_PHASES; phase++) {
-    if (!vh_adm_phase (p, kind, phase, bx, by, t, &tile, &own))
+    if (!vh_adm_phase (p, kind, part, phase, bx, by, t, &tile, &own))
       break;
     __syncthreads ();
   }
 }
 
-VH_KERNEL void __launch_bounds__ (VH_ADM_THREADS)
-vh_adm_scale0_u8 (const VhAdmGpuScale p)
-{
-  adm_block (&p, VH_ADM_SRC_U8);
-}
+/* One kernel per input kind and part: the pair's (no suffix), the
+ * reference's share (_ref) and a distorted picture's part (_dis). */
+#define VH_ADM_KERNEL(name, kind, part) \
+  VH_KERNEL void __launch_bounds__ (VH_ADM_THREADS) \
+  name (const VhAdmGpuScale p) \
+  { \
+    adm_block (&p, kind, part); \
+  }
 
-VH_KERNEL void __launch_bounds__ (VH_ADM_THREADS)
-vh_adm_scale0_u16 (const VhAdmGpuScale p)
-{
-  adm_block (&p, VH_ADM_SRC_U16);
-}
-
-VH_KERNEL void __launch_bounds__ (VH_ADM_THREADS)
-vh_adm_scale1 (const VhAdmGpuScale p)
-{
-  adm_block (&p, VH_ADM_SRC_S1);
-}
-
-VH_KERNEL void __launch_bounds__ (VH_ADM_THREADS)
-vh_adm_scale23 (const VhAdmGpuScale p)
-{
-  adm_block (&p, VH_ADM_SRC_S23);
-}
+VH_ADM_KERNEL (vh_adm_scale0_u8, VH_ADM_SRC_U8, VH_ADM_PART_PAIR)
+VH_ADM_KERNEL (vh_adm_scale0_u16, VH_ADM_SRC_U16, VH_ADM_PART_PAIR)
+VH_ADM_KERNEL (vh_adm_scale1, VH_ADM_SRC_S1, VH_ADM_PART_PAIR)
+VH_ADM_KERNEL (vh_adm_scale23, VH_ADM_SRC_S23, VH_ADM_PART_PAIR)
+VH_ADM_KERNEL (vh_adm_scale0_u8_ref, VH_ADM_SRC_U8, VH_ADM_PART_REF)
+VH_ADM_KERNEL (vh_adm_scale0_u16_ref, VH_ADM_SRC_U16, VH_ADM_PART_REF)
+VH_ADM_KERNEL (vh_adm_scale1_ref, VH_ADM_SRC_S1, VH_ADM_PART_REF)
+VH_ADM_KERNEL (vh_adm_scale23_ref, VH_ADM_SRC_S23, VH_ADM_PART_REF)
+VH_ADM_KERNEL (vh_adm_scale0_u8_dis, VH_ADM_SRC_U8, VH_ADM_PART_DIS)
+VH_ADM_KERNEL (vh_adm_scale0_u16_dis, VH_ADM_SRC_U16, VH_ADM_PART_DIS)
+VH_ADM_KERNEL (vh_adm_scale1_dis, VH_ADM_SRC_S1, VH_ADM_PART_DIS)
+VH_ADM_KERNEL (vh_adm_scale23_dis, VH_ADM_SRC_S23, VH_ADM_PART_DIS)

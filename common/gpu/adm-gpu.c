@@ -24,17 +24,46 @@ G_STATIC_ASSERT (offsetof (VhAdmScaleSums, aim) == VH_ADM_Q_AIM * sizeof (uint64
 G_STATIC_ASSERT (offsetof (VhAdmScaleSums, den) == VH_ADM_Q_DEN * sizeof (uint64_t));
 G_STATIC_ASSERT (sizeof (VhAdmSums) == VH_ADM_SCALES * sizeof (VhAdmScaleSums));
 
-static const char *const kernel_names[] = {
-  [VH_ADM_SRC_U8] = "vh_adm_scale0_u8",
-  [VH_ADM_SRC_U16] = "vh_adm_scale0_u16",
-  [VH_ADM_SRC_S1] = "vh_adm_scale1",
-  [VH_ADM_SRC_S23] = "vh_adm_scale23",
+/* [part][input kind] */
+#define N_PARTS 3
+#define N_KERNELS 4
+static const char *const kernel_names[N_PARTS][N_KERNELS] = {
+  [VH_ADM_PART_PAIR] = {
+    [VH_ADM_SRC_U8] = "vh_adm_scale0_u8",
+    [VH_ADM_SRC_U16] = "vh_adm_scale0_u16",
+    [VH_ADM_SRC_S1] = "vh_adm_scale1",
+    [VH_ADM_SRC_S23] = "vh_adm_scale23",
+  },
+  [VH_ADM_PART_REF] = {
+    [VH_ADM_SRC_U8] = "vh_adm_scale0_u8_ref",
+    [VH_ADM_SRC_U16] = "vh_adm_scale0_u16_ref",
+    [VH_ADM_SRC_S1] = "vh_adm_scale1_ref",
+    [VH_ADM_SRC_S23] = "vh_adm_scale23_ref",
+  },
+  [VH_ADM_PART_DIS] = {
+    [VH_ADM_SRC_U8] = "vh_adm_scale0_u8_dis",
+    [VH_ADM_SRC_U16] = "vh_adm_scale0_u16_dis",
+    [VH_ADM_SRC_S1] = "vh_adm_scale1_dis",
+    [VH_ADM_SRC_S23] = "vh_adm_scale23_dis",
+  },
 };
-#define N_KERNELS G_N_ELEMENTS (kernel_names)
+
+/* The reference's share: its low bands (the next scale's input) and its
+ * detail bands h, v, d at every scale, in GPU memory (host memory in the
+ * emulation) */
+struct VhAdmGpuReference {
+  VhGpu *gpu;                   /* NULL: host memory (emulation) */
+  unsigned width, height, bpc;
+  int bw[VH_ADM_SCALES], bh[VH_ADM_SCALES];
+  VhGpuPtr low[VH_ADM_SCALES - 1];
+  VhGpuPtr bands[VH_ADM_SCALES];        /* int32 [3][bh][bw] */
+  gboolean computed;
+  VhAdmReference flavour;       /* what it was computed for */
+};
 
 struct VhAdmGpu {
   VhGpu *gpu;
-  VhGpuFunction *fn[N_KERNELS];
+  VhGpuFunction *fn[N_PARTS][N_KERNELS];
   unsigned width, height, bpc;
   int bw[VH_ADM_SCALES], bh[VH_ADM_SCALES];   /* band sizes */
   VhGpuPtr div;
@@ -112,11 +141,11 @@ vh_adm_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
   ctx->bpc = bpc;
   vh_adm_band_sizes (width, height, ctx->bw, ctx->bh);
 
-  for (size_t k = 0; k < N_KERNELS; k++) {
-    ctx->fn[k] = vh_gpu_function (module, kernel_names[k], error);
-    if (!ctx->fn[k])
-      goto fail;
-  }
+  for (int part = 0; part < N_PARTS; part++)
+    for (int k = 0; k < N_KERNELS; k++)
+      if (!(ctx->fn[part][k] = vh_gpu_function (module,
+                  kernel_names[part][k], error)))
+        goto fail;
 
   layout_accumulators (ctx);
   ctx->acc = vh_gpu_mem_alloc (gpu, ctx->acc_size, error);
@@ -168,9 +197,9 @@ vh_adm_gpu_free (VhAdmGpu *ctx)
 /* The launch of scale s: what adm_plan () and adm_scale () of adm.c
  * derive, plus the buffers and the grid. */
 static void
-plan_scale (const VhAdmGpu *ctx, int s, VhGpuPtr ref, size_t ref_pitch,
-    VhGpuPtr dis, size_t dis_pitch, const VhAdmParams *params,
-    VhAdmGpuScale *p, VhGpuDim3 *grid)
+plan_scale (const VhAdmGpu *ctx, int part, const VhAdmGpuReference *share,
+    int s, VhGpuPtr ref, size_t ref_pitch, VhGpuPtr dis, size_t dis_pitch,
+    const VhAdmParams *params, VhAdmGpuScale *p, VhGpuDim3 *grid)
 {
   const int w = ctx->bw[s], h = ctx->bh[s];
 
@@ -197,6 +226,16 @@ plan_scale (const VhAdmGpu *ctx, int s, VhGpuPtr ref, size_t ref_pitch,
     p->low[0] = ctx->low[0][s];
     p->low[1] = ctx->low[1][s];
   }
+  if (part != VH_ADM_PART_PAIR) {
+    /* the reference's low bands and detail bands: the share's */
+    p->ref_bands = share->bands[s];
+    if (part == VH_ADM_PART_REF) {
+      if (s > 0)
+        p->src[0] = share->low[s - 1];
+      if (p->want_low)
+        p->low[0] = share->low[s];
+    }
+  }
   p->div = ctx->div;
   p->rows = ctx->acc + ctx->rows_off[s];
   p->counter = ctx->acc + ctx->counter_off + s * sizeof (uint32_t);
@@ -213,7 +252,8 @@ plan_scale (const VhAdmGpu *ctx, int s, VhGpuPtr ref, size_t ref_pitch,
   p->egl = egl;
   p->egl_int = egl == floor (egl) ? (int32_t) egl : 0;
   p->cos_sq = (float) (cos (1.0 * M_PI / 180.0) * cos (1.0 * M_PI / 180.0));
-  p->want_detail = !(s == 0 && params->skip_scale0);
+  /* (the share has every scale: its engines may skip scale 0 or not) */
+  p->want_detail = part == VH_ADM_PART_REF || !(s == 0 && params->skip_scale0);
   p->want_aim = !params->skip_aim;
   for (int b = 0; b < VH_ADM_NBANDS; b++) {
     p->rf_s0[b] = params->rfactor_s0[b];
@@ -256,7 +296,9 @@ plan_scale (const VhAdmGpu *ctx, int s, VhGpuPtr ref, size_t ref_pitch,
   int ty1 = (h + VH_ADM_TILE_H - 1) / VH_ADM_TILE_H;
   const int dx0 = p->sl / VH_ADM_TILE_W, dx1 = (p->sr - 1) / VH_ADM_TILE_W + 1;
   const int dy0 = p->st / VH_ADM_TILE_H, dy1 = (p->sb - 1) / VH_ADM_TILE_H + 1;
-  if (!p->want_low) {
+  /* (the share's part covers the whole band: its decouple region reaches
+   * a pixel beyond the score region's tiles) */
+  if (!p->want_low && part != VH_ADM_PART_REF) {
     tx0 = dx0;
     ty0 = dy0;
     tx1 = dx1;
@@ -270,6 +312,81 @@ plan_scale (const VhAdmGpu *ctx, int s, VhGpuPtr ref, size_t ref_pitch,
   grid->z = 1;
 }
 
+/* The checks of a picture a part reads (ref or dis) */
+static gboolean
+check_plane (const VhAdmGpu *ctx, const char *what, VhGpuPtr plane,
+    size_t pitch, GError **error)
+{
+  if (!plane) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm-gpu: NULL %s luma plane", what);
+    return FALSE;
+  }
+  const size_t row_bytes = (size_t) ctx->width * (ctx->bpc == 8 ? 1 : 2);
+  if (pitch < row_bytes) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm-gpu: %s luma pitch %zu is shorter than a row (%zu bytes)",
+        what, pitch, row_bytes);
+    return FALSE;
+  }
+  /* 16-bit samples are read as 16-bit words: a GPU faults on an odd
+   * address. */
+  if (ctx->bpc > 8 && ((plane | pitch) & 1)) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm-gpu: %u-bit luma planes need even addresses and pitches "
+        "(%s 0x%" G_GINT64_MODIFIER "x pitch %zu)", ctx->bpc, what,
+        (guint64) plane, pitch);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+check_params (const VhAdmParams *params, GError **error)
+{
+  if (params->reference != VH_ADM_LIBVMAF_AVX512
+      && params->reference != VH_ADM_LIBVMAF_C) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm-gpu: unknown VhAdmReference %d", (int) params->reference);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static VhAdmSrcKind
+scale_kind (const VhAdmGpu *ctx, int s)
+{
+  return s == 0 ? (ctx->bpc == 8 ? VH_ADM_SRC_U8 : VH_ADM_SRC_U16)
+      : s == 1 ? VH_ADM_SRC_S1 : VH_ADM_SRC_S23;
+}
+
+/* The four launches of a part; the pair and a distorted part also clear
+ * the accumulators before and copy the result out after. */
+static gboolean
+enqueue_part (VhAdmGpu *ctx, int part, const VhAdmGpuReference *share,
+    VhGpuStream *stream, VhGpuPtr ref, size_t ref_pitch, VhGpuPtr dis,
+    size_t dis_pitch, const VhAdmParams *params, VhAdmSums *out,
+    GError **error)
+{
+  const gboolean sums = part != VH_ADM_PART_REF;
+  if (sums && !vh_gpu_memset_async (stream, ctx->acc, 0, ctx->acc_size,
+          error))
+    return FALSE;
+  const VhGpuDim3 block = { VH_ADM_THREADS, 1, 1 };
+  for (int s = 0; s < VH_ADM_SCALES; s++) {
+    VhAdmGpuScale plan;
+    VhGpuDim3 grid;
+    plan_scale (ctx, part, share, s, ref, ref_pitch, dis, dis_pitch, params,
+        &plan, &grid);
+    void *args[] = { &plan };
+    if (!vh_gpu_launch (ctx->fn[part][scale_kind (ctx, s)], grid, block, 0,
+            stream, args, error))
+      return FALSE;
+  }
+  return !sums || vh_gpu_copy_d2h_async (stream, out, ctx->acc
+      + ctx->out_off, sizeof (VhAdmSums), error);
+}
+
 gboolean
 vh_adm_gpu_enqueue (VhAdmGpu *ctx, VhGpuStream *stream, VhGpuPtr ref,
     size_t ref_pitch, VhGpuPtr dis, size_t dis_pitch,
@@ -280,52 +397,158 @@ vh_adm_gpu_enqueue (VhAdmGpu *ctx, VhGpuStream *stream, VhGpuPtr ref,
         "adm-gpu: NULL context, stream, parameters or result");
     return FALSE;
   }
-  if (!ref || !dis) {
-    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-        "adm-gpu: NULL %s luma plane", !ref ? "reference" : "distorted");
-    return FALSE;
-  }
-  const size_t row_bytes = (size_t) ctx->width * (ctx->bpc == 8 ? 1 : 2);
-  if (ref_pitch < row_bytes || dis_pitch < row_bytes) {
-    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-        "adm-gpu: %s luma pitch %zu is shorter than a row (%zu bytes)",
-        ref_pitch < row_bytes ? "reference" : "distorted",
-        ref_pitch < row_bytes ? ref_pitch : dis_pitch, row_bytes);
-    return FALSE;
-  }
-  /* 16-bit samples are read as 16-bit words: a GPU faults on an odd
-   * address. */
-  if (ctx->bpc > 8 && ((ref | dis | ref_pitch | dis_pitch) & 1)) {
-    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-        "adm-gpu: %u-bit luma planes need even addresses and pitches "
-        "(ref 0x%" G_GINT64_MODIFIER "x pitch %zu, dis 0x%"
-        G_GINT64_MODIFIER "x pitch %zu)", ctx->bpc, (guint64) ref, ref_pitch,
-        (guint64) dis, dis_pitch);
-    return FALSE;
-  }
-  if (params->reference != VH_ADM_LIBVMAF_AVX512
-      && params->reference != VH_ADM_LIBVMAF_C) {
-    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-        "adm-gpu: unknown VhAdmReference %d", (int) params->reference);
-    return FALSE;
-  }
+  return check_plane (ctx, "reference", ref, ref_pitch, error)
+      && check_plane (ctx, "distorted", dis, dis_pitch, error)
+      && check_params (params, error)
+      && enqueue_part (ctx, VH_ADM_PART_PAIR, NULL, stream, ref, ref_pitch,
+      dis, dis_pitch, params, out, error);
+}
 
-  if (!vh_gpu_memset_async (stream, ctx->acc, 0, ctx->acc_size, error))
-    return FALSE;
-  const VhGpuDim3 block = { VH_ADM_THREADS, 1, 1 };
+/* ---- the reference's share ---------------------------------------------- */
+
+static VhAdmGpuReference *
+reference_alloc (VhGpu *gpu, unsigned width, unsigned height, unsigned bpc,
+    GError **error)
+{
+  VhAdmGpuReference *share = g_new0 (VhAdmGpuReference, 1);
+  share->gpu = gpu;
+  share->width = width;
+  share->height = height;
+  share->bpc = bpc;
+  vh_adm_band_sizes (width, height, share->bw, share->bh);
   for (int s = 0; s < VH_ADM_SCALES; s++) {
-    VhAdmGpuScale plan;
-    VhGpuDim3 grid;
-    plan_scale (ctx, s, ref, ref_pitch, dis, dis_pitch, params, &plan, &grid);
-    const VhAdmSrcKind kind = s == 0
-        ? (ctx->bpc == 8 ? VH_ADM_SRC_U8 : VH_ADM_SRC_U16)
-        : s == 1 ? VH_ADM_SRC_S1 : VH_ADM_SRC_S23;
-    void *args[] = { &plan };
-    if (!vh_gpu_launch (ctx->fn[kind], grid, block, 0, stream, args, error))
-      return FALSE;
+    const size_t band = (size_t) share->bw[s] * share->bh[s]
+        * sizeof (int32_t);
+    if (gpu) {
+      if (!(share->bands[s] = vh_gpu_mem_alloc (gpu, VH_ADM_NBANDS * band,
+                  error))
+          || (s < VH_ADM_SCALES - 1
+              && !(share->low[s] = vh_gpu_mem_alloc (gpu, band, error)))) {
+        vh_adm_gpu_reference_free (share);
+        return NULL;
+      }
+    } else {
+      share->bands[s] = (VhGpuPtr) (uintptr_t) g_malloc0 (VH_ADM_NBANDS
+          * band);
+      if (s < VH_ADM_SCALES - 1)
+        share->low[s] = (VhGpuPtr) (uintptr_t) g_malloc0 (band);
+    }
   }
-  return vh_gpu_copy_d2h_async (stream, out, ctx->acc + ctx->out_off,
-      sizeof (VhAdmSums), error);
+  return share;
+}
+
+VhAdmGpuReference *
+vh_adm_gpu_reference_new (VhGpu *gpu, unsigned width, unsigned height,
+    unsigned bpc, GError **error)
+{
+  if (!gpu || width < VH_ADM_MIN_SIZE || height < VH_ADM_MIN_SIZE
+      || width > (1u << 16) || height > (1u << 16)
+      || (bpc != 8 && bpc != 10 && bpc != 12)) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm-gpu: no reference share for %ux%u %u-bit pictures%s", width,
+        height, bpc, gpu ? "" : " (no GPU)");
+    return NULL;
+  }
+  return reference_alloc (gpu, width, height, bpc, error);
+}
+
+void
+vh_adm_gpu_reference_free (VhAdmGpuReference *share)
+{
+  if (!share)
+    return;
+  for (int s = 0; s < VH_ADM_SCALES; s++) {
+    if (share->gpu) {
+      vh_gpu_mem_free (share->gpu, share->bands[s]);
+      if (s < VH_ADM_SCALES - 1)
+        vh_gpu_mem_free (share->gpu, share->low[s]);
+    } else {
+      g_free ((void *) (uintptr_t) share->bands[s]);
+      if (s < VH_ADM_SCALES - 1)
+        g_free ((void *) (uintptr_t) share->low[s]);
+    }
+  }
+  g_free (share);
+}
+
+gboolean
+vh_adm_gpu_enqueue_reference (VhAdmGpu *ctx, VhAdmGpuReference *share,
+    VhGpuStream *stream, VhGpuPtr ref, size_t ref_pitch,
+    const VhAdmParams *params, GError **error)
+{
+  if (!ctx || !share || !stream || !params) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm-gpu: NULL context, share, stream or parameters");
+    return FALSE;
+  }
+  if (share->width != ctx->width || share->height != ctx->height
+      || share->bpc != ctx->bpc) {
+    g_set_error (error, VH_ERROR, VH_ERROR_SIZE_MISMATCH,
+        "adm-gpu: a reference share of %ux%u %u-bit pictures for a context "
+        "of %ux%u %u-bit", share->width, share->height, share->bpc,
+        ctx->width, ctx->height, ctx->bpc);
+    return FALSE;
+  }
+  share->computed = FALSE;
+  if (!check_plane (ctx, "reference", ref, ref_pitch, error)
+      || !check_params (params, error)
+      || !enqueue_part (ctx, VH_ADM_PART_REF, share, stream, ref, ref_pitch,
+          0, 0, params, NULL, error))
+    return FALSE;
+  share->computed = TRUE;
+  share->flavour = params->reference;
+  return TRUE;
+}
+
+gboolean
+vh_adm_gpu_reference_fits (const VhAdmGpu *ctx,
+    const VhAdmGpuReference *share, const VhAdmParams *params,
+    GError **error)
+{
+  const char *why = NULL;
+  if (!ctx || !share || !params)
+    why = "no share";
+  else if (!share->computed)
+    why = "the share was never computed";
+  else if (share->width != ctx->width || share->height != ctx->height
+      || share->bpc != ctx->bpc)
+    why = "the share is of another size or depth";
+  else if (share->flavour != params->reference)
+    why = "the share was computed for the other libvmaf flavour";
+  for (int s = 1; !why && s < VH_ADM_SCALES
+      && params->reference == VH_ADM_LIBVMAF_AVX512; s++) {
+    /* libvmaf's AVX-512 tail: the reference's high-pass rows past the
+     * right edge are the distorted picture's low-pass ones; the share
+     * has none, so no scored band column may reach them (2X + 2 < in_w
+     * for every X of the decouple region) */
+    VhAdmPlan pl;
+    vh_adm_plan (&pl, s, ctx->bw[s], ctx->bh[s], TRUE, ctx->bpc);
+    if (pl.dwt_tail && 2 * pl.nr >= ctx->bw[s - 1])
+      why = "the picture is too narrow for a share (libvmaf's AVX-512 "
+          "tail reaches the scored columns)";
+  }
+  if (why) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm-gpu: %s", why);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+vh_adm_gpu_enqueue_distorted (VhAdmGpu *ctx, VhGpuStream *stream,
+    const VhAdmGpuReference *share, VhGpuPtr dis, size_t dis_pitch,
+    const VhAdmParams *params, VhAdmSums *out, GError **error)
+{
+  if (!ctx || !stream || !params || !out) {
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm-gpu: NULL context, stream, parameters or result");
+    return FALSE;
+  }
+  return vh_adm_gpu_reference_fits (ctx, share, params, error)
+      && check_plane (ctx, "distorted", dis, dis_pitch, error)
+      && enqueue_part (ctx, VH_ADM_PART_DIS, share, stream, 0, 0, dis,
+      dis_pitch, params, out, error);
 }
 
 /* ---- host emulation -------------------------------------------------------
@@ -335,43 +558,24 @@ vh_adm_gpu_enqueue (VhAdmGpu *ctx, VhGpuStream *stream, VhGpuPtr ref,
  * thread of every block of every scale played in turn, phase by phase (the
  * kernel's __syncthreads () between phases). Tests compare the result with
  * the CPU engine on machines without a GPU. */
-gboolean
-vh_adm_gpu_emulate (const VhPlane *ref, const VhPlane *dis, unsigned bpc,
-    const VhAdmParams *params, VhAdmSums *out, GError **error)
+/* Every block and thread of every scale of one part, on the host */
+static void
+emulate_part (VhAdmGpu *ctx, int part, const VhAdmGpuReference *share,
+    const VhPlane *ref, const VhPlane *dis, const VhAdmParams *params)
 {
-  VhAdmGpu ctx = { 0 };
-  gboolean ok = TRUE;
-
-  if (!ref || !dis || ref->width < VH_ADM_MIN_SIZE
-      || ref->height < VH_ADM_MIN_SIZE || (bpc != 8 && bpc != 10
-          && bpc != 12)) {
-    g_set_error_literal (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-        "adm-gpu emulation: bad pictures or depth");
-    return FALSE;
-  }
-  ctx.width = ref->width;
-  ctx.height = ref->height;
-  ctx.bpc = bpc;
-  vh_adm_band_sizes (ctx.width, ctx.height, ctx.bw, ctx.bh);
-  layout_accumulators (&ctx);
-  guint8 *acc = g_malloc0 (ctx.acc_size);
-  ctx.acc = (VhGpuPtr) (uintptr_t) acc;
-  for (int s = 0; s < VH_ADM_SCALES - 1; s++)
-    for (int i = 0; i < 2; i++)
-      ctx.low[i][s] = (VhGpuPtr) (uintptr_t) g_malloc0 ((size_t) ctx.bw[s]
-          * ctx.bh[s] * sizeof (int32_t));
-  ctx.div = (VhGpuPtr) (uintptr_t) vh_adm_div_table ();
-
   VhAdmTile *tile = g_new (VhAdmTile, 1);
   VhAdmThread *threads = g_new (VhAdmThread, VH_ADM_THREADS);
+  if (part != VH_ADM_PART_REF)
+    memset ((void *) (uintptr_t) ctx->acc, 0, ctx->acc_size);
   for (int s = 0; s < VH_ADM_SCALES; s++) {
     VhAdmGpuScale plan;
     VhGpuDim3 grid;
-    plan_scale (&ctx, s, (VhGpuPtr) (uintptr_t) ref->data,
-        (size_t) ref->stride, (VhGpuPtr) (uintptr_t) dis->data,
-        (size_t) dis->stride, params, &plan, &grid);
-    const int kind = s == 0 ? (bpc == 8 ? VH_ADM_SRC_U8 : VH_ADM_SRC_U16)
-        : s == 1 ? VH_ADM_SRC_S1 : VH_ADM_SRC_S23;
+    plan_scale (ctx, part, share, s,
+        ref ? (VhGpuPtr) (uintptr_t) ref->data : 0,
+        ref ? (size_t) ref->stride : 0,
+        dis ? (VhGpuPtr) (uintptr_t) dis->data : 0,
+        dis ? (size_t) dis->stride : 0, params, &plan, &grid);
+    const int kind = scale_kind (ctx, s);
     for (unsigned gy = 0; gy < grid.y; gy++) {
       for (unsigned gx = 0; gx < grid.x; gx++) {
         /* shared and per-thread memory start as garbage on a GPU */
@@ -380,8 +584,9 @@ vh_adm_gpu_emulate (const VhPlane *ref, const VhPlane *dis, unsigned bpc,
         for (int phase = 0; phase < VH_ADM_PHASES; phase++) {
           int go = 0;
           for (int t = 0; t < VH_ADM_THREADS; t++)
-            go = vh_adm_phase (&plan, kind, phase, plan.tile_x0 + (int) gx,
-                plan.tile_y0 + (int) gy, t, tile, &threads[t]);
+            go = vh_adm_phase (&plan, kind, part, phase,
+                plan.tile_x0 + (int) gx, plan.tile_y0 + (int) gy, t, tile,
+                &threads[t]);
           /* block-uniform: every thread stops at the same phase */
           if (!go)
             break;
@@ -389,13 +594,79 @@ vh_adm_gpu_emulate (const VhPlane *ref, const VhPlane *dis, unsigned bpc,
       }
     }
   }
-  memcpy (out, acc + ctx.out_off, sizeof *out);
-
   g_free (tile);
   g_free (threads);
+}
+
+/* A context in host memory for the emulation */
+static gboolean
+emulation_ctx (VhAdmGpu *ctx, const VhPlane *ref, unsigned bpc,
+    GError **error)
+{
+  memset (ctx, 0, sizeof *ctx);
+  if (!ref || ref->width < VH_ADM_MIN_SIZE || ref->height < VH_ADM_MIN_SIZE
+      || (bpc != 8 && bpc != 10 && bpc != 12)) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "adm-gpu emulation: bad pictures or depth");
+    return FALSE;
+  }
+  ctx->width = ref->width;
+  ctx->height = ref->height;
+  ctx->bpc = bpc;
+  vh_adm_band_sizes (ctx->width, ctx->height, ctx->bw, ctx->bh);
+  layout_accumulators (ctx);
+  ctx->acc = (VhGpuPtr) (uintptr_t) g_malloc0 (ctx->acc_size);
   for (int s = 0; s < VH_ADM_SCALES - 1; s++)
     for (int i = 0; i < 2; i++)
-      g_free ((void *) (uintptr_t) ctx.low[i][s]);
-  g_free (acc);
+      ctx->low[i][s] = (VhGpuPtr) (uintptr_t) g_malloc0 ((size_t) ctx->bw[s]
+          * ctx->bh[s] * sizeof (int32_t));
+  ctx->div = (VhGpuPtr) (uintptr_t) vh_adm_div_table ();
+  return TRUE;
+}
+
+static void
+emulation_ctx_clear (VhAdmGpu *ctx)
+{
+  for (int s = 0; s < VH_ADM_SCALES - 1; s++)
+    for (int i = 0; i < 2; i++)
+      g_free ((void *) (uintptr_t) ctx->low[i][s]);
+  g_free ((void *) (uintptr_t) ctx->acc);
+}
+
+gboolean
+vh_adm_gpu_emulate (const VhPlane *ref, const VhPlane *dis, unsigned bpc,
+    const VhAdmParams *params, VhAdmSums *out, GError **error)
+{
+  VhAdmGpu ctx;
+  if (!dis || !emulation_ctx (&ctx, ref, bpc, error))
+    return FALSE;
+  emulate_part (&ctx, VH_ADM_PART_PAIR, NULL, ref, dis, params);
+  memcpy (out, (const guint8 *) (uintptr_t) ctx.acc + ctx.out_off,
+      sizeof *out);
+  emulation_ctx_clear (&ctx);
+  return TRUE;
+}
+
+gboolean
+vh_adm_gpu_emulate_shared (const VhPlane *ref, const VhPlane *const *dis,
+    unsigned n, unsigned bpc, const VhAdmParams *params, VhAdmSums *out,
+    GError **error)
+{
+  VhAdmGpu ctx;
+  if (!emulation_ctx (&ctx, ref, bpc, error))
+    return FALSE;
+  VhAdmGpuReference *share = reference_alloc (NULL, ctx.width, ctx.height,
+      bpc, error);
+  emulate_part (&ctx, VH_ADM_PART_REF, share, ref, NULL, params);
+  share->computed = TRUE;
+  share->flavour = params->reference;
+  gboolean ok = vh_adm_gpu_reference_fits (&ctx, share, params, error);
+  for (unsigned i = 0; ok && i < n; i++) {
+    emulate_part (&ctx, VH_ADM_PART_DIS, share, NULL, dis[i], params);
+    memcpy (&out[i], (const guint8 *) (uintptr_t) ctx.acc + ctx.out_off,
+        sizeof *out);
+  }
+  vh_adm_gpu_reference_free (share);
+  emulation_ctx_clear (&ctx);
   return ok;
 }

@@ -86,11 +86,55 @@ gboolean vh_adm_gpu_enqueue (VhAdmGpu *ctx, VhGpuStream *stream,
  * context must have finished.  NULL is ignored. */
 void vh_adm_gpu_free (VhAdmGpu *ctx);
 
+/* ---- The reference's share ----------------------------------------------
+ *
+ * Several distorted pictures scored against one reference (an ABR
+ * ladder's rungs) need the reference's wavelet decomposition once:
+ * vh_adm_gpu_enqueue_reference computes it (its low band at scales 0-2 and
+ * its detail bands over the region the scores read, at every scale) into
+ * a VhAdmGpuReference, and vh_adm_gpu_enqueue_distorted then transforms
+ * only the distorted picture and reads the reference's bands there: the
+ * sums equal vh_adm_gpu_enqueue's, bit for bit.  The share is read in
+ * place: order the distorted parts after its computation (the same
+ * stream, or an event) and do not compute it again while they run. */
+typedef struct VhAdmGpuReference VhAdmGpuReference;
+
+/* Device memory for the share of width x height bpc-bit references
+ * (about 5.3 bytes per picture sample); NULL and a GError where the size,
+ * depth or GPU is refused or memory runs out. */
+VhAdmGpuReference *vh_adm_gpu_reference_new (VhGpu *gpu, unsigned width,
+    unsigned height, unsigned bpc, GError **error);
+void vh_adm_gpu_reference_free (VhAdmGpuReference *share);
+/* Queues the share of the reference luma plane `ref` on stream, with
+ * ctx's kernels (a context of the share's size and depth) for the libvmaf
+ * flavour of params. */
+gboolean vh_adm_gpu_enqueue_reference (VhAdmGpu *ctx,
+    VhAdmGpuReference *share, VhGpuStream *stream, VhGpuPtr ref,
+    size_t ref_pitch, const VhAdmParams *params, GError **error);
+/* Whether share serves ctx with params: computed, of ctx's size and
+ * depth, for params' flavour, and (libvmaf's AVX-512 flavour) a picture
+ * wide enough that the reference's bands past its right edge, which read
+ * the distorted picture there, are never scored.  FALSE and a GError
+ * naming which where not. */
+gboolean vh_adm_gpu_reference_fits (const VhAdmGpu *ctx,
+    const VhAdmGpuReference *share, const VhAdmParams *params,
+    GError **error);
+/* vh_adm_gpu_enqueue of (share's reference, dis), the reference's part
+ * read from share (FALSE where it does not fit, see above). */
+gboolean vh_adm_gpu_enqueue_distorted (VhAdmGpu *ctx, VhGpuStream *stream,
+    const VhAdmGpuReference *share, VhGpuPtr dis, size_t dis_pitch,
+    const VhAdmParams *params, VhAdmSums *out, GError **error);
+
 /* The kernels' per-thread code run on the host over every block and
  * thread of each scale, on host pictures (tests: the GPU's integers on a
  * machine without one). */
 gboolean vh_adm_gpu_emulate (const VhPlane *ref, const VhPlane *dis,
     unsigned bpc, const VhAdmParams *params, VhAdmSums *out, GError **error);
+/* The same with the reference's share computed once (part _ref) and each
+ * of the n distorted pictures scored against it (part _dis): out[i]. */
+gboolean vh_adm_gpu_emulate_shared (const VhPlane *ref,
+    const VhPlane *const *dis, unsigned n, unsigned bpc,
+    const VhAdmParams *params, VhAdmSums *out, GError **error);
 
 G_END_DECLS
 #endif /* VH_ADM_GPU_H */
