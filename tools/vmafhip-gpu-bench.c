@@ -11,7 +11,7 @@
  *            (device events) and with 4 frames in flight on 4 streams;
  *   ladder   a ladder of --rungs distorted pictures (6) of one reference:
  *            every rung a pair on 4 slots' contexts, with the reference's
- *            VIF share once, and each rung an engine of its own with 4 and
+ *            VIF and ADM shares once, and each rung an engine of its own with 4 and
  *            6 slots (as the element scores its renditions);
  *   engine   the engine with the GPU backend from system memory
  *            (staging copy, upload, kernels, read-back, scores, model),
@@ -145,11 +145,13 @@ ladder_engines_ms (BenchSlot *slots, const VhAdmParams *adm_params,
 /* A ladder of `rungs` distorted pictures of one reference, kernels only,
  * SLOTS ladder frames in flight: GPU ms per ladder frame for VIF alone and
  * for vmaf_v0.6.1's three features, each rung scored as a pair
- * (shared = FALSE) or against the reference's VIF share computed once,
- * with motion (the reference's alone) once a ladder frame (TRUE). */
+ * (shared = FALSE) or against the reference's VIF and ADM shares
+ * computed once, with motion (the reference's alone) once a ladder frame
+ * (TRUE). */
 static double
 ladder_ms (BenchSlot *slots, VhVifGpuReference **shares,
-    const VhAdmParams *adm_params, const VhGpuPtr *dref,
+    VhAdmGpuReference **adm_shares, const VhAdmParams *adm_params,
+    const VhGpuPtr *dref,
     const VhGpuPtr *ddis, size_t pitch, int rungs, gboolean shared,
     gboolean vif_only, int n_frames)
 {
@@ -165,8 +167,11 @@ ladder_ms (BenchSlot *slots, VhVifGpuReference **shares,
     const unsigned fi = (unsigned) (f + SLOTS), si = fi % SLOTS;
     BenchSlot *s = &slots[si];
     const unsigned cur = fi % DISTINCT, prev = (fi + DISTINCT - 1) % DISTINCT;
-    gboolean ok = !shared || vh_vif_gpu_enqueue_reference (s->vif,
-        shares[si], s->stream, dref[cur], pitch, 0, &error);
+    gboolean ok = !shared || (vh_vif_gpu_enqueue_reference (s->vif,
+            shares[si], s->stream, dref[cur], pitch, 0, &error)
+        && (vif_only || vh_adm_gpu_enqueue_reference (s->adm,
+                adm_shares[si], s->stream, dref[cur], pitch, adm_params,
+                &error)));
     for (int r = 0; ok && r < rungs; r++) {
       /* each rung a distorted picture of its own */
       const VhGpuPtr dis = ddis[(cur + (unsigned) r) % DISTINCT];
@@ -175,8 +180,10 @@ ladder_ms (BenchSlot *slots, VhVifGpuReference **shares,
           : vh_vif_gpu_enqueue (s->vif, s->stream, dref[cur], pitch, dis,
           pitch, 100.0, 0, s->vif_sums, &error);
       if (ok && !vif_only)
-        ok = vh_adm_gpu_enqueue (s->adm, s->stream, dref[cur], pitch, dis,
-            pitch, adm_params, s->adm_sums, &error)
+        ok = (shared ? vh_adm_gpu_enqueue_distorted (s->adm, s->stream,
+                adm_shares[si], dis, pitch, adm_params, s->adm_sums, &error)
+            : vh_adm_gpu_enqueue (s->adm, s->stream, dref[cur], pitch, dis,
+                pitch, adm_params, s->adm_sums, &error))
             && ((shared && r > 0) || vh_motion_gpu_enqueue (s->motion,
                 s->stream, dref[prev], pitch, dref[cur], pitch, s->sad,
                 &error));
@@ -341,17 +348,23 @@ main (int argc, char **argv)
 
     /* (a') a ladder: every rung as a pair, or the reference's share once */
     VhVifGpuReference *shares[SLOTS];
+    VhAdmGpuReference *adm_shares[SLOTS];
     for (unsigned i = 0; i < SLOTS; i++)
-      if (!(shares[i] = vh_vif_gpu_reference_new (gpu, w, h, bpc, &error)))
-        die ("vif reference share", error);
+      if (!(shares[i] = vh_vif_gpu_reference_new (gpu, w, h, bpc, &error))
+          || !(adm_shares[i] = vh_adm_gpu_reference_new (gpu, w, h, bpc,
+                  &error)))
+        die ("reference share", error);
     double ladder[2][2];
     for (int vif_only = 1; vif_only >= 0; vif_only--)
       for (int shared = 0; shared <= 1; shared++)
-        ladder[vif_only][shared] = ladder_ms (slots, shares, &adm_params,
+        ladder[vif_only][shared] = ladder_ms (slots, shares, adm_shares,
+            &adm_params,
             dref, ddis, pitch, rungs, shared, vif_only,
             MAX (n_frames / rungs, 20));
-    for (unsigned i = 0; i < SLOTS; i++)
+    for (unsigned i = 0; i < SLOTS; i++) {
       vh_vif_gpu_reference_free (shares[i]);
+      vh_adm_gpu_reference_free (adm_shares[i]);
+    }
     /* (a'') the same ladder with an engine per rung, as in the element:
      * 4 and the element's 6 slots each */
     double engines[2];
@@ -601,7 +614,8 @@ main (int argc, char **argv)
         ms_flight[SPEED]);
     printf ("%-10s ladder of %d rungs, GPU ms per ladder frame, %d in flight: "
         "VIF %.3f as pairs, %.3f with the reference's share once (%.2fx); "
-        "VIF+ADM+motion %.3f as pairs, %.3f shared (%.2fx)\n", list[si],
+        "VIF+ADM+motion %.3f as pairs, %.3f with VIF's and ADM's shares "
+        "(%.2fx)\n", list[si],
         rungs, SLOTS, ladder[1][0], ladder[1][1],
         ladder[1][0] / ladder[1][1], ladder[0][0], ladder[0][1],
         ladder[0][0] / ladder[0][1]);

@@ -86,7 +86,14 @@ static gboolean
 adm_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
     void *ctx, void *out, GError **error)
 {
+  const VhAdmGpuReference *share = vh_gpu_ref_share_adm (s->ref_share);
   (void) index;
+  /* the reference's wavelet decomposition computed once for several
+   * engines: only the distorted picture's here (where the share fits
+   * this context's size, depth and libvmaf flavour) */
+  if (share && vh_adm_gpu_reference_fits (ctx, share, &h->adm, NULL))
+    return vh_adm_gpu_enqueue_distorted (ctx, s->stream, share, s->dis[0],
+        b->pitch[0], &h->adm, out, error);
   return vh_adm_gpu_enqueue (ctx, s->stream, s->ref[0], b->pitch[0],
       s->dis[0], b->pitch[0], &h->adm, out, error);
 }

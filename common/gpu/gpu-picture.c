@@ -5,6 +5,7 @@
 
 #include "stage-copy.h"
 #include "vh-error.h"
+#include "adm-gpu.h"
 #include "motion-gpu.h"
 #include "vh-kernel-images.h"
 #include "vif-gpu.h"
@@ -18,6 +19,7 @@
 struct VhGpuRefShare {
   guint64 id;                   /* the upload's, unique in the process */
   VhVifGpuReference *vif;       /* NULL: not computed */
+  VhAdmGpuReference *adm;       /* NULL: not computed */
   /* motion's SAD against the upload `after` (another picture's), when
    * has_motion */
   gboolean has_motion;
@@ -47,7 +49,9 @@ typedef struct {
 
 struct VhGpuSharer {
   VhGpu *gpu;
-  ShareKernel vif, motion;
+  ShareKernel vif, adm, motion;
+  VhAdmParams adm_params;       /* libvmaf's defaults: its flavour */
+  gboolean adm_params_ok;
 };
 
 static void *
@@ -61,6 +65,19 @@ static void
 vif_ctx_free (void *ctx)
 {
   vh_vif_gpu_free (ctx);
+}
+
+static void *
+adm_ctx_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
+    unsigned height, unsigned bpc, GError **error)
+{
+  return vh_adm_gpu_new (gpu, module, width, height, bpc, error);
+}
+
+static void
+adm_ctx_free (void *ctx)
+{
+  vh_adm_gpu_free (ctx);
 }
 
 static void *
@@ -83,6 +100,14 @@ vh_gpu_sharer_new (VhGpu *gpu)
   sharer->gpu = vh_gpu_ref (gpu);
   sharer->vif = (ShareKernel) { .what = "VIF", .image = &vh_kernel_vif,
     .ctx_new = vif_ctx_new, .ctx_free = vif_ctx_free };
+  sharer->adm = (ShareKernel) { .what = "ADM", .image = &vh_kernel_adm,
+    .ctx_new = adm_ctx_new, .ctx_free = adm_ctx_free };
+  /* the share's flavour (the default); engines with other options run
+   * their pairs (vh_adm_gpu_reference_fits) */
+  VhAdmOptions adm_opts;
+  vh_adm_options_default (&adm_opts);
+  sharer->adm_params_ok = vh_adm_params_init (&sharer->adm_params, &adm_opts,
+      NULL);
   sharer->motion = (ShareKernel) { .what = "motion",
     .image = &vh_kernel_motion, .ctx_new = motion_ctx_new,
     .ctx_free = motion_ctx_free };
@@ -105,6 +130,7 @@ vh_gpu_sharer_free (VhGpuSharer *sharer)
   if (!sharer)
     return;
   share_kernel_clear (&sharer->vif);
+  share_kernel_clear (&sharer->adm);
   share_kernel_clear (&sharer->motion);
   vh_gpu_close (sharer->gpu);
   g_free (sharer);
@@ -179,6 +205,12 @@ vh_gpu_ref_share_vif (const VhGpuRefShare *share)
   return share ? share->vif : NULL;
 }
 
+const VhAdmGpuReference *
+vh_gpu_ref_share_adm (const VhGpuRefShare *share)
+{
+  return share ? share->adm : NULL;
+}
+
 guint64
 vh_gpu_ref_share_id (const VhGpuRefShare *share)
 {
@@ -244,9 +276,17 @@ release_vif (VhGpuPicture *gp)
 }
 
 static void
+release_adm (VhGpuPicture *gp)
+{
+  vh_adm_gpu_reference_free (gp->share.adm);
+  gp->share.adm = NULL;
+}
+
+static void
 release_memory (VhGpuPicture *gp)
 {
   release_vif (gp);
+  release_adm (gp);
   for (unsigned p = 0; p < MAX_PLANES; p++) {
     vh_gpu_mem_free (gp->gpu, gp->plane[p]);
     gp->plane[p] = 0;
@@ -335,6 +375,32 @@ failed:
   g_debug ("GPU picture: no VIF share: %s", error->message);
   g_clear_error (&error);
   release_vif (gp);
+  return FALSE;
+}
+
+/* Queues ADM's share of the luma just uploaded (its wavelet
+ * decomposition); FALSE (the engines then do it all) where ADM does not
+ * take the picture or its kernels cannot run here. */
+static gboolean
+compute_adm_share (VhGpuPicture *gp, unsigned bpc)
+{
+  GError *error = NULL;
+  VhAdmGpu *ctx = gp->sharer->adm_params_ok ? share_kernel_ctx (gp->gpu,
+      &gp->sharer->adm, gp->width[0], gp->height[0], bpc) : NULL;
+  if (!ctx)
+    return FALSE;
+  if (gp->share.adm && gp->bpc != bpc)
+    release_adm (gp);
+  if (!gp->share.adm && !(gp->share.adm = vh_adm_gpu_reference_new (gp->gpu,
+              gp->width[0], gp->height[0], bpc, &error)))
+    goto failed;
+  if (vh_adm_gpu_enqueue_reference (ctx, gp->share.adm, gp->stream,
+          gp->plane[0], gp->pitch[0], &gp->sharer->adm_params, &error))
+    return TRUE;
+failed:
+  g_debug ("GPU picture: no ADM share: %s", error->message);
+  g_clear_error (&error);
+  release_adm (gp);
   return FALSE;
 }
 
@@ -428,6 +494,8 @@ vh_gpu_picture_upload_after (VhGpuPicture *gp, const VhGpuPicture *prev,
   /* where VIF's cannot be computed, the share has none (vif NULL) */
   if (gp->sharer && !compute_vif_share (gp, host->bpc))
     release_vif (gp);
+  if (gp->sharer && !compute_adm_share (gp, host->bpc))
+    release_adm (gp);
   const gboolean motion_share = gp->sharer
       && compute_motion_share (gp, prev, host->bpc);
   gp->share.id = 0;             /* until done */

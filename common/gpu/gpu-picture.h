@@ -17,7 +17,8 @@
  *
  * With vh_gpu_picture_set_shared (gp, sharer), each upload also computes
  * the reference's share of VIF (vif-gpu.h: its filtered statistics and
- * pyramid) and motion's SAD against the frame before (upload_after) on
+ * pyramid) and of ADM (adm-gpu.h: its wavelet decomposition) and motion's
+ * SAD against the frame before (upload_after) on
  * the GPU, and hands them to the engines in the view's
  * device_share (a VhGpuRefShare): their GPU backends then compute only the
  * distorted picture's share, reading the plane and the share in place,
@@ -71,6 +72,10 @@ typedef struct VhGpuRefShare VhGpuRefShare;
 struct VhVifGpuReference;
 /* The VIF share, or NULL */
 const struct VhVifGpuReference *vh_gpu_ref_share_vif (
+    const VhGpuRefShare *share);
+struct VhAdmGpuReference;
+/* The ADM share (the reference's wavelet decomposition), or NULL */
+const struct VhAdmGpuReference *vh_gpu_ref_share_adm (
     const VhGpuRefShare *share);
 /* The upload's identity (unique in the process; 0: none), and motion's
  * SAD against the upload `after` when the share has it (then TRUE): an

@@ -468,8 +468,8 @@ GST_END_TEST;
 
 /* The mock HIP runtime's counts: the bytes its 2-D copies (the planes)
  * moved, host to device and device to device, and the launches of VIF's
- * scale-0 kernels (one pair's, the reference's share, a distorted
- * picture's against it) and of motion's */
+ * and ADM's scale-0 kernels (one pair's, the reference's share, a
+ * distorted picture's against it) and of motion's */
 typedef void (*MockCopyBytesFunc) (unsigned long long *h2d,
     unsigned long long *d2d);
 typedef unsigned long long (*MockLaunchesFunc) (const char *name);
@@ -478,6 +478,7 @@ typedef struct
 {
   unsigned long long h2d, d2d;
   unsigned long long vif_pair, vif_ref, vif_dis, motion;
+  unsigned long long adm_pair, adm_ref, adm_dis;
 } MockCounts;
 
 static void
@@ -495,6 +496,9 @@ mock_counts (MockCounts * c)
   c->vif_ref = launches ("vh_vif_scale0_8bit_ref");
   c->vif_dis = launches ("vh_vif_scale0_8bit_dis");
   c->motion = launches ("vh_motion_sad_8");
+  c->adm_pair = launches ("vh_adm_scale0_u8");
+  c->adm_ref = launches ("vh_adm_scale0_u8_ref");
+  c->adm_dis = launches ("vh_adm_scale0_u8_dis");
   dlclose (mock);
 }
 
@@ -525,6 +529,9 @@ count_ladder_work (gboolean shared, MockCounts * run)
   run->vif_ref = after.vif_ref - before.vif_ref;
   run->vif_dis = after.vif_dis - before.vif_dis;
   run->motion = after.motion - before.motion;
+  run->adm_pair = after.adm_pair - before.adm_pair;
+  run->adm_ref = after.adm_ref - before.adm_ref;
+  run->adm_dis = after.adm_dis - before.adm_dis;
 }
 
 GST_START_TEST (test_reference_uploaded_once)
@@ -540,10 +547,13 @@ GST_START_TEST (test_reference_uploaded_once)
   fail_unless_equals_uint64 (run.vif_ref, 0);
   fail_unless_equals_uint64 (run.vif_dis, 0);
   fail_unless_equals_uint64 (run.motion, (N_FRAMES - 1) * 4);
+  fail_unless_equals_uint64 (run.adm_pair, N_FRAMES * 4);
+  fail_unless_equals_uint64 (run.adm_ref, 0);
+  fail_unless_equals_uint64 (run.adm_dis, 0);
   /* VMAFHIP_SHARED_REFERENCE=1: the renditions' reference uploaded once,
-   * then copied on the device; its share of VIF and motion's SAD computed
-   * once a frame, each rung computing only its own part of VIF
-   * (dist_sink keeps its pair) */
+   * then copied on the device; its share of VIF and ADM and motion's SAD
+   * computed once a frame, each rung computing only its own part of VIF
+   * and ADM (dist_sink keeps its pairs) */
   count_ladder_work (TRUE, &run);
   fail_unless_equals_uint64 (run.h2d, N_FRAMES * 6 * plane);
   fail_unless_equals_uint64 (run.d2d, N_FRAMES * 3 * plane);
@@ -551,6 +561,9 @@ GST_START_TEST (test_reference_uploaded_once)
   fail_unless_equals_uint64 (run.vif_ref, N_FRAMES);
   fail_unless_equals_uint64 (run.vif_dis, N_FRAMES * 3);
   fail_unless_equals_uint64 (run.motion, (N_FRAMES - 1) * 2);
+  fail_unless_equals_uint64 (run.adm_pair, N_FRAMES);
+  fail_unless_equals_uint64 (run.adm_ref, N_FRAMES);
+  fail_unless_equals_uint64 (run.adm_dis, N_FRAMES * 3);
 }
 
 GST_END_TEST;

@@ -1,5 +1,6 @@
 /* vmafhip — the reference's share of the kernels (vif-gpu.h's
- * VhVifGpuReference, gpu-picture.h's VhGpuRefShare) against the mock HIP
+ * VhVifGpuReference, adm-gpu.h's VhAdmGpuReference, gpu-picture.h's
+ * VhGpuRefShare) against the mock HIP
  * runtime (mock-hip.c, loaded through VMAFHIP_HIP_LIBRARY): what is
  * refused and why, which uploads carry which share, motion's SAD offered
  * only against the upload it was computed from.  The mock runs no kernel,
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "adm-gpu.h"
 #include "gpu-picture.h"
 #include "vh-error.h"
 #include "vh-gpu.h"
@@ -105,6 +107,96 @@ START_TEST (test_vif_share_refused)
 
 END_TEST;
 
+/* ADM's share: refused for another size or depth, before it was
+ * computed, for the other libvmaf flavour, and on pictures too narrow for
+ * libvmaf's AVX-512 tail; taken otherwise */
+START_TEST (test_adm_share_refused)
+{
+  if (vh_mock_gpu_lacks_images (&vh_kernel_adm, "test-gpu-share"))
+    return;
+  GError *error = NULL;
+  VhGpu *gpu = vh_mock_gpu_open ();
+  VhGpuModule *module = vh_gpu_module_load_embedded (gpu, &vh_kernel_adm,
+      &error);
+  ck_assert_msg (module != NULL, "%s", error ? error->message : "?");
+  VhAdmGpu *ctx = vh_adm_gpu_new (gpu, module, 160, 90, 8, &error);
+  VhAdmGpu *narrow = vh_adm_gpu_new (gpu, module, 35, 90, 8, &error);
+  VhAdmSums *sums = vh_gpu_host_alloc (gpu, sizeof *sums, &error);
+  VhGpuStream *stream = vh_gpu_stream_new (gpu, &error);
+  VhGpuPtr ref = vh_gpu_mem_alloc (gpu, 160 * 90, &error);
+  VhGpuPtr dis = vh_gpu_mem_alloc (gpu, 160 * 90, &error);
+  ck_assert_msg (ctx && narrow && sums && stream && ref && dis, "%s",
+      error ? error->message : "?");
+  VhAdmOptions opts;
+  VhAdmParams params, c_params;
+  vh_adm_options_default (&opts);
+  ck_assert (vh_adm_params_init (&params, &opts, &error));
+  c_params = params;
+  c_params.reference = params.reference == VH_ADM_LIBVMAF_AVX512
+      ? VH_ADM_LIBVMAF_C : VH_ADM_LIBVMAF_AVX512;
+
+  /* another size */
+  VhAdmGpuReference *other = vh_adm_gpu_reference_new (gpu, 200, 90, 8,
+      &error);
+  ck_assert (other != NULL);
+  ck_assert (!vh_adm_gpu_enqueue_reference (ctx, other, stream, ref, 160,
+          &params, &error));
+  assert_error (&error, "share of 200x90 8-bit pictures for a context of "
+      "160x90 8-bit");
+  /* never computed */
+  VhAdmGpuReference *share = vh_adm_gpu_reference_new (gpu, 160, 90, 8,
+      &error);
+  ck_assert (share != NULL);
+  ck_assert (!vh_adm_gpu_enqueue_distorted (ctx, stream, share, dis, 160,
+          &params, sums, &error));
+  assert_error (&error, "never computed");
+  /* computed: taken for its flavour, not for the other one */
+  ck_assert_msg (vh_adm_gpu_enqueue_reference (ctx, share, stream, ref, 160,
+          &params, &error), "%s", error ? error->message : "?");
+  ck_assert_msg (vh_adm_gpu_reference_fits (ctx, share, &params, &error),
+      "%s", error ? error->message : "?");
+  ck_assert_msg (vh_adm_gpu_enqueue_distorted (ctx, stream, share, dis, 160,
+          &params, sums, &error), "%s", error ? error->message : "?");
+  ck_assert (!vh_adm_gpu_reference_fits (ctx, share, &c_params, &error));
+  assert_error (&error, "other libvmaf flavour");
+  ck_assert (!vh_adm_gpu_reference_fits (ctx, other, &params, &error));
+  assert_error (&error, "never computed");
+  /* a narrow picture, in libvmaf's AVX-512 flavour (the default) */
+  if (params.reference == VH_ADM_LIBVMAF_AVX512) {
+    VhAdmGpuReference *thin = vh_adm_gpu_reference_new (gpu, 35, 90, 8,
+        &error);
+    ck_assert (thin != NULL);
+    ck_assert (vh_adm_gpu_enqueue_reference (narrow, thin, stream, ref, 160,
+            &params, &error));
+    ck_assert (!vh_adm_gpu_enqueue_distorted (narrow, stream, thin, dis,
+            160, &params, sums, &error));
+    assert_error (&error, "too narrow for a share");
+    vh_adm_gpu_reference_free (thin);
+  }
+  /* the usual checks of a plane still apply */
+  ck_assert (!vh_adm_gpu_enqueue_distorted (ctx, stream, share, dis, 100,
+          &params, sums, &error));
+  assert_error (&error, "distorted luma pitch 100 is shorter than a row");
+  ck_assert (vh_adm_gpu_reference_new (gpu, 8, 8, 8, &error) == NULL);
+  assert_error (&error, "no reference share for 8x8 8-bit pictures");
+  ck_assert (vh_adm_gpu_reference_new (NULL, 160, 90, 8, &error) == NULL);
+  assert_error (&error, "(no GPU)");
+
+  ck_assert (vh_gpu_stream_sync (stream, NULL));
+  vh_adm_gpu_reference_free (share);
+  vh_adm_gpu_reference_free (other);
+  vh_gpu_mem_free (gpu, ref);
+  vh_gpu_mem_free (gpu, dis);
+  vh_gpu_stream_free (stream);
+  vh_gpu_host_free (gpu, sums);
+  vh_adm_gpu_free (ctx);
+  vh_adm_gpu_free (narrow);
+  vh_gpu_module_free (module);
+  vh_gpu_close (gpu);
+}
+
+END_TEST;
+
 /* A host picture of w x h, 8-bit 4:2:0, `value` everywhere */
 typedef struct {
   guint8 *data;
@@ -165,6 +257,7 @@ START_TEST (test_picture_shares)
   /* the first frame: VIF's share, no motion (nothing before it) */
   const VhGpuRefShare *first = upload (a, NULL, &big);
   ck_assert (first != NULL && vh_gpu_ref_share_vif (first) != NULL);
+  ck_assert (vh_gpu_ref_share_adm (first) != NULL);
   const guint64 first_id = vh_gpu_ref_share_id (first);
   ck_assert (first_id != 0);
   ck_assert (!vh_gpu_ref_share_motion (first, 0, &sad));
@@ -196,6 +289,7 @@ START_TEST (test_picture_shares)
   /* a picture VIF does not take (below 16x16): a share without VIF's ... */
   const VhGpuRefShare *tiny = upload (c, NULL, &small);
   ck_assert (tiny != NULL && vh_gpu_ref_share_vif (tiny) == NULL);
+  ck_assert (vh_gpu_ref_share_adm (tiny) == NULL);
   ck_assert (!vh_gpu_ref_share_motion (tiny, 0, &sad));
   /* ... but with motion's, after one of its size */
   const VhGpuRefShare *motion_only = upload (d, c, &small);
@@ -230,6 +324,7 @@ share_suite (void)
   TCase *tc = tcase_create ("general");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_vif_share_refused);
+  tcase_add_test (tc, test_adm_share_refused);
   tcase_add_test (tc, test_picture_shares);
   return s;
 }

@@ -138,6 +138,24 @@ frame_pair (Ctx *c, const char *what, unsigned i, const VhPicture *ref,
     vh_gpu_stream_sync (c->stream, &error);
     check (error, "adm run");
     verdict (c, what, i, "ADM", &cpu, ags, sizeof cpu);
+    /* the reference's share first, then the distorted picture's part:
+     * the same sums, where the share fits (not on narrow pictures) */
+    VhAdmGpuReference *share = vh_adm_gpu_reference_new (c->gpu, w, h, bpc,
+        &error);
+    check (error, "adm share");
+    memset (ags, 0xa5, sizeof *ags);
+    vh_adm_gpu_enqueue_reference (ag, share, c->stream, dref, rp, &params,
+        &error);
+    check (error, "adm share run");
+    if (vh_adm_gpu_reference_fits (ag, share, &params, NULL)) {
+      vh_adm_gpu_enqueue_distorted (ag, c->stream, share, ddis, dp, &params,
+          ags, &error);
+      vh_gpu_stream_sync (c->stream, &error);
+      check (error, "adm distorted part");
+      verdict (c, what, i, "ADM, shared reference", &cpu, ags, sizeof cpu);
+    }
+    vh_gpu_stream_sync (c->stream, &error);
+    vh_adm_gpu_reference_free (share);
   }
   vh_adm_gpu_free (ag);
   vh_adm_work_free (aw);
