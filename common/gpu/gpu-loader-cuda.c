@@ -126,6 +126,8 @@ typedef struct {
   X (CUresult, cuMemHostAlloc, (void **ptr, size_t size, unsigned int flags), "cuMemHostAlloc", NULL) \
   X (CUresult, cuMemFreeHost, (void *ptr), "cuMemFreeHost", NULL) \
   X (CUresult, cuStreamCreate, (CUstream *stream, unsigned int flags), "cuStreamCreate", NULL) \
+  X (CUresult, cuStreamCreateWithPriority, (CUstream *stream, unsigned int flags, int priority), "cuStreamCreateWithPriority", NULL) \
+  X (CUresult, cuCtxGetStreamPriorityRange, (int *least, int *greatest), "cuCtxGetStreamPriorityRange", NULL) \
   X (CUresult, cuStreamDestroy, (CUstream stream), "cuStreamDestroy_v2", NULL) \
   X (CUresult, cuStreamSynchronize, (CUstream stream), "cuStreamSynchronize", NULL) \
   X (CUresult, cuStreamQuery, (CUstream stream), "cuStreamQuery", NULL) \
@@ -299,9 +301,16 @@ cuda_host_free (void *ptr)
 }
 
 static int
-cuda_stream_create (void **stream)
+cuda_stream_create (void **stream, int urgent)
 {
-  return cu.cuStreamCreate (stream, CU_STREAM_NON_BLOCKING);
+  int least = 0, greatest = 0;
+  if (!urgent)
+    return cu.cuStreamCreate (stream, CU_STREAM_NON_BLOCKING);
+  const CUresult status = cu.cuCtxGetStreamPriorityRange (&least, &greatest);
+  if (status != CUDA_SUCCESS)
+    return status;
+  return cu.cuStreamCreateWithPriority (stream, CU_STREAM_NON_BLOCKING,
+      greatest);
 }
 
 static int

@@ -89,6 +89,8 @@ typedef struct {
   X (hipError_t, hipHostMalloc, (void **ptr, size_t size, unsigned int flags), "hipHostMalloc", "hipHostAlloc") \
   X (hipError_t, hipHostFree, (void *ptr), "hipHostFree", NULL) \
   X (hipError_t, hipStreamCreateWithFlags, (hipStream_t *stream, unsigned int flags), "hipStreamCreateWithFlags", NULL) \
+  X (hipError_t, hipStreamCreateWithPriority, (hipStream_t *stream, unsigned int flags, int priority), "hipStreamCreateWithPriority", NULL) \
+  X (hipError_t, hipDeviceGetStreamPriorityRange, (int *least, int *greatest), "hipDeviceGetStreamPriorityRange", NULL) \
   X (hipError_t, hipStreamDestroy, (hipStream_t stream), "hipStreamDestroy", NULL) \
   X (hipError_t, hipStreamSynchronize, (hipStream_t stream), "hipStreamSynchronize", NULL) \
   X (hipError_t, hipStreamQuery, (hipStream_t stream), "hipStreamQuery", NULL) \
@@ -267,9 +269,17 @@ hip_host_free (void *ptr)
 }
 
 static int
-hip_stream_create (void **stream)
+hip_stream_create (void **stream, int urgent)
 {
-  return hip.hipStreamCreateWithFlags (stream, hipStreamNonBlocking);
+  int least = 0, greatest = 0;
+  if (!urgent)
+    return hip.hipStreamCreateWithFlags (stream, hipStreamNonBlocking);
+  const hipError_t status = hip.hipDeviceGetStreamPriorityRange (&least,
+      &greatest);
+  if (status != hipSuccess)
+    return status;
+  return hip.hipStreamCreateWithPriority (stream, hipStreamNonBlocking,
+      greatest);
 }
 
 static int

@@ -452,7 +452,11 @@ vh_gpu_picture_upload_after (VhGpuPicture *gp, const VhGpuPicture *prev,
         host->nplanes);
     return FALSE;
   }
-  if (!gp->stream && !(gp->stream = vh_gpu_stream_new (gp->gpu, error)))
+  /* every rendition waits for this upload and its shares: ahead of their
+   * kernels on the GPU where it has a share to compute */
+  if (!gp->stream && !(gp->stream = gp->sharer
+          ? vh_gpu_stream_new_urgent (gp->gpu, error)
+          : vh_gpu_stream_new (gp->gpu, error)))
     return FALSE;
   /* nothing of the last upload may be overwritten while an engine's
    * kernels read it */

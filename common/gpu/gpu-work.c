@@ -266,19 +266,32 @@ vh_gpu_host_free (VhGpu *gpu, void *ptr)
 
 /* ---- streams ------------------------------------------------------------ */
 
-VhGpuStream *
-vh_gpu_stream_new (VhGpu *gpu, GError **error)
+static VhGpuStream *
+stream_new (VhGpu *gpu, int urgent, GError **error)
 {
   void *handle = NULL;
   if (!gpu)
     return vh_gpu_invalid (error, "no GPU (NULL)"), NULL;
   if (!vh_gpu_make_current (gpu, error)
-      || !vh_gpu_call_ok (gpu->f, gpu->f->stream_create (&handle), VH_GPU_CALL_STREAM_CREATE, error))
+      || !vh_gpu_call_ok (gpu->f, gpu->f->stream_create (&handle, urgent),
+          VH_GPU_CALL_STREAM_CREATE, error))
     return NULL;
   VhGpuStream *stream = g_new0 (VhGpuStream, 1);
   stream->gpu = gpu;
   stream->handle = handle;
   return stream;
+}
+
+VhGpuStream *
+vh_gpu_stream_new (VhGpu *gpu, GError **error)
+{
+  return stream_new (gpu, 0, error);
+}
+
+VhGpuStream *
+vh_gpu_stream_new_urgent (VhGpu *gpu, GError **error)
+{
+  return stream_new (gpu, 1, error);
 }
 
 void

@@ -121,7 +121,9 @@ typedef struct {
   int (*host_alloc) (void **ptr, size_t size);
   int (*host_free) (void *ptr);
 
-  int (*stream_create) (void **stream);
+  /* urgent: the device's highest stream priority (work that others wait
+   * for), else the default */
+  int (*stream_create) (void **stream, int urgent);
   int (*stream_destroy) (void *stream);
   int (*stream_sync) (void *stream);
   int (*stream_query) (void *stream);

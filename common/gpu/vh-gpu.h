@@ -172,6 +172,10 @@ size_t vh_gpu_import_size (const VhGpuImport *import);
  * Copies, memsets and waits need a stream; vh_gpu_launch and
  * vh_gpu_event_record also take NULL, for the device's default stream. */
 VhGpuStream *vh_gpu_stream_new (VhGpu *gpu, GError **error);
+/* The same at the device's highest priority: where both have work ready,
+ * the GPU starts this stream's first (for work that many others wait
+ * for, such as the reference's share of a ladder's kernels). */
+VhGpuStream *vh_gpu_stream_new_urgent (VhGpu *gpu, GError **error);
 void vh_gpu_stream_free (VhGpuStream *stream);
 gboolean vh_gpu_stream_sync (VhGpuStream *stream, GError **error);
 /* *idle is TRUE when all work queued on the stream has finished. */

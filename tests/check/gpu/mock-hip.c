@@ -311,6 +311,22 @@ hipStreamCreateWithFlags (void **stream, unsigned int flags)
   return new_token (stream);
 }
 
+hipError_t
+hipStreamCreateWithPriority (void **stream, unsigned int flags, int priority)
+{
+  (void) flags;
+  (void) priority;
+  return new_token (stream);
+}
+
+hipError_t
+hipDeviceGetStreamPriorityRange (int *least, int *greatest)
+{
+  *least = 0;
+  *greatest = -1;
+  return GONE_OR (hipSuccess);
+}
+
 hipError_t hipStreamDestroy (void *stream) { return free_token (stream); }
 hipError_t hipStreamSynchronize (void *stream) { (void) stream; return GONE_OR (hipSuccess); }
 hipError_t hipStreamQuery (void *stream) { (void) stream; return GONE_OR (hipSuccess); }
