@@ -40,6 +40,7 @@ typedef struct
   GstVmafHipBackend backend;
   GstVmafHipRateMismatch rate_mismatch;
   GstVmafHipScaler scaler;
+  gboolean share_reference;   /* renditions: the reference's work once */
   GstVmafHipLogLevel log_level;
   guint threads, subsample;
   gint device_id;

@@ -59,6 +59,7 @@ enum
   PROP_UNPAIRED_DIST,
   PROP_RATE_MISMATCH,
   PROP_SCALER,
+  PROP_SHARE_REFERENCE,
   PROP_LOG_LEVEL,
   PROP_WINDOW,
   PROP_WINDOW_INTERVAL,
@@ -169,6 +170,9 @@ gst_vmafhip_set_property (GObject * object, guint prop_id,
       break;
     case PROP_SCALER:
       p->scaler = g_value_get_enum (value);
+      break;
+    case PROP_SHARE_REFERENCE:
+      p->share_reference = g_value_get_boolean (value);
       break;
     case PROP_LOG_LEVEL:
       p->log_level = g_value_get_enum (value);
@@ -284,6 +288,9 @@ gst_vmafhip_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_SCALER:
       g_value_set_enum (value, p->scaler);
+      break;
+    case PROP_SHARE_REFERENCE:
+      g_value_set_boolean (value, p->share_reference);
       break;
     case PROP_LOG_LEVEL:
       g_value_set_enum (value, p->log_level);
@@ -495,6 +502,23 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
           "How a distorted video smaller than the reference is scaled up to "
           "the reference's size before scoring (FFmpeg's filters); none: "
           "refuse it", GST_TYPE_VMAFHIP_SCALER, DEFAULT_SCALER, rw));
+  /**
+   * GstVmafHip:share-reference:
+   *
+   * With the GPU backend and two or more renditions (dist_sink_%u pads)
+   * scored on the GPU: upload each reference frame once for all of them
+   * and compute its share of VIF, ADM and motion once on the GPU, each
+   * rendition then computing only its own part (the scores are the same,
+   * bit for bit).  Off by default: it saves GPU time and bus traffic, but
+   * on the H100 the renditions were not faster with it (docs/element.md,
+   * Renditions).  VMAFHIP_SHARED_REFERENCE=1 in the environment turns it
+   * on for every element (test suites).
+   */
+  g_object_class_install_property (gobject_class, PROP_SHARE_REFERENCE,
+      g_param_spec_boolean ("share-reference", "Share the reference",
+          "Renditions on the GPU: the reference uploaded, and its share of "
+          "VIF, ADM and motion computed, once per frame for all of them",
+          FALSE, rw));
   /**
    * GstVmafHip:log-level:
    *

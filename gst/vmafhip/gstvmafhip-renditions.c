@@ -730,19 +730,19 @@ shared_refs_new (GstVmafHip * self)
 }
 
 /* The reference frame in GPU memory for `takers` workers, uploaded once
- * (by the uploader's thread) with its share of VIF and motion: each
- * engine then copies it on the device instead of uploading it again, and
- * computes only its own part of VIF.  Only with
- * VMAFHIP_SHARED_REFERENCE=1, and where two or more take it: on the H100
- * it saved little (docs/performance.md, "The reference's share of the
- * kernels").  NULL: each uploads its own. */
+ * (by the uploader's thread) with its share of VIF, ADM and motion: each
+ * engine then reads it on the device instead of uploading it again, and
+ * computes only its own parts.  Only with share-reference (or
+ * VMAFHIP_SHARED_REFERENCE=1), and where two or more take it: on the
+ * H100 it saved little (docs/performance.md, "The reference's share of
+ * the kernels").  NULL: each uploads its own. */
 static SharedRef *
 upload_reference (GstVmafHip * self, GstBuffer * buffer, guint takers,
     unsigned nplanes)
 {
   const char *env = g_getenv ("VMAFHIP_SHARED_REFERENCE");
 
-  if (takers < 2 || !env || strcmp (env, "1"))
+  if (takers < 2 || !(self->cfg.share_reference || !g_strcmp0 (env, "1")))
     return NULL;
   if (!self->rendition_refs && !(self->rendition_refs =
           shared_refs_new (self)))

@@ -503,16 +503,18 @@ mock_counts (MockCounts * c)
 }
 
 /* Three full-size rungs beside dist_sink, luma only (vmaf_v0.6.1): what
- * one run adds to the counts, with the reference shared
- * (VMAFHIP_SHARED_REFERENCE=1) and without (the default) */
+ * one run adds to the counts, with the reference shared (share-reference,
+ * or VMAFHIP_SHARED_REFERENCE=1 in the environment) and without (the
+ * default) */
 static void
-count_ladder_work (gboolean shared, MockCounts * run)
+count_ladder_work (gboolean shared, gboolean by_env, MockCounts * run)
 {
   MockCounts before, after;
-  if (shared)
+  if (shared && by_env)
     g_setenv ("VMAFHIP_SHARED_REFERENCE", "1", TRUE);
   mock_counts (&before);
-  Ladder *l = ladder_new ("frame-message=true");
+  Ladder *l = ladder_new (shared && !by_env
+      ? "frame-message=true share-reference=true" : "frame-message=true");
   for (guint k = 0; k < 3; k++)
     ladder_add (l, W, H, FPS);
   for (guint i = 0; i < N_FRAMES; i++)
@@ -540,7 +542,7 @@ GST_START_TEST (test_reference_uploaded_once)
   MockCounts run;
 
   /* the default, each engine its own: dist_sink's pair and each rung's */
-  count_ladder_work (FALSE, &run);
+  count_ladder_work (FALSE, FALSE, &run);
   fail_unless_equals_uint64 (run.h2d, N_FRAMES * 8 * plane);
   fail_unless_equals_uint64 (run.d2d, 0);
   fail_unless_equals_uint64 (run.vif_pair, N_FRAMES * 4);
@@ -550,20 +552,23 @@ GST_START_TEST (test_reference_uploaded_once)
   fail_unless_equals_uint64 (run.adm_pair, N_FRAMES * 4);
   fail_unless_equals_uint64 (run.adm_ref, 0);
   fail_unless_equals_uint64 (run.adm_dis, 0);
-  /* VMAFHIP_SHARED_REFERENCE=1: the renditions' reference uploaded once,
-   * then copied on the device; its share of VIF and ADM and motion's SAD
-   * computed once a frame, each rung computing only its own part of VIF
-   * and ADM (dist_sink keeps its pairs) */
-  count_ladder_work (TRUE, &run);
-  fail_unless_equals_uint64 (run.h2d, N_FRAMES * 6 * plane);
-  fail_unless_equals_uint64 (run.d2d, N_FRAMES * 3 * plane);
-  fail_unless_equals_uint64 (run.vif_pair, N_FRAMES);
-  fail_unless_equals_uint64 (run.vif_ref, N_FRAMES);
-  fail_unless_equals_uint64 (run.vif_dis, N_FRAMES * 3);
-  fail_unless_equals_uint64 (run.motion, (N_FRAMES - 1) * 2);
-  fail_unless_equals_uint64 (run.adm_pair, N_FRAMES);
-  fail_unless_equals_uint64 (run.adm_ref, N_FRAMES);
-  fail_unless_equals_uint64 (run.adm_dis, N_FRAMES * 3);
+  /* share-reference=true (by_env 0) or VMAFHIP_SHARED_REFERENCE=1 (1):
+   * the renditions' reference uploaded once, then copied on the device;
+   * its share of VIF and ADM and motion's SAD computed once a frame, each
+   * rung computing only its own part of VIF and ADM (dist_sink keeps its
+   * pairs) */
+  for (int by_env = 0; by_env < 2; by_env++) {
+    count_ladder_work (TRUE, by_env, &run);
+    fail_unless_equals_uint64 (run.h2d, N_FRAMES * 6 * plane);
+    fail_unless_equals_uint64 (run.d2d, N_FRAMES * 3 * plane);
+    fail_unless_equals_uint64 (run.vif_pair, N_FRAMES);
+    fail_unless_equals_uint64 (run.vif_ref, N_FRAMES);
+    fail_unless_equals_uint64 (run.vif_dis, N_FRAMES * 3);
+    fail_unless_equals_uint64 (run.motion, (N_FRAMES - 1) * 2);
+    fail_unless_equals_uint64 (run.adm_pair, N_FRAMES);
+    fail_unless_equals_uint64 (run.adm_ref, N_FRAMES);
+    fail_unless_equals_uint64 (run.adm_dis, N_FRAMES * 3);
+  }
 }
 
 GST_END_TEST;
