@@ -500,6 +500,29 @@ vh_adm_gpu_enqueue_reference (VhAdmGpu *ctx, VhAdmGpuReference *share,
   return TRUE;
 }
 
+/* libvmaf's AVX-512 tail: the reference's high-pass rows past the right
+ * edge are the distorted picture's low-pass ones; a share has none, so no
+ * scored band column may reach them (2X + 2 < in_w for every X of the
+ * decouple region) */
+static gboolean
+tail_clear (const VhAdmGpu *ctx, const VhAdmParams *params)
+{
+  for (int s = 1; s < VH_ADM_SCALES
+      && params->reference == VH_ADM_LIBVMAF_AVX512; s++) {
+    VhAdmPlan pl;
+    vh_adm_plan (&pl, s, ctx->bw[s], ctx->bh[s], TRUE, ctx->bpc);
+    if (pl.dwt_tail && 2 * pl.nr >= ctx->bw[s - 1])
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+vh_adm_gpu_share_possible (const VhAdmGpu *ctx, const VhAdmParams *params)
+{
+  return ctx && params && tail_clear (ctx, params);
+}
+
 gboolean
 vh_adm_gpu_reference_fits (const VhAdmGpu *ctx,
     const VhAdmGpuReference *share, const VhAdmParams *params,
@@ -515,18 +538,9 @@ vh_adm_gpu_reference_fits (const VhAdmGpu *ctx,
     why = "the share is of another size or depth";
   else if (share->flavour != params->reference)
     why = "the share was computed for the other libvmaf flavour";
-  for (int s = 1; !why && s < VH_ADM_SCALES
-      && params->reference == VH_ADM_LIBVMAF_AVX512; s++) {
-    /* libvmaf's AVX-512 tail: the reference's high-pass rows past the
-     * right edge are the distorted picture's low-pass ones; the share
-     * has none, so no scored band column may reach them (2X + 2 < in_w
-     * for every X of the decouple region) */
-    VhAdmPlan pl;
-    vh_adm_plan (&pl, s, ctx->bw[s], ctx->bh[s], TRUE, ctx->bpc);
-    if (pl.dwt_tail && 2 * pl.nr >= ctx->bw[s - 1])
-      why = "the picture is too narrow for a share (libvmaf's AVX-512 "
-          "tail reaches the scored columns)";
-  }
+  else if (!tail_clear (ctx, params))
+    why = "the picture is too narrow for a share (libvmaf's AVX-512 "
+        "tail reaches the scored columns)";
   if (why) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "adm-gpu: %s", why);

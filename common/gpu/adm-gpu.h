@@ -119,6 +119,10 @@ gboolean vh_adm_gpu_enqueue_reference (VhAdmGpu *ctx,
 gboolean vh_adm_gpu_reference_fits (const VhAdmGpu *ctx,
     const VhAdmGpuReference *share, const VhAdmParams *params,
     GError **error);
+/* Whether a share of ctx's pictures could serve params at all (the
+ * geometry part of the above): where not, computing one is wasted. */
+gboolean vh_adm_gpu_share_possible (const VhAdmGpu *ctx,
+    const VhAdmParams *params);
 /* vh_adm_gpu_enqueue of (share's reference, dis), the reference's part
  * read from share (FALSE where it does not fit, see above). */
 gboolean vh_adm_gpu_enqueue_distorted (VhAdmGpu *ctx, VhGpuStream *stream,

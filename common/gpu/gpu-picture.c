@@ -387,7 +387,8 @@ compute_adm_share (VhGpuPicture *gp, unsigned bpc)
   GError *error = NULL;
   VhAdmGpu *ctx = gp->sharer->adm_params_ok ? share_kernel_ctx (gp->gpu,
       &gp->sharer->adm, gp->width[0], gp->height[0], bpc) : NULL;
-  if (!ctx)
+  /* (the narrowest pictures: no engine could use it) */
+  if (!ctx || !vh_adm_gpu_share_possible (ctx, &gp->sharer->adm_params))
     return FALSE;
   if (gp->share.adm && gp->bpc != bpc)
     release_adm (gp);

@@ -238,9 +238,10 @@ START_TEST (test_picture_shares)
     return;
   GError *error = NULL;
   VhGpu *gpu = vh_mock_gpu_open ();
-  HostPicture big, small;
+  HostPicture big, small, narrow;
   host_picture (&big, 64, 48, 100);
   host_picture (&small, 8, 8, 50);
+  host_picture (&narrow, 35, 48, 80);
   VhGpuPicture *a = vh_gpu_picture_new (gpu), *b = vh_gpu_picture_new (gpu);
   VhGpuPicture *c = vh_gpu_picture_new (gpu), *d = vh_gpu_picture_new (gpu);
   guint64 sad = 7;
@@ -297,6 +298,11 @@ START_TEST (test_picture_shares)
   ck_assert (vh_gpu_ref_share_vif (motion_only) == NULL);
   ck_assert (vh_gpu_ref_share_motion (motion_only, vh_gpu_ref_share_id (tiny),
           &sad));
+  /* a picture too narrow for ADM's share (libvmaf's AVX-512 tail): VIF's
+   * only, ADM's not computed at all */
+  const VhGpuRefShare *thin = upload (c, NULL, &narrow);
+  ck_assert (thin != NULL && vh_gpu_ref_share_vif (thin) != NULL);
+  ck_assert (vh_gpu_ref_share_adm (thin) == NULL);
   /* and none across sizes: motion compares pictures of one size */
   const VhGpuRefShare *resized = upload (a, d, &big);
   ck_assert (resized != NULL);
@@ -312,6 +318,7 @@ START_TEST (test_picture_shares)
   vh_gpu_sharer_free (sharer);
   g_free (big.data);
   g_free (small.data);
+  g_free (narrow.data);
   vh_gpu_close (gpu);
 }
 
