@@ -102,6 +102,31 @@ layout_accumulators (VhAdmGpu *ctx)
   ctx->acc_size = off;
 }
 
+/* The pictures ADM takes (the CPU extractor's checks): a context, a
+ * reference share and the emulation refuse the same ones, the same way */
+static gboolean
+check_geometry (unsigned width, unsigned height, unsigned bpc,
+    GError **error)
+{
+  if (bpc != 8 && bpc != 10 && bpc != 12)
+    g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "%u bits per component is not supported (8, 10 or 12)", bpc);
+  else if (width == 0 || height == 0)
+    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+        "empty picture (%ux%u)", width, height);
+  else if (width < VH_ADM_MIN_SIZE || height < VH_ADM_MIN_SIZE)
+    g_set_error (error, VH_ERROR, VH_ERROR_TOO_SMALL,
+        "%ux%u is too small for the 4-level wavelet pyramid "
+        "(at least %ux%u)", width, height, VH_ADM_MIN_SIZE, VH_ADM_MIN_SIZE);
+  else if (width > (1u << 16) || height > (1u << 16))
+    g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
+        "%ux%u is too large (at most 65536 on a side)", width,
+        height);
+  else
+    return TRUE;
+  return FALSE;
+}
+
 VhAdmGpu *
 vh_adm_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
     unsigned height, unsigned bpc, GError **error)
@@ -111,26 +136,8 @@ vh_adm_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
         "adm-gpu: NULL %s", !gpu ? "GPU" : "kernel module");
     return NULL;
   }
-  if (bpc != 8 && bpc != 10 && bpc != 12) {
-    g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-        "adm-gpu: %u bits per component is not supported (8, 10 or 12)", bpc);
-    return NULL;
-  }
-  if (width == 0 || height == 0) {
-    g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-        "adm-gpu: empty picture (%ux%u)", width, height);
-    return NULL;
-  }
-  if (width < VH_ADM_MIN_SIZE || height < VH_ADM_MIN_SIZE) {
-    g_set_error (error, VH_ERROR, VH_ERROR_TOO_SMALL,
-        "adm-gpu: %ux%u is too small for the 4-level wavelet pyramid "
-        "(at least %ux%u)", width, height, VH_ADM_MIN_SIZE, VH_ADM_MIN_SIZE);
-    return NULL;
-  }
-  if (width > (1u << 16) || height > (1u << 16)) {
-    g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-        "adm-gpu: %ux%u is too large (at most 65536 on a side)", width,
-        height);
+  if (!check_geometry (width, height, bpc, error)) {
+    g_prefix_error (error, "adm-gpu: ");
     return NULL;
   }
 
@@ -441,12 +448,16 @@ VhAdmGpuReference *
 vh_adm_gpu_reference_new (VhGpu *gpu, unsigned width, unsigned height,
     unsigned bpc, GError **error)
 {
-  if (!gpu || width < VH_ADM_MIN_SIZE || height < VH_ADM_MIN_SIZE
-      || width > (1u << 16) || height > (1u << 16)
-      || (bpc != 8 && bpc != 10 && bpc != 12)) {
+  if (!gpu) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-        "adm-gpu: no reference share for %ux%u %u-bit pictures%s", width,
-        height, bpc, gpu ? "" : " (no GPU)");
+        "adm-gpu: no reference share for %ux%u %u-bit pictures (no GPU)",
+        width, height, bpc);
+    return NULL;
+  }
+  if (!check_geometry (width, height, bpc, error)) {
+    g_prefix_error (error, "adm-gpu: no reference share for %ux%u %u-bit "
+        "pictures: ",
+        width, height, bpc);
     return NULL;
   }
   return reference_alloc (gpu, width, height, bpc, error);
@@ -618,10 +629,13 @@ emulation_ctx (VhAdmGpu *ctx, const VhPlane *ref, unsigned bpc,
     GError **error)
 {
   memset (ctx, 0, sizeof *ctx);
-  if (!ref || ref->width < VH_ADM_MIN_SIZE || ref->height < VH_ADM_MIN_SIZE
-      || (bpc != 8 && bpc != 10 && bpc != 12)) {
+  if (!ref) {
     g_set_error_literal (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-        "adm-gpu emulation: bad pictures or depth");
+        "adm-gpu emulation: no reference picture");
+    return FALSE;
+  }
+  if (!check_geometry (ref->width, ref->height, bpc, error)) {
+    g_prefix_error (error, "adm-gpu emulation: ");
     return FALSE;
   }
   ctx->width = ref->width;
