@@ -54,44 +54,24 @@ struct VhGpuSharer {
   gboolean adm_params_ok;
 };
 
-static void *
-vif_ctx_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
-    unsigned height, unsigned bpc, GError **error)
-{
-  return vh_vif_gpu_new (gpu, module, width, height, bpc, error);
-}
+/* A ShareKernel's context functions over a kernel's _new / _free (as
+ * gpu-backend-features.c's KERNEL_CONTEXT does for the engines') */
+#define SHARE_KERNEL_CONTEXT(name, prefix) \
+  static void * \
+  name##_ctx_new (VhGpu *gpu, VhGpuModule *module, unsigned width, \
+      unsigned height, unsigned bpc, GError **error) \
+  { \
+    return prefix##_new (gpu, module, width, height, bpc, error); \
+  } \
+  static void \
+  name##_ctx_free (void *ctx) \
+  { \
+    prefix##_free (ctx); \
+  }
 
-static void
-vif_ctx_free (void *ctx)
-{
-  vh_vif_gpu_free (ctx);
-}
-
-static void *
-adm_ctx_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
-    unsigned height, unsigned bpc, GError **error)
-{
-  return vh_adm_gpu_new (gpu, module, width, height, bpc, error);
-}
-
-static void
-adm_ctx_free (void *ctx)
-{
-  vh_adm_gpu_free (ctx);
-}
-
-static void *
-motion_ctx_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
-    unsigned height, unsigned bpc, GError **error)
-{
-  return vh_motion_gpu_new (gpu, module, width, height, bpc, error);
-}
-
-static void
-motion_ctx_free (void *ctx)
-{
-  vh_motion_gpu_free (ctx);
-}
+SHARE_KERNEL_CONTEXT (vif, vh_vif_gpu)
+SHARE_KERNEL_CONTEXT (adm, vh_adm_gpu)
+SHARE_KERNEL_CONTEXT (motion, vh_motion_gpu)
 
 VhGpuSharer *
 vh_gpu_sharer_new (VhGpu *gpu)
