@@ -49,6 +49,12 @@ typedef struct VhPicture {
    * memory must therefore be zero-initialised before their fields are
    * set (as every picture should: fields get added). */
   const void *device_share;
+  /* VH_PICTURE_HOST: nonzero where the caller keeps the planes alive and
+   * unchanged until this frame's sums are delivered (the element holds
+   * its pinned buffers until the frame's scores are final), so that the
+   * GPU backend, reading pinned planes in place, need not wait in submit
+   * for their upload; 0: the caller owns them again once push returns. */
+  int held;
 } VhPicture;
 
 /* Sample accessors for code that is not performance-critical. */

@@ -9,7 +9,9 @@
  *     pinned pool) and is planar, the 2-D copies read the caller's planes
  *     directly.  The caller may reuse or free its pictures as soon as submit
  *     returns (VhAccelOps), so submit then waits for the slot's `uploaded`
- *     event before returning; the kernels queued after it run on.
+ *     event before returning; the kernels queued after it run on.  Not
+ *     for pictures the caller holds until the frame is delivered
+ *     (VhPicture.held): their copies run on after submit returns.
  * Both paths put the same bytes on the device: the scores are identical. */
 #include <string.h>
 
@@ -476,11 +478,15 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
   b->prev_ref_share_id = b->ref_share_id;
   b->ref_share_id = vh_gpu_ref_share_id (s->ref_share);
   /* other planes read where they are: the caller owns them again once we
-   * return, so the call waits until they have been read */
-  gboolean wait_upload = FALSE;
-  for (unsigned i = 0; i < n; i++)
-    if (in_place[i] && !(i % 2 == 0 && on_device[i] && s->ref_share))
+   * return (unless it holds them until the frame is delivered), so the
+   * call waits until they have been read */
+  gboolean wait_upload = FALSE, reads_in_place = FALSE;
+  for (unsigned i = 0; i < n; i++) {
+    reads_in_place |= in_place[i];
+    if (in_place[i] && !(i % 2 == 0 && on_device[i] && s->ref_share)
+        && !(!on_device[i] && (i % 2 ? dis : ref)->held))
       wait_upload = TRUE;
+  }
 
   /* Upload: one 2-D copy per plane.  Samples beyond the depth (what the
    * CPU engine refuses too) are found on the way: while staging, or by
@@ -526,8 +532,9 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
     ok = vh_scale_gpu_enqueue (s->scale[p], s->stream, &from, &to, error);
   }
   if (!ok) {
-    /* copies already queued may still read the caller's planes */
-    if (wait_upload || s->ref_share)
+    /* copies already queued may still read the caller's planes (held
+     * ones too: a failed frame is never delivered) */
+    if (reads_in_place || s->ref_share)
       vh_gpu_stream_sync (s->stream, NULL);
     return FALSE;
   }
@@ -542,8 +549,10 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
   }
   /* Planes read in place must stay untouched until the copies have read
    * them, and the caller owns them again once we return: wait for the
-   * upload (not for the kernels queued after it).  On error too. */
-  if (wait_upload && !vh_gpu_event_sync (s->uploaded, ok ? error : NULL))
+   * upload (not for the kernels queued after it).  On error too, held
+   * planes as well (a failed frame is never delivered). */
+  if ((wait_upload || (!ok && reads_in_place))
+      && !vh_gpu_event_sync (s->uploaded, ok ? error : NULL))
     ok = FALSE;
   if (!ok)
     return FALSE;

@@ -17,11 +17,6 @@ gst_vmafhip_side_clear (Side * side)
 {
   for (int c = 0; c < 3; c++)
     g_clear_pointer (&side->staging[c], g_free);
-  if (side->pinned_pool) {
-    gst_buffer_pool_set_active (side->pinned_pool, FALSE);
-    gst_clear_object (&side->pinned_pool);
-  }
-  side->pinned_size = 0;
   side->have_info = side->refused = FALSE;
 }
 
@@ -95,7 +90,6 @@ gst_vmafhip_choose_backend (GstVmafHip * self)
         vh_gpu_vendor_name (gpu), vh_gpu_device_name (gpu), vh_gpu_arch (gpu),
         vh_gpu_device_id (gpu));
     self->use_gpu = TRUE;
-    self->pin_upstream = TRUE;
     /* held until stop(): the engine's backend and the pinned pool take
      * references on it instead of opening the device again */
     self->gpu = gpu;

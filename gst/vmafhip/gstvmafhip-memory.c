@@ -5,7 +5,6 @@
 #endif
 
 #include "gstvmafhippool.h"
-#include "stage-copy.h"
 
 #include "gstvmafhip-private.h"
 
@@ -156,107 +155,23 @@ gst_vmafhip_info_read_as_is (GstVmafHip * self, const GstVideoInfo * info,
   return TRUE;
 }
 
-/* A plain pool (no metas of its own: the frame's are copied) of pinned
- * buffers of `size` bytes. */
-static GstBufferPool *
-pinned_frame_pool_new (GstVmafHip * self, gsize size)
+/* Whether the GPU may read this frame's planes in place after push
+ * returns (VhPicture.held): every byte in the element's own pinned memory
+ * (its copies above, or the pool it offers: pools that grow, so holding a
+ * few more buffers never stalls upstream), read as they are (not through
+ * P010's shifted copy, which the next frame overwrites).  The caller then
+ * keeps the buffer until the frame's scores are final. */
+gboolean
+gst_vmafhip_can_hold (GstVmafHip * self, int which, GstBuffer * buf,
+    const VhPicture * pic)
 {
-  GError *error = NULL;
-  GstAllocator *allocator = gst_vmafhip_pinned_allocator_new (self->gpu,
-      &error);
-  if (!allocator) {
-    GST_WARNING_OBJECT (self, "no pinned memory: %s", error->message);
-    g_clear_error (&error);
-    return NULL;
-  }
-  GstBufferPool *pool = gst_buffer_pool_new ();
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-  GstAllocationParams params;
-  gst_allocation_params_init (&params);
-  gst_buffer_pool_config_set_params (config, NULL, (guint) size, 0, 0);
-  gst_buffer_pool_config_set_allocator (config, allocator, &params);
-  gst_object_unref (allocator);
-  if (!gst_buffer_pool_set_config (pool, config)
-      || !gst_buffer_pool_set_active (pool, TRUE)) {
-    gst_object_unref (pool);
-    return NULL;
-  }
-  return pool;
-}
-
-/* How much of an incoming frame its pinned copy needs: all of it, except
- * for the distorted frame where nothing reads chroma: that frame is never
- * pushed downstream, so its chroma (a third of a 4:2:0 frame) is not
- * copied at all. */
-static gsize
-pinned_copy_size (GstVmafHip * self, int which, GstBuffer * buf)
-{
-  const GstVideoInfo *info = &self->side[which].info;
-  const gsize size = gst_buffer_get_size (buf);
-  if (which != DIST || !(self->luma_only || !self->reads_chroma))
-    return size;
-  const GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
-  const gsize luma_end = meta
-      ? meta->offset[0] + (gsize) meta->stride[0] * meta->height
-      : GST_VIDEO_INFO_PLANE_OFFSET (info, 0)
-      + (gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, 0)
-      * GST_VIDEO_INFO_COMP_HEIGHT (info, 0);
-  return MIN (luma_end, size);
-}
-
-/* Called from clip, which GstAggregator runs when it first peeks at a
- * pad's buffer: in the element's streaming thread (a probe that copied in
- * upstream's thread was measured and not kept, docs/element.md).  The
- * backend's own staging copy (in its threads) is then skipped. */
-GstBuffer *
-gst_vmafhip_pin_frame (GstVmafHip * self, int which, GstBuffer * buf)
-{
-  Side *side = &self->side[which];
-  /* frames the backend stages anyway (interleaved chroma it reads, P010's
-   * shifted samples) gain nothing from a pinned copy */
-  if (!self->use_gpu || !self->pin_upstream || !side->have_info
-      || gst_buffer_n_memory (buf) != 1
+  const guint n = gst_buffer_n_memory (buf);
+  if (!self->use_gpu || pic->memory != VH_PICTURE_HOST || n == 0
       || !gst_vmafhip_planes_read_as_is (self, which))
-    return buf;
-  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
-  /* ordinary memory only: not pinned already, not CUDA, not dmabuf */
-  if (!gst_memory_is_type (mem, GST_ALLOCATOR_SYSMEM))
-    return buf;
-  const gsize size = gst_buffer_get_size (buf);
-  if (size < GST_VIDEO_INFO_SIZE (&side->info))
-    return buf;
-  if (side->pinned_pool && side->pinned_size != size) {
-    gst_buffer_pool_set_active (side->pinned_pool, FALSE);
-    gst_clear_object (&side->pinned_pool);
-  }
-  if (!side->pinned_pool) {
-    side->pinned_pool = pinned_frame_pool_new (self, size);
-    side->pinned_size = size;
-    if (!side->pinned_pool) {
-      self->pin_upstream = FALSE;
-      return buf;
-    }
-  }
-
-  GstBuffer *pinned = NULL;
-  GstMapInfo in, out;
-  if (gst_buffer_pool_acquire_buffer (side->pinned_pool, &pinned, NULL)
-      != GST_FLOW_OK)
-    return buf;
-  if (!gst_buffer_map (buf, &in, GST_MAP_READ)) {
-    gst_buffer_unref (pinned);
-    return buf;
-  }
-  if (!gst_buffer_map (pinned, &out, GST_MAP_WRITE)) {
-    gst_buffer_unmap (buf, &in);
-    gst_buffer_unref (pinned);
-    return buf;
-  }
-  vh_stream_copy (out.data, in.data, pinned_copy_size (self, which, buf));
-  vh_stream_fence ();
-  gst_buffer_unmap (pinned, &out);
-  gst_buffer_unmap (buf, &in);
-  gst_buffer_copy_into (pinned, buf, GST_BUFFER_COPY_METADATA, 0, -1);
-  gst_buffer_unref (buf);
-  return pinned;
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (!gst_memory_is_type (gst_buffer_peek_memory (buf, i),
+            GST_VMAFHIP_PINNED_MEMORY_TYPE))
+      return FALSE;
+  return TRUE;
 }

@@ -68,26 +68,11 @@ gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
   GstClockTime start = GST_BUFFER_PTS (buf), stop;
   gboolean inside = TRUE;
 
-  /* renditions are read from wherever they are (their frames are not
-   * copied into dist_sink's pinned pool) */
-  if (gst_vmafhip_is_rendition_pad (GST_VMAFHIP (agg), pad)) {
-    if (GST_CLOCK_TIME_IS_VALID (start)) {
-      stop = GST_BUFFER_DURATION_IS_VALID (buf)
-          ? start + GST_BUFFER_DURATION (buf) : GST_CLOCK_TIME_NONE;
-      GST_OBJECT_LOCK (pad);
-      if (pad->segment.format == GST_FORMAT_TIME)
-        inside = gst_segment_clip (&pad->segment, GST_FORMAT_TIME, start,
-            stop, NULL, NULL);
-      GST_OBJECT_UNLOCK (pad);
-    }
-    if (inside)
-      return buf;
-    gst_buffer_unref (buf);
-    return NULL;
-  }
+  /* (no copy here: clip runs in the element's one streaming thread, where
+   * a copy into pinned memory limited every pipeline fed from memory;
+   * the backend's staging threads copy what is not pinned already) */
   if (!GST_CLOCK_TIME_IS_VALID (start))
-    return gst_vmafhip_pin_frame (GST_VMAFHIP (agg),
-        pad == GST_VMAFHIP (agg)->side[REF].pad ? REF : DIST, buf);
+    return buf;
   stop = GST_BUFFER_DURATION_IS_VALID (buf)
       ? start + GST_BUFFER_DURATION (buf) : GST_CLOCK_TIME_NONE;
   GST_OBJECT_LOCK (pad);
@@ -96,8 +81,7 @@ gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
         NULL, NULL);
   GST_OBJECT_UNLOCK (pad);
   if (inside)
-    return gst_vmafhip_pin_frame (GST_VMAFHIP (agg),
-        pad == GST_VMAFHIP (agg)->side[REF].pad ? REF : DIST, buf);
+    return buf;
   GST_LOG_OBJECT (agg, "%s: dropping %" GST_TIME_FORMAT ", outside the "
       "segment", GST_PAD_NAME (pad), GST_TIME_ARGS (start));
   gst_buffer_unref (buf);
@@ -277,17 +261,22 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
         (NULL));
     return GST_FLOW_ERROR;
   }
+  /* frames in our pinned memory stay until the frame is final (the
+   * reference as every reference does, the distorted one with it): the
+   * GPU copies them from there while the next pair comes in */
+  rp.held = gst_vmafhip_can_hold (self, REF, ref, &rp);
+  dp.held = gst_vmafhip_can_hold (self, DIST, dist, &dp);
   index = vh_engine_n_pushed (self->engine);
   if (index == 0)
     self->first_push_us = g_get_monotonic_time ();
   ok = vh_engine_push (self->engine, &rp, &dp, &error);
   unmap_frame (&rf, &rf_mapped);
   unmap_frame (&df, &df_mapped);
-  gst_buffer_unref (dist);
   if (!ok) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Cannot score frame %u: %s", index, error->message), (NULL));
     g_clear_error (&error);
+    gst_buffer_unref (dist);
     gst_buffer_unref (ref);
     return GST_FLOW_ERROR;
   }
@@ -296,7 +285,11 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
   if (!GST_CLOCK_TIME_IS_VALID (self->reported_latency)
       && GST_BUFFER_DURATION_IS_VALID (ref))
     gst_vmafhip_update_latency (self, GST_BUFFER_DURATION (ref));
-  gst_vmafhip_queue_frame (self, ref, (gint) index);
+  PendingFrame *pf = gst_vmafhip_queue_frame (self, ref, (gint) index);
+  if (dp.held)
+    pf->held_dist = dist;
+  else
+    gst_buffer_unref (dist);
   /* Live, with no next pair at hand (between frames): the GPU's frames in
    * flight are collected now rather than at the next push, a frame
    * interval away, so they go out within the reported latency.  Not live

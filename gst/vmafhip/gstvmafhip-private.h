@@ -72,10 +72,6 @@ typedef struct
    * bits of each word) are shifted down into these planar copies, one per
    * component, allocated once per caps. */
   guint16 *staging[3];
-  /* GPU backend: pinned buffers that ordinary frames are copied into at
-   * clip (gst_vmafhip_pin_frame), for pinned_size bytes */
-  GstBufferPool *pinned_pool;
-  gsize pinned_size;
 } Side;
 
 typedef struct _GstVmafHipRendition GstVmafHipRendition;
@@ -84,6 +80,9 @@ typedef struct _GstVmafHipRendition GstVmafHipRendition;
 typedef struct
 {
   GstBuffer *buffer;
+  /* its partner, where the GPU reads both in place after push returns
+   * (VhPicture.held): kept until then too; else NULL */
+  GstBuffer *held_dist;
   gint index;                 /* engine frame; -1: not scored */
   GstClockTime pts, duration, running_time, stream_time;
 } PendingFrame;
@@ -111,7 +110,6 @@ struct _GstVmafHip
   gboolean warned_no_gpu;
   gboolean use_gpu;           /* the HIP backend was chosen at start */
   VhGpu *gpu;                 /* its device (shared), start() to stop() */
-  gboolean pin_upstream;      /* copy frames into pinned memory upstream */
   gboolean reads_chroma;      /* a feature reads chroma (set with the
                                * engine's features; read by upstream's
                                * threads) */
@@ -293,15 +291,13 @@ gboolean gst_vmafhip_propose_allocation (GstAggregator * agg,
 /* Whether the planes the engine reads of this side's frames are planar
  * samples with nothing to shift: what the GPU copies as they are. */
 gboolean gst_vmafhip_planes_read_as_is (GstVmafHip * self, int which);
+/* Whether pic (buf mapped) may be read by the GPU after push returns
+ * (VhPicture.held), the caller keeping buf until the frame is final */
+gboolean gst_vmafhip_can_hold (GstVmafHip * self, int which, GstBuffer * buf,
+    const VhPicture * pic);
 /* The same for frames of `info` read by an engine that reads chroma or not */
 gboolean gst_vmafhip_info_read_as_is (GstVmafHip * self,
     const GstVideoInfo * info, gboolean reads_chroma);
-/* At clip (the element's streaming thread): a frame in ordinary system
- * memory is copied into a pinned buffer (same bytes, same metadata), so
- * the GPU backend uploads it by DMA without its own staging copy.  Takes
- * buf. */
-GstBuffer *gst_vmafhip_pin_frame (GstVmafHip * self, int which,
-    GstBuffer * buf);
 void gst_vmafhip_fill_picture (GstVmafHip * self, int which,
     GstVideoFrame * frame, VhPicture * pic);
 /* The same for any side (a rendition's too) */
@@ -381,7 +377,8 @@ GstFlowReturn gst_vmafhip_update_src_caps (GstAggregator * agg,
 
 /* gstvmafhip-report.c */
 void gst_vmafhip_pending_frame_free (gpointer pf);
-void gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index);
+PendingFrame *gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref,
+    gint index);
 GstFlowReturn gst_vmafhip_emit_ready (GstVmafHip * self);
 GstFlowReturn gst_vmafhip_finish (GstVmafHip * self);
 void gst_vmafhip_post_pooled_before_flush (GstVmafHip * self);

@@ -20,6 +20,7 @@ gst_vmafhip_pending_frame_free (gpointer p)
   PendingFrame *pf = p;
 
   gst_buffer_unref (pf->buffer);
+  gst_clear_buffer (&pf->held_dist);
   g_free (pf);
 }
 
@@ -124,6 +125,7 @@ output_frame (GstVmafHip * self, PendingFrame * pf)
   pf->buffer = NULL;
   if (pf->index >= 0 && meta)
     report_frame (self, pf, gst_custom_meta_get_structure (meta));
+  gst_clear_buffer (&pf->held_dist);
   g_free (pf);
   return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), buf);
 }
@@ -148,7 +150,7 @@ gst_vmafhip_emit_ready (GstVmafHip * self)
   return GST_FLOW_OK;
 }
 
-void
+PendingFrame *
 gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index)
 {
   GstAggregatorPad *pad = self->side[REF].pad;
@@ -173,6 +175,7 @@ gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index)
   }
   g_queue_push_tail (&self->pending, pf);
   gst_vmafhip_renditions_score (self, pf);
+  return pf;
 }
 
 

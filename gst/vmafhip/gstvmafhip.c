@@ -121,9 +121,10 @@ GST_ELEMENT_REGISTER_DEFINE (vmafhip, "vmafhip", GST_RANK_NONE,
 void
 gst_vmafhip_reset_measurement (GstVmafHip * self)
 {
-  g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
+  /* the engine first: the GPU may still read held frames (PendingFrame) */
   if (self->engine)
     vh_engine_reset (self->engine);
+  g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
   gst_vmafhip_monitor_reset (self);
   gst_vmafhip_align_reset (self);
   self->finished = FALSE;
@@ -207,9 +208,10 @@ gst_vmafhip_finalize (GObject * object)
   g_ptr_array_unref (self->specs);
   g_ptr_array_unref (self->feature_specs);
   gst_caps_replace (&self->ref_caps, NULL);
+  /* the engine first (its GPU work done), then the frames it may read */
+  vh_engine_free (self->engine);
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
   gst_vmafhip_cuda_clear (self);
-  vh_engine_free (self->engine);
   /* what a start () that failed after them left (no stop () follows) */
   gst_vmafhip_monitor_stop (self);
   gst_vmafhip_align_clear (self);

@@ -6,8 +6,8 @@
  *
  * Loaded by the HIP loader through VMAFHIP_HIP_LIBRARY.  Tests read its
  * counters with vh_mock_hip_counters (), vh_mock_hip_host_allocs (),
- * vh_mock_hip_host_refused (), vh_mock_hip_copy_bytes () and
- * vh_mock_hip_launches (name), and make imports fail with
+ * vh_mock_hip_host_refused (), vh_mock_hip_copy_bytes (),
+ * vh_mock_hip_event_syncs () and vh_mock_hip_launches (name), and make imports fail with
  * VH_MOCK_HIP_REFUSE_IMPORT=1, pinned host allocations after the first N
  * fail with VH_MOCK_HIP_HOST_MALLOC_AFTER=N, device allocations above N bytes run out
  * of memory with VH_MOCK_HIP_MALLOC_LIMIT=N, and kernel launches fail with
@@ -67,6 +67,7 @@ static struct {
   unsigned long long copies;    /* VH_MOCK_HIP_FAIL_COPY_AFTER's count */
   /* bytes moved by 2-D copies, host to device and device to device */
   unsigned long long h2d_2d_bytes, d2d_2d_bytes;
+  unsigned long long event_syncs;
   int host_allocs;          /* pinned blocks ever asked for */
   int host_refused;         /* of them, refused (HOST_MALLOC_AFTER) */
   size_t device_bytes;          /* hipMalloc's blocks now held */
@@ -357,7 +358,25 @@ hipEventRecord (void *event, void *stream)
   return GONE_OR (hipSuccess);
 }
 
-hipError_t hipEventSynchronize (void *event) { (void) event; return GONE_OR (hipSuccess); }
+hipError_t
+hipEventSynchronize (void *event)
+{
+  (void) event;
+  pthread_mutex_lock (&lock);
+  mock.event_syncs++;
+  pthread_mutex_unlock (&lock);
+  return GONE_OR (hipSuccess);
+}
+
+/* the test's view of the host waiting for the device: event waits */
+unsigned long long
+vh_mock_hip_event_syncs (void)
+{
+  pthread_mutex_lock (&lock);
+  const unsigned long long n = mock.event_syncs;
+  pthread_mutex_unlock (&lock);
+  return n;
+}
 hipError_t hipEventQuery (void *event) { (void) event; return GONE_OR (hipSuccess); }
 
 hipError_t
