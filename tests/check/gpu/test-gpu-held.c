@@ -5,7 +5,6 @@
  * the frame fails (a failed frame is never delivered, so the caller takes
  * its planes back at once).  The mock's event waits are counted. */
 #include <check.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,15 +134,10 @@ END_TEST
 int
 main (void)
 {
-  const char *library = g_getenv ("VMAFHIP_HIP_LIBRARY");
-  void *mock = library ? dlopen (library, RTLD_NOW) : NULL;
-  event_syncs = mock ? (unsigned long long (*)(void)) dlsym (mock,
-      "vh_mock_hip_event_syncs") : NULL;
-  if (!event_syncs) {
-    fprintf (stderr, "test-gpu-held: VMAFHIP_HIP_LIBRARY must name the "
-        "mock HIP runtime (%s)\n", library ? dlerror () : "not set");
+  event_syncs = (unsigned long long (*)(void))
+      vh_mock_gpu_symbol ("vh_mock_hip_event_syncs", "test-gpu-held");
+  if (!event_syncs)
     return 1;
-  }
   Suite *s = suite_create ("gpu-held");
   TCase *tc = tcase_create ("mock");
   tcase_add_test (tc, test_held_skips_upload_wait);

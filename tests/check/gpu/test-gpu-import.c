@@ -8,7 +8,6 @@
 #define _GNU_SOURCE             /* memfd_create */
 #endif
 #include <check.h>
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -16,6 +15,7 @@
 
 #include "vh-error.h"
 #include "vh-gpu.h"
+#include "vh-mock-gpu.h"
 
 typedef void (*CountersFunc) (int *imports_live, int *imports_total,
     int *mappings_live);
@@ -172,15 +172,10 @@ END_TEST
 int
 main (void)
 {
-  const char *library = g_getenv ("VMAFHIP_HIP_LIBRARY");
-  void *mock = library ? dlopen (library, RTLD_NOW) : NULL;
-  mock_counters = mock ? (CountersFunc) dlsym (mock, "vh_mock_hip_counters")
-      : NULL;
-  if (!mock_counters) {
-    fprintf (stderr, "test-gpu-import: VMAFHIP_HIP_LIBRARY must name the "
-        "mock HIP runtime (%s)\n", library ? dlerror () : "not set");
+  mock_counters = (CountersFunc) vh_mock_gpu_symbol ("vh_mock_hip_counters",
+      "test-gpu-import");
+  if (!mock_counters)
     return 1;
-  }
   Suite *s = suite_create ("gpu-import");
   TCase *tc = tcase_create ("mock");
   tcase_add_test (tc, test_import_reads_back);

@@ -6,6 +6,7 @@
 #define VH_MOCK_GPU_H
 
 #include <check.h>
+#include <dlfcn.h>
 #include <stdio.h>
 
 #include "vh-gpu.h"
@@ -34,6 +35,21 @@ vh_mock_gpu_lacks_images (const VhGpuImageSet *set, const char *test)
   fprintf (stderr, "%s: SKIPPED: this build has no AMD kernel images "
       "(configured without hipcc and clang-19)\n", test);
   return TRUE;
+}
+
+/* A function of the mock runtime itself (its counters), by name; NULL
+ * after saying why on behalf of `test` where VMAFHIP_HIP_LIBRARY does not
+ * name it */
+static inline void *
+vh_mock_gpu_symbol (const char *name, const char *test)
+{
+  const char *library = g_getenv ("VMAFHIP_HIP_LIBRARY");
+  void *mock = library ? dlopen (library, RTLD_NOW) : NULL;
+  void *symbol = mock ? dlsym (mock, name) : NULL;
+  if (!symbol)
+    fprintf (stderr, "%s: VMAFHIP_HIP_LIBRARY must name the mock HIP "
+        "runtime (%s)\n", test, library ? dlerror () : "not set");
+  return symbol;
 }
 
 #endif /* VH_MOCK_GPU_H */
