@@ -23,6 +23,9 @@
  * others (one element); with --instances I, pipeline i takes rung i alone
  * (separate elements).
  *
+ * "timing starts" goes to stderr as the timed part begins (for a
+ * profiler that samples the process's threads inside it).
+ *
  * A benchmark program, not a test.
  */
 #include <stdio.h>
