@@ -127,6 +127,33 @@ check_geometry (unsigned width, unsigned height, unsigned bpc,
   return FALSE;
 }
 
+/* The accumulators and the low bands of a context of ctx's size, on its
+ * GPU (NULL: host memory, for the emulation); freed by free_work */
+static gboolean
+allocate_work (VhAdmGpu *ctx, GError **error)
+{
+  vh_adm_band_sizes (ctx->width, ctx->height, ctx->bw, ctx->bh);
+  layout_accumulators (ctx);
+  if (!(ctx->acc = vh_gpu_scratch_alloc (ctx->gpu, ctx->acc_size, error)))
+    return FALSE;
+  for (int s = 0; s < VH_ADM_SCALES - 1; s++)
+    for (int i = 0; i < 2; i++)
+      if (!(ctx->low[i][s] = vh_gpu_scratch_alloc (ctx->gpu,
+                  (size_t) ctx->bw[s] * ctx->bh[s] * sizeof (int32_t),
+                  error)))
+        return FALSE;
+  return TRUE;
+}
+
+static void
+free_work (VhAdmGpu *ctx)
+{
+  for (int s = 0; s < VH_ADM_SCALES - 1; s++)
+    for (int i = 0; i < 2; i++)
+      vh_gpu_scratch_free (ctx->gpu, ctx->low[i][s]);
+  vh_gpu_scratch_free (ctx->gpu, ctx->acc);
+}
+
 VhAdmGpu *
 vh_adm_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
     unsigned height, unsigned bpc, GError **error)
@@ -146,7 +173,6 @@ vh_adm_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
   ctx->width = width;
   ctx->height = height;
   ctx->bpc = bpc;
-  vh_adm_band_sizes (width, height, ctx->bw, ctx->bh);
 
   for (int part = 0; part < N_PARTS; part++)
     for (int k = 0; k < N_KERNELS; k++)
@@ -154,18 +180,8 @@ vh_adm_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
                   kernel_names[part][k], error)))
         goto fail;
 
-  layout_accumulators (ctx);
-  ctx->acc = vh_gpu_mem_alloc (gpu, ctx->acc_size, error);
-  if (!ctx->acc)
+  if (!allocate_work (ctx, error))
     goto fail;
-  for (int s = 0; s < VH_ADM_SCALES - 1; s++) {
-    for (int i = 0; i < 2; i++) {
-      ctx->low[i][s] = vh_gpu_mem_alloc (gpu,
-          (size_t) ctx->bw[s] * ctx->bh[s] * sizeof (int32_t), error);
-      if (!ctx->low[i][s])
-        goto fail;
-    }
-  }
 
   /* The DIV table, once: the CPU's own, so that both divide alike. */
   const size_t div_size = VH_ADM_DIV_TABLE_SIZE * sizeof (int32_t);
@@ -193,10 +209,7 @@ vh_adm_gpu_free (VhAdmGpu *ctx)
 {
   if (!ctx)
     return;
-  for (int s = 0; s < VH_ADM_SCALES - 1; s++)
-    for (int i = 0; i < 2; i++)
-      vh_gpu_mem_free (ctx->gpu, ctx->low[i][s]);
-  vh_gpu_mem_free (ctx->gpu, ctx->acc);
+  free_work (ctx);
   vh_gpu_mem_free (ctx->gpu, ctx->div);
   g_free (ctx);
 }
@@ -423,22 +436,16 @@ reference_alloc (VhGpu *gpu, unsigned width, unsigned height, unsigned bpc,
   share->height = height;
   share->bpc = bpc;
   vh_adm_band_sizes (width, height, share->bw, share->bh);
+  /* (gpu NULL: host memory, for the emulation) */
   for (int s = 0; s < VH_ADM_SCALES; s++) {
     const size_t band = (size_t) share->bw[s] * share->bh[s]
         * sizeof (int32_t);
-    if (gpu) {
-      if (!(share->bands[s] = vh_gpu_mem_alloc (gpu, VH_ADM_NBANDS * band,
-                  error))
-          || (s < VH_ADM_SCALES - 1
-              && !(share->low[s] = vh_gpu_mem_alloc (gpu, band, error)))) {
-        vh_adm_gpu_reference_free (share);
-        return NULL;
-      }
-    } else {
-      share->bands[s] = (VhGpuPtr) (uintptr_t) g_malloc0 (VH_ADM_NBANDS
-          * band);
-      if (s < VH_ADM_SCALES - 1)
-        share->low[s] = (VhGpuPtr) (uintptr_t) g_malloc0 (band);
+    if (!(share->bands[s] = vh_gpu_scratch_alloc (gpu, VH_ADM_NBANDS * band,
+                error))
+        || (s < VH_ADM_SCALES - 1
+            && !(share->low[s] = vh_gpu_scratch_alloc (gpu, band, error)))) {
+      vh_adm_gpu_reference_free (share);
+      return NULL;
     }
   }
   return share;
@@ -469,15 +476,9 @@ vh_adm_gpu_reference_free (VhAdmGpuReference *share)
   if (!share)
     return;
   for (int s = 0; s < VH_ADM_SCALES; s++) {
-    if (share->gpu) {
-      vh_gpu_mem_free (share->gpu, share->bands[s]);
-      if (s < VH_ADM_SCALES - 1)
-        vh_gpu_mem_free (share->gpu, share->low[s]);
-    } else {
-      g_free ((void *) (uintptr_t) share->bands[s]);
-      if (s < VH_ADM_SCALES - 1)
-        g_free ((void *) (uintptr_t) share->low[s]);
-    }
+    vh_gpu_scratch_free (share->gpu, share->bands[s]);
+    if (s < VH_ADM_SCALES - 1)
+      vh_gpu_scratch_free (share->gpu, share->low[s]);
   }
   g_free (share);
 }
@@ -641,24 +642,9 @@ emulation_ctx (VhAdmGpu *ctx, const VhPlane *ref, unsigned bpc,
   ctx->width = ref->width;
   ctx->height = ref->height;
   ctx->bpc = bpc;
-  vh_adm_band_sizes (ctx->width, ctx->height, ctx->bw, ctx->bh);
-  layout_accumulators (ctx);
-  ctx->acc = (VhGpuPtr) (uintptr_t) g_malloc0 (ctx->acc_size);
-  for (int s = 0; s < VH_ADM_SCALES - 1; s++)
-    for (int i = 0; i < 2; i++)
-      ctx->low[i][s] = (VhGpuPtr) (uintptr_t) g_malloc0 ((size_t) ctx->bw[s]
-          * ctx->bh[s] * sizeof (int32_t));
+  allocate_work (ctx, NULL);    /* (host memory: g_malloc0 aborts) */
   ctx->div = (VhGpuPtr) (uintptr_t) vh_adm_div_table ();
   return TRUE;
-}
-
-static void
-emulation_ctx_clear (VhAdmGpu *ctx)
-{
-  for (int s = 0; s < VH_ADM_SCALES - 1; s++)
-    for (int i = 0; i < 2; i++)
-      g_free ((void *) (uintptr_t) ctx->low[i][s]);
-  g_free ((void *) (uintptr_t) ctx->acc);
 }
 
 gboolean
@@ -671,7 +657,7 @@ vh_adm_gpu_emulate (const VhPlane *ref, const VhPlane *dis, unsigned bpc,
   emulate_part (&ctx, VH_ADM_PART_PAIR, NULL, ref, dis, params);
   memcpy (out, (const guint8 *) (uintptr_t) ctx.acc + ctx.out_off,
       sizeof *out);
-  emulation_ctx_clear (&ctx);
+  free_work (&ctx);
   return TRUE;
 }
 
@@ -695,6 +681,6 @@ vh_adm_gpu_emulate_shared (const VhPlane *ref, const VhPlane *const *dis,
         sizeof *out);
   }
   vh_adm_gpu_reference_free (share);
-  emulation_ctx_clear (&ctx);
+  free_work (&ctx);
   return ok;
 }
