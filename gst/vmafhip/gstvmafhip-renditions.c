@@ -740,9 +740,7 @@ static SharedRef *
 upload_reference (GstVmafHip * self, GstBuffer * buffer, guint takers,
     unsigned nplanes)
 {
-  const char *env = g_getenv ("VMAFHIP_SHARED_REFERENCE");
-
-  if (takers < 2 || !(self->cfg.share_reference || !g_strcmp0 (env, "1")))
+  if (takers < 2 || !self->cfg.share_reference)
     return NULL;
   if (!self->rendition_refs && !(self->rendition_refs =
           shared_refs_new (self)))

@@ -233,6 +233,9 @@ gst_vmafhip_start (GstAggregator * agg)
   GST_OBJECT_LOCK (self);
   gst_vmafhip_settings_copy (&self->cfg, &self->props);
   GST_OBJECT_UNLOCK (self);
+  /* (the test suites' switch for every element, read once a run) */
+  if (!g_strcmp0 (g_getenv ("VMAFHIP_SHARED_REFERENCE"), "1"))
+    self->cfg.share_reference = TRUE;
 
   if (!gst_vmafhip_parse_features (self, &error)) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
