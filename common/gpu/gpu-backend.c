@@ -482,10 +482,10 @@ backend_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
    * call waits until they have been read */
   gboolean wait_upload = FALSE, reads_in_place = FALSE;
   for (unsigned i = 0; i < n; i++) {
+    const gboolean shared = i % 2 == 0 && on_device[i] && s->ref_share;
+    const gboolean held = !on_device[i] && (i % 2 ? dis : ref)->held;
     reads_in_place |= in_place[i];
-    if (in_place[i] && !(i % 2 == 0 && on_device[i] && s->ref_share)
-        && !(!on_device[i] && (i % 2 ? dis : ref)->held))
-      wait_upload = TRUE;
+    wait_upload |= in_place[i] && !shared && !held;
   }
 
   /* Upload: one 2-D copy per plane.  Samples beyond the depth (what the
