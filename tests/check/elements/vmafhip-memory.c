@@ -120,6 +120,20 @@ GST_END_TEST;
 
 /* ------------------------------------------------------- on the GPU */
 
+/* src's bytes and metadata in buf (memory of the test's choosing);
+ * takes src, returns buf */
+static GstBuffer *
+refill (GstBuffer * buf, GstBuffer * src)
+{
+  GstMapInfo map;
+  fail_unless (buf != NULL && gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  gst_buffer_extract (src, 0, map.data, map.size);
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_copy_into (buf, src, GST_BUFFER_COPY_METADATA, 0, -1);
+  gst_buffer_unref (src);
+  return buf;
+}
+
 /* The same frame in dmabuf memory (a memfd: any mappable fd is a dmabuf
  * to GStreamer). */
 static GstBuffer *
@@ -131,13 +145,7 @@ to_dmabuf (GstAllocator * allocator, GstBuffer * src)
   GstBuffer *buf = gst_buffer_new ();
   gst_buffer_append_memory (buf, gst_dmabuf_allocator_alloc (allocator, fd,
           size));
-  GstMapInfo map;
-  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
-  gst_buffer_extract (src, 0, map.data, size);
-  gst_buffer_unmap (buf, &map);
-  gst_buffer_copy_into (buf, src, GST_BUFFER_COPY_METADATA, 0, -1);
-  gst_buffer_unref (src);
-  return buf;
+  return refill (buf, src);
 }
 
 /* Scores n pairs of the fixture's content, in dmabuf memory or not;
@@ -374,15 +382,8 @@ GST_START_TEST (test_pinned_frames_held_until_final_mock)
     render (f, i, &r, &d);
     GstBuffer *rb = make_buffer (&f->ref_info, &r, i, 0);
     GstBuffer *plain = make_buffer (&f->dist_info, &d, i, 0);
-    const gsize size = gst_buffer_get_size (plain);
-    GstBuffer *db = gst_buffer_new_allocate (allocator, size, &params);
-    fail_unless (db != NULL);
-    GstMapInfo map;
-    fail_unless (gst_buffer_map (db, &map, GST_MAP_WRITE));
-    gst_buffer_extract (plain, 0, map.data, size);
-    gst_buffer_unmap (db, &map);
-    gst_buffer_copy_into (db, plain, GST_BUFFER_COPY_METADATA, 0, -1);
-    gst_buffer_unref (plain);
+    GstBuffer *db = refill (gst_buffer_new_allocate (allocator,
+            gst_buffer_get_size (plain), &params), plain);
     released[i] = -1;
     gst_mini_object_weak_ref (GST_MINI_OBJECT (db), dist_released,
         &released[i]);
