@@ -120,28 +120,6 @@ struct VhVifWork {
   VhVifWork **band;
 };
 
-/* The reference's share (vif.h): per scale the horizontal sums of μ₁ and
- * of the square sum (combined as combine_square_sum gives it), one uint32
- * each per sample, rows of stride[s]; the pyramid as a work's. */
-struct VhVifReference {
-  unsigned width[VH_VIF_SCALES], height[VH_VIF_SCALES];
-  unsigned bpc;                 /* of the picture computed; 0: none yet */
-  size_t stride[VH_VIF_SCALES];
-  uint32_t *mu1[VH_VIF_SCALES], *xx[VH_VIF_SCALES];
-  uint16_t *pyr[VH_VIF_SCALES];
-  size_t pyr_stride[VH_VIF_SCALES];
-  void *mem;
-};
-
-/* What a pass computes: the pair's statistics, the reference's share
- * alone (into `share`), or the distorted side's with the share read. */
-typedef enum { VIF_PAIR, VIF_REFERENCE, VIF_DISTORTED } VifMode;
-
-typedef struct VifShareAt {
-  VifMode mode;
-  VhVifReference *share;        /* VIF_REFERENCE writes, VIF_DISTORTED reads */
-} VifShareAt;
-
 /* Bands per pass at most, whatever the threads (pieces of a phase: two
  * passes' bands) */
 #define VIF_MAX_BANDS 16
@@ -439,27 +417,8 @@ typedef struct VifVerticalJob {
   unsigned shift;               /* PASS_SUBSAMPLE_* */
 } VifVerticalJob;
 
-/* The vertical half of a subsample over a run of one picture's rows */
-VIF_INLINE void
-subsample_run (VhVifWork *work, const VifVerticalJob *job,
-    const void *const *rows, unsigned n, uint16_t *out)
-{
-  const VhVifFilters *simd = work->simd[job->scale];
-  if (job->pass == PASS_SUBSAMPLE_8 && simd) {
-    simd->subsample8 (out, (const uint8_t *const *) rows,
-        work->taps[job->scale], job->ntaps, job->shift, n);
-    return;
-  }
-  if (job->pass == PASS_SUBSAMPLE_8)
-    filter_8 (work->acc[0], rows, work->taps[job->scale], job->ntaps, n);
-  else
-    filter_16_best (work, job->scale, work->acc[0], rows, job->ntaps, n);
-  round_out (work->acc[0], job->shift, n, out);
-}
-
 /* Runs one vertical pass on the rows at `ref`/`dis` (tap row pointers,
- * positioned at column 0) over columns [0, w); a subsample's may leave
- * out one picture (NULL). */
+ * positioned at column 0) over columns [0, w). */
 VH_MULTIVERSION static void
 vertical_row (VhVifWork *work, const VifVerticalJob *job,
     const void *const *ref, const void *const *dis, unsigned w)
@@ -474,8 +433,8 @@ vertical_row (VhVifWork *work, const VifVerticalJob *job,
 
     if (n > 0) {
       for (unsigned k = 0; k < job->ntaps; k++) {
-        ref_at[k] = ref ? (const uint8_t *) ref[k] + j0 * sample : NULL;
-        dis_at[k] = dis ? (const uint8_t *) dis[k] + j0 * sample : NULL;
+        ref_at[k] = (const uint8_t *) ref[k] + j0 * sample;
+        dis_at[k] = (const uint8_t *) dis[k] + j0 * sample;
       }
     } else {
       /* The last w % VIF_ALIGN columns: from a zero-padded copy, as the
@@ -485,12 +444,10 @@ vertical_row (VhVifWork *work, const VifVerticalJob *job,
       for (unsigned k = 0; k < job->ntaps; k++) {
         uint8_t *rt = t + 2 * k * block, *dt = rt + block;
         memset (rt, 0, 2 * block);
-        if (ref)
-          memcpy (rt, (const uint8_t *) ref[k] + j0 * sample, len);
-        if (dis)
-          memcpy (dt, (const uint8_t *) dis[k] + j0 * sample, len);
-        ref_at[k] = ref ? rt : NULL;
-        dis_at[k] = dis ? dt : NULL;
+        memcpy (rt, (const uint8_t *) ref[k] + j0 * sample, len);
+        memcpy (dt, (const uint8_t *) dis[k] + j0 * sample, len);
+        ref_at[k] = rt;
+        dis_at[k] = dt;
       }
       n = VIF_ALIGN;
     }
@@ -504,12 +461,29 @@ vertical_row (VhVifWork *work, const VifVerticalJob *job,
             j0);
         break;
       case PASS_SUBSAMPLE_8:
+        if (work->simd[job->scale]) {
+          work->simd[job->scale]->subsample8 (work->sub_ref + j0,
+              (const uint8_t *const *) ref_at, work->taps[job->scale],
+              job->ntaps, job->shift, n);
+          work->simd[job->scale]->subsample8 (work->sub_dis + j0,
+              (const uint8_t *const *) dis_at, work->taps[job->scale],
+              job->ntaps, job->shift, n);
+          break;
+        }
+        filter_8 (work->acc[0], ref_at, work->taps[job->scale], job->ntaps,
+            n);
+        round_out (work->acc[0], job->shift, n, work->sub_ref + j0);
+        filter_8 (work->acc[0], dis_at, work->taps[job->scale], job->ntaps,
+            n);
+        round_out (work->acc[0], job->shift, n, work->sub_dis + j0);
+        break;
       case PASS_SUBSAMPLE_16:
-        /* either picture may be absent (the reference's share has it) */
-        if (ref)
-          subsample_run (work, job, ref_at, n, work->sub_ref + j0);
-        if (dis)
-          subsample_run (work, job, dis_at, n, work->sub_dis + j0);
+        filter_16_best (work, job->scale, work->acc[0], ref_at, job->ntaps,
+            n);
+        round_out (work->acc[0], job->shift, n, work->sub_ref + j0);
+        filter_16_best (work, job->scale, work->acc[0], dis_at, job->ntaps,
+            n);
+        round_out (work->acc[0], job->shift, n, work->sub_dis + j0);
         break;
     }
     j0 += n;
@@ -529,7 +503,7 @@ typedef struct VifPixelParams {
 /* σ₁², σ₂², σ₁₂ from the eight filtered sums (vif-filters.h's sigmas, in
  * plain C) */
 VIF_INLINE void
-plain_sigmas (const uint32_t *const *acc, int32_t *restrict sigma1_sq,
+plain_sigmas (uint32_t *const *acc, int32_t *restrict sigma1_sq,
     int32_t *restrict sigma2_sq, int32_t *restrict sigma12, unsigned n)
 {
   const uint32_t *restrict mu1 = acc[ROW_MU1], *restrict mu2 = acc[ROW_MU2];
@@ -554,29 +528,13 @@ plain_sigmas (const uint32_t *const *acc, int32_t *restrict sigma1_sq,
   }
 }
 
-/* Zero low halves: the share's square sums are whole (combine_square_sum
- * (v, 0, 16) is v) */
-static const _Alignas (64) uint32_t vif_zeros[VIF_CHUNK];
-
-/* Whether a pass of `mode` filters row array a horizontally: the
- * reference's share needs μ₁ and Σ f·x², the distorted side the rest. */
-VIF_INLINE bool
-filters_array (VifMode mode, unsigned a)
-{
-  const bool reference = a == ROW_MU1 || a == ROW_XX_HI || a == ROW_XX_LO;
-  return mode == VIF_PAIR || (mode == VIF_REFERENCE) == reference;
-}
-
 /* Horizontal filter of the row buffers over columns [j0, j0 + n) (n a
  * multiple of VIF_ALIGN, possibly past the row end), then the statistics
  * of its first `valid` columns. libvmaf's uint64 square sums Σ f·v are
- * taken as 2^16·Σ f·hi + Σ f·lo and rounded like combine_square_sum.
- * For the reference's share, its filtered sums go to the share's row
- * `row` instead; for the distorted side, they are read from there. */
+ * taken as 2^16·Σ f·hi + Σ f·lo and rounded like combine_square_sum. */
 VIF_INLINE void
 horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
-    unsigned valid, const VifPixelParams *p, const VifShareAt *at,
-    unsigned row, VhVifScaleSums *sums)
+    unsigned valid, const VifPixelParams *p, VhVifScaleSums *sums)
 {
   const unsigned half = vif_half[scale], ntaps = 2 * half + 1;
   uint32_t *const *acc = work->acc;
@@ -587,8 +545,6 @@ horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
   const VhVifFilters *simd = work->simd[scale];
 
   for (unsigned a = 0; a < ROW_ARRAYS; a++) {
-    if (!filters_array (at->mode, a))
-      continue;
     if (simd) {
       simd->hfilter16 (acc[a], work->row[a] + ((ptrdiff_t) j0 - half),
           work->taps[scale], ntaps, n);
@@ -599,30 +555,11 @@ horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
     filter_16 (acc[a], cols, work->taps[scale], ntaps, n);
   }
 
-  const uint32_t *in[ROW_ARRAYS];
-  for (unsigned a = 0; a < ROW_ARRAYS; a++)
-    in[a] = acc[a];
-  if (at->mode != VIF_PAIR) {
-    const size_t at_row = row * at->share->stride[scale] + j0;
-    uint32_t *restrict mu1 = at->share->mu1[scale] + at_row;
-    uint32_t *restrict xx = at->share->xx[scale] + at_row;
-    if (at->mode == VIF_REFERENCE) {
-      const uint32_t *restrict hi = acc[ROW_XX_HI], *restrict lo =
-          acc[ROW_XX_LO];
-      memcpy (mu1, acc[ROW_MU1], VIF_RUN (n) * sizeof *mu1);
-      for (unsigned j = 0; j < VIF_RUN (n); j++)
-        xx[j] = combine_square_sum (hi[j], lo[j], 16);
-      return;
-    }
-    in[ROW_MU1] = mu1;
-    in[ROW_XX_HI] = xx;
-    in[ROW_XX_LO] = vif_zeros;
-  }
-
   if (simd)
-    simd->sigmas (in, sigma1_sq, sigma2_sq, sigma12, n);
+    simd->sigmas ((const uint32_t *const *) acc, sigma1_sq, sigma2_sq,
+        sigma12, n);
   else
-    plain_sigmas (in, sigma1_sq, sigma2_sq, sigma12, n);
+    plain_sigmas (acc, sigma1_sq, sigma2_sq, sigma12, n);
   p->pixels (sigma1_sq, sigma2_sq, sigma12, valid, p->enhn_gain_limit,
       p->log2, sums);
 }
@@ -632,8 +569,8 @@ horizontal_stats (VhVifWork *work, unsigned scale, unsigned j0, unsigned n,
 VH_MULTIVERSION static void
 scale_stats (VhVifWork *work, unsigned scale, const uint8_t *ref,
     ptrdiff_t ref_stride, const uint8_t *dis, ptrdiff_t dis_stride,
-    const VifRounding *rnd, const VifPixelParams *p, const VifShareAt *at,
-    unsigned row0, unsigned row1, VhVifScaleSums *out)
+    const VifRounding *rnd, const VifPixelParams *p, unsigned row0,
+    unsigned row1, VhVifScaleSums *out)
 {
   const unsigned w = work->width[scale], h = work->height[scale];
   const unsigned half = vif_half[scale];
@@ -657,7 +594,7 @@ scale_stats (VhVifWork *work, unsigned scale, const uint8_t *ref,
     for (unsigned j0 = 0; j0 < w; j0 += VIF_CHUNK) {
       const unsigned valid = MIN (VIF_CHUNK, w - j0);
       horizontal_stats (work, scale, j0, VIF_RUN (valid + VIF_ALIGN - 1),
-          valid, p, at, i, &sums);
+          valid, p, &sums);
     }
   }
   *out = sums;
@@ -697,16 +634,14 @@ horizontal_decimate (VhVifWork *work, const uint16_t *in, unsigned scale,
   }
 }
 
-/* Builds rows [row0, row1) of pyramid level `scale` (into ref_out and
- * dis_out, rows pyr_stride[scale] apart) from the level above it (or the
- * input): filter with taps[scale], keep even rows and columns.  The
- * vertical pass rounds by `shift`: bpc from the input, 16 from a pyramid
- * level.  A picture whose output is NULL is left out. */
+/* Builds rows [row0, row1) of pyramid level `scale` from the level above
+ * it (or the input): filter with taps[scale], keep even rows and columns.
+ * The vertical pass rounds by `shift`: bpc from the input, 16 from a
+ * pyramid level. */
 VH_MULTIVERSION static void
 subsample (VhVifWork *work, unsigned scale, const uint8_t *ref,
     ptrdiff_t ref_stride, const uint8_t *dis, ptrdiff_t dis_stride,
-    uint16_t *ref_out, uint16_t *dis_out, bool wide, unsigned shift,
-    unsigned row0, unsigned row1)
+    bool wide, unsigned shift, unsigned row0, unsigned row1)
 {
   const unsigned src_w = work->width[scale - 1];
   const unsigned src_h = work->height[scale - 1];
@@ -721,23 +656,16 @@ subsample (VhVifWork *work, unsigned scale, const uint8_t *ref,
   for (unsigned i = row0; i < row1; i++) {
     for (unsigned k = 0; k < job.ntaps; k++) {
       const ptrdiff_t y = mirror ((int) (2 * i + k) - (int) half, (int) src_h);
-      if (ref_out)
-        ref_rows[k] = ref + y * ref_stride;
-      if (dis_out)
-        dis_rows[k] = dis + y * dis_stride;
+      ref_rows[k] = ref + y * ref_stride;
+      dis_rows[k] = dis + y * dis_stride;
     }
-    vertical_row (work, &job, ref_out ? ref_rows : NULL,
-        dis_out ? dis_rows : NULL, src_w);
-    if (ref_out) {
-      mirror_margins (work->sub_ref, src_w, half);
-      horizontal_decimate (work, work->sub_ref, scale, w,
-          ref_out + i * work->pyr_stride[scale]);
-    }
-    if (dis_out) {
-      mirror_margins (work->sub_dis, src_w, half);
-      horizontal_decimate (work, work->sub_dis, scale, w,
-          dis_out + i * work->pyr_stride[scale]);
-    }
+    vertical_row (work, &job, ref_rows, dis_rows, src_w);
+    mirror_margins (work->sub_ref, src_w, half);
+    mirror_margins (work->sub_dis, src_w, half);
+    horizontal_decimate (work, work->sub_ref, scale, w,
+        work->pyr_ref[scale] + i * work->pyr_stride[scale]);
+    horizontal_decimate (work, work->sub_dis, scale, w,
+        work->pyr_dis[scale] + i * work->pyr_stride[scale]);
   }
 }
 
@@ -904,10 +832,8 @@ typedef struct VifPhase {
   VhVifWork *work;
   bool banded;
   const VifPixelParams *params;
-  const VifShareAt *at;
   const uint8_t *ref, *dis;     /* level s */
   ptrdiff_t ref_stride, dis_stride;
-  uint16_t *ref_out, *dis_out;  /* level s + 1 (NULL: not made) */
   unsigned scale;               /* s */
   const VifRounding *rnd;       /* the statistics' (NULL: 8-bit scale 0) */
   unsigned stats_bands;         /* 0: scale s not computed */
@@ -926,7 +852,7 @@ phase_piece (void *data, unsigned i)
   if (i < ph->stats_bands) {
     const unsigned h = work->height[ph->scale];
     scale_stats (work, ph->scale, ph->ref, ph->ref_stride, ph->dis,
-        ph->dis_stride, ph->rnd, ph->params, ph->at,
+        ph->dis_stride, ph->rnd, ph->params,
         vh_band_row (h, ph->stats_bands, i),
         vh_band_row (h, ph->stats_bands, i + 1), &ph->band_sums[i]);
     return;
@@ -934,19 +860,23 @@ phase_piece (void *data, unsigned i)
   i -= ph->stats_bands;
   const unsigned h = work->height[ph->scale + 1];
   subsample (work, ph->scale + 1, ph->ref, ph->ref_stride, ph->dis,
-      ph->dis_stride, ph->ref_out, ph->dis_out, ph->sub_wide, ph->sub_shift,
+      ph->dis_stride, ph->sub_wide, ph->sub_shift,
       vh_band_row (h, ph->sub_bands, i), vh_band_row (h, ph->sub_bands, i + 1));
 }
 
-/* The sums of a pair (VIF_PAIR), the reference's share (VIF_REFERENCE:
- * `dis` unread, every scale, no sums) or the distorted side against the
- * share (VIF_DISTORTED): the same passes, each leaving out what another
- * computes. */
-static void
-compute (VhVifWork *work, const VifShareAt *at, const VhPlane *ref,
+void
+vh_vif_compute_sums_from (VhVifWork *work, const VhPlane *ref,
     const VhPlane *dis, unsigned bpc, double enhn_gain_limit,
     unsigned first_scale, VhVifSums *sums)
 {
+  g_return_if_fail (work != NULL && ref != NULL && dis != NULL);
+  g_return_if_fail (sums != NULL);
+  g_return_if_fail (bpc >= 8 && bpc <= 16);
+  g_return_if_fail (ref->width == work->width[0]
+      && ref->height == work->height[0]);
+  g_return_if_fail (dis->width == ref->width && dis->height == ref->height);
+  g_return_if_fail (ref->step == 1 && dis->step == 1);
+
   const VifPixelParams params = {
     .enhn_gain_limit = enhn_gain_limit,
     .log2 = work->log2,
@@ -960,16 +890,12 @@ compute (VhVifWork *work, const VifShareAt *at, const VhPlane *ref,
   const VifRounding scaled = { .mu_shift = 16, .sq_shift = 16 };
   const ptrdiff_t u16 = sizeof (uint16_t);
   const bool banded = work->max_threads > 1 && work->band;
-  /* the reference's pyramid: the work's, or the share's */
-  uint16_t *const *ref_pyr = at->mode == VIF_PAIR ? work->pyr_ref
-      : at->share->pyr;
 
   memset (sums, 0, sizeof *sums);
   for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
     VifPhase ph = {
-      .work = work, .banded = banded, .params = &params, .at = at,
-      .scale = s,
-      .ref = s ? (const uint8_t *) ref_pyr[s] : ref->data,
+      .work = work, .banded = banded, .params = &params, .scale = s,
+      .ref = s ? (const uint8_t *) work->pyr_ref[s] : ref->data,
       .dis = s ? (const uint8_t *) work->pyr_dis[s] : dis->data,
       .ref_stride = s ? (ptrdiff_t) work->pyr_stride[s] * u16 : ref->stride,
       .dis_stride = s ? (ptrdiff_t) work->pyr_stride[s] * u16 : dis->stride,
@@ -978,15 +904,6 @@ compute (VhVifWork *work, const VifShareAt *at, const VhPlane *ref,
       .sub_wide = s ? true : wide,
       .sub_shift = s ? 16 : bpc,
     };
-    if (at->mode == VIF_REFERENCE) {
-      /* the vertical pass takes two pictures: the reference twice */
-      ph.dis = ph.ref;
-      ph.dis_stride = ph.ref_stride;
-    }
-    if (s + 1 < VH_VIF_SCALES) {
-      ph.ref_out = at->mode == VIF_DISTORTED ? NULL : ref_pyr[s + 1];
-      ph.dis_out = at->mode == VIF_REFERENCE ? NULL : work->pyr_dis[s + 1];
-    }
     if (s >= first_scale)
       ph.stats_bands = banded ? vh_band_count (work->height[s],
           work->max_threads) : 1;
@@ -1007,124 +924,8 @@ compute (VhVifWork *work, const VifShareAt *at, const VhPlane *ref,
 }
 
 void
-vh_vif_compute_sums_from (VhVifWork *work, const VhPlane *ref,
-    const VhPlane *dis, unsigned bpc, double enhn_gain_limit,
-    unsigned first_scale, VhVifSums *sums)
-{
-  g_return_if_fail (work != NULL && ref != NULL && dis != NULL);
-  g_return_if_fail (sums != NULL);
-  g_return_if_fail (bpc >= 8 && bpc <= 16);
-  g_return_if_fail (ref->width == work->width[0]
-      && ref->height == work->height[0]);
-  g_return_if_fail (dis->width == ref->width && dis->height == ref->height);
-  g_return_if_fail (ref->step == 1 && dis->step == 1);
-
-  const VifShareAt pair = { VIF_PAIR, NULL };
-  compute (work, &pair, ref, dis, bpc, enhn_gain_limit, first_scale, sums);
-}
-
-void
 vh_vif_compute_sums (VhVifWork *work, const VhPlane *ref, const VhPlane *dis,
     unsigned bpc, double enhn_gain_limit, VhVifSums *sums)
 {
   vh_vif_compute_sums_from (work, ref, dis, bpc, enhn_gain_limit, 0, sums);
-}
-
-/* ---------------------------------------------------------------------
- * The reference's share
- * --------------------------------------------------------------------- */
-
-static size_t
-reference_layout (VhVifReference *share, uint8_t *base)
-{
-  size_t offset = 0;
-  for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
-    /* whole runs: the horizontal pass writes its last run in full */
-    share->stride[s] = VIF_RUN (share->width[s] + VIF_ALIGN - 1);
-    const size_t bytes = share->stride[s] * share->height[s]
-        * sizeof (uint32_t);
-    share->mu1[s] = carve (base, &offset, bytes);
-    share->xx[s] = carve (base, &offset, bytes);
-    if (s) {
-      share->pyr_stride[s] = VIF_RUN (share->width[s] + VIF_ALIGN - 1);
-      share->pyr[s] = carve (base, &offset, share->pyr_stride[s]
-          * share->height[s] * sizeof (uint16_t));
-    }
-  }
-  return offset + 64;
-}
-
-VhVifReference *
-vh_vif_reference_new (unsigned width, unsigned height)
-{
-  if (width < VH_VIF_MIN_SIZE || height < VH_VIF_MIN_SIZE
-      || width > VH_VIF_MAX_SIZE || height > VH_VIF_MAX_SIZE)
-    return NULL;
-  VhVifReference *share = g_new0 (VhVifReference, 1);
-  for (unsigned s = 0; s < VH_VIF_SCALES; s++) {
-    share->width[s] = width >> s;
-    share->height[s] = height >> s;
-  }
-  /* zeroed once, as a work's pyramid: the columns runs read past the
-   * rows' ends are defined */
-  share->mem = g_try_malloc0 (reference_layout (share, NULL));
-  if (!share->mem) {
-    g_free (share);
-    return NULL;
-  }
-  reference_layout (share,
-      (uint8_t *) (((uintptr_t) share->mem + 63) & ~(uintptr_t) 63));
-  return share;
-}
-
-void
-vh_vif_reference_free (VhVifReference *share)
-{
-  if (!share)
-    return;
-  g_free (share->mem);
-  g_free (share);
-}
-
-void
-vh_vif_compute_reference (VhVifWork *work, VhVifReference *share,
-    const VhPlane *ref, unsigned bpc)
-{
-  g_return_if_fail (work != NULL && share != NULL && ref != NULL);
-  g_return_if_fail (bpc >= 8 && bpc <= 16);
-  g_return_if_fail (ref->width == work->width[0]
-      && ref->height == work->height[0] && ref->step == 1);
-  g_return_if_fail (share->width[0] == work->width[0]
-      && share->height[0] == work->height[0]);
-
-  const VifShareAt at = { VIF_REFERENCE, share };
-  VhVifSums unused;
-  compute (work, &at, ref, ref, bpc, 0.0, 0, &unused);
-  share->bpc = bpc;
-}
-
-bool
-vh_vif_reference_fits (const VhVifWork *work, const VhVifReference *share,
-    unsigned bpc)
-{
-  return work && share && share->bpc == bpc
-      && share->width[0] == work->width[0]
-      && share->height[0] == work->height[0];
-}
-
-void
-vh_vif_compute_sums_shared (VhVifWork *work, const VhVifReference *share,
-    const VhPlane *ref, const VhPlane *dis, unsigned bpc,
-    double enhn_gain_limit, unsigned first_scale, VhVifSums *sums)
-{
-  g_return_if_fail (vh_vif_reference_fits (work, share, bpc));
-  g_return_if_fail (ref != NULL && dis != NULL && sums != NULL);
-  g_return_if_fail (ref->width == work->width[0]
-      && ref->height == work->height[0]);
-  g_return_if_fail (dis->width == ref->width && dis->height == ref->height);
-  g_return_if_fail (ref->step == 1 && dis->step == 1);
-
-  /* read only: the mode says which way the share goes */
-  const VifShareAt at = { VIF_DISTORTED, (VhVifReference *) share };
-  compute (work, &at, ref, dis, bpc, enhn_gain_limit, first_scale, sums);
 }

@@ -66,39 +66,6 @@ void vh_vif_compute_sums_from (VhVifWork *work, const VhPlane *ref,
     const VhPlane *dis, unsigned bpc, double enhn_gain_limit,
     unsigned first_scale, VhVifSums *sums);
 
-/* The reference's share of one frame on the CPU, for several distorted
- * pictures against the same reference (the renditions of an ABR ladder):
- * at every scale its filtered mean μ₁ and square sum Σ f·x² (8 bytes per
- * sample, about 11 per luma sample over the four scales) and its pyramid.
- *
- *   VhVifReference *share = vh_vif_reference_new (w, h);
- *   vh_vif_compute_reference (work, share, &ref, bpc);
- *   for each distorted picture i:
- *     vh_vif_compute_sums_shared (work_i, share, &ref, &dis_i, bpc, egl,
- *         first_scale, &sums_i);
- *
- * The sums are the same integers as vh_vif_compute_sums_from's. NULL if
- * the size is unsupported or memory runs out. */
-typedef struct VhVifReference VhVifReference;
-VhVifReference *vh_vif_reference_new (unsigned width, unsigned height);
-void vh_vif_reference_free (VhVifReference *share);
-/* Fills `share` from `ref` (every scale), with `work`'s scratch and row
- * bands; work, share and ref of one size. */
-void vh_vif_compute_reference (VhVifWork *work, VhVifReference *share,
-    const VhPlane *ref, unsigned bpc);
-/* Whether vh_vif_compute_sums_shared takes this share (its size and
- * depth those of the work and bpc; computed). */
-bool vh_vif_reference_fits (const VhVifWork *work,
-    const VhVifReference *share, unsigned bpc);
-/* vh_vif_compute_sums_from with the reference's share: only the
- * distorted picture's filtering and the joint statistic are computed
- * (σ₁₂ still reads the reference's samples at scale 0, `ref`, which must
- * be the picture the share was computed from). */
-void vh_vif_compute_sums_shared (VhVifWork *work,
-    const VhVifReference *share, const VhPlane *ref, const VhPlane *dis,
-    unsigned bpc, double enhn_gain_limit, unsigned first_scale,
-    VhVifSums *sums);
-
 /* libvmaf's per-scale num, den and score from the accumulators (output
  * arrays may be NULL; a skipped scale, den 0, scores 0). */
 void vh_vif_sums_to_scores (const VhVifSums *sums, double num[VH_VIF_SCALES],
