@@ -511,13 +511,16 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
    * rendition then computing only its own part (the scores are the same,
    * bit for bit).  Off by default: it saves GPU time and bus traffic, but
    * on the H100 the renditions were not faster with it (docs/element.md,
-   * Renditions).  VMAFHIP_SHARED_REFERENCE=1 in the environment turns it
-   * on for every element (test suites).
+   * Renditions).  With the CPU backend it changes nothing: there each
+   * rendition computes its pairs whole (a CPU share measured slower).
+   * VMAFHIP_SHARED_REFERENCE=1 in the environment turns it on for every
+   * element (test suites).
    */
   g_object_class_install_property (gobject_class, PROP_SHARE_REFERENCE,
       g_param_spec_boolean ("share-reference", "Share the reference",
           "Renditions on the GPU: the reference uploaded, and its share of "
-          "VIF, ADM and motion computed, once per frame for all of them",
+          "VIF, ADM and motion computed, once per frame for all of them "
+          "(the CPU backend shares nothing)",
           FALSE, rw));
   /**
    * GstVmafHip:log-level:
