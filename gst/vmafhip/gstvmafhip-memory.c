@@ -157,10 +157,11 @@ gst_vmafhip_info_read_as_is (GstVmafHip * self, const GstVideoInfo * info,
 
 /* Whether the GPU may read this frame's planes in place after push
  * returns (VhPicture.held): every byte in the element's own pinned memory
- * (its copies above, or the pool it offers: pools that grow, so holding a
- * few more buffers never stalls upstream), read as they are (not through
- * P010's shifted copy, which the next frame overwrites).  The caller then
- * keeps the buffer until the frame's scores are final. */
+ * (what upstream wrote through the allocator or the pool offered above:
+ * the pool grows, so holding a few more buffers never stalls upstream),
+ * read as they are (not through P010's shifted copy, which the next frame
+ * overwrites).  The caller then keeps the buffer until the frame's scores
+ * are final. */
 gboolean
 gst_vmafhip_can_hold (GstVmafHip * self, int which, GstBuffer * buf,
     const VhPicture * pic)
