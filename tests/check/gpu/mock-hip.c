@@ -7,16 +7,18 @@
  * Loaded by the HIP loader through VMAFHIP_HIP_LIBRARY.  Tests read its
  * counters with vh_mock_hip_counters (), vh_mock_hip_host_allocs (),
  * vh_mock_hip_host_refused (), vh_mock_hip_copy_bytes (),
- * vh_mock_hip_event_syncs () and vh_mock_hip_launches (name), and make imports fail with
- * VH_MOCK_HIP_REFUSE_IMPORT=1, pinned host allocations after the first N
- * fail with VH_MOCK_HIP_HOST_MALLOC_AFTER=N, device allocations above N bytes run out
- * of memory with VH_MOCK_HIP_MALLOC_LIMIT=N, and kernel launches fail with
+ * vh_mock_hip_event_syncs () and vh_mock_hip_launches (name), and make
+ * imports fail with VH_MOCK_HIP_REFUSE_IMPORT=1, pinned host allocations
+ * after the first N fail with VH_MOCK_HIP_HOST_MALLOC_AFTER=N, device
+ * allocations above N bytes run out of memory with
+ * VH_MOCK_HIP_MALLOC_LIMIT=N, and kernel launches fail with
  * VH_MOCK_HIP_FAIL_LAUNCH=1, or after the first N of the process with
  * VH_MOCK_HIP_FAIL_LAUNCH_AFTER=N; copies fail after the first N with
  * VH_MOCK_HIP_FAIL_COPY_AFTER=N; with VH_MOCK_HIP_LOST_AFTER=N the device
  * disappears after the first N launches: every call after fails with
  * hipErrorNoDevice, the frees and destroys too (their memory is released
- * all the same) (set them before the first call).  Only the symbols the loader resolves. */
+ * all the same) (set them before the first call).  Only the symbols the
+ * loader resolves. */
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
