@@ -362,6 +362,35 @@ print_frame (const VhScoreTable *t, unsigned frame)
   printf ("\n");
 }
 
+static void
+print_pooled (const VhEngine *engine, const VhScoreTable *t, unsigned done,
+    double secs, unsigned subsample)
+{
+  printf ("pooled over %u frames (%.1f fps):\n", done, done / secs);
+  for (unsigned i = 0; i < vh_engine_n_models (engine); i++) {
+    const char *name = vh_engine_model_report_name (engine, i);
+    VhPooled p;
+    if (vh_score_table_pool_all (t, (unsigned) vh_score_table_find (t, name),
+            subsample, &p))
+      printf ("  %s: mean %.6f harmonic_mean %.6f min %.6f max %.6f\n", name,
+          p.mean, p.harmonic_mean, p.min, p.max);
+  }
+}
+
+/* Adds a final frame to the log. A log that cannot be written (full
+ * disk) does not stop the scoring: the error is kept for the end, after
+ * the pooled scores, and the log is closed as it is. */
+static void
+log_frame (VhLogWriter **log, const VhScoreTable *t, unsigned frame,
+    GError **log_error)
+{
+  if (!*log || vh_log_writer_add_frame (*log, t, frame, log_error))
+    return;
+  fprintf (stderr, "vmafhip-score: %s: scoring goes on, the pooled scores "
+      "come at the end\n", (*log_error)->message);
+  g_clear_pointer (log, vh_log_writer_free);
+}
+
 static int
 run (Options *o, GError **error)
 {
@@ -371,6 +400,7 @@ run (Options *o, GError **error)
   VhSynth *synth = NULL;
   VhEngine *engine = NULL;
   VhLogWriter *log = NULL;
+  GError *log_error = NULL;
   VhLogFormat format = VH_LOG_XML;
   VhVideoInfo info = { 0 };
   GPtrArray *models = g_ptr_array_new_with_free_func (
@@ -588,8 +618,7 @@ run (Options *o, GError **error)
       const VhScoreTable *t = vh_engine_scores (engine);
       if (!o->quiet && done % (unsigned) o->subsample == 0)
         print_frame (t, done);
-      if (log && !vh_log_writer_add_frame (log, t, done, error))
-        goto out;
+      log_frame (&log, t, done, &log_error);
       if (!vh_engine_release_frames (engine, done + 1,
               (unsigned) o->subsample, error))
         goto out;
@@ -601,8 +630,7 @@ run (Options *o, GError **error)
     const VhScoreTable *t = vh_engine_scores (engine);
     if (!o->quiet && done % (unsigned) o->subsample == 0)
       print_frame (t, done);
-    if (log && !vh_log_writer_add_frame (log, t, done, error))
-      goto out;
+    log_frame (&log, t, done, &log_error);
   }
   if (!done) {
     g_set_error_literal (error, VH_ERROR, VH_ERROR_IO, "no frame to score");
@@ -611,20 +639,18 @@ run (Options *o, GError **error)
 
   const double secs = (g_get_monotonic_time () - t0) / 1e6;
   const VhScoreTable *t = vh_engine_scores (engine);
-  printf ("pooled over %u frames (%.1f fps):\n", done, done / secs);
-  for (unsigned i = 0; i < vh_engine_n_models (engine); i++) {
-    const char *name = vh_engine_model_report_name (engine, i);
-    VhPooled p;
-    if (vh_score_table_pool_all (t, (unsigned) vh_score_table_find (t, name),
-            (unsigned) o->subsample, &p))
-      printf ("  %s: mean %.6f harmonic_mean %.6f min %.6f max %.6f\n", name,
-          p.mean, p.harmonic_mean, p.min, p.max);
+  print_pooled (engine, t, done, secs, (unsigned) o->subsample);
+  fflush (stdout);
+  if (log_error) {
+    g_propagate_error (error, g_steal_pointer (&log_error));
+    goto out;
   }
   if (log && !vh_log_writer_finish (log, t, done / secs, error))
     goto out;
   rc = 0;
 
 out:
+  g_clear_error (&log_error);
   vh_log_writer_free (log);
   vh_engine_free (engine);
   vh_synth_free (synth);

@@ -7,6 +7,7 @@
  *
  * Run as: test-cli PATH-TO-vmafhip-score
  */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -61,30 +62,49 @@ write_video (const char *name, gboolean dist, guint first, guint n,
   return path;
 }
 
-/* Runs vmafhip-score with the arguments (NULL-terminated); returns its
- * exit status, stderr in *err. */
+/* Runs vmafhip-score with the arguments; returns its exit status, stdout
+ * in *out (NULL: dropped), stderr in *err. */
 static int
-run_cli (gchar ** err, ...)
+run_cli_va (gchar ** out, gchar ** err, va_list ap)
 {
   GPtrArray *argv = g_ptr_array_new ();
-  va_list ap;
   const char *a;
-  gchar *out = NULL;
+  gchar *dropped = NULL;
   int status = 0;
   GError *error = NULL;
 
   g_ptr_array_add (argv, (gpointer) score_bin);
-  va_start (ap, err);
   while ((a = va_arg (ap, const char *)))
     g_ptr_array_add (argv, (gpointer) a);
-  va_end (ap);
   g_ptr_array_add (argv, NULL);
   ck_assert_msg (g_spawn_sync (NULL, (gchar **) argv->pdata, NULL, 0, NULL,
-          NULL, &out, err, &status, &error), "%s", error ? error->message :
-      "");
-  g_free (out);
+          NULL, out ? out : &dropped, err, &status, &error), "%s",
+      error ? error->message : "");
+  g_free (dropped);
   g_ptr_array_free (argv, TRUE);
   return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+/* The same with the arguments NULL-terminated, stdout dropped. */
+static int
+run_cli (gchar ** err, ...)
+{
+  va_list ap;
+  va_start (ap, err);
+  const int rc = run_cli_va (NULL, err, ap);
+  va_end (ap);
+  return rc;
+}
+
+/* The same, stdout kept. */
+static int
+run_cli_out (gchar ** out, gchar ** err, ...)
+{
+  va_list ap;
+  va_start (ap, err);
+  const int rc = run_cli_va (out, err, ap);
+  va_end (ap);
+  return rc;
 }
 
 static JsonObject *
@@ -675,6 +695,35 @@ START_TEST (test_scaler_as_ffmpeg_vectors)
 
 END_TEST;
 
+/* ------------------------------------------------------------ -o /dev/full */
+
+/* A results file that cannot be written (/dev/full: every write fails
+ * with ENOSPC): the scoring goes on, the pooled scores are printed, then
+ * the error, and the exit status is 1. */
+START_TEST (test_log_unwritable)
+{
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS)) {
+    fprintf (stderr, "test-cli: SKIPPED test_log_unwritable: no /dev/full\n");
+    return;
+  }
+  for (int quiet = 0; quiet < 2; quiet++) {
+    gchar *out = NULL, *err = NULL;
+    const int rc = run_cli_out (&out, &err, "--synthetic", "96x64",
+        "--frame_cnt", "6", "--json", "-o", "/dev/full",
+        quiet ? "-q" : NULL, NULL);
+    ck_assert_int_eq (rc, 1);
+    ck_assert_msg (strstr (out, "pooled over 6 frames") != NULL, "%s", out);
+    ck_assert_msg (strstr (out, "  vmaf: mean ") != NULL, "%s", out);
+    ck_assert_msg (strstr (err, "cannot write results file '/dev/full'")
+        != NULL, "%s", err);
+    ck_assert_msg (strstr (err, g_strerror (ENOSPC)) != NULL, "%s", err);
+    g_free (out);
+    g_free (err);
+  }
+}
+
+END_TEST;
+
 int
 main (int argc, char **argv)
 {
@@ -698,6 +747,7 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_scaled_distorted);
   tcase_add_test (tc, test_scaler_as_ffmpeg);
   tcase_add_test (tc, test_scaler_as_ffmpeg_vectors);
+  tcase_add_test (tc, test_log_unwritable);
   suite_add_tcase (s, tc);
   sr = srunner_create (s);
   srunner_run_all (sr, CK_NORMAL);
