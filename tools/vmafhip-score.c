@@ -7,6 +7,7 @@
  *       -m version=vmaf_v0.6.1 -m version=vmaf_v0.6.1neg:name=vmaf_neg \
  *       --feature psnr --threads 4 --backend auto
  *   vmafhip-score --synthetic 640x360 --frame_cnt 24
+ *   vmafhip-score --repair log.json      (finish a log cut short)
  *
  * Every option is checked, the inputs' headers read, the models loaded and
  * the output opened before the first frame is read.
@@ -21,6 +22,7 @@
 #include "vh-engine.h"
 #include "vh-gpu-backend.h"
 #include "vh-gpu.h"
+#include "vh-log-repair.h"
 #include "vh-rawvideo.h"
 #include "scale.h"
 #include "vh-spec.h"
@@ -33,7 +35,7 @@
 
 typedef struct {
   char *ref_path, *dis_path, *pixel_format, *format, *synthetic;
-  char *output, *log_format, *backend, *scaler;
+  char *output, *log_format, *backend, *scaler, *repair;
   int width, height, bitdepth, frame_cnt, frame_skip_ref, frame_skip_dist;
   int dis_width, dis_height;
   int subsample, threads, gpu_device, seed, strength;
@@ -379,7 +381,7 @@ print_pooled (const VhEngine *engine, const VhScoreTable *t, unsigned done,
 
 /* Adds a final frame to the log. A log that cannot be written (full
  * disk) does not stop the scoring: the error is kept for the end, after
- * the pooled scores, and the log is closed as it is. */
+ * the pooled scores, and the log is closed as it is, for --repair. */
 static void
 log_frame (VhLogWriter **log, const VhScoreTable *t, unsigned frame,
     GError **log_error)
@@ -387,7 +389,8 @@ log_frame (VhLogWriter **log, const VhScoreTable *t, unsigned frame,
   if (!*log || vh_log_writer_add_frame (*log, t, frame, log_error))
     return;
   fprintf (stderr, "vmafhip-score: %s: scoring goes on, the pooled scores "
-      "come at the end\n", (*log_error)->message);
+      "come at the end (--repair finishes the log with the frames it "
+      "holds)\n", (*log_error)->message);
   g_clear_pointer (log, vh_log_writer_free);
 }
 
@@ -661,6 +664,67 @@ out:
   return rc;
 }
 
+static const char *const format_names[] = {
+  [VH_LOG_JSON] = "JSON", [VH_LOG_XML] = "XML", [VH_LOG_CSV] = "CSV",
+  [VH_LOG_SUB] = "subtitles",
+};
+
+/* --repair FILE: finishes a log cut short (common/vh-log-repair.h) and
+ * says what it did. */
+static int
+repair (const Options *o, GError **error)
+{
+  VhLogRepairReport report;
+  const char *path = o->repair;
+
+  if (o->ref_path || o->dis_path || o->synthetic || o->output) {
+    fail (error, "--repair FILE works on that file alone: give no "
+        "-r/-d/--synthetic/-o with it");
+    return 1;
+  }
+  if (!vh_log_repair_file (path, &report, error))
+    return 1;
+  const char *format = format_names[report.format];
+  const gboolean pooled_section = report.format == VH_LOG_JSON
+      || report.format == VH_LOG_XML;
+  if (report.was_complete) {
+    printf ("vmafhip-score: '%s' is complete (%s, %u frames%s): left as it "
+        "is\n", path, format, report.n_frames, pooled_section ?
+        ", its pooled section written" : ", ending with a whole line");
+    vh_log_repair_report_clear (&report);
+    return 0;
+  }
+  printf ("vmafhip-score: '%s' repaired (%s): %u complete frames kept", path,
+      format, report.n_frames);
+  if (report.header_cut)
+    printf (", the header was cut short: %zu bytes dropped, an empty log "
+        "written", report.dropped_bytes);
+  else if (report.dropped_bytes)
+    printf (", %zu bytes of %s dropped", report.dropped_bytes,
+        report.frames_closed ? "an unfinished pooled section" :
+        "a partial frame");
+  if (report.zero_bytes)
+    printf (", %zu zero bytes dropped from the end", report.zero_bytes);
+  if (pooled_section && !report.header_cut)
+    printf (", pooled section written from the kept frames");
+  printf ("\n");
+  if (report.n_frames) {
+    const VhScoreTable *t = report.pooled;
+    printf ("pooled over %u frames (from the file's printed values%s):\n",
+        report.n_frames, pooled_section ? "" : "; CSV and subtitles have "
+        "no pooled section");
+    for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
+      VhPooled p;
+      if (vh_score_table_pool_all (t, m, 1, &p))
+        printf ("  %s: mean %.6f harmonic_mean %.6f min %.6f max %.6f\n",
+            vh_score_table_metric_name (t, m), p.mean, p.harmonic_mean,
+            p.min, p.max);
+    }
+  }
+  vh_log_repair_report_clear (&report);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -730,6 +794,10 @@ main (int argc, char **argv)
         "Print the pooled scores only", NULL},
     {"version", 'v', 0, G_OPTION_ARG_NONE, &o.version,
         "Print the version and exit", NULL},
+    {"repair", 0, 0, G_OPTION_ARG_FILENAME, &o.repair,
+        "Finish a results file cut short (killed, full disk, power loss) "
+        "in place: keep its complete frames, write the pooled section",
+        "FILE"},
     {"synthetic", 's', 0, G_OPTION_ARG_STRING, &o.synthetic,
         "Score a seeded synthetic pair of this size instead of files",
         "WxH"},
@@ -759,7 +827,7 @@ main (int argc, char **argv)
     fprintf (stderr, "vmafhip-score: unexpected argument '%s'\n", argv[1]);
     return 2;
   }
-  rc = run (&o, &error);
+  rc = o.repair ? repair (&o, &error) : run (&o, &error);
   if (error) {
     fprintf (stderr, "vmafhip-score: %s\n", error->message);
     g_clear_error (&error);
@@ -773,6 +841,7 @@ main (int argc, char **argv)
   g_free (o.log_format);
   g_free (o.backend);
   g_free (o.scaler);
+  g_free (o.repair);
   g_strfreev (o.models);
   g_strfreev (o.features);
   return rc;
