@@ -688,14 +688,15 @@ repair (const Options *o, GError **error)
   const gboolean pooled_section = report.format == VH_LOG_JSON
       || report.format == VH_LOG_XML;
   if (report.was_complete) {
-    printf ("vmafhip-score: '%s' is complete (%s, %u frames%s): left as it "
-        "is\n", path, format, report.n_frames, pooled_section ?
+    printf ("vmafhip-score: '%s' is complete (%s, %u frame%s%s): left as it "
+        "is\n", path, format, report.n_frames, report.n_frames == 1 ? "" :
+        "s", pooled_section ?
         ", its pooled section written" : ", ending with a whole line");
     vh_log_repair_report_clear (&report);
     return 0;
   }
-  printf ("vmafhip-score: '%s' repaired (%s): %u complete frames kept", path,
-      format, report.n_frames);
+  printf ("vmafhip-score: '%s' repaired (%s): %u complete frame%s kept",
+      path, format, report.n_frames, report.n_frames == 1 ? "" : "s");
   if (report.header_cut)
     printf (", the header was cut short: %zu bytes dropped, an empty log "
         "written", report.dropped_bytes);
@@ -710,8 +711,8 @@ repair (const Options *o, GError **error)
   printf ("\n");
   if (report.n_frames) {
     const VhScoreTable *t = report.pooled;
-    printf ("pooled over %u frames (from the file's printed values%s):\n",
-        report.n_frames, pooled_section ? "" : "; CSV and subtitles have "
+    printf ("pooled over %u frame%s (from the file's printed values%s):\n",
+        report.n_frames, report.n_frames == 1 ? "" : "s", pooled_section ? "" : "; CSV and subtitles have "
         "no pooled section");
     for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
       VhPooled p;
