@@ -186,7 +186,7 @@ json_frame (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
 
 static void
 json_tail (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
-    const VhLogInfo *info, const GString *intervals)
+    const VhLogInfo *info, const GString *intervals, const GString *segments)
 {
   g_string_append (out, "\n  ],\n  \"pooled_metrics\": {");
   bool first_metric = true;
@@ -203,6 +203,9 @@ json_tail (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
     g_string_append (out, "\n    }");
   }
   g_string_append (out, "\n  },\n  \"aggregate_metrics\": {\n  }");
+  if (segments)
+    g_string_append_printf (out, ",\n  \"segments\": [%s\n  ]",
+        segments->str);
   if (intervals)
     g_string_append_printf (out, ",\n  \"intervals\": [%s\n  ]",
         intervals->str);
@@ -244,7 +247,7 @@ xml_frame (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
 
 static void
 xml_tail (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
-    const VhLogInfo *info, const GString *intervals)
+    const VhLogInfo *info, const GString *intervals, const GString *segments)
 {
   g_string_append (out, "  </frames>\n  <pooled_metrics>\n");
   for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
@@ -258,6 +261,9 @@ xml_tail (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
     g_string_append (out, "/>\n");
   }
   g_string_append (out, "  </pooled_metrics>\n  <aggregate_metrics />\n");
+  if (segments)
+    g_string_append_printf (out, "  <segments>\n%s  </segments>\n",
+        segments->str);
   if (intervals)
     g_string_append_printf (out, "  <intervals>\n%s  </intervals>\n",
         intervals->str);
@@ -358,16 +364,16 @@ append_frame (GString *out, VhLogFormat format, const VhScoreTable *t,
 }
 
 /* Everything after the last frame (CSV and sub have nothing there); the
- * intervals' section (NULL: none) before the log's end. */
+ * segments' and intervals' sections (NULL: none) before the log's end. */
 static void
 append_tail (GString *out, VhLogFormat format, const VhScoreTable *t,
     const VhLogFilter *filter, const VhLogInfo *info,
-    const GString *intervals)
+    const GString *intervals, const GString *segments)
 {
   if (format == VH_LOG_XML)
-    xml_tail (out, t, filter, info, intervals);
+    xml_tail (out, t, filter, info, intervals, segments);
   else if (format == VH_LOG_JSON)
-    json_tail (out, t, filter, info, intervals);
+    json_tail (out, t, filter, info, intervals, segments);
 }
 
 void
@@ -384,7 +390,7 @@ vh_log_write_filtered (const VhScoreTable *t, VhLogFormat format,
     append_frame (out, format, t, filter, i, first_frame);
     first_frame = false;
   }
-  append_tail (out, format, t, filter, info, NULL);
+  append_tail (out, format, t, filter, info, NULL, NULL);
 }
 
 void
@@ -429,6 +435,10 @@ struct VhLogWriter {
    * objects or XML elements, comma-free; how many */
   GString *intervals;
   unsigned n_intervals;
+  /* segments (vh_log_writer_add_segment), written at the end as the
+   * intervals are; how many */
+  GString *segments;
+  unsigned n_segments;
 };
 
 static gboolean
@@ -569,6 +579,51 @@ vh_log_writer_add_interval (VhLogWriter *w, double start, double end,
   w->n_intervals++;
 }
 
+void
+vh_log_writer_add_segment (VhLogWriter *w, unsigned first, unsigned last,
+    const char *video, const VhScoreTable *t, unsigned subsample,
+    const VhLogFilter *filter)
+{
+  if (w->format != VH_LOG_JSON && w->format != VH_LOG_XML)
+    return;
+  if (!w->segments)
+    w->segments = g_string_new (NULL);
+  GString *o = w->segments;
+  const bool json = w->format == VH_LOG_JSON;
+  gchar *escaped = json ? g_strescape (video, NULL)
+      : g_markup_escape_text (video, -1);
+  if (json)
+    g_string_append_printf (o, "%s    {\n      \"first_frame\": %u,\n"
+        "      \"last_frame\": %u,\n      \"video\": \"%s\",\n"
+        "      \"pooled_metrics\": {", w->n_segments ? ",\n" : "\n", first,
+        last, escaped);
+  else
+    g_string_append_printf (o, "    <segment first_frame=\"%u\" "
+        "last_frame=\"%u\" video=\"%s\">\n", first, last, escaped);
+  g_free (escaped);
+  bool first_metric = true;
+  for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
+    VhPooled p;
+    if (!metric_included (filter, m)
+        || !vh_score_table_pool_all (t, m, subsample, &p))
+      continue;
+    if (json) {
+      g_string_append_printf (o, "%s        \"%s\": {",
+          first_metric ? "\n" : ",\n", vh_score_table_metric_name (t, m));
+      append_pooled (o, true, "          ", &p);
+      g_string_append (o, "\n        }");
+    } else {
+      g_string_append_printf (o, "      <metric name=\"%s\" ",
+          vh_score_table_metric_name (t, m));
+      append_pooled (o, false, "", &p);
+      g_string_append (o, "/>\n");
+    }
+    first_metric = false;
+  }
+  g_string_append (o, json ? "\n      }\n    }" : "    </segment>\n");
+  w->n_segments++;
+}
+
 gboolean
 vh_log_writer_finish (VhLogWriter *w, const VhScoreTable *t, double fps,
     GError **error)
@@ -577,7 +632,8 @@ vh_log_writer_finish (VhLogWriter *w, const VhScoreTable *t, double fps,
     return FALSE;
   if (!w->head_written)
     writer_head (w, t);
-  append_tail (w->buf, w->format, t, &w->filter, &w->info, w->intervals);
+  append_tail (w->buf, w->format, t, &w->filter, &w->info, w->intervals,
+      w->segments);
   if (!writer_flush (w, error))
     return FALSE;
   /* the fps is known now: over the placeholder, if the file can seek */
@@ -612,5 +668,7 @@ vh_log_writer_free (VhLogWriter *w)
   g_string_free (w->buf, TRUE);
   if (w->intervals)
     g_string_free (w->intervals, TRUE);
+  if (w->segments)
+    g_string_free (w->segments, TRUE);
   g_free (w);
 }

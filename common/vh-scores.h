@@ -140,6 +140,17 @@ gboolean vh_log_writer_add_frame (VhLogWriter *writer,
 void vh_log_writer_add_interval (VhLogWriter *writer, double start,
     double end, unsigned n_frames, unsigned n_models,
     const char *const *names, const VhMonitorStats *stats);
+/* A segment of the stream ended (its video changed size or format in the
+ * middle): frames [first, last] of the log, `video` describing them, and
+ * their pooled values (vh_score_table_pool_all of `table` with
+ * `subsample`, the metrics `filter` includes: the segment's own scores),
+ * kept for the end: JSON gets a "segments" array after
+ * "aggregate_metrics" ({"first_frame", "last_frame", "video",
+ * "pooled_metrics": {metric: {"min", "max", "mean", "harmonic_mean"}}}),
+ * XML a <segments> element; CSV and sub leave them out. */
+void vh_log_writer_add_segment (VhLogWriter *writer, unsigned first,
+    unsigned last, const char *video, const VhScoreTable *table,
+    unsigned subsample, const VhLogFilter *filter);
 /* Pooled section and end; closes the file. */
 gboolean vh_log_writer_finish (VhLogWriter *writer, const VhScoreTable *table,
     double fps, GError **error);

@@ -94,8 +94,15 @@ gst_vmafhip_choose_backend (GstVmafHip * self)
      * references on it instead of opening the device again */
     self->gpu = gpu;
     set_active_backend (self, desc);
-    GST_ELEMENT_INFO (self, RESOURCE, SETTINGS,
-        ("Scoring on the GPU: %s", desc), (NULL));
+    const gchar *vendor = vh_gpu_vendor_name (gpu);
+    const gchar *name = vh_gpu_device_name (gpu);
+    gchar *text = g_strdup_printf ("Scoring on the GPU (HIP, device %d: "
+        "%s%s%s, %s)", vh_gpu_device_id (gpu),
+        g_str_has_prefix (name, vendor) ? "" : vendor,
+        g_str_has_prefix (name, vendor) ? "" : " ", name, vh_gpu_arch (gpu));
+    /* the text again as the detail: gst-launch-1.0 prints only that */
+    GST_ELEMENT_INFO (self, RESOURCE, SETTINGS, ("%s", text), ("%s", text));
+    g_free (text);
     g_free (desc);
     return TRUE;
   }
@@ -114,7 +121,10 @@ gst_vmafhip_choose_backend (GstVmafHip * self)
   }
   g_clear_error (&error);
   set_active_backend (self, "cpu");
-  GST_ELEMENT_INFO (self, RESOURCE, SETTINGS, ("Scoring on the CPU"), (NULL));
+  const gchar *text = self->cfg.backend == GST_VMAFHIP_BACKEND_CPU
+      ? "Scoring on the CPU (backend=cpu)"
+      : "Scoring on the CPU (backend=auto, no usable GPU)";
+  GST_ELEMENT_INFO (self, RESOURCE, SETTINGS, ("%s", text), ("%s", text));
   return TRUE;
 }
 
@@ -186,25 +196,51 @@ check_compatible (GstVmafHip * self)
   }
   if (size_differs || depth_differs) {
     gchar *rs = describe_video (r), *ds = describe_video (d);
-    GString *hint = g_string_new (NULL);
+    /* a smaller one: vmafhip's own scaler first (FFmpeg's, as libvmaf
+     * recommends, docs/scaling.md), videoscale only as the other way */
+    const gboolean own_scaler = size_differs && dist_smaller;
+    GString *hint = g_string_new (NULL), *text = g_string_new (NULL);
 
-    if (size_differs)
-      g_string_append_printf (hint, "videoscale ! video/x-raw,width=%d,"
-          "height=%d", GST_VIDEO_INFO_WIDTH (r), GST_VIDEO_INFO_HEIGHT (r));
+    if (size_differs && !own_scaler)
+      g_string_append_printf (hint, "videoscale method=catrom ! "
+          "video/x-raw,width=%d,height=%d", GST_VIDEO_INFO_WIDTH (r),
+          GST_VIDEO_INFO_HEIGHT (r));
     if (depth_differs)
       g_string_append_printf (hint, "%svideoconvert ! video/x-raw,"
           "format=%s", hint->len ? " ! " : "", GST_VIDEO_INFO_NAME (r));
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("The reference (ref_sink: %s) and distorted (dist_sink: %s) videos "
-            "differ in %s: VMAF compares frames of the same size and bit "
-            "depth. Convert the distorted video first, e.g. insert '%s' "
-            "before dist_sink.%s", rs, ds, size_differs && depth_differs
-            ? "size and bit depth" : size_differs ? "size" : "bit depth",
-            hint->str, !size_differs ? "" : !dist_smaller ? " (vmafhip "
-            "scales a smaller distorted video up to the reference, never a "
-            "larger one down.)" : depth_differs ? "" : " Or let vmafhip "
-            "scale it up: scaler=bicubic (bilinear, lanczos)."), (NULL));
+    g_string_append_printf (text, "The reference (ref_sink: %s) and "
+        "distorted (dist_sink: %s) videos differ in %s: VMAF compares "
+        "frames of the same size and bit depth.", rs, ds,
+        size_differs && depth_differs ? "size and bit depth"
+        : size_differs ? "size" : "bit depth");
+    if (hint->len)
+      g_string_append_printf (text, " Convert the distorted video first, "
+          "e.g. insert '%s' before dist_sink.", hint->str);
+    if (size_differs && !dist_smaller)
+      g_string_append (text, " (vmafhip scales a smaller distorted video "
+          "up to the reference, never a larger one down.)");
+    if (own_scaler && self->cfg.scaler != GST_VMAFHIP_SCALER_NONE)
+      g_string_append (text, " vmafhip then scales it up to the "
+          "reference's size with `scaler`.");
+    else if (own_scaler) {
+      g_string_append_printf (text, " %s vmafhip scale it up with its own "
+          "scaler, FFmpeg's bicubic as libvmaf recommends: set "
+          "scaler=bicubic (or lanczos, bilinear).", depth_differs
+          ? "Then let" : "Let");
+      if (!depth_differs)
+        g_string_append_printf (text, " Or scale it before dist_sink: "
+            "'videoscale method=catrom ! video/x-raw,width=%d,height=%d' "
+            "(Catmull-Rom, the nearest of videoscale's methods to FFmpeg's "
+            "bicubic; its default, bilinear, scores several VMAF points "
+            "lower).", GST_VIDEO_INFO_WIDTH (r), GST_VIDEO_INFO_HEIGHT (r));
+    }
+    if (own_scaler && !gst_vmafhip_scale_plausible (d, r))
+      g_string_append (text, " Its display aspect ratio is not the "
+          "reference's, though: check its caps (a wrong size scores "
+          "nonsense).");
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", text->str), (NULL));
     g_string_free (hint, TRUE);
+    g_string_free (text, TRUE);
     g_free (rs);
     g_free (ds);
     return FALSE;
@@ -392,6 +428,9 @@ configure_engine (GstVmafHip * self)
     goto failed;
   self->engine_info = vi;
   self->engine_sized = TRUE;
+  gchar *video = gst_vmafhip_describe_pair (&self->side[DIST].info, r);
+  gst_vmafhip_record_set_video (&self->record, video, vi.width, vi.height);
+  g_free (video);
   gst_vmafhip_update_latency (self, self->frame_duration);
   GST_INFO_OBJECT (self, "engine ready for %ux%u %u-bit, %u model(s)",
       vi.width, vi.height, vi.bpc, self->specs->len);
@@ -442,17 +481,33 @@ gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps)
 
   GST_DEBUG_OBJECT (self, "%s caps %" GST_PTR_FORMAT, side_name (which),
       caps);
-  self->caps_checked = self->pair_failed = FALSE;
-  /* a refused format leaves the side without caps: its frames are not
-   * scored, and the error is not repeated */
-  gst_vmafhip_side_clear (side);
-  side->refused = TRUE;
   if (!gst_video_info_from_caps (&info, caps)) {
+    self->caps_checked = self->pair_failed = FALSE;
+    gst_vmafhip_side_clear (side);
+    side->refused = TRUE;
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("%s: cannot parse the video caps.", side_name (which)),
         ("%" GST_PTR_FORMAT, caps));
     return FALSE;
   }
+  /* the same video again (a caps event repeated): nothing changes */
+  if (side->have_info && gst_video_info_is_equal (&side->info, &info))
+    return TRUE;
+  /* Another video in the middle of the stream (a resolution switch, an
+   * ad splice): the frames scored so far end their segment, pushed with
+   * their caps; the next pair starts a new one with an engine for the new
+   * video (motion starts again, as libvmaf does for a new file).  The
+   * renditions, scored against the reference, start new ones too. */
+  if (self->engine && vh_engine_n_pushed (self->engine) > 0
+      && !gst_vmafhip_end_segment (self, which, &info))
+    return FALSE;
+  if (which == REF && side->have_info)
+    gst_vmafhip_renditions_reference_changed (self, &info);
+  self->caps_checked = self->pair_failed = FALSE;
+  /* a refused format leaves the side without caps: its frames are not
+   * scored, and the error is not repeated */
+  gst_vmafhip_side_clear (side);
+  side->refused = TRUE;
   if (video_depth (&info) != 8 && video_depth (&info) != 10
       && video_depth (&info) != 12) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
@@ -485,9 +540,10 @@ gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps)
   }
 
   /* At the start, check the pair right away so a mismatch fails at
-   * negotiation; after frames were scored, wait until the next pair (the
-   * other side's new caps may still be on its way). */
+   * negotiation; after a change in the middle of the stream, wait until
+   * the next pair (the other side's new caps may still be on its way). */
   if (self->side[REF].have_info && self->side[DIST].have_info
+      && self->record.n_frames == 0
       && (!self->engine || vh_engine_n_pushed (self->engine) == 0))
     return gst_vmafhip_ensure_caps_checked (self);
   return TRUE;

@@ -96,12 +96,11 @@ post_event (const VhMonitorEvent * e, gpointer data)
     for (guint m = 0; m < self->specs->len; m++)
       set_stats (s, model_name (self, m), &e->stats[m]);
     /* intervals also go into the results file, at its end */
-    if (e->kind == VH_MONITOR_INTERVAL && self->log_writer
-        && !self->log_failed) {
+    if (e->kind == VH_MONITOR_INTERVAL && self->record.log) {
       const char **names = g_new (const char *, self->specs->len);
       for (guint m = 0; m < self->specs->len; m++)
         names[m] = model_name (self, m);
-      vh_log_writer_add_interval (self->log_writer, e->start / 1e9,
+      vh_log_writer_add_interval (self->record.log, e->start / 1e9,
           e->end / 1e9, e->n_frames, self->specs->len, names, e->stats);
       g_free (names);
     }

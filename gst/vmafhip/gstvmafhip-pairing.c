@@ -267,7 +267,7 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
   rp.held = gst_vmafhip_can_hold (self, REF, ref, &rp);
   dp.held = gst_vmafhip_can_hold (self, DIST, dist, &dp);
   index = vh_engine_n_pushed (self->engine);
-  if (index == 0)
+  if (!self->first_push_us)
     self->first_push_us = g_get_monotonic_time ();
   ok = vh_engine_push (self->engine, &rp, &dp, &error);
   unmap_frame (&rf, &rf_mapped);

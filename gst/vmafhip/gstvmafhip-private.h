@@ -19,6 +19,7 @@
 #include "vh-spec.h"
 #include "vh-gpu.h"
 #include "scale.h"
+#include "gstvmafhip-record.h"
 
 G_BEGIN_DECLS
 
@@ -37,9 +38,12 @@ typedef struct
   gboolean conf_interval, frame_message;
   GstVmafHipPoolMethod pool_method;
   GstVmafHipResultsFormat results_format;
+  GstVmafHipWriteFailure write_failure;
   GstVmafHipBackend backend;
   GstVmafHipRateMismatch rate_mismatch;
   GstVmafHipScaler scaler;
+  gboolean scaler_set;        /* by the user: any smaller picture scaled,
+                               * not only a plausible rendition */
   gboolean share_reference;   /* renditions: the reference's work once */
   GstVmafHipLogLevel log_level;
   guint threads, subsample;
@@ -140,10 +144,11 @@ struct _GstVmafHip
   gboolean reported_short_buffering;  /* the upstream cannot wait that long */
   gboolean finished;
   gboolean warned_no_timestamps, warned_unpaired;
-  /* results file, written as frames become final */
-  VhLogWriter *log_writer;
-  gboolean log_failed;
-  guint n_recorded;             /* frames written and released */
+  /* dist_sink's record: every frame reported, across segments, and its
+   * results file (gstvmafhip-record.h) */
+  GstVmafHipRecord record;
+  gint results_write_failed;    /* (atomic) a file failed, write-failure=error */
+  guint n_recorded;             /* engine frames recorded and released */
   GstClockTime dist_frame_duration;   /* from dist_sink's caps */
   /* rate-mismatch=follow-reference: the distorted frame on screen */
   GstBuffer *held_dist;
@@ -235,6 +240,25 @@ gboolean gst_vmafhip_scale_configure (GstVmafHip * self);
  * the reference's size: no scaling). */
 gboolean gst_vmafhip_scale_apply (GstVmafHip * self, GError ** error);
 void gst_vmafhip_scale_clear (GstVmafHip * self);
+/* Whether d looks like the reference r scaled down: the same display
+ * aspect ratio (pixel-aspect-ratio applied) within 1 %, or as near as
+ * whole samples allow. */
+gboolean gst_vmafhip_scale_plausible (const GstVideoInfo * d,
+    const GstVideoInfo * r);
+/* Why the smaller picture d (a pad's) is not scaled up to the reference
+ * r: not its display aspect ratio and `scaler` not set by the user (a
+ * sentence to follow "PAD is not scored: ", g_free); NULL where it is
+ * scaled, or is refused for another reason (not smaller, scaler=none). */
+gchar *gst_vmafhip_scale_refusal (GstVmafHip * self, const GstVideoInfo * d,
+    const GstVideoInfo * r);
+/* Where `engine` scales pad's picture d up to r: an INFO message saying
+ * so (sizes, filter, GPU or CPU). */
+void gst_vmafhip_scale_announce (GstVmafHip * self, const gchar * pad,
+    const VhEngine * engine, const GstVideoInfo * d, const GstVideoInfo * r);
+/* Where `engine` scales the pad's picture d: its pooled message's
+ * scaled-from ("WxH") and scaler (the filter's nick) fields into s. */
+void gst_vmafhip_scale_add_fields (GstVmafHip * self, const VhEngine * engine,
+    const GstVideoInfo * d, GstStructure * s);
 
 /* gstvmafhip-cuda.c */
 /* The pads' formats, in CUDA memory too where it is compiled in. */
@@ -358,10 +382,15 @@ void gst_vmafhip_rendition_eos (GstVmafHip * self, GstAggregatorPad * pad);
  * rendition's partner of it scored */
 void gst_vmafhip_renditions_score (GstVmafHip * self,
     const PendingFrame * pf);
-/* The end of the measurement: every rendition's pooled message */
-void gst_vmafhip_renditions_finish (GstVmafHip * self);
-/* A flushing seek (post_pooled) or a new start: measurements restart */
-void gst_vmafhip_renditions_reset (GstVmafHip * self, gboolean post_pooled);
+/* The end of the measurement (`end`: "eos", "stopped", "flushing-seek"):
+ * every rendition's last frames, pooled message and results file */
+void gst_vmafhip_renditions_finish (GstVmafHip * self, const char *end);
+/* The reference's video changed (to `ref`) in the middle of the stream:
+ * every rendition ends a segment (before the reference side takes it) */
+void gst_vmafhip_renditions_reference_changed (GstVmafHip * self,
+    const GstVideoInfo * ref);
+/* A flushing seek (after _finish) or a new start: measurements restart */
+void gst_vmafhip_renditions_reset (GstVmafHip * self);
 void gst_vmafhip_renditions_stop (GstVmafHip * self);
 void gst_vmafhip_renditions_free (GstVmafHip * self);
 
@@ -380,17 +409,38 @@ void gst_vmafhip_pending_frame_free (gpointer pf);
 PendingFrame *gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref,
     gint index);
 GstFlowReturn gst_vmafhip_emit_ready (GstVmafHip * self);
+/* EOS: the last frames scored and pushed, then as _conclude_on_stop */
 GstFlowReturn gst_vmafhip_finish (GstVmafHip * self);
-void gst_vmafhip_post_pooled_before_flush (GstVmafHip * self);
+/* A flushing seek or a stop without EOS: every frame paired is scored and
+ * reported, every pad's pooled message posted and results file finished */
+void gst_vmafhip_conclude_before_flush (GstVmafHip * self);
+void gst_vmafhip_conclude_on_stop (GstVmafHip * self);
+/* A results file failed: an error, or a warning with write-failure=warn */
+void gst_vmafhip_results_failed (GstVmafHip * self, const char *pad_name,
+    const GError * error);
 /* An engine's reported metrics (bootstrap details with conf-interval):
  * frame `frame`'s into s ("score" the first model's), or their pooled
  * values (as the pooled message has them) */
 gboolean gst_vmafhip_metric_reported (GstVmafHip * self,
     const VhEngine * engine, unsigned metric);
+/* A table's pooled values (as the pooled message has them: "score" the
+ * first model's), of the metrics `engine` reports (NULL: all) */
+void gst_vmafhip_add_pooled_table (GstVmafHip * self, const VhScoreTable * t,
+    unsigned subsample, const VhEngine * engine, GstStructure * s);
+/* The video changed on pad `which` (to `info`) in the middle of the
+ * stream, before its side takes the new caps: the frames scored so far
+ * are finished, reported and pushed, their segment ended (its message and
+ * results-file entry); the engine is freed, to be built for the new caps.
+ * FALSE (error posted) where they cannot be finished. */
+gboolean gst_vmafhip_end_segment (GstVmafHip * self, int which,
+    const GstVideoInfo * info);
+/* "WxH FORMAT N/D" (gstvmafhip-record.c) */
+gchar *gst_vmafhip_describe_video (const GstVideoInfo * info);
+/* "WxH FORMAT N/D against the reference's WxH FORMAT N/D" */
+gchar *gst_vmafhip_describe_pair (const GstVideoInfo * dist,
+    const GstVideoInfo * ref);
 void gst_vmafhip_add_frame_scores (GstVmafHip * self, const VhEngine * engine,
     GstStructure * s, unsigned frame);
-void gst_vmafhip_add_pooled_scores (GstVmafHip * self,
-    const VhEngine * engine, GstStructure * s);
 
 G_END_DECLS
 #endif /* __GST_VMAFHIP_PRIVATE_H__ */

@@ -15,6 +15,7 @@
 #define DEFAULT_SUBSAMPLE 1
 #define DEFAULT_FRAME_MESSAGE FALSE
 #define DEFAULT_RESULTS_FORMAT GST_VMAFHIP_RESULTS_NONE
+#define DEFAULT_WRITE_FAILURE GST_VMAFHIP_WRITE_FAILURE_ERROR
 #define DEFAULT_BACKEND GST_VMAFHIP_BACKEND_AUTO
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_RATE_MISMATCH GST_VMAFHIP_RATE_MISMATCH_ERROR
@@ -51,6 +52,7 @@ enum
   PROP_FRAME_MESSAGE,
   PROP_RESULTS_FILENAME,
   PROP_RESULTS_FORMAT,
+  PROP_WRITE_FAILURE,
   PROP_BACKEND,
   PROP_DEVICE_ID,
   PROP_ACTIVE_BACKEND,
@@ -81,6 +83,7 @@ gst_vmafhip_settings_init (Settings * props)
   props->subsample = DEFAULT_SUBSAMPLE;
   props->frame_message = DEFAULT_FRAME_MESSAGE;
   props->results_format = DEFAULT_RESULTS_FORMAT;
+  props->write_failure = DEFAULT_WRITE_FAILURE;
   props->backend = DEFAULT_BACKEND;
   props->device_id = DEFAULT_DEVICE_ID;
   props->rate_mismatch = DEFAULT_RATE_MISMATCH;
@@ -159,6 +162,9 @@ gst_vmafhip_set_property (GObject * object, guint prop_id,
     case PROP_RESULTS_FORMAT:
       p->results_format = g_value_get_enum (value);
       break;
+    case PROP_WRITE_FAILURE:
+      p->write_failure = g_value_get_enum (value);
+      break;
     case PROP_BACKEND:
       p->backend = g_value_get_enum (value);
       break;
@@ -170,6 +176,8 @@ gst_vmafhip_set_property (GObject * object, guint prop_id,
       break;
     case PROP_SCALER:
       p->scaler = g_value_get_enum (value);
+      /* said, even to the default: then any smaller picture is scaled */
+      p->scaler_set = TRUE;
       break;
     case PROP_SHARE_REFERENCE:
       p->share_reference = g_value_get_boolean (value);
@@ -276,6 +284,9 @@ gst_vmafhip_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_RESULTS_FORMAT:
       g_value_set_enum (value, p->results_format);
+      break;
+    case PROP_WRITE_FAILURE:
+      g_value_set_enum (value, p->write_failure);
       break;
     case PROP_BACKEND:
       g_value_set_enum (value, p->backend);
@@ -441,6 +452,20 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
       g_param_spec_enum ("results-format", "Results format",
           "Format of the results file (none = json)",
           GST_TYPE_VMAFHIP_RESULTS_FORMAT, DEFAULT_RESULTS_FORMAT, rw));
+  /**
+   * GstVmafHip:write-failure:
+   *
+   * What happens when a results file (dist_sink's or a rendition's)
+   * cannot be written completely: full disk, I/O error, folder removed.
+   * error (default) posts an element error, so the run fails and a batch
+   * script sees it; warn posts a warning and keeps scoring, for a live
+   * monitor whose messages and meta matter more than the file.
+   */
+  g_object_class_install_property (gobject_class, PROP_WRITE_FAILURE,
+      g_param_spec_enum ("write-failure", "Write failure",
+          "When a results file cannot be written completely: 'error' fails "
+          "the run, 'warn' posts a warning and keeps scoring",
+          GST_TYPE_VMAFHIP_WRITE_FAILURE, DEFAULT_WRITE_FAILURE, rw));
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
           "Where to compute: auto (a working GPU, else the CPU with a "
@@ -493,15 +518,23 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
    * How a distorted video smaller than the reference (a lower rung of an
    * ABR ladder) is scaled up to the reference's size before scoring, as
    * libvmaf's documentation recommends: FFmpeg's bilinear, bicubic (B = 0,
-   * C = 0.6) or lanczos (3 lobes) filter, on the CPU (docs/scaling.md).
-   * none refuses a distorted video of another size; a larger one is
-   * always refused.
+   * C = 0.6) or lanczos (3 lobes) filter, on the GPU with the GPU backend,
+   * else on the CPU (docs/scaling.md).  Left unset, only a plausible
+   * rendition is scaled: one whose display aspect ratio is the
+   * reference's (within 1 %, or one sample off: a small rung's size
+   * rounded to even samples); another is refused (an error on dist_sink,
+   * a warning on a dist_sink_%u pad), since it is more likely a wrong
+   * size in its caps.  Set (even to bicubic), any smaller video is
+   * scaled.  none refuses a distorted video of another size; a larger
+   * one is always refused.
    */
   g_object_class_install_property (gobject_class, PROP_SCALER,
       g_param_spec_enum ("scaler", "Scaler",
           "How a distorted video smaller than the reference is scaled up to "
-          "the reference's size before scoring (FFmpeg's filters); none: "
-          "refuse it", GST_TYPE_VMAFHIP_SCALER, DEFAULT_SCALER, rw));
+          "the reference's size before scoring (FFmpeg's filters); unset, "
+          "only one of the reference's display aspect ratio (within 1 %); "
+          "set, any; none: refuse it", GST_TYPE_VMAFHIP_SCALER,
+          DEFAULT_SCALER, rw));
   /**
    * GstVmafHip:share-reference:
    *

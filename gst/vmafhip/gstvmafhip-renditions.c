@@ -49,13 +49,6 @@ typedef struct
   GstClockTime pts, duration, running_time, stream_time;
 } RenditionFrame;
 
-/* the results file's metric filter: the rendition's engine */
-typedef struct
-{
-  GstVmafHip *self;
-  const VhEngine *engine;
-} LogFilterData;
-
 struct _GstVmafHipRendition
 {
   Side side;                  /* pad, caps, staging (P010) */
@@ -74,9 +67,9 @@ struct _GstVmafHipRendition
   guint queued;
   GstClockTime first_pts, first_running_time, first_stream_time, end_pts;
   gint64 first_push_us;
-  VhLogWriter *log;
-  LogFilterData log_filter;
-  gboolean log_failed;
+  /* every frame reported, across segments, and the results file (its
+   * path set with the first engine) */
+  GstVmafHipRecord record;
 };
 
 static const char *
@@ -136,13 +129,18 @@ gst_vmafhip_rendition_new_pad (GstVmafHip * self, GstPadTemplate * templ,
   g_cond_init (&r->queue_cond);
   r->first_pts = r->first_running_time = GST_CLOCK_TIME_NONE;
   r->first_stream_time = r->end_pts = GST_CLOCK_TIME_NONE;
+  gst_vmafhip_record_init (&r->record, GST_PAD_NAME (r->side.pad), NULL);
   g_ptr_array_add (self->renditions, r);
   g_mutex_unlock (&self->renditions_lock);
   GST_INFO_OBJECT (self, "rendition %s requested", GST_PAD_NAME (r->side.pad));
   return r->side.pad;
 }
 
-static void rendition_finish (GstVmafHip * self, GstVmafHipRendition * r);
+static void rendition_finish (GstVmafHip * self, GstVmafHipRendition * r,
+    const char *end);
+static void rendition_end_segment (GstVmafHip * self,
+    GstVmafHipRendition * r, const char *changed_pad,
+    const GstVideoInfo * old_info, const GstVideoInfo * new_info);
 
 /* Waits until its worker has done every frame queued for it. */
 static void
@@ -164,8 +162,7 @@ rendition_reset (GstVmafHipRendition * r)
   r->first_pts = r->first_running_time = GST_CLOCK_TIME_NONE;
   r->first_stream_time = r->end_pts = GST_CLOCK_TIME_NONE;
   r->first_push_us = 0;
-  g_clear_pointer (&r->log, vh_log_writer_free);
-  r->log_failed = FALSE;
+  gst_vmafhip_record_reset (&r->record);
 }
 
 static void
@@ -175,6 +172,7 @@ rendition_free (GstVmafHipRendition * r)
   if (r->worker)
     g_thread_pool_free (r->worker, FALSE, TRUE);
   g_clear_pointer (&r->engine, vh_engine_free);
+  gst_vmafhip_record_clear (&r->record);
   gst_vmafhip_side_clear (&r->side);
   gst_vmafhip_side_clear (&r->ref_side);
   g_mutex_clear (&r->queue_lock);
@@ -191,7 +189,7 @@ gst_vmafhip_rendition_release (GstVmafHip * self, GstPad * pad)
     g_ptr_array_remove (self->renditions, r);
     /* what it scored so far is reported: its pooled message ends it */
     rendition_drain (r);
-    rendition_finish (self, r);
+    rendition_finish (self, r, "released");
     rendition_free (r);
   }
   g_mutex_unlock (&self->renditions_lock);
@@ -235,6 +233,9 @@ rendition_check (GstVmafHip * self, GstVmafHipRendition * r)
         "reference's (%d/%d)", GST_VIDEO_INFO_FPS_N (d),
         GST_VIDEO_INFO_FPS_D (d), GST_VIDEO_INFO_FPS_N (ref),
         GST_VIDEO_INFO_FPS_D (ref));
+  /* smaller, not of the reference's aspect ratio, scaler not set */
+  if (!problem && !detail)
+    detail = gst_vmafhip_scale_refusal (self, d, ref);
   if (!problem && !detail)
     return TRUE;
   GST_ELEMENT_WARNING (self, STREAM, FORMAT,
@@ -258,19 +259,23 @@ gst_vmafhip_rendition_caps (GstVmafHip * self, GstAggregatorPad * pad,
     return FALSE;
   }
   rendition_drain (r);
-  if (r->engine && vh_engine_n_pushed (r->engine) > 0) {
-    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-        ("%s changed its format in the middle of the stream: it is not "
-            "scored any more. The other pads are.", rendition_name (r)),
-        ("%" GST_PTR_FORMAT, caps));
-    rendition_finish (self, r);
+  const gboolean parsed = gst_video_info_from_caps (&info, caps);
+  if (parsed && r->side.have_info && gst_video_info_is_equal (&info,
+          &r->side.info)) {
+    /* the same video again (a caps event repeated) */
     g_mutex_unlock (&self->renditions_lock);
     return TRUE;
   }
+  /* another video in the middle of the stream: what it scored so far ends
+   * a segment; its next frame starts one with a new engine */
+  if (parsed && r->side.have_info)
+    rendition_end_segment (self, r, rendition_name (r), &r->side.info, &info);
+  else if (!parsed)
+    rendition_finish (self, r, "error");
   g_clear_pointer (&r->engine, vh_engine_free);
   gst_vmafhip_side_clear (&r->side);
   g_atomic_int_set (&r->done, FALSE);
-  if (!gst_video_info_from_caps (&info, caps)) {
+  if (!parsed) {
     GST_ELEMENT_WARNING (self, CORE, NEGOTIATION,
         ("%s: cannot parse the video caps; it is not scored.",
             rendition_name (r)), ("%" GST_PTR_FORMAT, caps));
@@ -287,6 +292,20 @@ gst_vmafhip_rendition_caps (GstVmafHip * self, GstAggregatorPad * pad,
 }
 
 /* ------------------------------------------------------------ scoring */
+
+/* Its results file: results-filename with the pad's name before the
+ * extension (scores.json -> scores.dist_sink_0.json) */
+static gchar *
+results_path (GstVmafHip * self, GstVmafHipRendition * r)
+{
+  const gchar *path = self->cfg.results_filename;
+  const gchar *base = strrchr (path, '/');
+  const gchar *dot = strrchr (base ? base : path, '.');
+  if (!dot || dot == (base ? base + 1 : path))
+    return g_strdup_printf ("%s.%s", path, rendition_name (r));
+  return g_strdup_printf ("%.*s.%s%s", (int) (dot - path), path,
+      rendition_name (r), dot);
+}
 
 /* Its engine, as dist_sink's (models, features, threads, backend), sized
  * for the reference and scaling the rendition's size up to it */
@@ -318,11 +337,18 @@ rendition_engine (GstVmafHip * self, GstVmafHipRendition * r)
           gst_vmafhip_scale_filter (self->cfg.scaler), &error))
     goto failed;
   r->engine = engine;
+  if (self->write_log && !r->record.path)
+    r->record.path = results_path (self, r);
+  gchar *video = gst_vmafhip_describe_pair (&r->side.info, ref);
+  gst_vmafhip_record_set_video (&r->record, video, vi.width, vi.height);
+  g_free (video);
   GST_INFO_OBJECT (self, "%s: %dx%d scored against the reference's %ux%u%s",
       rendition_name (r), GST_VIDEO_INFO_WIDTH (&r->side.info),
       GST_VIDEO_INFO_HEIGHT (&r->side.info), vi.width, vi.height,
       vh_engine_scales_distorted (engine) ? (vh_engine_scales_on_accelerator
           (engine) ? ", scaled on the GPU" : ", scaled on the CPU") : "");
+  gst_vmafhip_scale_announce (self, rendition_name (r), engine, &r->side.info,
+      ref);
   return TRUE;
 
 failed:
@@ -335,28 +361,8 @@ failed:
   return FALSE;
 }
 
-/* Its results file: results-filename with the pad's name before the
- * extension (scores.json -> scores.dist_sink_0.json) */
-static gchar *
-results_path (GstVmafHip * self, GstVmafHipRendition * r)
-{
-  const gchar *path = self->cfg.results_filename;
-  const gchar *base = strrchr (path, '/');
-  const gchar *dot = strrchr (base ? base : path, '.');
-  if (!dot || dot == (base ? base + 1 : path))
-    return g_strdup_printf ("%s.%s", path, rendition_name (r));
-  return g_strdup_printf ("%.*s.%s%s", (int) (dot - path), path,
-      rendition_name (r), dot);
-}
-
-static gboolean
-log_includes (unsigned metric, gpointer data)
-{
-  const LogFilterData *d = data;
-  return gst_vmafhip_metric_reported (d->self, d->engine, metric);
-}
-
-/* Frames that became final: messages, results file, out of memory */
+/* Frames that became final: messages, the record (results file), out of
+ * the engine's memory */
 static void
 report_final (GstVmafHip * self, GstVmafHipRendition * r)
 {
@@ -381,7 +387,8 @@ report_final (GstVmafHip * self, GstVmafHipRendition * r)
           "stream-time", G_TYPE_UINT64, f->stream_time,
           "running-time", G_TYPE_UINT64, f->running_time,
           "duration", G_TYPE_UINT64, f->duration,
-          "index", G_TYPE_INT, (gint) index,
+          "index", G_TYPE_INT,
+          (gint) gst_vmafhip_record_number (&r->record, index),
           "type", G_TYPE_STRING, "frame",
           "pad", G_TYPE_STRING, rendition_name (r), NULL);
       gst_vmafhip_add_frame_scores (self, r->engine, s, index);
@@ -389,37 +396,44 @@ report_final (GstVmafHip * self, GstVmafHipRendition * r)
           gst_message_new_element (GST_OBJECT (self), s));
     }
     g_free (f);
-    if (self->write_log && !r->log_failed) {
-      if (!r->log) {
-        gchar *path = results_path (self, r);
-        const VhLogInfo li = { (unsigned) GST_VIDEO_INFO_WIDTH
-              (&self->side[REF].info),
-          (unsigned) GST_VIDEO_INFO_HEIGHT (&self->side[REF].info), NAN,
-          self->cfg.subsample
-        };
-        r->log_filter = (LogFilterData) { self, r->engine };
-        const VhLogFilter filter = { log_includes, &r->log_filter };
-        r->log = vh_log_writer_open (path, self->log_format, &li, &filter,
-            &error);
-        g_free (path);
-      }
-      if (!r->log || !vh_log_writer_add_frame (r->log,
-              vh_engine_scores (r->engine), index, &error)) {
-        GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
-            ("%s's results file stopped working: %s. Its scores are still "
-                "posted.", rendition_name (r), error ? error->message : ""),
-            (NULL));
-        g_clear_pointer (&r->log, vh_log_writer_free);
-        r->log_failed = TRUE;
-      }
-      g_clear_error (&error);
-    }
+    gst_vmafhip_record_frame (self, &r->record, r->engine, index);
     if (!vh_engine_release_frames (r->engine, index + 1, self->cfg.subsample,
             &error)) {
       GST_WARNING_OBJECT (self, "%s: %s", rendition_name (r), error->message);
       g_clear_error (&error);
     }
   }
+}
+
+/* Another video (old_info to new_info) on the rendition's pad or the
+ * reference's (changed_pad) in the middle of the stream: what it scored
+ * ends a segment (its message and results-file entry); its engine goes,
+ * built again for the new video with the next frame.  After
+ * rendition_drain. */
+static void
+rendition_end_segment (GstVmafHip * self, GstVmafHipRendition * r,
+    const char *changed_pad, const GstVideoInfo * old_info,
+    const GstVideoInfo * new_info)
+{
+  GError *error = NULL;
+
+  if (!r->engine || vh_engine_n_pushed (r->engine) == 0
+      || g_atomic_int_get (&r->done))
+    return;
+  if (!vh_engine_flush (r->engine, &error)) {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("%s: cannot finish the frames scored before the video changed: "
+            "%s. They are counted as dropped.", rendition_name (r),
+            error->message), (NULL));
+    g_clear_error (&error);
+  } else {
+    report_final (self, r);
+  }
+  gst_vmafhip_record_end_segment (self, &r->record, r->engine, changed_pad,
+      old_info, new_info);
+  r->n_reported = 0;
+  g_queue_clear_full (&r->frames, g_free);
+  g_clear_pointer (&r->engine, vh_engine_free);
 }
 
 /* The rendition's buffer paired with the reference frame at running time
@@ -570,7 +584,7 @@ rendition_score (GstVmafHip * self, GstVmafHipRendition * r,
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
         ("%s: a frame does not match its caps; the rendition is not scored "
             "any more.", rendition_name (r)), ("%" GST_PTR_FORMAT, buf));
-    rendition_finish (self, r);
+    rendition_finish (self, r, "error");
     return;
   }
   /* luma alone where no feature reads chroma: the same planes every frame,
@@ -590,7 +604,7 @@ rendition_score (GstVmafHip * self, GstVmafHipRendition * r,
             "more; the other pads are.", rendition_name (r), index,
             error->message), (NULL));
     g_clear_error (&error);
-    rendition_finish (self, r);
+    rendition_finish (self, r, "error");
     return;
   }
   g_queue_push_tail (&r->frames, g_memdup2 (times, sizeof *times));
@@ -846,23 +860,33 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
 /* Flushes its engine, reports the last frames, posts its pooled message
  * and ends its results file; it is done from then on. */
 static void
-rendition_finish (GstVmafHip * self, GstVmafHipRendition * r)
+rendition_finish (GstVmafHip * self, GstVmafHipRendition * r,
+    const char *end)
 {
   GError *error = NULL;
+  gchar *dropped_why = NULL;
+  unsigned n_dropped = 0;
 
   if (!g_atomic_int_compare_and_exchange (&r->done, FALSE, TRUE))
     return;
-  if (!r->engine || vh_engine_n_pushed (r->engine) == 0)
-    return;
-  if (!vh_engine_flush (r->engine, &error)) {
-    GST_ELEMENT_WARNING (self, STREAM, FAILED,
-        ("%s: cannot finish its measurement: %s", rendition_name (r),
-            error->message), (NULL));
-    g_clear_error (&error);
+  if (r->engine && vh_engine_n_pushed (r->engine) > 0) {
+    if (!vh_engine_flush (r->engine, &error)) {
+      GST_ELEMENT_WARNING (self, STREAM, FAILED,
+          ("%s: cannot score its last frames: %s. They are counted as "
+              "dropped in its pooled message.", rendition_name (r),
+              error->message), (NULL));
+      dropped_why = g_strdup (error->message);
+      g_clear_error (&error);
+    }
+    report_final (self, r);
+    n_dropped = vh_engine_n_pushed (r->engine) - r->n_reported;
+  }
+  /* every segment's frames */
+  const unsigned n_frames = r->record.n_frames;
+  if (n_frames + n_dropped == 0) {
+    g_free (dropped_why);
     return;
   }
-  report_final (self, r);
-  const unsigned n_frames = r->n_reported;
   const GstClockTime duration = GST_CLOCK_TIME_IS_VALID (r->first_pts)
       && GST_CLOCK_TIME_IS_VALID (r->end_pts) && r->end_pts >= r->first_pts
       ? r->end_pts - r->first_pts : GST_CLOCK_TIME_NONE;
@@ -875,24 +899,21 @@ rendition_finish (GstVmafHip * self, GstVmafHipRendition * r)
       "pad", G_TYPE_STRING, rendition_name (r),
       "n-frames", G_TYPE_UINT, n_frames,
       "unpaired-dist", G_TYPE_UINT64,
-      (guint64) g_atomic_int_get (&r->unpaired), NULL);
-  gst_vmafhip_add_pooled_scores (self, r->engine, s);
+      (guint64) g_atomic_int_get (&r->unpaired),
+      "end", G_TYPE_STRING, end, "n-dropped", G_TYPE_UINT, n_dropped, NULL);
+  if (n_dropped)
+    gst_structure_set (s, "dropped-reason", G_TYPE_STRING, dropped_why, NULL);
+  g_free (dropped_why);
+  gst_vmafhip_scale_add_fields (self, r->engine, &r->side.info, s);
+  gst_vmafhip_record_add_pooled (self, &r->record, s);
   GST_INFO_OBJECT (self, "%s pooled: %" GST_PTR_FORMAT, rendition_name (r),
       s);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
-  if (r->log) {
-    const double secs = r->first_push_us
-        ? (g_get_monotonic_time () - r->first_push_us) / 1e6 : 0.0;
-    if (!vh_log_writer_finish (r->log, vh_engine_scores (r->engine),
-            secs > 0 ? n_frames / secs : NAN, &error)) {
-      GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
-          ("%s: cannot write its results file: %s", rendition_name (r),
-              error->message), (NULL));
-      g_clear_error (&error);
-    }
-    g_clear_pointer (&r->log, vh_log_writer_free);
-  }
+  const double secs = r->first_push_us
+      ? (g_get_monotonic_time () - r->first_push_us) / 1e6 : 0.0;
+  gst_vmafhip_record_finish (self, &r->record, r->engine,
+      secs > 0 ? n_frames / secs : NAN);
 }
 
 void
@@ -903,33 +924,46 @@ gst_vmafhip_rendition_eos (GstVmafHip * self, GstAggregatorPad * pad)
   if (r) {
     GST_INFO_OBJECT (self, "%s ended", rendition_name (r));
     rendition_drain (r);
-    rendition_finish (self, r);
+    rendition_finish (self, r, "eos");
   }
   g_mutex_unlock (&self->renditions_lock);
 }
 
 void
-gst_vmafhip_renditions_finish (GstVmafHip * self)
+gst_vmafhip_renditions_finish (GstVmafHip * self, const char *end)
 {
   g_mutex_lock (&self->renditions_lock);
   for (guint i = 0; i < self->renditions->len; i++) {
     GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
     rendition_drain (r);
-    rendition_finish (self, r);
+    rendition_finish (self, r, end);
   }
   g_mutex_unlock (&self->renditions_lock);
 }
 
 void
-gst_vmafhip_renditions_reset (GstVmafHip * self, gboolean post_pooled)
+gst_vmafhip_renditions_reference_changed (GstVmafHip * self,
+    const GstVideoInfo * ref)
 {
   g_mutex_lock (&self->renditions_lock);
   for (guint i = 0; i < self->renditions->len; i++) {
     GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
-    /* a flushing seek pools what was scored, as dist_sink does */
     rendition_drain (r);
-    if (post_pooled)
-      rendition_finish (self, r);
+    rendition_end_segment (self, r, "ref_sink", &self->side[REF].info, ref);
+  }
+  /* the reference frames on the GPU (and their motion chain) are of the
+   * old video: none is in use once every queue is drained */
+  shared_refs_free (self);
+  g_mutex_unlock (&self->renditions_lock);
+}
+
+void
+gst_vmafhip_renditions_reset (GstVmafHip * self)
+{
+  g_mutex_lock (&self->renditions_lock);
+  for (guint i = 0; i < self->renditions->len; i++) {
+    GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
+    rendition_drain (r);
     rendition_reset (r);
     if (r->engine)
       vh_engine_reset (r->engine);
@@ -946,6 +980,8 @@ gst_vmafhip_renditions_stop (GstVmafHip * self)
     GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
     rendition_reset (r);
     g_clear_pointer (&r->engine, vh_engine_free);
+    /* (results-filename may change before the next start) */
+    g_clear_pointer (&r->record.path, g_free);
     gst_vmafhip_side_clear (&r->side);
     gst_vmafhip_side_clear (&r->ref_side);
     g_atomic_int_set (&r->done, FALSE);

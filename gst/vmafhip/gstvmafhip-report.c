@@ -10,6 +10,7 @@
 #include "gstvmafhipmeta.h"
 
 #include "gstvmafhip-private.h"
+#include "gstvmafhip-record.h"
 #include "vh-accel.h"
 
 #define GST_CAT_DEFAULT gst_vmafhip_debug
@@ -32,12 +33,6 @@ gst_vmafhip_metric_reported (GstVmafHip * self, const VhEngine * engine,
   /* bootstrap details only with conf-interval; the engine knows which */
   return vh_engine_metric_kind (engine, metric)
       != VH_METRIC_MODEL_BOOTSTRAP || self->cfg.conf_interval;
-}
-
-static gboolean
-metric_reported (GstVmafHip * self, unsigned metric)
-{
-  return gst_vmafhip_metric_reported (self, self->engine, metric);
 }
 
 static const char *
@@ -83,9 +78,12 @@ report_frame (GstVmafHip * self, const PendingFrame * pf,
     GstStructure * scores)
 {
   const gint index = pf->index;
+  /* its number in the stream (segments continue the numbering) */
+  const gint number = (gint) gst_vmafhip_record_number (&self->record,
+      (guint) index);
 
   gst_vmafhip_add_frame_scores (self, self->engine, scores, (unsigned) index);
-  gst_vmafhip_monitor_push (self, index, pf->running_time, pf->duration,
+  gst_vmafhip_monitor_push (self, number, pf->running_time, pf->duration,
       scores);
   if (!GST_CLOCK_TIME_IS_VALID (self->first_pts)) {
     self->first_pts = pf->pts;
@@ -103,7 +101,7 @@ report_frame (GstVmafHip * self, const PendingFrame * pf,
         "stream-time", G_TYPE_UINT64, pf->stream_time,
         "running-time", G_TYPE_UINT64, pf->running_time,
         "duration", G_TYPE_UINT64, pf->duration,
-        "index", G_TYPE_INT, index,
+        "index", G_TYPE_INT, number,
         "type", G_TYPE_STRING, "frame",
         "pad", G_TYPE_STRING, "dist_sink", NULL);
     gst_structure_foreach (scores, copy_field, s);
@@ -120,7 +118,9 @@ output_frame (GstVmafHip * self, PendingFrame * pf)
   GstBuffer *buf = gst_buffer_make_writable (pf->buffer);
   /* the scores go straight into the meta's structure; the message copies
    * them from there */
-  GstVmafHipMeta *meta = gst_buffer_add_vmafhip_meta (buf, pf->index);
+  GstVmafHipMeta *meta = gst_buffer_add_vmafhip_meta (buf, pf->index < 0
+      ? -1 : (gint) gst_vmafhip_record_number (&self->record,
+          (guint) pf->index));
 
   pf->buffer = NULL;
   if (pf->index >= 0 && meta)
@@ -147,6 +147,9 @@ gst_vmafhip_emit_ready (GstVmafHip * self)
     if (ret != GST_FLOW_OK)
       return ret;
   }
+  /* a results file failed with write-failure=error (posted): the run ends */
+  if (g_atomic_int_get (&self->results_write_failed))
+    return GST_FLOW_ERROR;
   return GST_FLOW_OK;
 }
 
@@ -220,23 +223,22 @@ set_pooled (GstStructure * s, const char *name, const VhPooled * p,
 }
 
 void
-gst_vmafhip_add_pooled_scores (GstVmafHip * self, const VhEngine * engine,
-    GstStructure * s)
+gst_vmafhip_add_pooled_table (GstVmafHip * self, const VhScoreTable * t,
+    unsigned subsample, const VhEngine * engine, GstStructure * s)
 {
-  const VhScoreTable *t = vh_engine_scores (engine);
   const unsigned n = vh_score_table_n_metrics (t);
-  const unsigned sub = self->cfg.subsample;
   const GstVmafHipPoolMethod method = self->cfg.pool_method;
   VhPooled p;
   const int first = vh_score_table_find (t, first_model_name (self));
 
-  if (first >= 0 && vh_score_table_pool_all (t, (unsigned) first, sub, &p))
+  if (first >= 0 && vh_score_table_pool_all (t, (unsigned) first, subsample,
+          &p))
     gst_structure_set (s, "score", G_TYPE_DOUBLE,
         vh_pooled_get (&p, engine_pool_method (method)), NULL);
   for (unsigned m = 0; m < n; m++) {
     const char *name = vh_score_table_metric_name (t, m);
-    if (!gst_vmafhip_metric_reported (self, engine, m)
-        || !vh_score_table_pool_all (t, m, sub, &p))
+    if ((engine && !gst_vmafhip_metric_reported (self, engine, m))
+        || !vh_score_table_pool_all (t, m, subsample, &p))
       continue;
     set_pooled (s, name, &p, method);
     if (self->cfg.psnr && !strcmp (name, "psnr_y"))
@@ -245,7 +247,8 @@ gst_vmafhip_add_pooled_scores (GstVmafHip * self, const VhEngine * engine,
 }
 
 static void
-post_pooled (GstVmafHip * self, unsigned n_frames)
+post_pooled (GstVmafHip * self, unsigned n_frames, unsigned n_dropped,
+    const char *end, const char *dropped_why)
 {
   GstClockTime duration = GST_CLOCK_TIME_NONE;
   GstStructure *s;
@@ -265,57 +268,53 @@ post_pooled (GstVmafHip * self, unsigned n_frames)
       "pad", G_TYPE_STRING, "dist_sink",
       "n-frames", G_TYPE_UINT, n_frames,
       "unpaired-ref", G_TYPE_UINT64, self->unpaired_ref,
-      "unpaired-dist", G_TYPE_UINT64, self->unpaired_dist, NULL);
+      "unpaired-dist", G_TYPE_UINT64, self->unpaired_dist,
+      "end", G_TYPE_STRING, end, "n-dropped", G_TYPE_UINT, n_dropped, NULL);
   GST_OBJECT_UNLOCK (self);
+  if (n_dropped)
+    gst_structure_set (s, "dropped-reason", G_TYPE_STRING, dropped_why, NULL);
+  gst_vmafhip_scale_add_fields (self, self->engine, &self->side[DIST].info, s);
 
-  gst_vmafhip_add_pooled_scores (self, self->engine, s);
+  gst_vmafhip_record_add_pooled (self, &self->record, s);
   GST_INFO_OBJECT (self, "pooled: %" GST_PTR_FORMAT, s);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
-static gboolean
-log_includes_metric (unsigned metric, gpointer self)
+/* A results file cannot be written completely (full disk, I/O error, its
+ * folder removed): by default an element error, so that the run fails
+ * and a batch script sees it (the aggregator then stops with
+ * GST_FLOW_ERROR); with write-failure=warn a warning, and scoring goes on
+ * (the messages and the meta still carry every score).  Any thread. */
+void
+gst_vmafhip_results_failed (GstVmafHip * self, const char *pad_name,
+    const GError * error)
 {
-  return metric_reported (self, metric);
+  const char *why = error ? error->message : "unknown error";
+
+  if (self->cfg.write_failure == GST_VMAFHIP_WRITE_FAILURE_WARN) {
+    GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+        ("%s's results file cannot be written: %s. Scoring goes on "
+            "(write-failure=warn); the scores are still posted and "
+            "attached, but the file is incomplete.", pad_name, why),
+        ("property results-filename"));
+    return;
+  }
+  GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+      ("%s's results file cannot be written: %s. The run fails; free the "
+          "space or fix the path, or set write-failure=warn to keep scoring "
+          "with a warning.", pad_name, why), ("property results-filename"));
+  g_atomic_int_set (&self->results_write_failed, TRUE);
 }
 
-/* The results file stopped taking data: say so once, keep scoring (the
- * messages and the meta still carry every score). */
-static void
-results_file_failed (GstVmafHip * self, GError * error)
-{
-  GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
-      ("The results file stopped working: %s. Scoring goes on; the scores "
-          "are still posted and attached, but the file is incomplete.",
-          error->message), ("property results-filename"));
-  g_clear_pointer (&self->log_writer, vh_log_writer_free);
-  self->log_failed = TRUE;
-}
-
-/* Frame `index` is final and reported: into the results file (opened with
- * the first frame), then out of the engine's memory. */
+/* Frame `index` is final and reported: into the record and the results
+ * file, then out of the engine's memory. */
 static void
 record_frame (GstVmafHip * self, unsigned index)
 {
-  const VhScoreTable *t = vh_engine_scores (self->engine);
   GError *error = NULL;
 
-  if (self->write_log && !self->log_failed) {
-    if (!self->log_writer) {
-      const VhLogFilter filter = { log_includes_metric, self };
-      /* the fps is patched in at the end */
-      const VhLogInfo li = { self->engine_info.width,
-        self->engine_info.height, NAN, self->cfg.subsample
-      };
-      self->log_writer = vh_log_writer_open (self->cfg.results_filename,
-          self->log_format, &li, &filter, &error);
-    }
-    if (!self->log_writer
-        || !vh_log_writer_add_frame (self->log_writer, t, index, &error))
-      results_file_failed (self, error);
-    g_clear_error (&error);
-  }
+  gst_vmafhip_record_frame (self, &self->record, self->engine, index);
   if (!vh_engine_release_frames (self->engine, index + 1, self->cfg.subsample,
           &error)) {
     GST_WARNING_OBJECT (self, "%s", error->message);
@@ -324,20 +323,16 @@ record_frame (GstVmafHip * self, unsigned index)
   self->n_recorded = index + 1;
 }
 
-/* Ends the results file with the pooled section and the measured rate. */
-static gboolean
-finish_results (GstVmafHip * self, unsigned n_frames, GError ** error)
+/* Ends the results file with the pooled section and the measured rate;
+ * a failure is reported as write-failure says. */
+static void
+finish_results (GstVmafHip * self, unsigned n_frames)
 {
   const double secs = self->first_push_us
       ? (g_get_monotonic_time () - self->first_push_us) / 1e6 : 0.0;
-  gboolean ok;
 
-  if (!self->log_writer)
-    return TRUE;
-  ok = vh_log_writer_finish (self->log_writer, vh_engine_scores
-      (self->engine), secs > 0 ? n_frames / secs : NAN, error);
-  g_clear_pointer (&self->log_writer, vh_log_writer_free);
-  return ok;
+  gst_vmafhip_record_finish (self, &self->record, self->engine,
+      secs > 0 ? n_frames / secs : NAN);
 }
 
 /* The frames scored but still held when their buffers cannot go out (a
@@ -360,76 +355,140 @@ report_held_frames (GstVmafHip * self, unsigned n_frames)
     record_frame (self, self->n_recorded);
 }
 
-/* A flushing seek: the pooled message of what was scored before it, as
- * upstream posts its statistics there (the frames still held are scored
- * and reported but not pushed; the results file starts again after the
- * seek). */
-void
-gst_vmafhip_post_pooled_before_flush (GstVmafHip * self)
+/* Every way a measurement ends (EOS, a stop without EOS, a flushing seek)
+ * ends here: the frames already paired are scored (or counted as dropped,
+ * with the reason, where the engine cannot finish them), reported whether
+ * or not their buffers went out, the pooled message says how it ended
+ * (`end`), and the results file is finished with its pooled section.
+ * Returns the frames scored. */
+static unsigned
+conclude (GstVmafHip * self, const char *end)
 {
   GError *error = NULL;
-  unsigned n_frames;
+  gchar *dropped_why = NULL;
+  unsigned n_frames, n_dropped = 0;
 
-  if (!self->engine || self->finished
-      || vh_engine_n_pushed (self->engine) == 0)
-    return;
-  if (!vh_engine_flush (self->engine, &error)) {
-    GST_WARNING_OBJECT (self, "no pooled message before the seek: %s",
-        error->message);
-    g_clear_error (&error);
-    return;
+  self->finished = TRUE;
+  if (self->engine && vh_engine_n_pushed (self->engine) > 0) {
+    if (!vh_engine_flush (self->engine, &error)) {
+      GST_ELEMENT_WARNING (self, STREAM, FAILED,
+          ("Cannot score the last frames: %s. They are counted as dropped "
+              "in the pooled message.", error->message), (NULL));
+      dropped_why = g_strdup (error->message);
+      g_clear_error (&error);
+    }
+    n_dropped = vh_engine_n_pushed (self->engine)
+        - vh_engine_n_final (self->engine);
+    report_held_frames (self, vh_engine_n_final (self->engine));
   }
-  n_frames = vh_engine_n_final (self->engine);
-  report_held_frames (self, n_frames);
-  if (n_frames == 0)
-    return;
-  gst_vmafhip_monitor_finish (self);
-  post_pooled (self, n_frames);
+  /* every segment's frames */
+  n_frames = self->record.n_frames;
+  if (n_frames + n_dropped > 0) {
+    GST_INFO_OBJECT (self, "end of measurement (%s): %u frames, %u dropped",
+        end, n_frames, n_dropped);
+    gst_vmafhip_monitor_finish (self);
+    post_pooled (self, n_frames, n_dropped, end, dropped_why);
+  }
+  if (n_frames > 0)
+    finish_results (self, n_frames);
+  g_free (dropped_why);
+  return n_frames;
+}
+
+gboolean
+gst_vmafhip_end_segment (GstVmafHip * self, int which,
+    const GstVideoInfo * info)
+{
+  GError *error = NULL;
+  GstFlowReturn ret;
+
+  if (!self->engine || vh_engine_n_pushed (self->engine) == 0)
+    return TRUE;
+  if (!vh_engine_flush (self->engine, &error)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Cannot finish the frames scored before the video changed: %s",
+            error->message), (NULL));
+    g_clear_error (&error);
+    return FALSE;
+  }
+  /* out with the caps they came with */
+  ret = gst_vmafhip_emit_ready (self);
+  if (ret != GST_FLOW_OK)
+    GST_INFO_OBJECT (self, "pushing the segment's last frames: %s",
+        gst_flow_get_name (ret));
+  report_held_frames (self, vh_engine_n_final (self->engine));
+  /* frames downstream did not take: reported, their buffers dropped (the
+   * next engine numbers its frames from 0 again) */
+  while (!g_queue_is_empty (&self->pending))
+    gst_vmafhip_pending_frame_free (g_queue_pop_head (&self->pending));
+  gst_vmafhip_record_end_segment (self, &self->record, self->engine,
+      side_name (which), &self->side[which].info, info);
+  self->n_recorded = 0;
+  gst_clear_buffer (&self->held_dist);
+  g_clear_pointer (&self->engine, vh_engine_free);
+  self->engine_sized = FALSE;
+  return TRUE;
+}
+
+/* A flushing seek: the pooled message and results files of what was
+ * scored before it, as upstream posts its statistics there (the frames
+ * still held are scored and reported but not pushed; the results files
+ * start again after the seek). */
+void
+gst_vmafhip_conclude_before_flush (GstVmafHip * self)
+{
+  gst_vmafhip_renditions_finish (self, "flushing-seek");
+  if (!self->finished)
+    conclude (self, "flushing-seek");
+}
+
+/* A stop without EOS (the pipeline set to READY or NULL by the
+ * application, Ctrl-C without -e, an error elsewhere): streaming has
+ * stopped; what was paired is scored and reported, every results file
+ * finished. */
+void
+gst_vmafhip_conclude_on_stop (GstVmafHip * self)
+{
+  gst_vmafhip_renditions_finish (self, "stopped");
+  if (!self->finished)
+    conclude (self, "stopped");
 }
 
 /* The end of the measurement: whichever input ended first. */
 GstFlowReturn
 gst_vmafhip_finish (GstVmafHip * self)
 {
-  GError *error = NULL;
   GstFlowReturn ret;
-  unsigned n_frames = 0;
+  gboolean failed = FALSE;
 
-  self->finished = TRUE;
   /* the renditions end with the reference frames */
-  gst_vmafhip_renditions_finish (self);
-  if (self->engine && vh_engine_n_pushed (self->engine) > 0
-      && !vh_engine_flush (self->engine, &error)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Cannot finish the measurement: %s", error->message), (NULL));
-    g_clear_error (&error);
-    return GST_FLOW_ERROR;
+  gst_vmafhip_renditions_finish (self, "eos");
+  /* every frame scored, then pushed downstream where it can go */
+  if (self->engine && vh_engine_n_pushed (self->engine) > 0) {
+    GError *error = NULL;
+    if (vh_engine_flush (self->engine, &error)) {
+      ret = gst_vmafhip_emit_ready (self);
+      if (ret != GST_FLOW_OK)
+        GST_INFO_OBJECT (self, "pushing the last frames: %s",
+            gst_flow_get_name (ret));
+    } else {
+      /* the run fails; conclude still reports what was scored */
+      GST_ELEMENT_ERROR (self, STREAM, FAILED,
+          ("Cannot finish the measurement: %s", error->message), (NULL));
+      g_clear_error (&error);
+      failed = TRUE;
+    }
   }
-  ret = gst_vmafhip_emit_ready (self);
-  if (ret != GST_FLOW_OK)
-    GST_INFO_OBJECT (self, "pushing the last frames: %s",
-        gst_flow_get_name (ret));
-  if (self->engine)
-    n_frames = vh_engine_n_final (self->engine);
-  report_held_frames (self, n_frames);
-  g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
-  if (n_frames == 0) {
+  if (conclude (self, "eos") == 0 && !failed) {
+    g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
         ("No frame pair was scored: one of the inputs ended before sending "
             "a frame, so there is no pooled score%s.",
             self->write_log ? " and no results file" : ""), (NULL));
     return GST_FLOW_EOS;
   }
-  GST_INFO_OBJECT (self, "end of measurement: %u frames", n_frames);
-  gst_vmafhip_monitor_finish (self);
-  post_pooled (self, n_frames);
-  if (!finish_results (self, n_frames, &error)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
-        ("Cannot write the results file: %s", error->message),
-        ("property results-filename"));
-    g_clear_error (&error);
+  g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
+  if (failed || g_atomic_int_get (&self->results_write_failed))
     return GST_FLOW_ERROR;
-  }
   return GST_FLOW_EOS;
 }
-

@@ -114,6 +114,25 @@ gst_vmafhip_scaler_get_type (void)
 }
 
 GType
+gst_vmafhip_write_failure_get_type (void)
+{
+  static const GEnumValue values[] = {
+    {GST_VMAFHIP_WRITE_FAILURE_ERROR,
+        "Post an error: the run fails", "error"},
+    {GST_VMAFHIP_WRITE_FAILURE_WARN,
+        "Post a warning and keep scoring (messages and meta go on)", "warn"},
+    {0, NULL, NULL},
+  };
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstVmafHipWriteFailure", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
 gst_vmafhip_align_get_type (void)
 {
   static const GEnumValue values[] = {

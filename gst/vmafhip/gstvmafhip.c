@@ -134,8 +134,8 @@ gst_vmafhip_reset_measurement (GstVmafHip * self)
   gst_clear_buffer (&self->held_dist);
   self->held_dist_used = FALSE;
   /* a new measurement starts a new results file */
-  g_clear_pointer (&self->log_writer, vh_log_writer_free);
-  self->log_failed = FALSE;
+  gst_vmafhip_record_reset (&self->record);
+  g_atomic_int_set (&self->results_write_failed, FALSE);
   self->n_recorded = 0;
   GST_OBJECT_LOCK (self);
   self->unpaired_ref = self->unpaired_dist = 0;
@@ -208,6 +208,7 @@ gst_vmafhip_finalize (GObject * object)
   g_ptr_array_unref (self->specs);
   g_ptr_array_unref (self->feature_specs);
   gst_caps_replace (&self->ref_caps, NULL);
+  gst_vmafhip_record_clear (&self->record);
   /* the engine first (its GPU work done), then the frames it may read */
   vh_engine_free (self->engine);
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
@@ -303,6 +304,9 @@ gst_vmafhip_start (GstAggregator * agg)
         ("results-format is set but results-filename is not: no results "
             "file will be written."), (NULL));
 
+  gst_vmafhip_record_clear (&self->record);
+  gst_vmafhip_record_init (&self->record, "dist_sink",
+      self->write_log ? self->cfg.results_filename : NULL);
   gst_vmafhip_reset_measurement (self);
   self->caps_checked = self->pair_failed = FALSE;
   self->frame_duration = GST_CLOCK_TIME_NONE;
@@ -318,6 +322,9 @@ gst_vmafhip_stop (GstAggregator * agg)
 {
   GstVmafHip *self = GST_VMAFHIP (agg);
 
+  /* stopped without EOS: what was paired is still reported, every results
+   * file finished */
+  gst_vmafhip_conclude_on_stop (self);
   gst_vmafhip_reset_measurement (self);
   gst_vmafhip_renditions_stop (self);
   gst_vmafhip_monitor_stop (self);
@@ -370,8 +377,8 @@ gst_vmafhip_flush (GstAggregator * agg)
 
   GST_DEBUG_OBJECT (self, "flush: pooling the scores so far, dropping %u "
       "pending frames", g_queue_get_length (&self->pending));
-  gst_vmafhip_post_pooled_before_flush (self);
-  gst_vmafhip_renditions_reset (self, TRUE);
+  gst_vmafhip_conclude_before_flush (self);
+  gst_vmafhip_renditions_reset (self);
   gst_vmafhip_reset_measurement (self);
   return GST_FLOW_OK;
 }
@@ -397,6 +404,7 @@ gst_vmafhip_init (GstVmafHip * self)
   self->feature_specs = g_ptr_array_new_with_free_func ((GDestroyNotify)
       vh_feature_spec_free);
   g_queue_init (&self->pending);
+  gst_vmafhip_record_init (&self->record, "dist_sink", NULL);
   g_mutex_init (&self->renditions_lock);
   self->renditions = g_ptr_array_new ();
   self->frame_duration = GST_CLOCK_TIME_NONE;

@@ -53,6 +53,12 @@ typedef enum {
   GST_VMAFHIP_ALIGN_AUTO = 2,
 } GstVmafHipAlign;
 
+/* What a results file that cannot be written completely does to the run. */
+typedef enum {
+  GST_VMAFHIP_WRITE_FAILURE_ERROR = 0,
+  GST_VMAFHIP_WRITE_FAILURE_WARN = 1,
+} GstVmafHipWriteFailure;
+
 /* Values as libvmaf's enum VmafLogLevel, like the upstream element. */
 typedef enum {
   GST_VMAFHIP_LOG_NONE = 0,
@@ -74,6 +80,8 @@ GType gst_vmafhip_scaler_get_type (void);
 #define GST_TYPE_VMAFHIP_SCALER (gst_vmafhip_scaler_get_type ())
 GType gst_vmafhip_align_get_type (void);
 #define GST_TYPE_VMAFHIP_ALIGN (gst_vmafhip_align_get_type ())
+GType gst_vmafhip_write_failure_get_type (void);
+#define GST_TYPE_VMAFHIP_WRITE_FAILURE (gst_vmafhip_write_failure_get_type ())
 GType gst_vmafhip_log_level_get_type (void);
 #define GST_TYPE_VMAFHIP_LOG_LEVEL (gst_vmafhip_log_level_get_type ())
 

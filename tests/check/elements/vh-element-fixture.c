@@ -3,6 +3,8 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include <gst/base/gstaggregator.h>
+
 #include "gstvmafhipmeta.h"
 #include "vh-element-fixture.h"
 
@@ -193,7 +195,13 @@ render_rung (Fixture * f, guint i, guint w, guint h, VhPicture * out)
   VhPicture r, d;
   render (f, i, &r, &d);
   const guint sw[3] = { w, w / 2, w / 2 }, sh[3] = { h, h / 2, h / 2 };
-  const guint fw[3] = { W, W / 2, W / 2 }, fh[3] = { H, H / 2, H / 2 };
+  /* from the content's size */
+  const guint fw[3] = { d.plane[0].width, d.plane[1].width,
+    d.plane[2].width
+  };
+  const guint fh[3] = { d.plane[0].height, d.plane[1].height,
+    d.plane[2].height
+  };
   guint8 *mem = g_malloc ((gsize) w * h * 2);
   gsize o = 0;
   *out = (VhPicture) { .nplanes = 3, .bpc = 8 };
@@ -206,6 +214,20 @@ render_rung (Fixture * f, guint i, guint w, guint h, VhPicture * out)
     vh_scaler_free (down);
   }
   return mem;
+}
+
+GstBuffer *
+rung_buffer (Fixture * f, guint i, const GstVideoInfo * info)
+{
+  VhPicture r, d;
+  const guint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  render (f, i, &r, &d);
+  if (w == d.plane[0].width && h == d.plane[0].height)
+    return make_buffer (info, &d, i, 0);
+  guint8 *mem = render_rung (f, i, w, h, &d);
+  GstBuffer *buf = make_buffer (info, &d, i, 0);
+  g_free (mem);
+  return buf;
 }
 
 GstFlowReturn
@@ -604,4 +626,52 @@ has_factories (const char *a, const char *b)
   gst_clear_object (&fa);
   gst_clear_object (&fb);
   return found;
+}
+
+/* Waits until the element has taken the buffer queued on that pad (a
+ * test pushes the pads one after the other from one thread: a pad added
+ * while a frame is queued would make the element wait for it too; a stop
+ * must find every pushed frame paired) */
+void
+wait_taken (GstElement * element, const char *name)
+{
+  GstAggregatorPad *pad = GST_AGGREGATOR_PAD (gst_element_get_static_pad
+      (element, name));
+  for (int t = 0; t < 10000 && gst_aggregator_pad_has_buffer (pad); t++)
+    g_usleep (1000);
+  fail_if (gst_aggregator_pad_has_buffer (pad), "%s: buffer not taken", name);
+  gst_object_unref (pad);
+}
+
+/* A JSON results file that parses, with n_frames frames and a pooled
+ * section of at least one metric, each with its mean; the parsed root is
+ * returned (json_node_unref) */
+JsonNode *
+check_results_json (const char *path, guint n_frames)
+{
+  JsonParser *parser = json_parser_new ();
+  GError *error = NULL;
+  JsonNode *root;
+  JsonObject *o, *pooled;
+  GList *members;
+
+  fail_unless (json_parser_load_from_file (parser, path, &error),
+      "%s does not parse: %s", path, error ? error->message : "");
+  root = json_node_copy (json_parser_get_root (parser));
+  g_object_unref (parser);
+  o = json_node_get_object (root);
+  fail_unless (json_object_has_member (o, "frames"), "%s: no frames", path);
+  fail_unless_equals_int (json_array_get_length (json_object_get_array_member
+          (o, "frames")), n_frames);
+  fail_unless (json_object_has_member (o, "pooled_metrics"),
+      "%s: no pooled section", path);
+  pooled = json_object_get_object_member (o, "pooled_metrics");
+  members = json_object_get_members (pooled);
+  fail_unless (members != NULL, "%s: an empty pooled section", path);
+  for (GList * m = members; m; m = m->next)
+    fail_unless (json_object_has_member (json_object_get_object_member
+            (pooled, m->data), "mean"), "%s: %s has no mean", path,
+        (const char *) m->data);
+  g_list_free (members);
+  return root;
 }

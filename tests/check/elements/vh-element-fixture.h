@@ -7,6 +7,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <json-glib/json-glib.h>
 
 #include "vh-engine.h"
 #include "vh-synth.h"
@@ -56,10 +57,14 @@ void fixture_set_caps (Fixture * f, const char *ref_format, const char *dist_for
     uint32_t seed);
 void fixture_free (Fixture * f);
 void render (Fixture * f, guint i, VhPicture * ref, VhPicture * dis);
-/* Frame i's distorted picture (8-bit 4:2:0, W x H) scaled down to w x h
+/* Frame i's distorted picture (8-bit 4:2:0, the content's size) scaled down to w x h
  * with bilinear, as an encoder's ladder makes its rungs: its planes in
  * *out, their memory returned (g_free) */
 guint8 * render_rung (Fixture * f, guint i, guint w, guint h, VhPicture * out);
+/* Frame i's distorted picture at info's size (bilinear from the
+ * content's size, as an encoder's ladder would be made), as a buffer with
+ * frame i's timestamp */
+GstBuffer * rung_buffer (Fixture * f, guint i, const GstVideoInfo * info);
 GstFlowReturn push_ref (Fixture * f, guint i);
 GstFlowReturn push_dist (Fixture * f, guint i);
 void push_pairs (Fixture * f, guint first, guint n);
@@ -94,5 +99,11 @@ gboolean gpu_present (void);
 gboolean gpu_present_in_child (void);
 /* Whether both element factories exist. */
 gboolean has_factories (const char *a, const char *b);
+
+/* Waits until the element has taken the buffer queued on pad `name`. */
+void wait_taken (GstElement * element, const char *name);
+/* A JSON results file that parses, with n_frames frames and a pooled
+ * section (each metric with its mean); its root (json_node_unref). */
+JsonNode * check_results_json (const char *path, guint n_frames);
 
 #endif /* VH_ELEMENT_FIXTURE_H */

@@ -19,23 +19,6 @@
 #define N_FRAMES 5
 #define MAX_RUNGS 3
 
-/* Frame i's distorted picture at w x h (bilinear, as an encoder's ladder
- * would be made), as a buffer with frame i's timestamp */
-static GstBuffer *
-rung_buffer (Fixture * f, guint i, const GstVideoInfo * info)
-{
-  VhPicture r, d;
-  const guint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
-  if (w == W && h == H) {
-    render (f, i, &r, &d);
-    return make_buffer (info, &d, i, 0);
-  }
-  guint8 *mem = render_rung (f, i, w, h, &d);
-  GstBuffer *buf = make_buffer (info, &d, i, 0);
-  g_free (mem);
-  return buf;
-}
-
 typedef struct {
   Fixture *f;
   GstHarness *rung[MAX_RUNGS];
@@ -101,20 +84,6 @@ ladder_free (Ladder * l)
       gst_harness_teardown (l->rung[k]);
   fixture_free (l->f);
   g_free (l);
-}
-
-/* Waits until the element has taken the buffer queued on that pad (a
- * test pushes the pads one after the other from one thread: a pad added
- * while a frame is queued would make the element wait for it too) */
-static void
-wait_taken (GstElement * element, const char *name)
-{
-  GstAggregatorPad *pad = GST_AGGREGATOR_PAD (gst_element_get_static_pad
-      (element, name));
-  for (int t = 0; t < 10000 && gst_aggregator_pad_has_buffer (pad); t++)
-    g_usleep (1000);
-  fail_if (gst_aggregator_pad_has_buffer (pad), "%s: buffer not taken", name);
-  gst_object_unref (pad);
 }
 
 /* The VMAF messages of one pad (frame messages copied, in order); its
@@ -194,15 +163,24 @@ field_equal (GQuark field, const GValue * value, gpointer user_data)
   return TRUE;
 }
 
-/* The frame messages of a run with that rung on dist_sink alone */
+/* The frame messages of a run of frames first..first+n-1 with that rung
+ * on dist_sink alone, the reference (the content) at ref_w x ref_h */
 static GPtrArray *
-single_run (const char *props, int w, int h)
+single_run_from (const char *props, int ref_w, int ref_h, int w, int h,
+    guint first, guint n)
 {
   Ladder *l = ladder_new (props);
+  if (ref_w != W || ref_h != H) {
+    video_info_init (&l->f->ref_info, "I420", ref_w, ref_h);
+    gst_harness_set_src_caps (l->f->ref,
+        gst_video_info_to_caps (&l->f->ref_info));
+    content_clear (&l->f->content);
+    content_init (&l->f->content, &l->f->ref_info, 23);
+  }
   video_info_init (&l->f->dist_info, "I420", w, h);
   gst_harness_set_src_caps (l->f->dist,
       gst_video_info_to_caps (&l->f->dist_info));
-  for (guint i = 0; i < N_FRAMES; i++) {
+  for (guint i = first; i < first + n; i++) {
     fail_unless_equals_int (push_ref (l->f, i), GST_FLOW_OK);
     fail_unless_equals_int (gst_harness_push (l->f->dist,
             rung_buffer (l->f, i, &l->f->dist_info)), GST_FLOW_OK);
@@ -210,12 +188,19 @@ single_run (const char *props, int w, int h)
   push_eos_both (l->f);
   wait_eos (l->f);
   GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
-  gint n;
-  GPtrArray *frames = pad_frames (msgs, "dist_sink", &n);
-  fail_unless_equals_int (n, N_FRAMES);
+  gint pooled;
+  GPtrArray *frames = pad_frames (msgs, "dist_sink", &pooled);
+  fail_unless_equals_int (pooled, n);
   free_messages (msgs);
   ladder_free (l);
   return frames;
+}
+
+/* The frame messages of a run with that rung on dist_sink alone */
+static GPtrArray *
+single_run (const char *props, int w, int h)
+{
+  return single_run_from (props, W, H, w, h, 0, N_FRAMES);
 }
 
 static void
@@ -294,6 +279,211 @@ GST_START_TEST (test_ladder_results_files)
   g_free (props);
   g_free (path);
   g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Stopped without EOS (the pipeline to NULL while playing): every pad's
+ * paired frames are reported, each pad's pooled message says "stopped",
+ * and every results file parses with its frames and pooled section */
+GST_START_TEST (test_ladder_stopped_without_eos)
+{
+  gchar *dir = g_dir_make_tmp ("vmafhip-ladder-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "scores.json", NULL);
+  gchar *props = g_strdup_printf ("results-format=json results-filename=%s",
+      path);
+  gchar *rung_path[2];
+  Ladder *l = ladder_new (props);
+
+  for (guint k = 0; k < 2; k++) {
+    ladder_add (l, k ? W / 2 : W, k ? H / 2 : H, FPS);
+    rung_path[k] = g_strdup_printf ("%s/scores.dist_sink_%u.json", dir, k);
+  }
+  for (guint i = 0; i < N_FRAMES; i++)
+    ladder_push (l, i, NULL);
+  wait_taken (l->f->element, "dist_sink_0");
+  wait_taken (l->f->element, "dist_sink_1");
+  wait_taken (l->f->element, "ref_sink");
+  fail_unless_equals_int (gst_element_set_state (l->f->element,
+          GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  static const char *const pads[] = { "dist_sink", "dist_sink_0",
+    "dist_sink_1"
+  };
+  for (guint p = 0; p < G_N_ELEMENTS (pads); p++) {
+    check_pad (msgs, pads[p], N_FRAMES, N_FRAMES);
+    for (GList * m = msgs; m; m = m->next) {
+      const GstStructure *st = vmaf_structure (m->data);
+      if (st && !g_strcmp0 (gst_structure_get_string (st, "pad"), pads[p])
+          && !g_strcmp0 (gst_structure_get_string (st, "type"), "pooled"))
+        fail_unless_equals_string (gst_structure_get_string (st, "end"),
+            "stopped");
+    }
+  }
+  free_messages (msgs);
+  ladder_free (l);
+  json_node_unref (check_results_json (path, N_FRAMES));
+  for (guint k = 0; k < 2; k++) {
+    json_node_unref (check_results_json (rung_path[k], N_FRAMES));
+    g_unlink (rung_path[k]);
+    g_free (rung_path[k]);
+  }
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (props);
+  g_free (path);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* A rung's results file that cannot be written (a folder where the file
+ * should be) fails the run by default, naming the pad */
+GST_START_TEST (test_rung_write_failure)
+{
+  gchar *dir = g_dir_make_tmp ("vmafhip-ladder-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "scores.json", NULL);
+  gchar *blocker = g_build_filename (dir, "scores.dist_sink_0.json", NULL);
+  gchar *props = g_strdup_printf ("results-format=json results-filename=%s",
+      path);
+  const gchar *needles[] = { "dist_sink_0", "write-failure=warn", NULL };
+  Ladder *l = ladder_new (props);
+
+  fail_unless (g_mkdir (blocker, 0700) == 0);
+  ladder_add (l, W / 2, H / 2, FPS);
+  /* (the pushes after the error are refused: not checked) */
+  for (guint i = 0; i < N_FRAMES; i++) {
+    push_ref (l->f, i);
+    push_dist (l->f, i);
+    gst_harness_push (l->rung[0], rung_buffer (l->f, i, &l->info[0]));
+  }
+  expect_message (l->f->bus, &l->f->seen, GST_MESSAGE_ERROR, needles);
+  gst_element_set_state (l->f->element, GST_STATE_NULL);
+  ladder_free (l);
+  g_rmdir (blocker);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (blocker);
+  g_free (props);
+  g_free (path);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* The frames of `pad` from `first` on equal those of a separate run
+ * (`alone`), but for their number in the stream */
+static void
+check_after_change (GList * msgs, const char *pad, guint total, guint first,
+    GPtrArray * alone)
+{
+  gint n_pooled;
+  GPtrArray *got = pad_frames (msgs, pad, &n_pooled);
+  fail_unless_equals_int (n_pooled, total);
+  fail_unless_equals_int (got->len, total);
+  for (guint i = 0; i < total; i++) {
+    gint index;
+    fail_unless (gst_structure_get_int (g_ptr_array_index (got, i), "index",
+            &index));
+    fail_unless_equals_int (index, i);
+  }
+  for (guint i = 0; i < alone->len; i++) {
+    GstStructure *s = gst_structure_copy (g_ptr_array_index (got, first + i));
+    gint index;
+    fail_unless (gst_structure_get_int (g_ptr_array_index (alone, i), "index",
+            &index));
+    gst_structure_set (s, "index", G_TYPE_INT, index, NULL);
+    gst_structure_foreach (s, field_equal, g_ptr_array_index (alone, i));
+    gst_structure_free (s);
+  }
+  g_ptr_array_unref (got);
+}
+
+/* The 'vmafhip-segment' message of `pad`, which says `changed` changed */
+static void
+check_segment_message (GList * msgs, const char *pad, const char *changed,
+    guint n_frames)
+{
+  guint found = 0, n;
+  for (GList * m = msgs; m; m = m->next) {
+    const GstStructure *s = gst_message_get_structure (m->data);
+    if (!s || !gst_structure_has_name (s, "vmafhip-segment")
+        || g_strcmp0 (gst_structure_get_string (s, "pad"), pad))
+      continue;
+    found++;
+    fail_unless_equals_string (gst_structure_get_string (s, "changed-pad"),
+        changed);
+    fail_unless (gst_structure_get_uint (s, "n-frames", &n));
+    fail_unless_equals_int (n, n_frames);
+  }
+  fail_unless_equals_int (found, 1);
+}
+
+/* A rung switches to a smaller size in the middle of the stream: it goes
+ * on in a new segment (the other pads unaffected), its frames after the
+ * switch as a run of that size alone */
+GST_START_TEST (test_rung_resolution_change)
+{
+  const gboolean scored = !g_getenv ("VMAFHIP_TEST_MOCK_HIP");
+  Ladder *l = ladder_new ("frame-message=true");
+  ladder_add (l, W / 2, H / 2, FPS);
+  for (guint i = 0; i < N_FRAMES; i++)
+    ladder_push (l, i, NULL);
+  video_info_init (&l->info[0], "I420", W / 5, H / 5);
+  gst_harness_set_src_caps (l->rung[0], gst_video_info_to_caps (&l->info[0]));
+  for (guint i = N_FRAMES; i < 2 * N_FRAMES; i++)
+    ladder_push (l, i, NULL);
+  ladder_end (l);
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  check_pad (msgs, "dist_sink", 2 * N_FRAMES, 2 * N_FRAMES);
+  check_segment_message (msgs, "dist_sink_0", "dist_sink_0", N_FRAMES);
+  GPtrArray *alone = scored ? single_run_from (NULL, W, H, W / 5, H / 5,
+      N_FRAMES, N_FRAMES) : g_ptr_array_new ();
+  check_after_change (msgs, "dist_sink_0", 2 * N_FRAMES, N_FRAMES, alone);
+  g_ptr_array_unref (alone);
+  free_messages (msgs);
+  ladder_free (l);
+}
+
+GST_END_TEST;
+
+/* The reference switches resolution (with dist_sink and the rung): every
+ * pad goes on in a new segment, the rung scored against the new
+ * reference's size */
+GST_START_TEST (test_reference_change_retargets_rungs)
+{
+  const gboolean scored = !g_getenv ("VMAFHIP_TEST_MOCK_HIP");
+  Ladder *l = ladder_new ("frame-message=true");
+  ladder_add (l, W / 2, H / 2, FPS);
+  for (guint i = 0; i < N_FRAMES; i++)
+    ladder_push (l, i, NULL);
+  video_info_init (&l->f->ref_info, "I420", 96, 54);
+  video_info_init (&l->f->dist_info, "I420", 96, 54);
+  video_info_init (&l->info[0], "I420", 48, 27);
+  content_clear (&l->f->content);
+  content_init (&l->f->content, &l->f->ref_info, 23);
+  gst_harness_set_src_caps (l->f->ref,
+      gst_video_info_to_caps (&l->f->ref_info));
+  gst_harness_set_src_caps (l->f->dist,
+      gst_video_info_to_caps (&l->f->dist_info));
+  gst_harness_set_src_caps (l->rung[0], gst_video_info_to_caps (&l->info[0]));
+  for (guint i = N_FRAMES; i < 2 * N_FRAMES; i++)
+    ladder_push (l, i, NULL);
+  ladder_end (l);
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  check_segment_message (msgs, "dist_sink", "ref_sink", N_FRAMES);
+  check_segment_message (msgs, "dist_sink_0", "ref_sink", N_FRAMES);
+  GPtrArray *alone = scored ? single_run_from (NULL, 96, 54, 48, 27,
+      N_FRAMES, N_FRAMES) : g_ptr_array_new ();
+  check_after_change (msgs, "dist_sink_0", 2 * N_FRAMES, N_FRAMES, alone);
+  g_ptr_array_unref (alone);
+  alone = scored ? single_run_from (NULL, 96, 54, 96, 54, N_FRAMES, N_FRAMES)
+      : g_ptr_array_new ();
+  check_after_change (msgs, "dist_sink", 2 * N_FRAMES, N_FRAMES, alone);
+  g_ptr_array_unref (alone);
+  free_messages (msgs);
+  ladder_free (l);
 }
 
 GST_END_TEST;
@@ -583,6 +773,10 @@ vmafhip_renditions_suite (void)
   tcase_add_test (tc, test_ladder_as_single_runs);
   tcase_add_test (tc, test_ladder_with_chroma);
   tcase_add_test (tc, test_ladder_results_files);
+  tcase_add_test (tc, test_ladder_stopped_without_eos);
+  tcase_add_test (tc, test_rung_write_failure);
+  tcase_add_test (tc, test_rung_resolution_change);
+  tcase_add_test (tc, test_reference_change_retargets_rungs);
   tcase_add_test (tc, test_rung_ends_early);
   tcase_add_test (tc, test_rung_joins_late);
   tcase_add_test (tc, test_rungs_refused);

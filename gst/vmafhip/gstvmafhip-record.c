@@ -1,0 +1,211 @@
+/* vmafhip — a distorted pad's record of what it reported (see
+ * gstvmafhip-record.h). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include <gst/video/video.h>
+
+#include "gstvmafhip-private.h"
+#include "gstvmafhip-record.h"
+#include "vh-accel.h"
+
+#define GST_CAT_DEFAULT gst_vmafhip_debug
+
+void
+gst_vmafhip_record_init (GstVmafHipRecord * rec, const char *pad_name,
+    const char *path)
+{
+  memset (rec, 0, sizeof *rec);
+  rec->pad_name = g_strdup (pad_name);
+  rec->path = g_strdup (path);
+  rec->scores = vh_score_table_new ();
+}
+
+void
+gst_vmafhip_record_reset (GstVmafHipRecord * rec)
+{
+  vh_score_table_clear (rec->scores);
+  rec->n_frames = rec->segment_first = rec->n_segments = 0;
+  g_clear_pointer (&rec->segment_video, g_free);
+  g_clear_pointer (&rec->log, vh_log_writer_free);
+  rec->log_failed = FALSE;
+}
+
+void
+gst_vmafhip_record_clear (GstVmafHipRecord * rec)
+{
+  gst_vmafhip_record_reset (rec);
+  g_clear_pointer (&rec->scores, vh_score_table_free);
+  g_clear_pointer (&rec->pad_name, g_free);
+  g_clear_pointer (&rec->path, g_free);
+}
+
+guint
+gst_vmafhip_record_number (const GstVmafHipRecord * rec, guint frame)
+{
+  return rec->segment_first + frame;
+}
+
+gchar *
+gst_vmafhip_describe_video (const GstVideoInfo * info)
+{
+  return g_strdup_printf ("%dx%d %s %d/%d", GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info),
+      GST_VIDEO_INFO_FPS_N (info), GST_VIDEO_INFO_FPS_D (info));
+}
+
+gchar *
+gst_vmafhip_describe_pair (const GstVideoInfo * dist, const GstVideoInfo * ref)
+{
+  gchar *d = gst_vmafhip_describe_video (dist);
+  gchar *r = gst_vmafhip_describe_video (ref);
+  gchar *text = g_strdup_printf ("%s against the reference's %s", d, r);
+  g_free (d);
+  g_free (r);
+  return text;
+}
+
+void
+gst_vmafhip_record_set_video (GstVmafHipRecord * rec, const char *video,
+    guint width, guint height)
+{
+  g_free (rec->segment_video);
+  rec->segment_video = g_strdup (video);
+  if (!rec->log_width) {
+    rec->log_width = width;
+    rec->log_height = height;
+  }
+}
+
+static void
+log_failed (GstVmafHip * self, GstVmafHipRecord * rec, GError * error)
+{
+  gst_vmafhip_results_failed (self, rec->pad_name, error);
+  g_clear_pointer (&rec->log, vh_log_writer_free);
+  rec->log_failed = TRUE;
+}
+
+void
+gst_vmafhip_record_frame (GstVmafHip * self, GstVmafHipRecord * rec,
+    const VhEngine * engine, guint frame)
+{
+  const VhScoreTable *t = vh_engine_scores (engine);
+  const guint number = gst_vmafhip_record_number (rec, frame);
+  GError *error = NULL;
+
+  rec->n_frames = number + 1;
+  /* the frames the engine computes (subsample): their values only, so that
+   * the pools are those of the engine's grid */
+  if (!vh_subsample_computes (FALSE, self->cfg.subsample, frame))
+    return;
+  for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
+    double v;
+    if (gst_vmafhip_metric_reported (self, engine, m)
+        && vh_score_table_get (t, m, frame, &v))
+      vh_score_table_set (rec->scores, vh_score_table_metric (rec->scores,
+              vh_score_table_metric_name (t, m)), number, v);
+  }
+  if (rec->path && !rec->log_failed) {
+    if (!rec->log) {
+      /* every frame in the record is one to write; the fps is patched in
+       * at the end */
+      const VhLogInfo li = { rec->log_width, rec->log_height, NAN, 1 };
+      rec->log = vh_log_writer_open (rec->path, self->log_format, &li, NULL,
+          &error);
+    }
+    if (!rec->log || !vh_log_writer_add_frame (rec->log, rec->scores,
+            number, &error))
+      log_failed (self, rec, error);
+    g_clear_error (&error);
+  }
+  /* only the pools stay */
+  vh_score_table_retire (rec->scores, number + 1, 1);
+}
+
+typedef struct
+{
+  GstVmafHip *self;
+  const VhEngine *engine;
+} ReportedFilter;
+
+static gboolean
+reported (unsigned metric, gpointer data)
+{
+  const ReportedFilter *f = data;
+  return gst_vmafhip_metric_reported (f->self, f->engine, metric);
+}
+
+/* The current segment's entry in the results file */
+static void
+log_segment (GstVmafHip * self, GstVmafHipRecord * rec,
+    const VhEngine * engine)
+{
+  ReportedFilter data = { self, engine };
+  const VhLogFilter filter = { reported, &data };
+
+  if (rec->log && rec->n_frames > rec->segment_first)
+    vh_log_writer_add_segment (rec->log, rec->segment_first,
+        rec->n_frames - 1, rec->segment_video ? rec->segment_video : "",
+        vh_engine_scores (engine), self->cfg.subsample, &filter);
+}
+
+void
+gst_vmafhip_record_end_segment (GstVmafHip * self, GstVmafHipRecord * rec,
+    const VhEngine * engine, const char *changed_pad,
+    const GstVideoInfo * old_info, const GstVideoInfo * new_info)
+{
+  if (rec->n_frames > rec->segment_first) {
+    gchar *old_video = gst_vmafhip_describe_video (old_info);
+    gchar *new_video = gst_vmafhip_describe_video (new_info);
+    GstStructure *s = gst_structure_new ("vmafhip-segment",
+        "pad", G_TYPE_STRING, rec->pad_name,
+        "changed-pad", G_TYPE_STRING, changed_pad,
+        "old-video", G_TYPE_STRING, old_video,
+        "new-video", G_TYPE_STRING, new_video,
+        "first-frame", G_TYPE_UINT, rec->segment_first,
+        "last-frame", G_TYPE_UINT, rec->n_frames - 1,
+        "n-frames", G_TYPE_UINT, rec->n_frames - rec->segment_first, NULL);
+    g_free (old_video);
+    g_free (new_video);
+    gst_vmafhip_add_pooled_table (self, vh_engine_scores (engine),
+        self->cfg.subsample, engine, s);
+    GST_INFO_OBJECT (self, "%s: new segment: %" GST_PTR_FORMAT,
+        rec->pad_name, s);
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self), s));
+    log_segment (self, rec, engine);
+    rec->n_segments++;
+  }
+  rec->segment_first = rec->n_frames;
+  /* described when its engine is set up (both pads' video known then) */
+  g_clear_pointer (&rec->segment_video, g_free);
+}
+
+void
+gst_vmafhip_record_add_pooled (GstVmafHip * self,
+    const GstVmafHipRecord * rec, GstStructure * s)
+{
+  /* (the record holds the reported metrics only, on the grid's frames) */
+  gst_vmafhip_add_pooled_table (self, rec->scores, 1, NULL, s);
+  gst_structure_set (s, "n-segments", G_TYPE_UINT, rec->n_segments + 1, NULL);
+}
+
+void
+gst_vmafhip_record_finish (GstVmafHip * self, GstVmafHipRecord * rec,
+    const VhEngine * engine, double fps)
+{
+  GError *error = NULL;
+
+  if (!rec->log)
+    return;
+  if (rec->n_segments > 0 && engine)
+    log_segment (self, rec, engine);
+  if (!vh_log_writer_finish (rec->log, rec->scores, fps, &error))
+    log_failed (self, rec, error);
+  g_clear_error (&error);
+  g_clear_pointer (&rec->log, vh_log_writer_free);
+}

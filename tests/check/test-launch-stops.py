@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""vmafhip stopped as gst-launch-1.0 users stop it (issue 33).
+
+Each case runs gst-launch-1.0 as a program, as a user would, and checks
+the results file and the exit status:
+  - Ctrl-C (SIGINT) without -e on a live pipeline: the file parses, with
+    its frames and a pooled section;
+  - an upstream error on the distorted branch (identity error-after=50):
+    the run fails, and the file parses with every frame paired before it;
+  - the results file on a full disk (/dev/full): the run exits non-zero;
+    with write-failure=warn it goes on and exits 0.
+
+Usage: test-launch-stops.py (GST_PLUGIN_PATH names the built plugin)
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+LAUNCH = shutil.which("gst-launch-1.0")
+SIZE = "video/x-raw,format=I420,width=160,height=90,framerate=25/1"
+
+
+def pipeline(src, dist_extra, props):
+    """ref and dist from one source (dist through dist_extra)."""
+    return (f"{src} ! {SIZE} ! tee name=t "
+            f"t. ! queue ! v.ref_sink "
+            f"t. ! queue ! {dist_extra} videobalance saturation=0.5 ! v.dist_sink "
+            f"vmafhip name=v backend=cpu threads=1 {props} ! fakesink")
+
+
+def run(args, **kw):
+    return subprocess.run([LAUNCH] + args, capture_output=True, text=True,
+                          timeout=120, **kw)
+
+
+def load_results(path):
+    with open(path) as f:
+        data = json.load(f)
+    frames = data["frames"]
+    pooled = data["pooled_metrics"]
+    assert frames, f"{path}: no frame"
+    assert pooled and all("mean" in v for v in pooled.values()), \
+        f"{path}: no pooled section"
+    nums = [fr["frameNum"] for fr in frames]
+    assert nums == list(range(len(nums))), f"{path}: frames {nums}"
+    return frames, pooled
+
+
+def check_sigint(tmp):
+    path = os.path.join(tmp, "sigint.json")
+    desc = pipeline("videotestsrc is-live=true pattern=ball", "",
+                    f"results-filename={path}")
+    proc = subprocess.Popen([LAUNCH] + desc.split(), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    # until the streamed file holds a few frames
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if os.path.exists(path) and os.path.getsize(path) > 20000:
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    frames, pooled = load_results(path)
+    print(f"SIGINT without -e: rc {proc.returncode}, {len(frames)} frames, "
+          f"pooled {sorted(pooled)}")
+
+
+def check_upstream_error(tmp):
+    path = os.path.join(tmp, "error.json")
+    desc = pipeline("videotestsrc num-buffers=120 pattern=ball",
+                    "identity error-after=50 !", f"results-filename={path}")
+    r = run(desc.split())
+    assert r.returncode != 0, "an upstream error must fail the run"
+    frames, _ = load_results(path)
+    # the 50th distorted buffer errors out: at most 49 pairs, and the
+    # element has paired nearly all of them (queues may hold a few)
+    assert 40 <= len(frames) <= 49, f"{len(frames)} frames after the error"
+    print(f"upstream error: rc {r.returncode}, {len(frames)} frames")
+
+
+def check_full_disk():
+    desc = pipeline("videotestsrc num-buffers=30", "",
+                    "results-filename=/dev/full")
+    r = run(desc.split())
+    assert r.returncode != 0, "a full disk must fail the run:\n" + r.stdout
+    text = r.stdout + r.stderr
+    assert "write-failure=warn" in text, text
+    desc = pipeline("videotestsrc num-buffers=30", "",
+                    "results-filename=/dev/full write-failure=warn")
+    r = run(desc.split())
+    assert r.returncode == 0, "write-failure=warn keeps going:\n" + r.stdout \
+        + r.stderr
+    print("full disk: fails by default, goes on with write-failure=warn")
+
+
+def main():
+    if not LAUNCH:
+        print("gst-launch-1.0 is missing (gstreamer1.0-tools)")
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        check_sigint(tmp)
+        check_upstream_error(tmp)
+        check_full_disk()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
