@@ -316,7 +316,9 @@ xml_frame_start (GMarkupParseContext *context, const char *element,
   }
   for (unsigned k = 0; names[k]; k++) {
     double v;
-    if (!strcmp (names[k], "frameNum"))
+    /* (refFrameNum and time: which reference frame, not a metric) */
+    if (!strcmp (names[k], "frameNum") || !strcmp (names[k], "refFrameNum")
+        || !strcmp (names[k], "time"))
       continue;
     if (!parse_value (values[k], &v)) {
       g_set_error (error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT,

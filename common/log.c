@@ -164,11 +164,17 @@ json_head (GString *out, double fps, gsize *fps_at)
 
 static void
 json_frame (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
-    unsigned i, bool first_frame)
+    unsigned i, bool first_frame, const VhLogFrameSource *source)
 {
   g_string_append (out, first_frame ? "\n" : ",\n");
-  g_string_append_printf (out,
-      "    {\n      \"frameNum\": %u,\n      \"metrics\": {\n", i);
+  g_string_append_printf (out, "    {\n      \"frameNum\": %u,\n", i);
+  if (source) {
+    g_string_append_printf (out, "      \"refFrameNum\": %" G_GUINT64_FORMAT
+        ",\n      \"time\": ", source->ref_frame);
+    append_number (out, source->time);
+    g_string_append (out, ",\n");
+  }
+  g_string_append (out, "      \"metrics\": {\n");
   bool first = true;
   for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
     double v;
@@ -231,9 +237,15 @@ xml_head (GString *out, const VhLogInfo *info, double fps, gsize *fps_at)
 
 static void
 xml_frame (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
-    unsigned i)
+    unsigned i, const VhLogFrameSource *source)
 {
   g_string_append_printf (out, "    <frame frameNum=\"%u\" ", i);
+  if (source) {
+    g_string_append_printf (out, "refFrameNum=\"%" G_GUINT64_FORMAT "\" "
+        "time=\"", source->ref_frame);
+    append_number (out, source->time);
+    g_string_append (out, "\" ");
+  }
   for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
     double v;
     if (!metric_included (filter, m) || !vh_score_table_get (t, m, i, &v))
@@ -341,14 +353,16 @@ append_head (GString *out, VhLogFormat format, const VhScoreTable *t,
   }
 }
 
-/* One selected frame in `format` (the head written before it). */
+/* One selected frame in `format` (the head written before it); where
+ * `source` is given, JSON and XML say which reference frame it is. */
 static void
 append_frame (GString *out, VhLogFormat format, const VhScoreTable *t,
-    const VhLogFilter *filter, unsigned i, bool first_frame)
+    const VhLogFilter *filter, unsigned i, bool first_frame,
+    const VhLogFrameSource *source)
 {
   switch (format) {
     case VH_LOG_XML:
-      xml_frame (out, t, filter, i);
+      xml_frame (out, t, filter, i, source);
       break;
     case VH_LOG_CSV:
       csv_frame (out, t, filter, i);
@@ -358,7 +372,7 @@ append_frame (GString *out, VhLogFormat format, const VhScoreTable *t,
       break;
     case VH_LOG_JSON:
     default:
-      json_frame (out, t, filter, i, first_frame);
+      json_frame (out, t, filter, i, first_frame, source);
       break;
   }
 }
@@ -387,7 +401,7 @@ vh_log_write_filtered (const VhScoreTable *t, VhLogFormat format,
   for (unsigned i = vh_score_table_first_frame (t); i < n_frames; i++) {
     if (!frame_selected (t, filter, info, i))
       continue;
-    append_frame (out, format, t, filter, i, first_frame);
+    append_frame (out, format, t, filter, i, first_frame, NULL);
     first_frame = false;
   }
   append_tail (out, format, t, filter, info, NULL, NULL);
@@ -525,6 +539,13 @@ gboolean
 vh_log_writer_add_frame (VhLogWriter *w, const VhScoreTable *t,
     unsigned frame, GError **error)
 {
+  return vh_log_writer_add_frame_from (w, t, frame, NULL, error);
+}
+
+gboolean
+vh_log_writer_add_frame_from (VhLogWriter *w, const VhScoreTable *t,
+    unsigned frame, const VhLogFrameSource *source, GError **error)
+{
   if (!writer_usable (w, error))
     return FALSE;
   /* CSV's header names the metrics: written with the first frame, when
@@ -532,7 +553,8 @@ vh_log_writer_add_frame (VhLogWriter *w, const VhScoreTable *t,
   if (!w->head_written)
     writer_head (w, t);
   if (frame_selected (t, &w->filter, &w->info, frame)) {
-    append_frame (w->buf, w->format, t, &w->filter, frame, !w->any_frame);
+    append_frame (w->buf, w->format, t, &w->filter, frame, !w->any_frame,
+        source);
     w->any_frame = true;
   }
   return writer_flush (w, error);

@@ -132,6 +132,18 @@ VhLogWriter *vh_log_writer_open (const char *path, VhLogFormat format,
     const VhLogInfo *info, const VhLogFilter *filter, GError **error);
 gboolean vh_log_writer_add_frame (VhLogWriter *writer,
     const VhScoreTable *table, unsigned frame, GError **error);
+/* Which reference frame a logged frame was scored against, for a log
+ * whose frames do not follow the reference one for one (a live stream
+ * that drops frames, an alignment search): JSON frames get
+ * "refFrameNum" and "time" (seconds) after "frameNum", XML frames the
+ * attributes of the same names; CSV and sub leave them out. */
+typedef struct VhLogFrameSource {
+  guint64 ref_frame;
+  double time;              /* NaN: unknown (written null) */
+} VhLogFrameSource;
+gboolean vh_log_writer_add_frame_from (VhLogWriter *writer,
+    const VhScoreTable *table, unsigned frame,
+    const VhLogFrameSource *source, GError **error);
 /* A pooled interval of the live monitor (vh-monitor.h), kept for the end:
  * JSON gets an "intervals" array after "aggregate_metrics" ({"start",
  * "end" (seconds of running time), "frames", "metrics": {model: {"min",

@@ -469,14 +469,16 @@ gst_vmafhip_align_take (GstVmafHip * self, int which, GstBuffer * buf,
     thumb_add (self, self->align_thumbs[which], t);
   else
     thumb_give_back (self, t);
+  GstFlowReturn ret = GST_FLOW_OK;
   if (which == REF) {
-    /* pushed on without scores, not counted as unpaired */
-    gst_vmafhip_queue_frame (self, buf, -1);
+    /* pushed on without scores (its motion kept), not counted as
+     * unpaired */
+    ret = gst_vmafhip_pass_reference (self, buf);
   } else {
     gst_buffer_unref (buf);
   }
   if (++self->align_taken % (guint) MAX (TRY_EVERY, window_frames (self) / 8)
       == 0)
     try_lock (self);
-  return which == REF ? gst_vmafhip_emit_ready (self) : GST_FLOW_OK;
+  return ret;
 }

@@ -134,14 +134,38 @@ count_unpaired (GstVmafHip * self, int which, GstBuffer * buf,
   }
 }
 
-/* A reference frame without a partner is pushed without scores. */
+static gboolean push_pair (GstVmafHip * self, GstBuffer * ref,
+    GstBuffer * dist, gboolean stand_in, GstFlowReturn * ret);
+
+GstFlowReturn
+gst_vmafhip_pass_reference (GstVmafHip * self, GstBuffer * ref)
+{
+  GstFlowReturn ret;
+
+  /* Motion is a property of the reference: a reference frame without a
+   * partner is still pushed into the engine, against a stand-in for the
+   * distorted picture (the reference itself, or where the distorted video
+   * is scaled the last distorted frame), so that the frames around it get
+   * the motion of an aligned run.  Its own scores are not reported.  Not
+   * where there is nothing to push yet (the distorted pad's caps unknown,
+   * a gap) or nothing to stand in. */
+  if (!GST_BUFFER_FLAG_IS_SET (ref, GST_BUFFER_FLAG_GAP)
+      && self->side[REF].have_info && self->side[DIST].have_info
+      && (!self->rung_scaled || self->last_dist)
+      && push_pair (self, ref, self->rung_scaled
+          ? gst_buffer_ref (self->last_dist) : NULL, TRUE, &ret))
+    return ret;
+  gst_vmafhip_queue_frame (self, ref, -1);
+  return gst_vmafhip_emit_ready (self);
+}
+
+/* A reference frame without a partner: pushed without scores. */
 static GstFlowReturn
 pass_unpaired_ref (GstVmafHip * self, GstBuffer * ref, const char *why)
 {
   gst_vmafhip_align_observe (self, REF, ref);
   count_unpaired (self, REF, ref, why);
-  gst_vmafhip_queue_frame (self, ref, -1);
-  return gst_vmafhip_emit_ready (self);
+  return gst_vmafhip_pass_reference (self, ref);
 }
 
 /* A distorted frame without a partner is dropped. */
@@ -202,11 +226,7 @@ map_on_host (GstVmafHip * self, int which, GstBuffer * buf,
 static GstFlowReturn
 score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
 {
-  GstVideoFrame rf, df;
-  VhPicture rp, dp;
-  GError *error = NULL;
-  unsigned index;
-  gboolean ok;
+  GstFlowReturn ret;
 
   if (GST_BUFFER_FLAG_IS_SET (ref, GST_BUFFER_FLAG_GAP)
       || GST_BUFFER_FLAG_IS_SET (dist, GST_BUFFER_FLAG_GAP)) {
@@ -222,33 +242,70 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
    * that the distorted frame finds its partner's thumbnail */
   gst_vmafhip_align_observe (self, REF, ref);
   gst_vmafhip_align_observe (self, DIST, dist);
+  /* (a scaled distorted frame stands in for the next unpaired
+   * reference's: gst_vmafhip_pass_reference) */
+  if (self->rung_scaled)
+    gst_buffer_replace (&self->last_dist, dist);
+  push_pair (self, ref, dist, FALSE, &ret);
+  return ret;
+}
 
+/* Pushes one pair into the engine and queues the reference frame; takes
+ * both buffers.  stand_in: dist stands in for a missing partner (NULL: the
+ * reference itself), the frame's scores are not reported; then FALSE,
+ * with nothing done and ref not taken, where the pair cannot be pushed
+ * (the caps not usable); otherwise TRUE and *ret the flow. */
+static gboolean
+push_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist,
+    gboolean stand_in, GstFlowReturn * ret)
+{
+  GstVideoFrame rf, df;
+  VhPicture rp, dp;
+  GError *error = NULL;
+  unsigned index;
+  gboolean ok;
+
+  if (stand_in && (self->pair_failed || self->side[REF].refused
+          || self->side[DIST].refused)) {
+    gst_clear_buffer (&dist);
+    return FALSE;
+  }
   if (!gst_vmafhip_ensure_caps_checked (self)) {
+    if (stand_in) {
+      gst_clear_buffer (&dist);
+      return FALSE;
+    }
     gst_buffer_unref (ref);
     gst_buffer_unref (dist);
-    return GST_FLOW_NOT_NEGOTIATED;
+    *ret = GST_FLOW_NOT_NEGOTIATED;
+    return TRUE;
   }
 
-  gboolean rf_mapped, df_mapped;
+  gboolean rf_mapped, df_mapped = FALSE;
   if (!map_frame (self, REF, ref, &rf, &rp, &rf_mapped)) {
     gst_buffer_unref (ref);
-    gst_buffer_unref (dist);
-    return GST_FLOW_ERROR;
+    gst_clear_buffer (&dist);
+    *ret = GST_FLOW_ERROR;
+    return TRUE;
   }
-  if (!map_frame (self, DIST, dist, &df, &dp, &df_mapped)) {
+  if (!dist) {
+    /* the reference stands in for itself: its VIF, ADM... are not read */
+    dp = rp;
+  } else if (!map_frame (self, DIST, dist, &df, &dp, &df_mapped)) {
     unmap_frame (&rf, &rf_mapped);
     gst_buffer_unref (ref);
     gst_buffer_unref (dist);
-    return GST_FLOW_ERROR;
+    *ret = GST_FLOW_ERROR;
+    return TRUE;
   }
   /* a smaller rendition the engine scales on the CPU is read from host
    * memory; one side in GPU memory and the other not: both through host
    * memory */
   gboolean readable = TRUE;
-  if (self->rung_scaled && dp.memory == VH_PICTURE_DEVICE
+  if (dist && self->rung_scaled && dp.memory == VH_PICTURE_DEVICE
       && !vh_engine_scales_on_accelerator (self->engine))
     readable = map_on_host (self, DIST, dist, &df, &df_mapped, &dp);
-  if (readable && rp.memory != dp.memory)
+  if (dist && readable && rp.memory != dp.memory)
     readable = rp.memory == VH_PICTURE_DEVICE
         ? map_on_host (self, REF, ref, &rf, &rf_mapped, &rp)
         : map_on_host (self, DIST, dist, &df, &df_mapped, &dp);
@@ -259,13 +316,17 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
     gst_buffer_unref (dist);
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot read a frame."),
         (NULL));
-    return GST_FLOW_ERROR;
+    *ret = GST_FLOW_ERROR;
+    return TRUE;
   }
   /* frames in our pinned memory stay until the frame is final (the
    * reference as every reference does, the distorted one with it): the
    * GPU copies them from there while the next pair comes in */
   rp.held = gst_vmafhip_can_hold (self, REF, ref, &rp);
-  dp.held = gst_vmafhip_can_hold (self, DIST, dist, &dp);
+  if (!dist)
+    dp = rp;
+  else
+    dp.held = gst_vmafhip_can_hold (self, DIST, dist, &dp);
   index = vh_engine_n_pushed (self->engine);
   if (!self->first_push_us)
     self->first_push_us = g_get_monotonic_time ();
@@ -276,9 +337,10 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Cannot score frame %u: %s", index, error->message), (NULL));
     g_clear_error (&error);
-    gst_buffer_unref (dist);
+    gst_clear_buffer (&dist);
     gst_buffer_unref (ref);
-    return GST_FLOW_ERROR;
+    *ret = GST_FLOW_ERROR;
+    return TRUE;
   }
   GST_LOG_OBJECT (self, "scored frame %u (%" GST_TIME_FORMAT ")", index,
       GST_TIME_ARGS (GST_BUFFER_PTS (ref)));
@@ -286,10 +348,12 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
       && GST_BUFFER_DURATION_IS_VALID (ref))
     gst_vmafhip_update_latency (self, GST_BUFFER_DURATION (ref));
   PendingFrame *pf = gst_vmafhip_queue_frame (self, ref, (gint) index);
-  if (dp.held)
+  if (stand_in)
+    gst_vmafhip_mark_stand_in (self, pf);
+  if (dist && dp.held)
     pf->held_dist = dist;
   else
-    gst_buffer_unref (dist);
+    gst_clear_buffer (&dist);
   /* Live, with no next pair at hand (between frames): the GPU's frames in
    * flight are collected now rather than at the next push, a frame
    * interval away, so they go out within the reported latency.  Not live
@@ -304,9 +368,11 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Cannot score frame %u: %s", index, error->message), (NULL));
     g_clear_error (&error);
-    return GST_FLOW_ERROR;
+    *ret = GST_FLOW_ERROR;
+    return TRUE;
   }
-  return gst_vmafhip_emit_ready (self);
+  *ret = gst_vmafhip_emit_ready (self);
+  return TRUE;
 }
 
 

@@ -88,6 +88,9 @@ typedef struct
    * (VhPicture.held): kept until then too; else NULL */
   GstBuffer *held_dist;
   gint index;                 /* engine frame; -1: not scored */
+  gboolean stand_in;          /* pushed without a partner (for the
+                               * reference's motion): not reported */
+  guint64 ref_index;          /* reference frames before it */
   GstClockTime pts, duration, running_time, stream_time;
 } PendingFrame;
 
@@ -149,6 +152,14 @@ struct _GstVmafHip
   GstVmafHipRecord record;
   gint results_write_failed;    /* (atomic) a file failed, write-failure=error */
   guint n_recorded;             /* engine frames recorded and released */
+  /* engine frames of unpaired reference frames, not recorded (ascending,
+   * index + 1 as pointers) */
+  GQueue stand_ins;
+  /* reference frames taken since the start (the next one's index) */
+  guint64 n_ref_frames;
+  /* the last distorted frame, where it is scaled: what stands in for a
+   * missing one (gst_vmafhip_pass_reference) */
+  GstBuffer *last_dist;
   GstClockTime dist_frame_duration;   /* from dist_sink's caps */
   /* rate-mismatch=follow-reference: the distorted frame on screen */
   GstBuffer *held_dist;
@@ -347,6 +358,10 @@ void gst_vmafhip_align_clear (GstVmafHip * self);
 GstClockTime gst_vmafhip_buffer_running_time (GstAggregatorPad * pad,
     GstBuffer * buf);
 GstFlowReturn gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout);
+/* A reference frame taken without a partner (or while align=auto
+ * searches): pushed on without scores; into the engine against a
+ * stand-in where it can be, so that motion sees every reference frame */
+GstFlowReturn gst_vmafhip_pass_reference (GstVmafHip * self, GstBuffer * ref);
 GstBuffer *gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
     GstBuffer * buf);
 GstClockTime gst_vmafhip_get_next_time (GstAggregator * agg);
@@ -408,6 +423,8 @@ GstFlowReturn gst_vmafhip_update_src_caps (GstAggregator * agg,
 void gst_vmafhip_pending_frame_free (gpointer pf);
 PendingFrame *gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref,
     gint index);
+/* pf's engine frame stands in for a missing partner: not reported */
+void gst_vmafhip_mark_stand_in (GstVmafHip * self, PendingFrame * pf);
 GstFlowReturn gst_vmafhip_emit_ready (GstVmafHip * self);
 /* EOS: the last frames scored and pushed, then as _conclude_on_stop */
 GstFlowReturn gst_vmafhip_finish (GstVmafHip * self);

@@ -45,9 +45,9 @@ gst_vmafhip_record_clear (GstVmafHipRecord * rec)
 }
 
 guint
-gst_vmafhip_record_number (const GstVmafHipRecord * rec, guint frame)
+gst_vmafhip_record_number (const GstVmafHipRecord * rec)
 {
-  return rec->segment_first + frame;
+  return rec->n_frames;
 }
 
 gchar *
@@ -91,10 +91,14 @@ log_failed (GstVmafHip * self, GstVmafHipRecord * rec, GError * error)
 
 void
 gst_vmafhip_record_frame (GstVmafHip * self, GstVmafHipRecord * rec,
-    const VhEngine * engine, guint frame)
+    const VhEngine * engine, guint frame, guint64 ref_index,
+    GstClockTime pts)
 {
   const VhScoreTable *t = vh_engine_scores (engine);
-  const guint number = gst_vmafhip_record_number (rec, frame);
+  const guint number = rec->n_frames;
+  const VhLogFrameSource source = { ref_index, GST_CLOCK_TIME_IS_VALID (pts)
+        ? pts / (double) GST_SECOND : NAN
+  };
   GError *error = NULL;
 
   rec->n_frames = number + 1;
@@ -117,8 +121,8 @@ gst_vmafhip_record_frame (GstVmafHip * self, GstVmafHipRecord * rec,
       rec->log = vh_log_writer_open (rec->path, self->log_format, &li, NULL,
           &error);
     }
-    if (!rec->log || !vh_log_writer_add_frame (rec->log, rec->scores,
-            number, &error))
+    if (!rec->log || !vh_log_writer_add_frame_from (rec->log, rec->scores,
+            number, &source, &error))
       log_failed (self, rec, error);
     g_clear_error (&error);
   }

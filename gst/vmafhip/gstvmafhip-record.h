@@ -47,16 +47,19 @@ void gst_vmafhip_record_clear (GstVmafHipRecord * rec);
 /* A new measurement (flushing seek, restart): everything forgotten, the
  * results file (finished or not) closed; the next frame is number 0. */
 void gst_vmafhip_record_reset (GstVmafHipRecord * rec);
-/* The number in the stream of frame `frame` of the current segment. */
-guint gst_vmafhip_record_number (const GstVmafHipRecord * rec, guint frame);
+/* The number in the stream of the next frame recorded (frames are
+ * numbered 0, 1, ... in the order they are reported, across segments). */
+guint gst_vmafhip_record_number (const GstVmafHipRecord * rec);
 /* Before the first frame of the current segment: what its video is. */
 void gst_vmafhip_record_set_video (GstVmafHipRecord * rec, const char *video,
     guint width, guint height);
 /* Frame `frame` of the current segment, final in `engine`, reported: into
- * the record and the results file (a write failure is reported as the
- * element's write-failure says). */
+ * the record and the results file with the reference frame it was scored
+ * against (its index among the reference frames taken, its PTS) (a write
+ * failure is reported as the element's write-failure says). */
 void gst_vmafhip_record_frame (GstVmafHip * self, GstVmafHipRecord * rec,
-    const VhEngine * engine, guint frame);
+    const VhEngine * engine, guint frame, guint64 ref_index,
+    GstClockTime pts);
 /* The current segment, scored by `engine` (flushed, every frame
  * recorded), ends because `changed_pad`'s video changed from old_info to
  * new_info: its pooled values go to a 'vmafhip-segment' message naming

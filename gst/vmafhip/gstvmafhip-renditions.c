@@ -47,6 +47,9 @@
 typedef struct
 {
   GstClockTime pts, duration, running_time, stream_time;
+  guint64 ref_index;          /* the reference frame's (PendingFrame) */
+  gboolean stand_in;          /* no partner: pushed for the reference's
+                               * motion, not reported */
 } RenditionFrame;
 
 struct _GstVmafHipRendition
@@ -70,6 +73,9 @@ struct _GstVmafHipRendition
   /* every frame reported, across segments, and the results file (its
    * path set with the first engine) */
   GstVmafHipRecord record;
+  /* its last frame scored: stands in for a missing one, so that motion
+   * sees every reference frame (aggregator thread, renditions_lock) */
+  GstBuffer *last_buf;
 };
 
 static const char *
@@ -162,6 +168,7 @@ rendition_reset (GstVmafHipRendition * r)
   r->first_pts = r->first_running_time = GST_CLOCK_TIME_NONE;
   r->first_stream_time = r->end_pts = GST_CLOCK_TIME_NONE;
   r->first_push_us = 0;
+  gst_clear_buffer (&r->last_buf);
   gst_vmafhip_record_reset (&r->record);
 }
 
@@ -372,6 +379,10 @@ report_final (GstVmafHip * self, GstVmafHipRendition * r)
   for (; r->n_reported < n_final; r->n_reported++) {
     RenditionFrame *f = g_queue_pop_head (&r->frames);
     const unsigned index = r->n_reported;
+    if (f->stand_in) {
+      g_free (f);
+      continue;
+    }
     if (!GST_CLOCK_TIME_IS_VALID (r->first_pts)) {
       r->first_pts = f->pts;
       r->first_running_time = f->running_time;
@@ -387,21 +398,23 @@ report_final (GstVmafHip * self, GstVmafHipRendition * r)
           "stream-time", G_TYPE_UINT64, f->stream_time,
           "running-time", G_TYPE_UINT64, f->running_time,
           "duration", G_TYPE_UINT64, f->duration,
-          "index", G_TYPE_INT,
-          (gint) gst_vmafhip_record_number (&r->record, index),
+          "index", G_TYPE_INT, (gint) gst_vmafhip_record_number (&r->record),
+          "ref-index", G_TYPE_UINT64, f->ref_index,
           "type", G_TYPE_STRING, "frame",
           "pad", G_TYPE_STRING, rendition_name (r), NULL);
       gst_vmafhip_add_frame_scores (self, r->engine, s, index);
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_element (GST_OBJECT (self), s));
     }
+    gst_vmafhip_record_frame (self, &r->record, r->engine, index,
+        f->ref_index, f->pts);
     g_free (f);
-    gst_vmafhip_record_frame (self, &r->record, r->engine, index);
-    if (!vh_engine_release_frames (r->engine, index + 1, self->cfg.subsample,
-            &error)) {
-      GST_WARNING_OBJECT (self, "%s: %s", rendition_name (r), error->message);
-      g_clear_error (&error);
-    }
+  }
+  /* (stand-ins too) */
+  if (r->n_reported > 0 && !vh_engine_release_frames (r->engine,
+          r->n_reported, self->cfg.subsample, &error)) {
+    GST_WARNING_OBJECT (self, "%s: %s", rendition_name (r), error->message);
+    g_clear_error (&error);
   }
 }
 
@@ -433,6 +446,7 @@ rendition_end_segment (GstVmafHip * self, GstVmafHipRendition * r,
       old_info, new_info);
   r->n_reported = 0;
   g_queue_clear_full (&r->frames, g_free);
+  gst_clear_buffer (&r->last_buf);
   g_clear_pointer (&r->engine, vh_engine_free);
 }
 
@@ -806,6 +820,7 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
 {
   GstVmafHipRendition *rendition[64];
   GstBuffer *buffer[64];
+  gboolean stand_in[64];
   guint n = 0, takers = 0;
   unsigned nplanes = 1;
 
@@ -813,8 +828,15 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
   for (guint i = 0; i < self->renditions->len; i++) {
     GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
     GstBuffer *buf = take_partner (self, r, pf->running_time);
+    /* no partner: its last frame stands in, so that the frames around
+     * this one get the reference's motion (not reported) */
+    const gboolean missing = !buf;
+    if (missing && r->engine && r->last_buf && !g_atomic_int_get (&r->done))
+      buf = gst_buffer_ref (r->last_buf);
     if (!buf)
       continue;
+    if (!missing)
+      gst_buffer_replace (&r->last_buf, buf);
     /* engines made here, one at a time (GPU modules load per backend) */
     if (!r->engine && !rendition_engine (self, r)) {
       g_atomic_int_set (&r->done, TRUE);
@@ -832,6 +854,7 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
         nplanes = 3;
     }
     rendition[n] = r;
+    stand_in[n] = missing;
     buffer[n++] = buf;
   }
   SharedRef *shared = n ? upload_reference (self, pf->buffer, takers,
@@ -841,7 +864,8 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
     RenditionJob *job = g_new (RenditionJob, 1);
     *job = (RenditionJob) { self, r, gst_buffer_ref (pf->buffer),
       shared && takes_gpu_reference (r) ? shared : NULL, buffer[i],
-      { pf->pts, pf->duration, pf->running_time, pf->stream_time }
+      { pf->pts, pf->duration, pf->running_time, pf->stream_time,
+        pf->ref_index, stand_in[i] }
     };
     if (!rendition_queue (self, r, job)) {
       if (job->shared)

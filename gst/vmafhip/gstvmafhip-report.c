@@ -62,7 +62,8 @@ gst_vmafhip_add_frame_scores (GstVmafHip * self, const VhEngine * engine,
     gst_structure_set (s, "psnr-y", G_TYPE_DOUBLE, v, NULL);
 }
 
-static void record_frame (GstVmafHip * self, unsigned index);
+static void record_frame (GstVmafHip * self, unsigned index,
+    const PendingFrame * pf);
 
 static gboolean
 copy_field (GQuark field, const GValue * value, gpointer user_data)
@@ -79,8 +80,7 @@ report_frame (GstVmafHip * self, const PendingFrame * pf,
 {
   const gint index = pf->index;
   /* its number in the stream (segments continue the numbering) */
-  const gint number = (gint) gst_vmafhip_record_number (&self->record,
-      (guint) index);
+  const gint number = (gint) gst_vmafhip_record_number (&self->record);
 
   gst_vmafhip_add_frame_scores (self, self->engine, scores, (unsigned) index);
   gst_vmafhip_monitor_push (self, number, pf->running_time, pf->duration,
@@ -102,13 +102,14 @@ report_frame (GstVmafHip * self, const PendingFrame * pf,
         "running-time", G_TYPE_UINT64, pf->running_time,
         "duration", G_TYPE_UINT64, pf->duration,
         "index", G_TYPE_INT, number,
+        "ref-index", G_TYPE_UINT64, pf->ref_index,
         "type", G_TYPE_STRING, "frame",
         "pad", G_TYPE_STRING, "dist_sink", NULL);
     gst_structure_foreach (scores, copy_field, s);
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self), s));
   }
-  record_frame (self, (unsigned) index);
+  record_frame (self, (unsigned) index, pf);
 }
 
 /* Pushes one reference buffer with its meta (and posts its message). */
@@ -118,12 +119,12 @@ output_frame (GstVmafHip * self, PendingFrame * pf)
   GstBuffer *buf = gst_buffer_make_writable (pf->buffer);
   /* the scores go straight into the meta's structure; the message copies
    * them from there */
-  GstVmafHipMeta *meta = gst_buffer_add_vmafhip_meta (buf, pf->index < 0
-      ? -1 : (gint) gst_vmafhip_record_number (&self->record,
-          (guint) pf->index));
+  const gboolean reported = pf->index >= 0 && !pf->stand_in;
+  GstVmafHipMeta *meta = gst_buffer_add_vmafhip_meta (buf, reported
+      ? (gint) gst_vmafhip_record_number (&self->record) : -1);
 
   pf->buffer = NULL;
-  if (pf->index >= 0 && meta)
+  if (reported && meta)
     report_frame (self, pf, gst_custom_meta_get_structure (meta));
   gst_clear_buffer (&pf->held_dist);
   g_free (pf);
@@ -166,6 +167,7 @@ gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index)
   if (!GST_CLOCK_TIME_IS_VALID (pf->duration))
     pf->duration = self->frame_duration;
   pf->running_time = pf->stream_time = GST_CLOCK_TIME_NONE;
+  pf->ref_index = self->n_ref_frames++;
   if (GST_CLOCK_TIME_IS_VALID (pf->pts)) {
     GST_OBJECT_LOCK (pad);
     if (pad->segment.format == GST_FORMAT_TIME) {
@@ -179,6 +181,13 @@ gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index)
   g_queue_push_tail (&self->pending, pf);
   gst_vmafhip_renditions_score (self, pf);
   return pf;
+}
+
+void
+gst_vmafhip_mark_stand_in (GstVmafHip * self, PendingFrame * pf)
+{
+  pf->stand_in = TRUE;
+  g_queue_push_tail (&self->stand_ins, GUINT_TO_POINTER (pf->index + 1));
 }
 
 
@@ -310,11 +319,18 @@ gst_vmafhip_results_failed (GstVmafHip * self, const char *pad_name,
 /* Frame `index` is final and reported: into the record and the results
  * file, then out of the engine's memory. */
 static void
-record_frame (GstVmafHip * self, unsigned index)
+record_frame (GstVmafHip * self, unsigned index, const PendingFrame * pf)
 {
   GError *error = NULL;
+  gboolean stand_in = FALSE;
 
-  gst_vmafhip_record_frame (self, &self->record, self->engine, index);
+  while (!g_queue_is_empty (&self->stand_ins)
+      && GPOINTER_TO_UINT (g_queue_peek_head (&self->stand_ins)) <= index + 1)
+    stand_in = GPOINTER_TO_UINT (g_queue_pop_head (&self->stand_ins))
+        == index + 1;
+  if (!stand_in)
+    gst_vmafhip_record_frame (self, &self->record, self->engine, index,
+        pf ? pf->ref_index : 0, pf ? pf->pts : GST_CLOCK_TIME_NONE);
   if (!vh_engine_release_frames (self->engine, index + 1, self->cfg.subsample,
           &error)) {
     GST_WARNING_OBJECT (self, "%s", error->message);
@@ -344,7 +360,8 @@ report_held_frames (GstVmafHip * self, unsigned n_frames)
 {
   for (GList * l = self->pending.head; l; l = l->next) {
     const PendingFrame *pf = l->data;
-    if (pf->index >= 0 && (unsigned) pf->index >= self->n_recorded
+    if (pf->index >= 0 && !pf->stand_in
+        && (unsigned) pf->index >= self->n_recorded
         && (unsigned) pf->index < n_frames) {
       GstStructure *scores = gst_structure_new_empty ("scores");
       report_frame (self, pf, scores);
@@ -352,7 +369,7 @@ report_held_frames (GstVmafHip * self, unsigned n_frames)
     }
   }
   while (self->n_recorded < n_frames)
-    record_frame (self, self->n_recorded);
+    record_frame (self, self->n_recorded, NULL);
 }
 
 /* Every way a measurement ends (EOS, a stop without EOS, a flushing seek)
@@ -424,6 +441,8 @@ gst_vmafhip_end_segment (GstVmafHip * self, int which,
   gst_vmafhip_record_end_segment (self, &self->record, self->engine,
       side_name (which), &self->side[which].info, info);
   self->n_recorded = 0;
+  g_queue_clear (&self->stand_ins);
+  gst_clear_buffer (&self->last_dist);
   gst_clear_buffer (&self->held_dist);
   g_clear_pointer (&self->engine, vh_engine_free);
   self->engine_sized = FALSE;

@@ -57,7 +57,10 @@
  * - `scaler` (enum none, bilinear, bicubic, lanczos; bicubic): a distorted
  *   video smaller than the reference (an ABR rendition) is scaled up to
  *   the reference's size with FFmpeg's filter of that name; none refuses
- *   it, as a larger one always is.
+ *   it, as a larger one always is.  Left unset, only a picture of the
+ *   reference's display aspect ratio is scaled (another is refused: more
+ *   likely wrong caps than a rung); set, any smaller one.  Each scaled pad
+ *   gets an INFO message.
  * - `log-level` (enum none, error, warning, info, debug; none): also print
  *   the element's messages at or above this level to stderr, as libvmaf.
  * - `unpaired-ref-frames`, `unpaired-dist-frames` (read-only): frames that
@@ -73,7 +76,8 @@
  * `score` (double, first model) and one double per model and feature. At
  * EOS, `type` = "pooled" with `pad`, `n-frames`, `unpaired-ref`,
  * `unpaired-dist`, and for each metric M: M (by pool-method), M-mean,
- * M-harmonic-mean, M-min, M-max.
+ * M-harmonic-mean, M-min, M-max; a scaled pad's also `scaled-from`
+ * ("WxH") and `scaler`.
  *
  * Renditions: request `dist_sink_%u` pads for more distorted videos of the
  * same reference (an ABR ladder's rungs, smaller ones scaled up with
@@ -135,6 +139,9 @@ gst_vmafhip_reset_measurement (GstVmafHip * self)
   self->held_dist_used = FALSE;
   /* a new measurement starts a new results file */
   gst_vmafhip_record_reset (&self->record);
+  g_queue_clear (&self->stand_ins);
+  self->n_ref_frames = 0;
+  gst_clear_buffer (&self->last_dist);
   g_atomic_int_set (&self->results_write_failed, FALSE);
   self->n_recorded = 0;
   GST_OBJECT_LOCK (self);
@@ -209,6 +216,8 @@ gst_vmafhip_finalize (GObject * object)
   g_ptr_array_unref (self->feature_specs);
   gst_caps_replace (&self->ref_caps, NULL);
   gst_vmafhip_record_clear (&self->record);
+  g_queue_clear (&self->stand_ins);
+  gst_clear_buffer (&self->last_dist);
   /* the engine first (its GPU work done), then the frames it may read */
   vh_engine_free (self->engine);
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
@@ -404,6 +413,7 @@ gst_vmafhip_init (GstVmafHip * self)
   self->feature_specs = g_ptr_array_new_with_free_func ((GDestroyNotify)
       vh_feature_spec_free);
   g_queue_init (&self->pending);
+  g_queue_init (&self->stand_ins);
   gst_vmafhip_record_init (&self->record, "dist_sink", NULL);
   g_mutex_init (&self->renditions_lock);
   self->renditions = g_ptr_array_new ();

@@ -384,7 +384,7 @@ run_live (const char *align, GstClockTime wait)
       "max-latency=1000000000 caps=video/x-raw,format=I420,width=176,"
       "height=144,framerate=25/1";
   gchar *desc = g_strdup_printf ("%s name=r ! v.ref_sink %s name=d ! "
-      "v.dist_sink vmafhip name=v backend=cpu %s ! fakesink sync=false", src,
+      "v.dist_sink vmafhip name=v backend=cpu %s ! fakesink sync=true", src,
       src, align);
   GError *error = NULL;
   GstElement *pipe = gst_parse_launch (desc, &error);
@@ -395,9 +395,11 @@ run_live (const char *align, GstClockTime wait)
   const gsize size = 176 * 144 * 3 / 2;
   for (int i = 0; i < 2; i++) {
     GstElement *app = gst_bin_get_by_name (GST_BIN (pipe), i ? "d" : "r");
-    for (guint k = 0; k < 3; k++) {
+    /* enough frames for the element to put some out: a live sink
+     * answers latency queries once it has one */
+    for (guint k = 0; k < 12; k++) {
       GstBuffer *b = gst_buffer_new_allocate (NULL, size, NULL);
-      gst_buffer_memset (b, 0, 16 + 8 * k, size);
+      gst_buffer_memset (b, 0, 16 + 8 * (k % 3), size);
       GST_BUFFER_PTS (b) = k * GST_SECOND / 25;
       GST_BUFFER_DURATION (b) = GST_SECOND / 25;
       gst_app_src_push_buffer (GST_APP_SRC (app), b);
@@ -405,7 +407,16 @@ run_live (const char *align, GstClockTime wait)
     gst_object_unref (app);
   }
   GstBus *bus = gst_element_get_bus (pipe);
-  GstMessage *m = gst_bus_timed_pop_filtered (bus, wait, GST_MESSAGE_ERROR);
+  GstMessage *m;
+  /* as applications do (gst-launch-1.0 too): the latency recalculated
+   * when an element says it changed, whether that comes before or after
+   * PLAYING's own query */
+  while ((m = gst_bus_timed_pop_filtered (bus, wait, GST_MESSAGE_ERROR
+              | GST_MESSAGE_LATENCY))
+      && GST_MESSAGE_TYPE (m) == GST_MESSAGE_LATENCY) {
+    gst_message_unref (m);
+    gst_bin_recalculate_latency (GST_BIN (pipe));
+  }
   gst_object_unref (bus);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (pipe);

@@ -2,8 +2,10 @@
  *
  * Frames are paired by running time: dropping, repeating or delaying a
  * frame on either pad must leave every reported score equal to the score
- * of the right (aligned) pair, computed by the engine directly, and count
- * the frames that had no partner. Each stream is pushed from a thread of
+ * of the right (aligned) pair in a run over every reference frame,
+ * computed by the engine directly (motion is the reference's: a reference
+ * frame without a partner still counts for its neighbours' motion), and
+ * count the frames that had no partner. Each stream is pushed from a thread of
  * its own, as two branches deliver them: a non-live aggregator pad holds
  * one frame at a time.
  */
@@ -123,9 +125,64 @@ expected_pairs (Expected * x, const Content * c, const Pair * pairs, guint n,
   vh_synth_free (synth);
 }
 
+/* The engine on every reference frame in order (its index: the frame's
+ * ref-index), each with the distorted content of its pair, or its own
+ * where it has none: what an aligned run scores */
+static void
+expected_slots (Expected * x, const Content * c, const Frame * ref,
+    guint n_ref, const gint * pair_of_ref, const Pair * pairs)
+{
+  Pair *slots = g_new (Pair, n_ref);
+  for (guint i = 0; i < n_ref; i++)
+    slots[i] = (Pair) { ref[i].content, pair_of_ref[i] >= 0
+          ? pairs[pair_of_ref[i]].dist : ref[i].content };
+  expected_pairs (x, c, slots, n_ref, FALSE);
+  g_free (slots);
+}
+
+/* The pooled message pools the engine's frames `at` (n of them) */
+static void
+check_pooled_at (const GstStructure * pooled, const Expected * x,
+    const guint * at, guint n)
+{
+  const VhScoreTable *t = vh_engine_scores (x->engine);
+  guint n_frames;
+
+  fail_unless (gst_structure_get_uint (pooled, "n-frames", &n_frames));
+  fail_unless_equals_int (n_frames, n);
+  for (guint m = 0; m < vh_score_table_n_metrics (t); m++) {
+    const char *name = vh_score_table_metric_name (t, m);
+    VhPoolAccum a;
+    VhPooled p;
+    gdouble v;
+    gchar *field;
+    if (is_bootstrap_extra (name))
+      continue;
+    vh_pool_accum_init (&a);
+    for (guint k = 0; k < n; k++) {
+      fail_unless (vh_score_table_get (t, m, at[k], &v));
+      vh_pool_accum_add (&a, v);
+    }
+    fail_unless (vh_pool_accum_get (&a, &p));
+    field = g_strdup_printf ("%s-mean", name);
+    fail_unless (gst_structure_get_double (pooled, field, &v)
+        && v == p.mean, "pooled %s", field);
+    g_free (field);
+    field = g_strdup_printf ("%s-min", name);
+    fail_unless (gst_structure_get_double (pooled, field, &v)
+        && v == p.min, "pooled %s", field);
+    g_free (field);
+    field = g_strdup_printf ("%s-harmonic-mean", name);
+    fail_unless (gst_structure_get_double (pooled, field, &v)
+        && v == p.harmonic_mean, "pooled %s", field);
+    g_free (field);
+  }
+}
+
 /* Every output buffer (all reference frames, in order) carries the scores
- * of its pair or none; the frame messages and the pooled message agree
- * with the engine on `pairs`. */
+ * of its pair or none; the frame messages (with the reference frame's
+ * index) and the pooled message agree with the engine on every reference
+ * frame (expected_slots). */
 static void
 check_outputs (Fixture * f, const Frame * ref, guint n_ref,
     const gint * pair_of_ref, const Pair * pairs, guint n_pairs,
@@ -138,7 +195,8 @@ check_outputs (Fixture * f, const Frame * ref, guint n_ref,
   guint n_pooled;
   guint64 u;
 
-  expected_pairs (&x, &f->content, pairs, n_pairs, FALSE);
+  guint *at = g_new (guint, n_pairs + 1);
+  expected_slots (&x, &f->content, ref, n_ref, pair_of_ref, pairs);
   msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT);
   frames = frame_messages (msgs, &pooled, &n_pooled);
   fail_unless_equals_int (frames->len, n_pairs);
@@ -158,15 +216,20 @@ check_outputs (Fixture * f, const Frame * ref, guint n_ref,
           || !gst_structure_has_field (gst_vmafhip_meta_get_scores (meta),
               "vmaf_v0.6.1"), "reference frame %u was scored", i);
     } else {
-      check_frame_scores (gst_vmafhip_meta_get_scores (meta), &x, p);
-      check_frame_scores (g_ptr_array_index (frames, p), &x, p);
+      check_frame_scores (gst_vmafhip_meta_get_scores (meta), &x, i);
+      check_frame_scores (g_ptr_array_index (frames, p), &x, i);
       fail_unless (gst_structure_get_uint64 (g_ptr_array_index (frames, p),
               "timestamp", &u));
       fail_unless_equals_uint64 (u, ref[i].pts);
+      fail_unless (gst_structure_get_uint64 (g_ptr_array_index (frames, p),
+              "ref-index", &u));
+      fail_unless_equals_uint64 (u, i);
+      at[p] = i;
     }
     gst_buffer_unref (b);
   }
-  check_pooled (pooled, &x, n_pairs, 1, "mean");
+  check_pooled_at (pooled, &x, at, n_pairs);
+  g_free (at);
   fail_unless (gst_structure_get_uint64 (pooled, "unpaired-ref", &u));
   fail_unless_equals_uint64 (u, want_unpaired_ref);
   fail_unless (gst_structure_get_uint64 (pooled, "unpaired-dist", &u));
@@ -221,6 +284,37 @@ GST_START_TEST (test_drop_repeat_delay)
   /* unpaired: reference 0, 4 and the second 12; distorted the second 6
    * and 10 */
   check_outputs (f, ref, n_ref, pair_of_ref, pairs, n_pairs, 3, 2);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
+/* A live encoder drops 40 % of the distorted frames: every frame reported
+ * equals the aligned run's frame of its reference frame, motion included
+ * (the reference frames without a partner still count for motion) */
+GST_START_TEST (test_drop_40_percent)
+{
+  enum { N = 60 };
+  Fixture *f = fixture_new ("psnr=true", FALSE);
+  Frame ref[N], dist[N];
+  gint pair_of_ref[N];
+  Pair pairs[N];
+  guint n_dist = 0, n_pairs = 0;
+
+  fixture_set_caps (f, "I420", "I420", 33);
+  for (guint i = 0; i < N; i++) {
+    /* a fixed pattern, 4 in 10 dropped, runs of up to 3 */
+    const gboolean dropped = (i * 7 + 3) % 10 < 4 && i != N - 1;
+    ref[i] = (Frame) { i, i * FRAME_DUR };
+    pair_of_ref[i] = dropped ? -1 : (gint) n_pairs;
+    if (!dropped) {
+      dist[n_dist++] = (Frame) { i, i * FRAME_DUR };
+      pairs[n_pairs++] = (Pair) { i, i };
+    }
+  }
+  fail_unless (n_pairs <= N * 62 / 100 && n_pairs >= N * 58 / 100);
+  push_streams (f, ref, N, FRAME_DUR, dist, n_dist, FRAME_DUR);
+  check_outputs (f, ref, N, pair_of_ref, pairs, n_pairs, N - n_pairs, 0);
   fixture_free (f);
 }
 
@@ -326,21 +420,29 @@ check_align_auto_with (guint lag, const char *props, guint n_frames)
   }
   fail_unless_equals_int (locked, (gint) lag);
   /* scored after the lock: consecutive reference frames, each with its
-   * own content on the distorted side */
+   * own content on the distorted side, equal to the aligned run's frame
+   * of the same reference frame (motion included) */
   fail_unless (frames->len >= n_frames / 4, "%u frames scored", frames->len);
-  Pair *pairs = g_new (Pair, frames->len);
+  Pair *pairs = g_new (Pair, n_frames);
+  for (guint i = 0; i < n_frames; i++)
+    pairs[i] = (Pair) { i, i };
+  Expected x = { 0 };
+  expected_pairs (&x, &f->content, pairs, n_frames, FALSE);
   for (guint k = 0; k < frames->len; k++) {
-    guint64 pts;
+    guint64 pts, ref_index;
     fail_unless (gst_structure_get_uint64 (g_ptr_array_index (frames, k),
             "timestamp", &pts));
-    pairs[k] = (Pair) { (guint) (pts / FRAME_DUR), (guint) (pts / FRAME_DUR) };
-    if (k > 0)
-      fail_unless_equals_int (pairs[k].ref, pairs[k - 1].ref + 1);
+    fail_unless (gst_structure_get_uint64 (g_ptr_array_index (frames, k),
+            "ref-index", &ref_index));
+    fail_unless_equals_uint64 (ref_index, pts / FRAME_DUR);
+    if (k > 0) {
+      guint64 before;
+      fail_unless (gst_structure_get_uint64 (g_ptr_array_index (frames,
+                  k - 1), "ref-index", &before));
+      fail_unless_equals_uint64 (ref_index, before + 1);
+    }
+    check_frame_scores (g_ptr_array_index (frames, k), &x, ref_index);
   }
-  Expected x = { 0 };
-  expected_pairs (&x, &f->content, pairs, frames->len, FALSE);
-  for (guint k = 0; k < frames->len; k++)
-    check_frame_scores (g_ptr_array_index (frames, k), &x, k);
   vh_engine_free (x.engine);
   g_free (pairs);
   g_ptr_array_unref (frames);
@@ -739,6 +841,7 @@ vmafhip_pairing_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_drop_repeat_delay);
+  tcase_add_test (tc, test_drop_40_percent);
   tcase_add_test (tc, test_offset_pairs_nothing);
   tcase_add_loop_test (tc, test_align_offset, 0, 4);
   tcase_add_test (tc, test_lag_without_align);

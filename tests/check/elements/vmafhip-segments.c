@@ -79,8 +79,10 @@ same_field (GQuark field, const GValue * value, gpointer user_data)
   const GstStructure *other = user_data;
   const GValue *v;
 
-  /* the stream's numbering goes on across segments */
-  if (field == g_quark_from_static_string ("index"))
+  /* the stream's numbering goes on across segments, and so does the
+   * reference's */
+  if (field == g_quark_from_static_string ("index")
+      || field == g_quark_from_static_string ("ref-index"))
     return TRUE;
   v = gst_structure_id_get_value (other, field);
   fail_unless (v != NULL, "%s missing", g_quark_to_string (field));

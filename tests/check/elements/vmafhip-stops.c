@@ -103,7 +103,18 @@ GST_START_TEST (test_null_from_playing)
   fail_unless_equals_int (gst_element_set_state (f->element,
           GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
   check_reported (f, N_PAIRS, "stopped");
-  json_node_unref (check_results_json (path, N_PAIRS));
+  JsonNode *root = check_results_json (path, N_PAIRS);
+  /* each frame says which reference frame, and when */
+  JsonArray *frames = json_object_get_array_member (json_node_get_object
+      (root), "frames");
+  for (guint i = 0; i < N_PAIRS; i++) {
+    JsonObject *fr = json_array_get_object_element (frames, i);
+    fail_unless_equals_int (json_object_get_int_member (fr, "frameNum"), i);
+    fail_unless_equals_int (json_object_get_int_member (fr, "refFrameNum"), i);
+    fail_unless (json_object_get_double_member (fr, "time")
+        == (double) (i * FRAME_DUR) / GST_SECOND);
+  }
+  json_node_unref (root);
   fixture_free (f);
   remove_results (dir, path);
 }
