@@ -128,6 +128,30 @@ gst_vmafhip_align_reset (GstVmafHip * self)
   self->align_periodic_at = GST_CLOCK_TIME_NONE;
 }
 
+static void restart_thumbs (GstVmafHip * self);
+static void post_sync (GstVmafHip * self, const char *state, gint frames,
+    double diff);
+
+void
+gst_vmafhip_align_restart (GstVmafHip * self)
+{
+  if (!self->align_thumbs[REF])
+    return;
+  if (self->align_locked) {
+    const gint locked = GST_CLOCK_TIME_IS_VALID (self->frame_duration)
+        && self->frame_duration ? (gint) (self->align_shift
+        / (GstClockTimeDiff) self->frame_duration) : 0;
+    post_sync (self, "lost", locked, -1.0);
+  }
+  self->align_locked = FALSE;
+  self->align_shift = 0;
+  self->align_taken = 0;
+  self->align_reported_no_lock = FALSE;
+  self->align_forced = self->align_after_drop = FALSE;
+  self->align_periodic_at = GST_CLOCK_TIME_NONE;
+  restart_thumbs (self);
+}
+
 void
 gst_vmafhip_align_clear (GstVmafHip * self)
 {

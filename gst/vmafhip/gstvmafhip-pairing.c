@@ -80,8 +80,12 @@ gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
     inside = gst_segment_clip (&pad->segment, GST_FORMAT_TIME, start, stop,
         NULL, NULL);
   GST_OBJECT_UNLOCK (pad);
-  if (inside)
+  if (inside) {
+    /* (in order, as frames reach the head of their pad) */
+    gst_vmafhip_timeline_check (GST_VMAFHIP (agg), pad, buf,
+        gst_vmafhip_buffer_running_time (pad, buf));
     return buf;
+  }
   GST_LOG_OBJECT (agg, "%s: dropping %" GST_TIME_FORMAT ", outside the "
       "segment", GST_PAD_NAME (pad), GST_TIME_ARGS (start));
   gst_buffer_unref (buf);

@@ -160,6 +160,10 @@ struct _GstVmafHip
   /* the last distorted frame, where it is scaled: what stands in for a
    * missing one (gst_vmafhip_pass_reference) */
   GstBuffer *last_dist;
+  /* gstvmafhip-timeline.c: each pad's next frame's running time, as
+   * expected from its frame before; jumps seen */
+  GstClockTime timeline_next[2];
+  guint timeline_jumps;
   GstClockTime dist_frame_duration;   /* from dist_sink's caps */
   /* rate-mismatch=follow-reference: the distorted frame on screen */
   GstBuffer *held_dist;
@@ -348,7 +352,18 @@ GstFlowReturn gst_vmafhip_align_take (GstVmafHip * self, int which,
 void gst_vmafhip_align_observe (GstVmafHip * self, int which,
     GstBuffer * buf);
 void gst_vmafhip_align_reset (GstVmafHip * self);
+/* A pad's timeline jumped: a lock is lost ("lost" message), and the lag
+ * is searched again from the frames after the jump */
+void gst_vmafhip_align_restart (GstVmafHip * self);
 void gst_vmafhip_align_clear (GstVmafHip * self);
+
+/* gstvmafhip-timeline.c */
+/* A frame of `pad` (running time rt) taken off its pad: a jump in that
+ * pad's timeline is said (a warning) or, with align=auto, makes the lag be
+ * searched again */
+void gst_vmafhip_timeline_check (GstVmafHip * self, GstAggregatorPad * pad,
+    GstBuffer * buf, GstClockTime rt);
+void gst_vmafhip_timeline_reset (GstVmafHip * self);
 
 /* gstvmafhip-pairing.c */
 /* The distorted stream's lag in running time (align=offset: offset frames

@@ -131,6 +131,7 @@ gst_vmafhip_reset_measurement (GstVmafHip * self)
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
   gst_vmafhip_monitor_reset (self);
   gst_vmafhip_align_reset (self);
+  gst_vmafhip_timeline_reset (self);
   self->finished = FALSE;
   self->first_push_us = 0;
   self->first_pts = self->first_running_time = GST_CLOCK_TIME_NONE;

@@ -21,6 +21,10 @@ typedef struct {
   GstClockTime pts;
 } Frame;
 
+/* the distorted frame with this timestamp is flagged DISCONT (a jump in
+ * its timeline starts there); NONE: none */
+static GstClockTime dist_discont_pts = GST_CLOCK_TIME_NONE;
+
 /* Which content the reference and distorted frames of a scored pair show. */
 typedef struct {
   guint ref, dist;
@@ -38,6 +42,8 @@ frame_buffer (Fixture * f, gboolean is_ref, const Frame * fr,
       0, 0);
   GST_BUFFER_PTS (buf) = fr->pts;
   GST_BUFFER_DURATION (buf) = duration;
+  if (!is_ref && fr->pts == dist_discont_pts)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
   return buf;
 }
 
@@ -833,6 +839,105 @@ GST_START_TEST (test_no_timestamps)
 
 GST_END_TEST;
 
+/* dist_sink's timeline jumps 2 s ahead at frame 10 (a restarted source):
+ * a warning names the pad and the jump; the frames before it are scored,
+ * the reference frames after it have no partner and are counted */
+GST_START_TEST (test_timeline_jump_warns)
+{
+  enum { N = 20, JUMP = 10 };
+  Fixture *f = fixture_new (NULL, FALSE);
+  const gchar *needles[] = { "dist_sink jumped by +0:00:02.0", "align=auto",
+    NULL
+  };
+  Frame ref[N], dist[N];
+  guint64 u;
+
+  fixture_set_caps (f, "I420", "I420", 35);
+  for (guint i = 0; i < N; i++) {
+    ref[i] = (Frame) { i, i * FRAME_DUR };
+    dist[i] = (Frame) { i, (i + (i >= JUMP ? 50 : 0)) * FRAME_DUR };
+  }
+  dist_discont_pts = dist[JUMP].pts;
+  push_streams (f, ref, N, FRAME_DUR, dist, N, FRAME_DUR);
+  expect_message (f->bus, &f->seen, GST_MESSAGE_WARNING, needles);
+  GList *msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT);
+  const GstStructure *pooled;
+  guint n_pooled;
+  GPtrArray *frames = frame_messages (msgs, &pooled, &n_pooled);
+  fail_unless_equals_int (frames->len, JUMP);
+  g_object_get (f->element, "unpaired-ref-frames", &u, NULL);
+  fail_unless_equals_uint64 (u, N - JUMP);
+  g_ptr_array_unref (frames);
+  free_messages (msgs);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
+/* align=auto, and dist_sink's timestamps restart 14 frames back at frame
+ * 40 (its content goes on): the lock is lost at the jump, the new lag
+ * found, and every frame scored after the new lock equals the aligned
+ * run's frame of its reference frame */
+GST_START_TEST (test_timeline_jump_searches_again)
+{
+  enum { N = 100, JUMP = 40, BACK = 14 };
+  Fixture *f = fixture_new ("align=auto search-window=600000000 psnr=true",
+      FALSE);
+  Frame ref[N], dist[N];
+  gint offsets[3];
+  const char *states[3];
+  guint n_sync = 0;
+
+  fixture_set_caps (f, "I420", "I420", 36);
+  for (guint i = 0; i < N; i++) {
+    ref[i] = (Frame) { i, i * FRAME_DUR };
+    dist[i] = (Frame) { i, (i - (i >= JUMP ? BACK : 0)) * FRAME_DUR };
+  }
+  dist_discont_pts = dist[JUMP].pts;
+  push_streams (f, ref, N, FRAME_DUR, dist, N, FRAME_DUR);
+  GList *msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT);
+  GPtrArray *frames = g_ptr_array_new ();
+  for (GList * l = msgs; l; l = l->next) {
+    const GstStructure *s = gst_message_get_structure (l->data);
+    if (s && gst_structure_has_name (s, "vmafhip-sync")) {
+      fail_unless (n_sync < 3, "more than 3 sync messages");
+      states[n_sync] = gst_structure_get_string (s, "state");
+      fail_unless (gst_structure_get_int (s, "offset-frames",
+              &offsets[n_sync++]));
+    } else if (s && gst_structure_has_name (s, "VMAF")
+        && !g_strcmp0 (gst_structure_get_string (s, "type"), "frame")
+        && n_sync == 3) {
+      g_ptr_array_add (frames, (gpointer) s);
+    }
+  }
+  fail_unless_equals_int (n_sync, 3);
+  fail_unless_equals_string (states[0], "locked");
+  fail_unless_equals_int (offsets[0], 0);
+  fail_unless_equals_string (states[1], "lost");
+  fail_unless_equals_string (states[2], "locked");
+  fail_unless_equals_int (offsets[2], -BACK);
+  fail_unless (frames->len >= 20, "%u frames after the new lock",
+      frames->len);
+  Pair *pairs = g_new (Pair, N);
+  for (guint i = 0; i < N; i++)
+    pairs[i] = (Pair) { i, i };
+  Expected x = { 0 };
+  expected_pairs (&x, &f->content, pairs, N, FALSE);
+  for (guint k = 0; k < frames->len; k++) {
+    guint64 ref_index;
+    fail_unless (gst_structure_get_uint64 (g_ptr_array_index (frames, k),
+            "ref-index", &ref_index));
+    check_frame_scores (g_ptr_array_index (frames, k), &x, ref_index);
+  }
+  vh_engine_free (x.engine);
+  g_free (pairs);
+  g_ptr_array_unref (frames);
+  free_messages (msgs);
+  fixture_free (f);
+}
+
+GST_END_TEST;
+
 static Suite *
 vmafhip_pairing_suite (void)
 {
@@ -855,6 +960,8 @@ vmafhip_pairing_suite (void)
   tcase_add_test (tc, test_follow_reference_faster_dist);
   tcase_add_test (tc, test_follow_reference_slower_dist);
   tcase_add_test (tc, test_no_timestamps);
+  tcase_add_test (tc, test_timeline_jump_warns);
+  tcase_add_test (tc, test_timeline_jump_searches_again);
   return s;
 }
 
