@@ -47,6 +47,8 @@ pack)
         "$build"/tests/check/elements/test-element-vmafhip-timeline
         "$build"/tests/check/elements/test-element-vmafhip-scale
         "$build"/tests/check/elements/test-element-vmafhip-renditions
+        "$build"/tests/check/elements/test-element-vmafhip-stops
+        "$build"/tests/check/elements/test-element-vmafhip-segments
         "$build"/tests/check/elements/test-element-vmafhip-memory
         "$build"/tests/check/elements/test-element-vmafhip-golden)
   # PACK_BENCH=0: the tests only (the benchmark programs carry every
@@ -149,7 +151,8 @@ remote)
   for t in test-element-vmafhip test-element-vmafhip-pairing \
       test-element-vmafhip-results test-element-vmafhip-errors \
       test-element-vmafhip-timeline test-element-vmafhip-golden \
-      test-element-vmafhip-scale test-element-vmafhip-renditions; do
+      test-element-vmafhip-scale test-element-vmafhip-renditions \
+      test-element-vmafhip-stops test-element-vmafhip-segments; do
     GST_STATE_IGNORE_ELEMENTS= VMAFHIP_TEST_BACKEND=hip \
       GST_CHECKS_IGNORE=test_pipeline_encode_decode,test_backend_auto,test_error_backend_hip,test_allocation_cpu_no_pinned_pool,test_flushing_seek \
       run "$dest/bin/$t" || status=1

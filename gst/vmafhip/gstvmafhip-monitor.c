@@ -1,7 +1,8 @@
 /* vmafhip — live monitoring in the element: the models' scores of every
- * frame, at its running time, into the engine's monitor (common/monitor.c),
- * and its events as messages: "VMAF" of type "window" and "interval", and
- * "vmafhip-alarm" (docs/element.md). */
+ * frame a distorted pad reports, at its running time, into that pad's
+ * monitor (common/monitor.c: dist_sink's and each rendition's, a
+ * GstVmafHipWatch), and its events as messages naming the pad: "VMAF" of
+ * type "window" and "interval", and "vmafhip-alarm" (docs/element.md). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -21,7 +22,7 @@ gst_vmafhip_monitor_start (GstVmafHip * self)
 {
   GError *error = NULL;
 
-  g_clear_pointer (&self->monitor, vh_monitor_free);
+  gst_vmafhip_watch_clear (&self->watch);
   if (!vh_monitor_settings_active (&self->cfg.monitor))
     return TRUE;
   if (self->specs->len == 0) {
@@ -36,11 +37,22 @@ gst_vmafhip_monitor_start (GstVmafHip * self)
     g_clear_error (&error);
     return FALSE;
   }
-  self->monitor = vh_monitor_new (&self->cfg.monitor, self->specs->len);
-  g_free (self->monitor_scores);
-  self->monitor_scores = g_new0 (double, MAX (self->specs->len, 1));
-  self->warned_monitor_time = FALSE;
+  gst_vmafhip_watch_start (self, &self->watch, &self->record);
   return TRUE;
+}
+
+void
+gst_vmafhip_watch_start (GstVmafHip * self, GstVmafHipWatch * watch,
+    GstVmafHipRecord * record)
+{
+  gst_vmafhip_watch_clear (watch);
+  watch->self = self;
+  watch->record = record;
+  if (!vh_monitor_settings_active (&self->cfg.monitor)
+      || self->specs->len == 0)
+    return;
+  watch->monitor = vh_monitor_new (&self->cfg.monitor, self->specs->len);
+  watch->scores = g_new0 (double, self->specs->len);
 }
 
 gboolean
@@ -48,7 +60,7 @@ gst_vmafhip_monitor_check_rate (GstVmafHip * self, GstClockTime frame)
 {
   GError *error = NULL;
 
-  if (!self->monitor || !GST_CLOCK_TIME_IS_VALID (frame))
+  if (!self->watch.monitor || !GST_CLOCK_TIME_IS_VALID (frame))
     return TRUE;
   if (!vh_monitor_settings_check (&self->cfg.monitor, frame, &error)) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
@@ -82,11 +94,14 @@ set_stats (GstStructure * s, const char *name, const VhMonitorStats * st)
 static void
 post_event (const VhMonitorEvent * e, gpointer data)
 {
-  GstVmafHip *self = data;
+  const GstVmafHipWatch *watch = data;
+  GstVmafHip *self = watch->self;
+  const char *pad = watch->record->pad_name;
   GstStructure *s;
 
   if (e->kind == VH_MONITOR_WINDOW || e->kind == VH_MONITOR_INTERVAL) {
     s = gst_structure_new ("VMAF",
+        "pad", G_TYPE_STRING, pad,
         "type", G_TYPE_STRING,
         e->kind == VH_MONITOR_WINDOW ? "window" : "interval",
         "running-time", G_TYPE_UINT64, e->start,
@@ -96,17 +111,18 @@ post_event (const VhMonitorEvent * e, gpointer data)
     for (guint m = 0; m < self->specs->len; m++)
       set_stats (s, model_name (self, m), &e->stats[m]);
     /* intervals also go into the results file, at its end */
-    if (e->kind == VH_MONITOR_INTERVAL && self->record.log) {
+    if (e->kind == VH_MONITOR_INTERVAL && watch->record->log) {
       const char **names = g_new (const char *, self->specs->len);
       for (guint m = 0; m < self->specs->len; m++)
         names[m] = model_name (self, m);
-      vh_log_writer_add_interval (self->record.log, e->start / 1e9,
+      vh_log_writer_add_interval (watch->record->log, e->start / 1e9,
           e->end / 1e9, e->n_frames, self->specs->len, names, e->stats);
       g_free (names);
     }
   } else {
     const gboolean raised = e->kind == VH_MONITOR_ALARM;
     s = gst_structure_new ("vmafhip-alarm",
+        "pad", G_TYPE_STRING, pad,
         "state", G_TYPE_STRING, raised ? "raised" : "cleared",
         "model", G_TYPE_STRING, model_name (self, 0),
         "running-time", G_TYPE_UINT64, e->start,
@@ -126,48 +142,54 @@ post_event (const VhMonitorEvent * e, gpointer data)
 }
 
 void
-gst_vmafhip_monitor_push (GstVmafHip * self, gint index,
-    GstClockTime running_time, GstClockTime duration,
-    const GstStructure * scores)
+gst_vmafhip_watch_push (GstVmafHipWatch * watch, const VhEngine * engine,
+    guint frame, guint number, GstClockTime running_time,
+    GstClockTime duration)
 {
-  if (!self->monitor || index < 0)
+  GstVmafHip *self = watch->self;
+
+  if (!watch->monitor)
     return;
   if (!GST_CLOCK_TIME_IS_VALID (running_time)
       || !GST_CLOCK_TIME_IS_VALID (duration)) {
-    if (!self->warned_monitor_time) {
+    if (!watch->warned_time) {
       GST_ELEMENT_WARNING (self, STREAM, FAILED,
-          ("Frames without a running time or duration are left out of the "
-              "windows, alarms and intervals"), (NULL));
-      self->warned_monitor_time = TRUE;
+          ("%s: frames without a running time or duration are left out of "
+              "the windows, alarms and intervals", watch->record->pad_name),
+          (NULL));
+      watch->warned_time = TRUE;
     }
     return;
   }
+  const VhScoreTable *t = vh_engine_scores (engine);
   for (guint m = 0; m < self->specs->len; m++) {
-    if (!gst_structure_get_double (scores, model_name (self, m),
-            &self->monitor_scores[m]))
+    const int metric = vh_score_table_find (t, model_name (self, m));
+    if (metric < 0 || !vh_score_table_get (t, (unsigned) metric, frame,
+            &watch->scores[m]))
       return;                   /* no model score for this frame */
   }
-  vh_monitor_push (self->monitor, (guint64) index, running_time, duration,
-      self->monitor_scores, post_event, self);
+  vh_monitor_push (watch->monitor, number, running_time, duration,
+      watch->scores, post_event, watch);
 }
 
 void
-gst_vmafhip_monitor_finish (GstVmafHip * self)
+gst_vmafhip_watch_finish (GstVmafHipWatch * watch)
 {
-  if (self->monitor)
-    vh_monitor_finish (self->monitor, post_event, self);
+  if (watch->monitor)
+    vh_monitor_finish (watch->monitor, post_event, watch);
 }
 
 void
-gst_vmafhip_monitor_reset (GstVmafHip * self)
+gst_vmafhip_watch_reset (GstVmafHipWatch * watch)
 {
-  if (self->monitor)
-    vh_monitor_reset (self->monitor);
+  if (watch->monitor)
+    vh_monitor_reset (watch->monitor);
 }
 
 void
-gst_vmafhip_monitor_stop (GstVmafHip * self)
+gst_vmafhip_watch_clear (GstVmafHipWatch * watch)
 {
-  g_clear_pointer (&self->monitor, vh_monitor_free);
-  g_clear_pointer (&self->monitor_scores, g_free);
+  g_clear_pointer (&watch->monitor, vh_monitor_free);
+  g_clear_pointer (&watch->scores, g_free);
+  watch->warned_time = FALSE;
 }

@@ -25,8 +25,8 @@ gst_vmafhip_buffer_running_time (GstAggregatorPad * pad, GstBuffer * buf)
   return rt;
 }
 
-static GstClockTimeDiff
-dist_shift (GstVmafHip * self)
+GstClockTimeDiff
+gst_vmafhip_dist_shift (GstVmafHip * self)
 {
   if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO)
     return self->align_locked ? self->align_shift : 0;
@@ -45,7 +45,7 @@ dist_running_time (GstVmafHip * self, GstBuffer * buf, gboolean * before)
 {
   const GstClockTime rt =
       gst_vmafhip_buffer_running_time (self->side[DIST].pad, buf);
-  const GstClockTimeDiff shift = dist_shift (self);
+  const GstClockTimeDiff shift = gst_vmafhip_dist_shift (self);
 
   *before = FALSE;
   if (!GST_CLOCK_TIME_IS_VALID (rt) || shift == 0)

@@ -80,6 +80,16 @@ typedef struct
 
 typedef struct _GstVmafHipRendition GstVmafHipRendition;
 
+/* A distorted pad's live monitoring (gstvmafhip-monitor.c) */
+typedef struct
+{
+  GstVmafHip *self;
+  GstVmafHipRecord *record;     /* the pad's: its name, its results file */
+  VhMonitor *monitor;           /* NULL: no monitoring asked for */
+  double *scores;               /* one per model, for a push */
+  gboolean warned_time;
+} GstVmafHipWatch;
+
 /* A reference buffer waiting until its frame's scores are final. */
 typedef struct
 {
@@ -171,10 +181,8 @@ struct _GstVmafHip
   gboolean held_dist_used;
   gint64 first_push_us;
   GstClockTime first_pts, first_running_time, first_stream_time, end_pts;
-  /* live monitoring (gstvmafhip-monitor.c): NULL unless asked for */
-  VhMonitor *monitor;
-  double *monitor_scores;       /* one per model, for a push */
-  gboolean warned_monitor_time;
+  /* live monitoring of dist_sink (gstvmafhip-monitor.c) */
+  GstVmafHipWatch watch;
   /* align=auto (gstvmafhip-align.c): thumbnails per side while searching,
    * the lag once locked */
   GPtrArray *align_thumbs[2];
@@ -369,6 +377,11 @@ void gst_vmafhip_timeline_reset (GstVmafHip * self);
 /* The distorted stream's lag in running time (align=offset: offset frames
  * of the reference's rate), subtracted from its frames' running times
  * before pairing; 0 when not aligning. */
+/* How far the distorted streams lag the reference (align=offset: offset
+ * frames; align=auto: the locked lag; 0 otherwise): subtracted from every
+ * distorted pad's running times (dist_sink's and the renditions') before
+ * pairing */
+GstClockTimeDiff gst_vmafhip_dist_shift (GstVmafHip * self);
 /* the buffer's PTS as running time in its pad's segment (NONE without) */
 GstClockTime gst_vmafhip_buffer_running_time (GstAggregatorPad * pad,
     GstBuffer * buf);
@@ -382,20 +395,26 @@ GstBuffer *gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
 GstClockTime gst_vmafhip_get_next_time (GstAggregator * agg);
 
 /* gstvmafhip-monitor.c */
-/* At start(): checks the settings (error posted) and creates the monitor
- * if any is asked for. */
+/* At start(): checks the settings (error posted) and starts dist_sink's
+ * watch if any monitoring is asked for. */
 gboolean gst_vmafhip_monitor_start (GstVmafHip * self);
 /* With the reference's frame duration: windows and intervals of at least
  * a frame (error posted). */
 gboolean gst_vmafhip_monitor_check_rate (GstVmafHip * self,
     GstClockTime frame_duration);
-/* A reported frame: its models' scores from its meta structure. */
-void gst_vmafhip_monitor_push (GstVmafHip * self, gint index,
-    GstClockTime running_time, GstClockTime duration,
-    const GstStructure * scores);
-void gst_vmafhip_monitor_finish (GstVmafHip * self);
-void gst_vmafhip_monitor_reset (GstVmafHip * self);
-void gst_vmafhip_monitor_stop (GstVmafHip * self);
+/* A pad's watch: its monitor where the settings ask for one (nothing
+ * otherwise), its events posted naming the record's pad, intervals into
+ * the record's results file */
+void gst_vmafhip_watch_start (GstVmafHip * self, GstVmafHipWatch * watch,
+    GstVmafHipRecord * record);
+/* A reported frame: `frame` of `engine` (its models' scores), numbered
+ * `number` in the pad's stream */
+void gst_vmafhip_watch_push (GstVmafHipWatch * watch, const VhEngine * engine,
+    guint frame, guint number, GstClockTime running_time,
+    GstClockTime duration);
+void gst_vmafhip_watch_finish (GstVmafHipWatch * watch);
+void gst_vmafhip_watch_reset (GstVmafHipWatch * watch);
+void gst_vmafhip_watch_clear (GstVmafHipWatch * watch);
 
 /* gstvmafhip-renditions.c: the dist_sink_%u request pads */
 gboolean gst_vmafhip_is_rendition_pad (GstVmafHip * self,

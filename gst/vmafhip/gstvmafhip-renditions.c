@@ -73,6 +73,9 @@ struct _GstVmafHipRendition
   /* every frame reported, across segments, and the results file (its
    * path set with the first engine) */
   GstVmafHipRecord record;
+  /* its live monitoring (windows, alarms, intervals), started with its
+   * first engine */
+  GstVmafHipWatch watch;
   /* its last frame scored: stands in for a missing one, so that motion
    * sees every reference frame (aggregator thread, renditions_lock) */
   GstBuffer *last_buf;
@@ -170,6 +173,7 @@ rendition_reset (GstVmafHipRendition * r)
   r->first_push_us = 0;
   gst_clear_buffer (&r->last_buf);
   gst_vmafhip_record_reset (&r->record);
+  gst_vmafhip_watch_reset (&r->watch);
 }
 
 static void
@@ -179,6 +183,7 @@ rendition_free (GstVmafHipRendition * r)
   if (r->worker)
     g_thread_pool_free (r->worker, FALSE, TRUE);
   g_clear_pointer (&r->engine, vh_engine_free);
+  gst_vmafhip_watch_clear (&r->watch);
   gst_vmafhip_record_clear (&r->record);
   gst_vmafhip_side_clear (&r->side);
   gst_vmafhip_side_clear (&r->ref_side);
@@ -346,6 +351,8 @@ rendition_engine (GstVmafHip * self, GstVmafHipRendition * r)
   r->engine = engine;
   if (self->write_log && !r->record.path)
     r->record.path = results_path (self, r);
+  if (!r->watch.self)
+    gst_vmafhip_watch_start (self, &r->watch, &r->record);
   gchar *video = gst_vmafhip_describe_pair (&r->side.info, ref);
   gst_vmafhip_record_set_video (&r->record, video, vi.width, vi.height);
   g_free (video);
@@ -406,6 +413,9 @@ report_final (GstVmafHip * self, GstVmafHipRendition * r)
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_element (GST_OBJECT (self), s));
     }
+    gst_vmafhip_watch_push (&r->watch, r->engine, index,
+        gst_vmafhip_record_number (&r->record), f->running_time,
+        f->duration);
     gst_vmafhip_record_frame (self, &r->record, r->engine, index,
         f->ref_index, f->pts);
     g_free (f);
@@ -462,12 +472,35 @@ take_partner (GstVmafHip * self, GstVmafHipRendition * r,
 {
   const GstClockTime half = GST_CLOCK_TIME_IS_VALID (self->frame_duration)
       ? self->frame_duration / 2 : 0;
+  /* the lag align=offset or align=auto's lock gives dist_sink applies to
+   * every rendition: while align=auto searches, their frames go unscored,
+   * as dist_sink's do */
+  const gboolean searching = gst_vmafhip_align_searching (self);
+  const GstClockTimeDiff shift = gst_vmafhip_dist_shift (self);
   GstBuffer *buf;
 
   while ((buf = gst_aggregator_pad_peek_buffer (r->side.pad))) {
-    const GstClockTime rt =
-        gst_vmafhip_buffer_running_time (r->side.pad, buf);
+    GstClockTime rt = gst_vmafhip_buffer_running_time (r->side.pad, buf);
     gst_buffer_unref (buf);
+    if (GST_CLOCK_TIME_IS_VALID (rt) && shift != 0) {
+      if (shift > 0 && rt < (GstClockTime) shift) {
+        /* its content comes before the reference's first frame */
+        gst_buffer_unref (gst_aggregator_pad_pop_buffer (r->side.pad));
+        if (!g_atomic_int_get (&r->done))
+          g_atomic_int_inc (&r->unpaired);
+        continue;
+      }
+      rt = (GstClockTime) ((GstClockTimeDiff) rt - shift);
+    }
+    if (searching) {
+      /* up to this reference frame, dropped (not counted: nothing is
+       * paired while searching) */
+      if (GST_CLOCK_TIME_IS_VALID (rt) && GST_CLOCK_TIME_IS_VALID (ref_rt)
+          && rt > ref_rt + half)
+        return NULL;
+      gst_buffer_unref (gst_aggregator_pad_pop_buffer (r->side.pad));
+      continue;
+    }
     const gboolean timed = GST_CLOCK_TIME_IS_VALID (rt)
         && GST_CLOCK_TIME_IS_VALID (ref_rt);
     if (timed && rt + half < ref_rt) {
@@ -929,6 +962,7 @@ rendition_finish (GstVmafHip * self, GstVmafHipRendition * r,
     gst_structure_set (s, "dropped-reason", G_TYPE_STRING, dropped_why, NULL);
   g_free (dropped_why);
   gst_vmafhip_scale_add_fields (self, r->engine, &r->side.info, s);
+  gst_vmafhip_watch_finish (&r->watch);
   gst_vmafhip_record_add_pooled (self, &r->record, s);
   GST_INFO_OBJECT (self, "%s pooled: %" GST_PTR_FORMAT, rendition_name (r),
       s);
@@ -1004,8 +1038,11 @@ gst_vmafhip_renditions_stop (GstVmafHip * self)
     GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
     rendition_reset (r);
     g_clear_pointer (&r->engine, vh_engine_free);
-    /* (results-filename may change before the next start) */
+    /* (results-filename and the monitor may change before the next
+     * start) */
     g_clear_pointer (&r->record.path, g_free);
+    gst_vmafhip_watch_clear (&r->watch);
+    r->watch.self = NULL;
     gst_vmafhip_side_clear (&r->side);
     gst_vmafhip_side_clear (&r->ref_side);
     g_atomic_int_set (&r->done, FALSE);

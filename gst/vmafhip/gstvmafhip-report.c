@@ -83,8 +83,8 @@ report_frame (GstVmafHip * self, const PendingFrame * pf,
   const gint number = (gint) gst_vmafhip_record_number (&self->record);
 
   gst_vmafhip_add_frame_scores (self, self->engine, scores, (unsigned) index);
-  gst_vmafhip_monitor_push (self, number, pf->running_time, pf->duration,
-      scores);
+  gst_vmafhip_watch_push (&self->watch, self->engine, (guint) index,
+      (guint) number, pf->running_time, pf->duration);
   if (!GST_CLOCK_TIME_IS_VALID (self->first_pts)) {
     self->first_pts = pf->pts;
     self->first_running_time = pf->running_time;
@@ -403,7 +403,7 @@ conclude (GstVmafHip * self, const char *end)
   if (n_frames + n_dropped > 0) {
     GST_INFO_OBJECT (self, "end of measurement (%s): %u frames, %u dropped",
         end, n_frames, n_dropped);
-    gst_vmafhip_monitor_finish (self);
+    gst_vmafhip_watch_finish (&self->watch);
     post_pooled (self, n_frames, n_dropped, end, dropped_why);
   }
   if (n_frames > 0)

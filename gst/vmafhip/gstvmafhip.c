@@ -129,7 +129,7 @@ gst_vmafhip_reset_measurement (GstVmafHip * self)
   if (self->engine)
     vh_engine_reset (self->engine);
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
-  gst_vmafhip_monitor_reset (self);
+  gst_vmafhip_watch_reset (&self->watch);
   gst_vmafhip_align_reset (self);
   gst_vmafhip_timeline_reset (self);
   self->finished = FALSE;
@@ -224,7 +224,7 @@ gst_vmafhip_finalize (GObject * object)
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
   gst_vmafhip_cuda_clear (self);
   /* what a start () that failed after them left (no stop () follows) */
-  gst_vmafhip_monitor_stop (self);
+  gst_vmafhip_watch_clear (&self->watch);
   gst_vmafhip_align_clear (self);
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);
@@ -337,7 +337,7 @@ gst_vmafhip_stop (GstAggregator * agg)
   gst_vmafhip_conclude_on_stop (self);
   gst_vmafhip_reset_measurement (self);
   gst_vmafhip_renditions_stop (self);
-  gst_vmafhip_monitor_stop (self);
+  gst_vmafhip_watch_clear (&self->watch);
   gst_vmafhip_align_clear (self);
   g_clear_pointer (&self->engine, vh_engine_free);
   self->engine_sized = FALSE;

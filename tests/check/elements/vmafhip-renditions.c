@@ -7,6 +7,7 @@
  * rate) leave the other pads scored.  Against the mock HIP runtime: the
  * reference frame is uploaded once for the renditions scored on the GPU. */
 #include <dlfcn.h>
+#include <math.h>
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -571,6 +572,109 @@ GST_START_TEST (test_reference_change_retargets_rungs)
 
 GST_END_TEST;
 
+/* The monitor on a rendition as on dist_sink: each pad's intervals
+ * (two frames each) pool that pad's frames, in messages naming the pad;
+ * a window and an alarm likewise */
+GST_START_TEST (test_rung_monitor)
+{
+  gchar *props = g_strdup_printf ("frame-message=true interval=%"
+      G_GUINT64_FORMAT " window=%" G_GUINT64_FORMAT " window-interval=0 "
+      "alarm-threshold=200 alarm-duration=0", 2 * FRAME_DUR, 2 * FRAME_DUR);
+  Ladder *l = ladder_new (props);
+  g_free (props);
+  ladder_add (l, W / 2, H / 2, FPS);
+  for (guint i = 0; i < N_FRAMES; i++)
+    ladder_push (l, i, NULL);
+  ladder_end (l);
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  static const char *const pads[] = { "dist_sink", "dist_sink_0" };
+  for (guint p = 0; p < G_N_ELEMENTS (pads); p++) {
+    gint n;
+    GPtrArray *frames = pad_frames (msgs, pads[p], &n);
+    guint n_intervals = 0, n_windows = 0, n_alarms = 0;
+    for (GList * m = msgs; m; m = m->next) {
+      const GstStructure *st = gst_message_get_structure (m->data);
+      if (!st || g_strcmp0 (gst_structure_get_string (st, "pad"), pads[p]))
+        continue;
+      if (gst_structure_has_name (st, "vmafhip-alarm")) {
+        n_alarms++;
+        continue;
+      }
+      const gchar *type = gst_structure_get_string (st, "type");
+      if (!g_strcmp0 (type, "window")) {
+        n_windows++;
+        continue;
+      }
+      if (g_strcmp0 (type, "interval"))
+        continue;
+      guint64 start;
+      guint nf;
+      gdouble mean, sum = 0.0;
+      fail_unless (gst_structure_get_uint64 (st, "running-time", &start)
+          && gst_structure_get_uint (st, "n-frames", &nf)
+          && gst_structure_get_double (st, "score", &mean));
+      const guint first = (guint) (start / FRAME_DUR);
+      fail_unless (nf >= 1 && first + nf <= frames->len);
+      for (guint k = first; k < first + nf; k++) {
+        gdouble v;
+        fail_unless (gst_structure_get_double (g_ptr_array_index (frames, k),
+                "score", &v));
+        sum += v;
+      }
+      fail_unless (fabs (mean - sum / nf) < 1e-9, "%s interval at %u: %.9f "
+          "against the frames' %.9f", pads[p], first, mean, sum / nf);
+      n_intervals++;
+    }
+    fail_unless_equals_int (n_intervals, 3);
+    fail_unless (n_windows >= 1, "%s: no window message", pads[p]);
+    fail_unless (n_alarms >= 1, "%s: no alarm", pads[p]);
+    g_ptr_array_unref (frames);
+  }
+  free_messages (msgs);
+  ladder_free (l);
+}
+
+GST_END_TEST;
+
+/* align=offset applies to every rendition: a ladder whose rungs (and
+ * dist_sink) lag the reference by 3 frames is scored as an aligned one */
+GST_START_TEST (test_rung_offset)
+{
+  enum { LAG = 3 };
+  const gboolean scored = !g_getenv ("VMAFHIP_TEST_MOCK_HIP");
+  Ladder *l = ladder_new ("frame-message=true align=offset offset=3");
+  ladder_add (l, W / 2, H / 2, FPS);
+  l->f->dist_offset = LAG * FRAME_DUR;
+  for (guint i = 0; i < N_FRAMES; i++) {
+    fail_unless_equals_int (push_ref (l->f, i), GST_FLOW_OK);
+    fail_unless_equals_int (push_dist (l->f, i), GST_FLOW_OK);
+    GstBuffer *b = rung_buffer (l->f, i, &l->info[0]);
+    GST_BUFFER_PTS (b) += LAG * FRAME_DUR;
+    fail_unless_equals_int (gst_harness_push (l->rung[0], b), GST_FLOW_OK);
+  }
+  /* the lagging streams end LAG frames later on the reference's clock */
+  gst_harness_push_event (l->rung[0], gst_event_new_eos ());
+  push_eos_both (l->f);
+  wait_eos (l->f);
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  gint n;
+  GPtrArray *got = pad_frames (msgs, "dist_sink_0", &n);
+  fail_unless_equals_int (n, N_FRAMES);
+  fail_unless_equals_int (got->len, N_FRAMES);
+  if (scored) {
+    GPtrArray *aligned = single_run (NULL, W / 2, H / 2);
+    for (guint k = 0; k < N_FRAMES; k++)
+      gst_structure_foreach (g_ptr_array_index (got, k), field_equal,
+          g_ptr_array_index (aligned, k));
+    g_ptr_array_unref (aligned);
+  }
+  g_ptr_array_unref (got);
+  free_messages (msgs);
+  ladder_free (l);
+}
+
+GST_END_TEST;
+
 /* A rung that ends after 2 frames, and one released after 3: their
  * pooled messages count those frames; dist_sink and the third rung go on
  * to the end. */
@@ -860,6 +964,8 @@ vmafhip_renditions_suite (void)
   tcase_add_test (tc, test_rung_write_failure);
   tcase_add_test (tc, test_rung_resolution_change);
   tcase_add_test (tc, test_rung_drops_frames);
+  tcase_add_test (tc, test_rung_monitor);
+  tcase_add_test (tc, test_rung_offset);
   tcase_add_test (tc, test_reference_change_retargets_rungs);
   tcase_add_test (tc, test_rung_ends_early);
   tcase_add_test (tc, test_rung_joins_late);
