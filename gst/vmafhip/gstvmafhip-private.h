@@ -371,6 +371,12 @@ void gst_vmafhip_align_clear (GstVmafHip * self);
  * searched again */
 void gst_vmafhip_timeline_check (GstVmafHip * self, GstAggregatorPad * pad,
     GstBuffer * buf, GstClockTime rt);
+/* Whether a frame at rt is a jump from *next, the running time its pad's
+ * frame before leads to expect (updated); *jump how far */
+gboolean gst_vmafhip_timeline_jump (GstVmafHip * self, GstClockTime * next,
+    GstBuffer * buf, GstClockTime rt, GstClockTimeDiff * jump);
+void gst_vmafhip_timeline_warn (GstVmafHip * self, const char *pad,
+    GstClockTimeDiff jump, GstClockTime rt, gboolean rendition);
 void gst_vmafhip_timeline_reset (GstVmafHip * self);
 
 /* gstvmafhip-pairing.c */
@@ -427,6 +433,9 @@ void gst_vmafhip_rendition_release (GstVmafHip * self, GstPad * pad);
 gboolean gst_vmafhip_rendition_caps (GstVmafHip * self,
     GstAggregatorPad * pad, GstCaps * caps);
 void gst_vmafhip_rendition_eos (GstVmafHip * self, GstAggregatorPad * pad);
+/* A rendition's frame at its pad's head: a jump in its timeline is said */
+void gst_vmafhip_renditions_timeline_check (GstVmafHip * self,
+    GstAggregatorPad * pad, GstBuffer * buf, GstClockTime rt);
 /* A reference frame taken (scored with dist_sink or not): every
  * rendition's partner of it scored */
 void gst_vmafhip_renditions_score (GstVmafHip * self,

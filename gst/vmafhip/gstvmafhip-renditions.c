@@ -81,6 +81,21 @@ struct _GstVmafHipRendition
   GstBuffer *last_buf;
 };
 
+/* A rendition pad's next frame's running time, as its frame before leads
+ * to expect (gstvmafhip-timeline.c): on the pad, read where its frames
+ * are clipped, which may be under renditions_lock (take_partner) */
+static GQuark
+timeline_quark (void)
+{
+  return g_quark_from_static_string ("vmafhip-timeline-next");
+}
+
+static void
+timeline_forget (GstVmafHipRendition * r)
+{
+  g_object_set_qdata (G_OBJECT (r->side.pad), timeline_quark (), NULL);
+}
+
 static const char *
 rendition_name (const GstVmafHipRendition * r)
 {
@@ -171,6 +186,7 @@ rendition_reset (GstVmafHipRendition * r)
   r->first_pts = r->first_running_time = GST_CLOCK_TIME_NONE;
   r->first_stream_time = r->end_pts = GST_CLOCK_TIME_NONE;
   r->first_push_us = 0;
+  timeline_forget (r);
   gst_clear_buffer (&r->last_buf);
   gst_vmafhip_record_reset (&r->record);
   gst_vmafhip_watch_reset (&r->watch);
@@ -985,6 +1001,24 @@ gst_vmafhip_rendition_eos (GstVmafHip * self, GstAggregatorPad * pad)
     rendition_finish (self, r, "eos");
   }
   g_mutex_unlock (&self->renditions_lock);
+}
+
+void
+gst_vmafhip_renditions_timeline_check (GstVmafHip * self,
+    GstAggregatorPad * pad, GstBuffer * buf, GstClockTime rt)
+{
+  GstClockTimeDiff jump = 0;
+  GstClockTime *next = g_object_get_qdata (G_OBJECT (pad), timeline_quark ());
+
+  if (!next) {
+    next = g_new (GstClockTime, 1);
+    *next = GST_CLOCK_TIME_NONE;
+    g_object_set_qdata_full (G_OBJECT (pad), timeline_quark (), next, g_free);
+  }
+  if (gst_vmafhip_timeline_jump (self, next, buf, rt, &jump)) {
+    self->timeline_jumps++;
+    gst_vmafhip_timeline_warn (self, GST_PAD_NAME (pad), jump, rt, TRUE);
+  }
 }
 
 void

@@ -7,7 +7,8 @@
  * not jumps: they leave a short gap, and pairing by time already counts
  * them).  With align=auto the lag is searched again; otherwise a warning
  * names the pad and the jump, and frames are paired by their running time
- * again from there (the frames in a gap counted as unpaired). */
+ * again from there (the frames in a gap counted as unpaired).  A
+ * rendition's jump is said the same way (its lag is dist_sink's). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -28,48 +29,67 @@ gst_vmafhip_timeline_reset (GstVmafHip * self)
     self->timeline_next[i] = GST_CLOCK_TIME_NONE;
 }
 
+gboolean
+gst_vmafhip_timeline_jump (GstVmafHip * self, GstClockTime * next,
+    GstBuffer * buf, GstClockTime rt, GstClockTimeDiff * jump)
+{
+  GstClockTime frame = GST_BUFFER_DURATION_IS_VALID (buf)
+      && GST_BUFFER_DURATION (buf) > 0 ? GST_BUFFER_DURATION (buf)
+      : self->frame_duration;
+
+  if (!GST_CLOCK_TIME_IS_VALID (rt))
+    return FALSE;
+  if (!GST_CLOCK_TIME_IS_VALID (frame) || frame == 0)
+    frame = GST_SECOND / 25;
+  const GstClockTime expected = *next;
+  *next = rt + frame;
+  if (!GST_CLOCK_TIME_IS_VALID (expected))
+    return FALSE;
+  *jump = GST_CLOCK_DIFF (expected, rt);
+  return *jump > (GstClockTimeDiff) (JUMP_FRAMES * frame)
+      || *jump < -(GstClockTimeDiff) frame;
+}
+
+void
+gst_vmafhip_timeline_warn (GstVmafHip * self, const char *pad,
+    GstClockTimeDiff jump, GstClockTime rt, gboolean rendition)
+{
+  GST_ELEMENT_WARNING (self, STREAM, FAILED,
+      ("%s jumped by %" GST_STIME_FORMAT " at %" GST_TIME_FORMAT
+          " (a restarted source or a new segment): frames are paired by "
+          "running time again from here, so if the other pads did not jump "
+          "with it the frames between are unpaired, or every frame from "
+          "here is. %s", pad, GST_STIME_ARGS (jump), GST_TIME_ARGS (rt),
+          rendition ? "A rendition takes dist_sink's lag: align it "
+          "upstream (identity ts-offset=)." : "align=auto finds the feeds' "
+          "new lag."), ("%s", pad));
+}
+
 void
 gst_vmafhip_timeline_check (GstVmafHip * self, GstAggregatorPad * pad,
     GstBuffer * buf, GstClockTime rt)
 {
   const int which = pad == self->side[REF].pad ? REF
       : pad == self->side[DIST].pad ? DIST : -1;
-  GstClockTime frame = GST_BUFFER_DURATION_IS_VALID (buf)
-      && GST_BUFFER_DURATION (buf) > 0 ? GST_BUFFER_DURATION (buf)
-      : self->frame_duration;
+  GstClockTimeDiff jump = 0;
 
-  if (which < 0 || !GST_CLOCK_TIME_IS_VALID (rt))
+  if (which < 0) {
+    gst_vmafhip_renditions_timeline_check (self, pad, buf, rt);
     return;
-  if (!GST_CLOCK_TIME_IS_VALID (frame) || frame == 0)
-    frame = GST_SECOND / 25;
-  const GstClockTime expected = self->timeline_next[which];
-  self->timeline_next[which] = rt + frame;
-  if (!GST_CLOCK_TIME_IS_VALID (expected))
+  }
+  if (!gst_vmafhip_timeline_jump (self, &self->timeline_next[which], buf, rt,
+          &jump))
     return;
-  const GstClockTimeDiff jump = GST_CLOCK_DIFF (expected, rt);
-  if (jump <= (GstClockTimeDiff) (JUMP_FRAMES * frame)
-      && jump >= -(GstClockTimeDiff) frame)
-    return;
-
   self->timeline_jumps++;
   if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO) {
     GST_ELEMENT_INFO (self, STREAM, FAILED,
         ("%s jumped by %" GST_STIME_FORMAT " at %" GST_TIME_FORMAT
             ": align=auto searches the lag again.", side_name (which),
-            GST_STIME_ARGS (jump), GST_TIME_ARGS (rt)),
-        ("%s: expected %" GST_TIME_FORMAT, side_name (which),
-            GST_TIME_ARGS (expected)));
+            GST_STIME_ARGS (jump), GST_TIME_ARGS (rt)), ("%s",
+            side_name (which)));
     gst_vmafhip_align_restart (self);
   } else {
-    GST_ELEMENT_WARNING (self, STREAM, FAILED,
-        ("%s jumped by %" GST_STIME_FORMAT " at %" GST_TIME_FORMAT
-            " (a restarted source or a new segment): frames are paired by "
-            "running time again from here, so if the other pad did not jump "
-            "with it the frames between are unpaired, or every frame from "
-            "here is. align=auto finds the feeds' new lag.",
-            side_name (which), GST_STIME_ARGS (jump), GST_TIME_ARGS (rt)),
-        ("%s: expected %" GST_TIME_FORMAT,
-            side_name (which), GST_TIME_ARGS (expected)));
+    gst_vmafhip_timeline_warn (self, side_name (which), jump, rt, FALSE);
   }
   /* following the reference: the frame on screen before the jump is not
    * on screen after it */

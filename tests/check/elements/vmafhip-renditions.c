@@ -675,6 +675,47 @@ GST_START_TEST (test_rung_offset)
 
 GST_END_TEST;
 
+/* A rung's timeline jumps 1 s ahead (its source restarted): a warning
+ * names the rung and the jump; the other pads are scored to the end */
+GST_START_TEST (test_rung_timeline_jump)
+{
+  const gchar *needles[] = { "dist_sink_0 jumped by +0:00:01.0", NULL };
+  Ladder *l = ladder_new ("frame-message=true");
+  ladder_add (l, W / 2, H / 2, FPS);
+  rung_queue = g_async_queue_new ();
+  /* its frames 0..4 in time, then 30..34 (frames 5..29 never come) */
+  for (guint i = 0; i < N_FRAMES; i++)
+    g_async_queue_push (rung_queue, rung_buffer (l->f, i, &l->info[0]));
+  for (guint i = 0; i < N_FRAMES; i++) {
+    GstBuffer *b = rung_buffer (l->f, N_FRAMES + i, &l->info[0]);
+    GST_BUFFER_PTS (b) += 25 * FRAME_DUR;
+    if (i == 0)
+      GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
+    g_async_queue_push (rung_queue, b);
+  }
+  g_async_queue_push (rung_queue, gst_buffer_new ());
+  GThread *pusher = g_thread_new ("rung", push_rung, (gpointer) l->rung[0]);
+  /* the reference and dist_sink go on past the rung's last frame */
+  const guint n = 2 * N_FRAMES + 25;
+  for (guint i = 0; i < n; i++) {
+    fail_unless_equals_int (push_ref (l->f, i), GST_FLOW_OK);
+    fail_unless_equals_int (push_dist (l->f, i), GST_FLOW_OK);
+  }
+  g_thread_join (pusher);
+  push_eos_both (l->f);
+  wait_eos (l->f);
+  expect_message (l->f->bus, &l->f->seen, GST_MESSAGE_WARNING, needles);
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  check_pad (msgs, "dist_sink", n, n);
+  /* the rung: its frames before and after the jump, each once */
+  check_pad (msgs, "dist_sink_0", 2 * N_FRAMES, 2 * N_FRAMES);
+  free_messages (msgs);
+  ladder_free (l);
+  g_async_queue_unref (rung_queue);
+}
+
+GST_END_TEST;
+
 /* A rung that ends after 2 frames, and one released after 3: their
  * pooled messages count those frames; dist_sink and the third rung go on
  * to the end. */
@@ -966,6 +1007,7 @@ vmafhip_renditions_suite (void)
   tcase_add_test (tc, test_rung_drops_frames);
   tcase_add_test (tc, test_rung_monitor);
   tcase_add_test (tc, test_rung_offset);
+  tcase_add_test (tc, test_rung_timeline_jump);
   tcase_add_test (tc, test_reference_change_retargets_rungs);
   tcase_add_test (tc, test_rung_ends_early);
   tcase_add_test (tc, test_rung_joins_late);
