@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
+#include <glib/gstdio.h>
 #include <gst/base/gstaggregator.h>
 
 #include "gstvmafhipmeta.h"
@@ -674,4 +675,21 @@ check_results_json (const char *path, guint n_frames)
         (const char *) m->data);
   g_list_free (members);
   return root;
+}
+
+void
+results_dir_new (gchar ** dir, gchar ** path)
+{
+  *dir = g_dir_make_tmp ("vmafhip-results-XXXXXX", NULL);
+  fail_unless (*dir != NULL);
+  *path = g_build_filename (*dir, "scores.json", NULL);
+}
+
+void
+results_dir_free (gchar * dir, gchar * path)
+{
+  g_unlink (path);
+  fail_unless (g_rmdir (dir) == 0, "%s holds files left behind", dir);
+  g_free (path);
+  g_free (dir);
 }

@@ -100,6 +100,11 @@ gboolean gpu_present_in_child (void);
 /* Whether both element factories exist. */
 gboolean has_factories (const char *a, const char *b);
 
+/* A fresh folder for results files (*dir) and "scores.json" in it
+ * (*path); _free removes that file and the folder (which must be empty
+ * then) and frees both strings. */
+void results_dir_new (gchar ** dir, gchar ** path);
+void results_dir_free (gchar * dir, gchar * path);
 /* Waits until the element has taken the buffer queued on pad `name`. */
 void wait_taken (GstElement * element, const char *name);
 /* A JSON results file that parses, with n_frames frames and a pooled

@@ -185,6 +185,35 @@ check_pooled_at (const GstStructure * pooled, const Expected * x,
   }
 }
 
+/* Frame messages of consecutive reference frames (their ref-index), each
+ * equal to the frame of an aligned run of n_frames (content i on both
+ * sides) for its reference frame, motion included */
+static void
+check_aligned (const Content * c, guint n_frames, GPtrArray * frames)
+{
+  Pair *pairs = g_new (Pair, n_frames);
+  Expected x = { 0 };
+
+  for (guint i = 0; i < n_frames; i++)
+    pairs[i] = (Pair) { i, i };
+  expected_pairs (&x, c, pairs, n_frames, FALSE);
+  for (guint k = 0; k < frames->len; k++) {
+    const GstStructure *s = g_ptr_array_index (frames, k);
+    guint64 pts, ref_index, before;
+    fail_unless (gst_structure_get_uint64 (s, "timestamp", &pts)
+        && gst_structure_get_uint64 (s, "ref-index", &ref_index));
+    fail_unless_equals_uint64 (ref_index, pts / FRAME_DUR);
+    if (k > 0) {
+      fail_unless (gst_structure_get_uint64 (g_ptr_array_index (frames,
+                  k - 1), "ref-index", &before));
+      fail_unless_equals_uint64 (ref_index, before + 1);
+    }
+    check_frame_scores (s, &x, ref_index);
+  }
+  vh_engine_free (x.engine);
+  g_free (pairs);
+}
+
 /* Every output buffer (all reference frames, in order) carries the scores
  * of its pair or none; the frame messages (with the reference frame's
  * index) and the pooled message agree with the engine on every reference
@@ -429,28 +458,7 @@ check_align_auto_with (guint lag, const char *props, guint n_frames)
    * own content on the distorted side, equal to the aligned run's frame
    * of the same reference frame (motion included) */
   fail_unless (frames->len >= n_frames / 4, "%u frames scored", frames->len);
-  Pair *pairs = g_new (Pair, n_frames);
-  for (guint i = 0; i < n_frames; i++)
-    pairs[i] = (Pair) { i, i };
-  Expected x = { 0 };
-  expected_pairs (&x, &f->content, pairs, n_frames, FALSE);
-  for (guint k = 0; k < frames->len; k++) {
-    guint64 pts, ref_index;
-    fail_unless (gst_structure_get_uint64 (g_ptr_array_index (frames, k),
-            "timestamp", &pts));
-    fail_unless (gst_structure_get_uint64 (g_ptr_array_index (frames, k),
-            "ref-index", &ref_index));
-    fail_unless_equals_uint64 (ref_index, pts / FRAME_DUR);
-    if (k > 0) {
-      guint64 before;
-      fail_unless (gst_structure_get_uint64 (g_ptr_array_index (frames,
-                  k - 1), "ref-index", &before));
-      fail_unless_equals_uint64 (ref_index, before + 1);
-    }
-    check_frame_scores (g_ptr_array_index (frames, k), &x, ref_index);
-  }
-  vh_engine_free (x.engine);
-  g_free (pairs);
+  check_aligned (&f->content, n_frames, frames);
   g_ptr_array_unref (frames);
   free_messages (msgs);
   fixture_free (f);
@@ -918,19 +926,7 @@ GST_START_TEST (test_timeline_jump_searches_again)
   fail_unless_equals_int (offsets[2], -BACK);
   fail_unless (frames->len >= 20, "%u frames after the new lock",
       frames->len);
-  Pair *pairs = g_new (Pair, N);
-  for (guint i = 0; i < N; i++)
-    pairs[i] = (Pair) { i, i };
-  Expected x = { 0 };
-  expected_pairs (&x, &f->content, pairs, N, FALSE);
-  for (guint k = 0; k < frames->len; k++) {
-    guint64 ref_index;
-    fail_unless (gst_structure_get_uint64 (g_ptr_array_index (frames, k),
-            "ref-index", &ref_index));
-    check_frame_scores (g_ptr_array_index (frames, k), &x, ref_index);
-  }
-  vh_engine_free (x.engine);
-  g_free (pairs);
+  check_aligned (&f->content, N, frames);
   g_ptr_array_unref (frames);
   free_messages (msgs);
   fixture_free (f);

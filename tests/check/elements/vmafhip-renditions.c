@@ -254,8 +254,8 @@ GST_END_TEST;
 /* One results file per pad: results-filename with the pad's name */
 GST_START_TEST (test_ladder_results_files)
 {
-  gchar *dir = g_dir_make_tmp ("vmafhip-ladder-XXXXXX", NULL);
-  gchar *path = g_build_filename (dir, "scores.json", NULL);
+  gchar *dir, *path;
+  results_dir_new (&dir, &path);
   gchar *props = g_strdup_printf ("results-format=json results-filename=%s",
       path);
   Ladder *l = ladder_new (props);
@@ -274,12 +274,9 @@ GST_START_TEST (test_ladder_results_files)
   g_free (text);
   fail_unless (g_file_test (path, G_FILE_TEST_EXISTS));
   g_unlink (rung);
-  g_unlink (path);
-  g_rmdir (dir);
   g_free (rung);
   g_free (props);
-  g_free (path);
-  g_free (dir);
+  results_dir_free (dir, path);
 }
 
 GST_END_TEST;
@@ -289,8 +286,8 @@ GST_END_TEST;
  * and every results file parses with its frames and pooled section */
 GST_START_TEST (test_ladder_stopped_without_eos)
 {
-  gchar *dir = g_dir_make_tmp ("vmafhip-ladder-XXXXXX", NULL);
-  gchar *path = g_build_filename (dir, "scores.json", NULL);
+  gchar *dir, *path;
+  results_dir_new (&dir, &path);
   gchar *props = g_strdup_printf ("results-format=json results-filename=%s",
       path);
   gchar *rung_path[2];
@@ -330,11 +327,8 @@ GST_START_TEST (test_ladder_stopped_without_eos)
     g_unlink (rung_path[k]);
     g_free (rung_path[k]);
   }
-  g_unlink (path);
-  g_rmdir (dir);
   g_free (props);
-  g_free (path);
-  g_free (dir);
+  results_dir_free (dir, path);
 }
 
 GST_END_TEST;
@@ -343,8 +337,8 @@ GST_END_TEST;
  * should be) fails the run by default, naming the pad */
 GST_START_TEST (test_rung_write_failure)
 {
-  gchar *dir = g_dir_make_tmp ("vmafhip-ladder-XXXXXX", NULL);
-  gchar *path = g_build_filename (dir, "scores.json", NULL);
+  gchar *dir, *path;
+  results_dir_new (&dir, &path);
   gchar *blocker = g_build_filename (dir, "scores.dist_sink_0.json", NULL);
   gchar *props = g_strdup_printf ("results-format=json results-filename=%s",
       path);
@@ -363,12 +357,9 @@ GST_START_TEST (test_rung_write_failure)
   gst_element_set_state (l->f->element, GST_STATE_NULL);
   ladder_free (l);
   g_rmdir (blocker);
-  g_unlink (path);
-  g_rmdir (dir);
   g_free (blocker);
   g_free (props);
-  g_free (path);
-  g_free (dir);
+  results_dir_free (dir, path);
 }
 
 GST_END_TEST;

@@ -113,8 +113,8 @@ static void
 check_change (const Change * c)
 {
   const char *const models[] = { "vmaf_v0.6.1", NULL };
-  gchar *dir = g_dir_make_tmp ("vmafhip-segments-XXXXXX", NULL);
-  gchar *path = g_build_filename (dir, "scores.json", NULL);
+  gchar *dir, *path;
+  results_dir_new (&dir, &path);
   gchar *props = g_strdup_printf ("results-filename=%s", path);
   Fixture *f = fixture_new (props, FALSE);
   const gboolean scored = !g_getenv ("VMAFHIP_TEST_MOCK_HIP");
@@ -223,11 +223,8 @@ check_change (const Change * c)
   g_ptr_array_unref (frames);
   free_messages (msgs);
   fixture_free (f);
-  g_unlink (path);
-  g_rmdir (dir);
   g_free (props);
-  g_free (path);
-  g_free (dir);
+  results_dir_free (dir, path);
 }
 
 /* dist_sink drops to a smaller rendition (scaled up again, bicubic) */

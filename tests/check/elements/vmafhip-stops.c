@@ -24,24 +24,13 @@ fixture_with_results (gchar ** dir, gchar ** path, const char *more_props)
   gchar *props;
   Fixture *f;
 
-  *dir = g_dir_make_tmp ("vmafhip-stops-XXXXXX", NULL);
-  fail_unless (*dir != NULL);
-  *path = g_build_filename (*dir, "scores.json", NULL);
+  results_dir_new (dir, path);
   props = g_strdup_printf ("results-filename=%s results-format=json %s",
       *path, more_props ? more_props : "");
   f = fixture_new (props, FALSE);
   g_free (props);
   fixture_set_caps (f, "I420", "I420", 5);
   return f;
-}
-
-static void
-remove_results (gchar * dir, gchar * path)
-{
-  g_unlink (path);
-  g_rmdir (dir);
-  g_free (path);
-  g_free (dir);
 }
 
 /* Pushes n pairs and waits until the element has taken them all: they are
@@ -116,7 +105,7 @@ GST_START_TEST (test_null_from_playing)
   }
   json_node_unref (root);
   fixture_free (f);
-  remove_results (dir, path);
+  results_dir_free (dir, path);
 }
 
 GST_END_TEST;
@@ -134,7 +123,7 @@ GST_START_TEST (test_ready_from_paused)
   check_reported (f, N_PAIRS, "stopped");
   json_node_unref (check_results_json (path, N_PAIRS));
   fixture_free (f);
-  remove_results (dir, path);
+  results_dir_free (dir, path);
 }
 
 GST_END_TEST;
@@ -152,7 +141,7 @@ GST_START_TEST (test_null_after_eos)
   check_reported (f, N_PAIRS, "eos");
   json_node_unref (check_results_json (path, N_PAIRS));
   fixture_free (f);
-  remove_results (dir, path);
+  results_dir_free (dir, path);
 }
 
 GST_END_TEST;
@@ -192,7 +181,7 @@ GST_START_TEST (test_flushing_seek_finishes_file)
   check_reported (f, 4, "flushing-seek");
   json_node_unref (check_results_json (path, 4));
   fixture_free (f);
-  remove_results (dir, path);
+  results_dir_free (dir, path);
 }
 
 GST_END_TEST;
