@@ -8,7 +8,9 @@ the results file and the exit status:
   - an upstream error on the distorted branch (identity error-after=50):
     the run fails, and the file parses with every frame paired before it;
   - the results file on a full disk (/dev/full): the run exits non-zero;
-    with write-failure=warn it goes on and exits 0.
+    with write-failure=warn it goes on and exits 0;
+  - a resolution change on dist_sink (a concat of a 320x180 and a 160x90
+    segment): all 120 frames scored, two segments, exit 0.
 
 Usage: test-launch-stops.py (GST_PLUGIN_PATH names the built plugin)
 """
@@ -98,6 +100,26 @@ def check_full_disk():
     print("full disk: fails by default, goes on with write-failure=warn")
 
 
+def check_resolution_change(tmp):
+    path = os.path.join(tmp, "concat.json")
+    size = "video/x-raw,format=I420,framerate=25/1"
+    desc = (f"videotestsrc num-buffers=120 ! {size},width=320,height=180 ! "
+            "v.ref_sink concat name=c ! v.dist_sink "
+            f"videotestsrc num-buffers=60 ! {size},width=320,height=180 ! c. "
+            f"videotestsrc num-buffers=60 ! {size},width=160,height=90 ! c. "
+            f"vmafhip name=v backend=cpu threads=1 results-filename={path} "
+            "! fakesink")
+    r = run(desc.split())
+    assert r.returncode == 0, r.stdout + r.stderr
+    with open(path) as f:
+        data = json.load(f)
+    nums = [fr["frameNum"] for fr in data["frames"]]
+    assert nums == list(range(120)), nums
+    segs = [(s["first_frame"], s["last_frame"]) for s in data["segments"]]
+    assert segs == [(0, 59), (60, 119)], segs
+    print("resolution change: 120 frames, segments", segs)
+
+
 def main():
     if not LAUNCH:
         print("gst-launch-1.0 is missing (gstreamer1.0-tools)")
@@ -106,6 +128,7 @@ def main():
         check_sigint(tmp)
         check_upstream_error(tmp)
         check_full_disk()
+        check_resolution_change(tmp)
     return 0
 
 
