@@ -171,9 +171,8 @@ struct _GstVmafHip
    * missing one (gst_vmafhip_pass_reference) */
   GstBuffer *last_dist;
   /* gstvmafhip-timeline.c: each pad's next frame's running time, as
-   * expected from its frame before; jumps seen */
+   * expected from its frame before */
   GstClockTime timeline_next[2];
-  guint timeline_jumps;
   GstClockTime dist_frame_duration;   /* from dist_sink's caps */
   /* rate-mismatch=follow-reference: the distorted frame on screen */
   GstBuffer *held_dist;

@@ -1086,7 +1086,6 @@ gst_vmafhip_renditions_timeline_check (GstVmafHip * self,
     g_object_set_qdata_full (G_OBJECT (pad), timeline_quark (), next, g_free);
   }
   if (gst_vmafhip_timeline_jump (self, next, buf, rt, &jump)) {
-    self->timeline_jumps++;
     gst_vmafhip_timeline_warn (self, GST_PAD_NAME (pad), jump, rt, TRUE);
   }
 }

@@ -80,7 +80,6 @@ gst_vmafhip_timeline_check (GstVmafHip * self, GstAggregatorPad * pad,
   if (!gst_vmafhip_timeline_jump (self, &self->timeline_next[which], buf, rt,
           &jump))
     return;
-  self->timeline_jumps++;
   if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO) {
     GST_ELEMENT_INFO (self, STREAM, FAILED,
         ("%s jumped by %" GST_STIME_FORMAT " at %" GST_TIME_FORMAT

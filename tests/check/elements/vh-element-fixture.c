@@ -231,6 +231,24 @@ rung_buffer (Fixture * f, guint i, const GstVideoInfo * info)
   return buf;
 }
 
+void
+push_flush (Fixture * f)
+{
+  const guint32 seqnum = gst_util_seqnum_next ();
+  GstHarness *pads[2] = { f->ref, f->dist };
+
+  for (guint k = 0; k < 2; k++) {
+    GstEvent *ev = gst_event_new_flush_start ();
+    gst_event_set_seqnum (ev, seqnum);
+    fail_unless (gst_harness_push_event (pads[k], ev));
+  }
+  for (guint k = 0; k < 2; k++) {
+    GstEvent *ev = gst_event_new_flush_stop (TRUE);
+    gst_event_set_seqnum (ev, seqnum);
+    fail_unless (gst_harness_push_event (pads[k], ev));
+  }
+}
+
 GstFlowReturn
 push_ref (Fixture * f, guint i)
 {

@@ -65,6 +65,8 @@ guint8 * render_rung (Fixture * f, guint i, guint w, guint h, VhPicture * out);
  * content's size, as an encoder's ladder would be made), as a buffer with
  * frame i's timestamp */
 GstBuffer * rung_buffer (Fixture * f, guint i, const GstVideoInfo * info);
+/* A flushing seek's flush-start and flush-stop on both pads (one seqnum) */
+void push_flush (Fixture * f);
 GstFlowReturn push_ref (Fixture * f, guint i);
 GstFlowReturn push_dist (Fixture * f, guint i);
 void push_pairs (Fixture * f, guint first, guint n);

@@ -82,15 +82,21 @@ check_reported (Fixture * f, guint n, const char *end)
   vh_engine_free (x.engine);
 }
 
-/* An application sets the pipeline to NULL while playing (no EOS) */
-GST_START_TEST (test_null_from_playing)
+/* Stopped without EOS: an application sets the pipeline to NULL while
+ * playing (0), or it goes PAUSED, then READY (1: as gst-launch-1.0 stops
+ * on Ctrl-C without -e) */
+GST_START_TEST (test_stop_without_eos)
 {
+  static const GstState path_to[2][2] = {
+    {GST_STATE_NULL, GST_STATE_NULL}, {GST_STATE_PAUSED, GST_STATE_READY}
+  };
   gchar *dir, *path;
   Fixture *f = fixture_with_results (&dir, &path, NULL);
 
   push_and_wait_paired (f, N_PAIRS);
+  gst_element_set_state (f->element, path_to[__i__][0]);
   fail_unless_equals_int (gst_element_set_state (f->element,
-          GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+          path_to[__i__][1]), GST_STATE_CHANGE_SUCCESS);
   check_reported (f, N_PAIRS, "stopped");
   JsonNode *root = check_results_json (path, N_PAIRS);
   /* each frame says which reference frame, and when */
@@ -104,24 +110,6 @@ GST_START_TEST (test_null_from_playing)
         == (double) (i * FRAME_DUR) / GST_SECOND);
   }
   json_node_unref (root);
-  fixture_free (f);
-  results_dir_free (dir, path);
-}
-
-GST_END_TEST;
-
-/* Paused, then READY (as gst-launch-1.0 stops on Ctrl-C without -e) */
-GST_START_TEST (test_ready_from_paused)
-{
-  gchar *dir, *path;
-  Fixture *f = fixture_with_results (&dir, &path, NULL);
-
-  push_and_wait_paired (f, N_PAIRS);
-  gst_element_set_state (f->element, GST_STATE_PAUSED);
-  fail_unless_equals_int (gst_element_set_state (f->element,
-          GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
-  check_reported (f, N_PAIRS, "stopped");
-  json_node_unref (check_results_json (path, N_PAIRS));
   fixture_free (f);
   results_dir_free (dir, path);
 }
@@ -152,18 +140,9 @@ GST_START_TEST (test_flushing_seek_finishes_file)
 {
   gchar *dir, *path;
   Fixture *f = fixture_with_results (&dir, &path, NULL);
-  guint32 seqnum = gst_util_seqnum_next ();
-  GstEvent *ev;
 
   push_and_wait_paired (f, 4);
-  ev = gst_event_new_flush_start ();
-  gst_event_set_seqnum (ev, seqnum);
-  fail_unless (gst_harness_push_event (f->ref, gst_event_ref (ev)));
-  fail_unless (gst_harness_push_event (f->dist, ev));
-  ev = gst_event_new_flush_stop (TRUE);
-  gst_event_set_seqnum (ev, seqnum);
-  fail_unless (gst_harness_push_event (f->ref, gst_event_ref (ev)));
-  fail_unless (gst_harness_push_event (f->dist, ev));
+  push_flush (f);
   /* the flush is handled by the element's thread: the pooled message
    * comes with it */
   for (int t = 0; t < 10000; t++) {
@@ -219,8 +198,7 @@ vmafhip_stops_suite (void)
   TCase *tc = tcase_create ("stops");
 
   suite_add_tcase (s, tc);
-  tcase_add_test (tc, test_null_from_playing);
-  tcase_add_test (tc, test_ready_from_paused);
+  tcase_add_loop_test (tc, test_stop_without_eos, 0, 2);
   tcase_add_test (tc, test_null_after_eos);
   tcase_add_test (tc, test_flushing_seek_finishes_file);
   tcase_add_test (tc, test_write_failure_fails_the_run);

@@ -117,8 +117,6 @@ GST_START_TEST (test_flushing_seek)
   GPtrArray *frames;
   const GstStructure *pooled;
   guint n_pooled, n_before;
-  guint32 seqnum = gst_util_seqnum_next ();
-  GstEvent *ev;
   GstSegment seg;
 
   fixture_set_caps (f, "I420", "I420", 6);
@@ -127,14 +125,7 @@ GST_START_TEST (test_flushing_seek)
   for (guint i = 0; i < 2; i++)
     gst_buffer_unref (gst_harness_pull (f->ref));
 
-  ev = gst_event_new_flush_start ();
-  gst_event_set_seqnum (ev, seqnum);
-  fail_unless (gst_harness_push_event (f->ref, gst_event_ref (ev)));
-  fail_unless (gst_harness_push_event (f->dist, ev));
-  ev = gst_event_new_flush_stop (TRUE);
-  gst_event_set_seqnum (ev, seqnum);
-  fail_unless (gst_harness_push_event (f->ref, gst_event_ref (ev)));
-  fail_unless (gst_harness_push_event (f->dist, ev));
+  push_flush (f);
   gst_segment_init (&seg, GST_FORMAT_TIME);
   seg.start = seg.time = 10 * FRAME_DUR;
   seg.position = seg.start;
