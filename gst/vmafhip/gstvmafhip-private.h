@@ -100,8 +100,7 @@ typedef struct
   gint index;                 /* engine frame; -1: not scored */
   gboolean stand_in;          /* pushed without a partner (for the
                                * reference's motion): not reported */
-  guint64 ref_index;          /* reference frames before it */
-  GstClockTime pts, duration, running_time, stream_time;
+  GstVmafHipFrameTimes t;     /* its times and reference index */
 } PendingFrame;
 
 
@@ -179,7 +178,6 @@ struct _GstVmafHip
   GstClockTime held_dist_rt, held_dist_duration;
   gboolean held_dist_used;
   gint64 first_push_us;
-  GstClockTime first_pts, first_running_time, first_stream_time, end_pts;
   /* live monitoring of dist_sink (gstvmafhip-monitor.c) */
   GstVmafHipWatch watch;
   /* align=auto (gstvmafhip-align.c): thumbnails per side while searching,

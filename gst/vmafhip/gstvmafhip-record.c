@@ -23,6 +23,7 @@ gst_vmafhip_record_init (GstVmafHipRecord * rec, const char *pad_name,
   rec->pad_name = g_strdup (pad_name);
   rec->path = g_strdup (path);
   rec->scores = vh_score_table_new ();
+  gst_vmafhip_record_reset (rec);
 }
 
 void
@@ -30,6 +31,10 @@ gst_vmafhip_record_reset (GstVmafHipRecord * rec)
 {
   vh_score_table_clear (rec->scores);
   rec->n_frames = rec->segment_first = rec->n_segments = 0;
+  rec->first = (GstVmafHipFrameTimes) { GST_CLOCK_TIME_NONE,
+    GST_CLOCK_TIME_NONE, GST_CLOCK_TIME_NONE, GST_CLOCK_TIME_NONE, 0
+  };
+  rec->end_pts = GST_CLOCK_TIME_NONE;
   g_clear_pointer (&rec->segment_video, g_free);
   g_clear_pointer (&rec->log, vh_log_writer_free);
   rec->log_failed = FALSE;
@@ -89,19 +94,39 @@ log_failed (GstVmafHip * self, GstVmafHipRecord * rec, GError * error)
   rec->log_failed = TRUE;
 }
 
+GstStructure *
+gst_vmafhip_record_frame_message (const GstVmafHipRecord * rec,
+    const GstVmafHipFrameTimes * t)
+{
+  return gst_structure_new ("VMAF",
+      "timestamp", G_TYPE_UINT64, t->pts,
+      "stream-time", G_TYPE_UINT64, t->stream_time,
+      "running-time", G_TYPE_UINT64, t->running_time,
+      "duration", G_TYPE_UINT64, t->duration,
+      "index", G_TYPE_INT, (gint) rec->n_frames,
+      "ref-index", G_TYPE_UINT64, t->ref_index,
+      "type", G_TYPE_STRING, "frame",
+      "pad", G_TYPE_STRING, rec->pad_name, NULL);
+}
+
 void
 gst_vmafhip_record_frame (GstVmafHip * self, GstVmafHipRecord * rec,
-    const VhEngine * engine, guint frame, guint64 ref_index,
-    GstClockTime pts)
+    const VhEngine * engine, guint frame, const GstVmafHipFrameTimes * times)
 {
   const VhScoreTable *t = vh_engine_scores (engine);
   const guint number = rec->n_frames;
-  const VhLogFrameSource source = { ref_index, GST_CLOCK_TIME_IS_VALID (pts)
-        ? pts / (double) GST_SECOND : NAN
+  const VhLogFrameSource source = { times ? times->ref_index : 0, times
+        && GST_CLOCK_TIME_IS_VALID (times->pts)
+        ? times->pts / (double) GST_SECOND : NAN
   };
   GError *error = NULL;
 
   rec->n_frames = number + 1;
+  if (times && !GST_CLOCK_TIME_IS_VALID (rec->first.pts))
+    rec->first = *times;
+  if (times && GST_CLOCK_TIME_IS_VALID (times->pts))
+    rec->end_pts = times->pts + (GST_CLOCK_TIME_IS_VALID (times->duration)
+        ? times->duration : 0);
   /* the frames the engine computes (subsample): their values only, so that
    * the pools are those of the engine's grid */
   if (!vh_subsample_computes (FALSE, self->cfg.subsample, frame))
@@ -189,13 +214,31 @@ gst_vmafhip_record_end_segment (GstVmafHip * self, GstVmafHipRecord * rec,
   g_clear_pointer (&rec->segment_video, g_free);
 }
 
-void
-gst_vmafhip_record_add_pooled (GstVmafHip * self,
-    const GstVmafHipRecord * rec, GstStructure * s)
+GstStructure *
+gst_vmafhip_record_pooled_message (GstVmafHip * self,
+    const GstVmafHipRecord * rec, const char *end, guint n_dropped,
+    const char *dropped_why)
 {
+  const GstClockTime start = rec->first.pts;
+  GstStructure *s = gst_structure_new ("VMAF",
+      "timestamp", G_TYPE_UINT64, start,
+      "stream-time", G_TYPE_UINT64, rec->first.stream_time,
+      "running-time", G_TYPE_UINT64, rec->first.running_time,
+      "duration", G_TYPE_UINT64, GST_CLOCK_TIME_IS_VALID (start)
+      && GST_CLOCK_TIME_IS_VALID (rec->end_pts) && rec->end_pts >= start
+      ? rec->end_pts - start : GST_CLOCK_TIME_NONE,
+      "type", G_TYPE_STRING, "pooled",
+      "pad", G_TYPE_STRING, rec->pad_name,
+      "n-frames", G_TYPE_UINT, rec->n_frames,
+      "end", G_TYPE_STRING, end,
+      "n-dropped", G_TYPE_UINT, n_dropped,
+      "n-segments", G_TYPE_UINT, rec->n_segments + 1, NULL);
+
+  if (n_dropped)
+    gst_structure_set (s, "dropped-reason", G_TYPE_STRING, dropped_why, NULL);
   /* (the record holds the reported metrics only, on the grid's frames) */
   gst_vmafhip_add_pooled_table (self, rec->scores, 1, NULL, s);
-  gst_structure_set (s, "n-segments", G_TYPE_UINT, rec->n_segments + 1, NULL);
+  return s;
 }
 
 void

@@ -24,6 +24,13 @@
 
 G_BEGIN_DECLS
 
+/* When a reported frame is: its reference frame's times */
+typedef struct
+{
+  GstClockTime pts, duration, running_time, stream_time;
+  guint64 ref_index;          /* among the reference frames taken */
+} GstVmafHipFrameTimes;
+
 typedef struct
 {
   gchar *pad_name;
@@ -37,6 +44,9 @@ typedef struct
   VhLogWriter *log;           /* opened with the first frame */
   gboolean log_failed;
   guint log_width, log_height;  /* for the log's head (XML) */
+  /* the first frame's times, and the end of the last one's */
+  GstVmafHipFrameTimes first;
+  GstClockTime end_pts;
 } GstVmafHipRecord;
 
 /* path: the results file (NULL: none), written in the element's format */
@@ -53,13 +63,17 @@ guint gst_vmafhip_record_number (const GstVmafHipRecord * rec);
 /* Before the first frame of the current segment: what its video is. */
 void gst_vmafhip_record_set_video (GstVmafHipRecord * rec, const char *video,
     guint width, guint height);
-/* Frame `frame` of the current segment, final in `engine`, reported: into
- * the record and the results file with the reference frame it was scored
- * against (its index among the reference frames taken, its PTS) (a write
- * failure is reported as the element's write-failure says). */
+/* A frame message's fields for frame `frame` of the current segment at
+ * `t` (its scores are the caller's to add): structure "VMAF", type frame,
+ * the pad, its number (the next recorded) and its reference frame's. */
+GstStructure *gst_vmafhip_record_frame_message (const GstVmafHipRecord * rec,
+    const GstVmafHipFrameTimes * t);
+/* Frame `frame` of the current segment, final in `engine`, reported at
+ * `t` (NULL: times unknown): into the record and the results file with the
+ * reference frame it was scored against (a write failure is reported as
+ * the element's write-failure says). */
 void gst_vmafhip_record_frame (GstVmafHip * self, GstVmafHipRecord * rec,
-    const VhEngine * engine, guint frame, guint64 ref_index,
-    GstClockTime pts);
+    const VhEngine * engine, guint frame, const GstVmafHipFrameTimes * t);
 /* The current segment, scored by `engine` (flushed, every frame
  * recorded), ends because `changed_pad`'s video changed from old_info to
  * new_info: its pooled values go to a 'vmafhip-segment' message naming
@@ -69,10 +83,14 @@ void gst_vmafhip_record_frame (GstVmafHip * self, GstVmafHipRecord * rec,
 void gst_vmafhip_record_end_segment (GstVmafHip * self,
     GstVmafHipRecord * rec, const VhEngine * engine, const char *changed_pad,
     const GstVideoInfo * old_info, const GstVideoInfo * new_info);
-/* The whole stream's pooled values into a pooled message's structure
- * ("score" the first model's), with "n-segments". */
-void gst_vmafhip_record_add_pooled (GstVmafHip * self,
-    const GstVmafHipRecord * rec, GstStructure * s);
+/* The pooled message of the whole stream (the caller adds its pad's
+ * counts and posts it): the first frame's times, the span to the last
+ * one's end, n-frames, how it ended (`end`), frames paired but not scored
+ * (n_dropped, and why), n-segments, every metric pooled ("score" the
+ * first model's). */
+GstStructure *gst_vmafhip_record_pooled_message (GstVmafHip * self,
+    const GstVmafHipRecord * rec, const char *end, guint n_dropped,
+    const char *dropped_why);
 /* The end: where there were several segments, the last one's entry
  * (scored by `engine`), then the pooled section; the file closed.  `fps`:
  * the measured rate (NaN: unknown). */

@@ -46,8 +46,7 @@
 
 typedef struct
 {
-  GstClockTime pts, duration, running_time, stream_time;
-  guint64 ref_index;          /* the reference frame's (PendingFrame) */
+  GstVmafHipFrameTimes t;     /* the reference frame's (PendingFrame) */
   gboolean stand_in;          /* no partner: pushed for the reference's
                                * motion, not reported */
 } RenditionFrame;
@@ -68,7 +67,6 @@ struct _GstVmafHipRendition
   GMutex queue_lock;
   GCond queue_cond;
   guint queued;
-  GstClockTime first_pts, first_running_time, first_stream_time, end_pts;
   gint64 first_push_us;
   /* every frame reported, across segments, and the results file (its
    * path set with the first engine) */
@@ -156,8 +154,6 @@ gst_vmafhip_rendition_new_pad (GstVmafHip * self, GstPadTemplate * templ,
   g_queue_init (&r->frames);
   g_mutex_init (&r->queue_lock);
   g_cond_init (&r->queue_cond);
-  r->first_pts = r->first_running_time = GST_CLOCK_TIME_NONE;
-  r->first_stream_time = r->end_pts = GST_CLOCK_TIME_NONE;
   gst_vmafhip_record_init (&r->record, GST_PAD_NAME (r->side.pad), NULL);
   g_ptr_array_add (self->renditions, r);
   g_mutex_unlock (&self->renditions_lock);
@@ -188,8 +184,6 @@ rendition_reset (GstVmafHipRendition * r)
   g_queue_clear_full (&r->frames, g_free);
   r->n_reported = 0;
   g_atomic_int_set (&r->unpaired, 0);
-  r->first_pts = r->first_running_time = GST_CLOCK_TIME_NONE;
-  r->first_stream_time = r->end_pts = GST_CLOCK_TIME_NONE;
   r->first_push_us = 0;
   timeline_forget (r);
   gst_clear_buffer (&r->last_buf);
@@ -415,34 +409,17 @@ report_final (GstVmafHip * self, GstVmafHipRendition * r)
       g_free (f);
       continue;
     }
-    if (!GST_CLOCK_TIME_IS_VALID (r->first_pts)) {
-      r->first_pts = f->pts;
-      r->first_running_time = f->running_time;
-      r->first_stream_time = f->stream_time;
-    }
-    if (GST_CLOCK_TIME_IS_VALID (f->pts))
-      r->end_pts = f->pts + (GST_CLOCK_TIME_IS_VALID (f->duration)
-          ? f->duration : 0);
     if (self->cfg.frame_message
         && vh_subsample_computes (FALSE, self->cfg.subsample, index)) {
-      GstStructure *s = gst_structure_new ("VMAF",
-          "timestamp", G_TYPE_UINT64, f->pts,
-          "stream-time", G_TYPE_UINT64, f->stream_time,
-          "running-time", G_TYPE_UINT64, f->running_time,
-          "duration", G_TYPE_UINT64, f->duration,
-          "index", G_TYPE_INT, (gint) gst_vmafhip_record_number (&r->record),
-          "ref-index", G_TYPE_UINT64, f->ref_index,
-          "type", G_TYPE_STRING, "frame",
-          "pad", G_TYPE_STRING, rendition_name (r), NULL);
+      GstStructure *s = gst_vmafhip_record_frame_message (&r->record, &f->t);
       gst_vmafhip_add_frame_scores (self, r->engine, s, index);
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_element (GST_OBJECT (self), s));
     }
     gst_vmafhip_watch_push (&r->watch, r->engine, index,
-        gst_vmafhip_record_number (&r->record), f->running_time,
-        f->duration);
-    gst_vmafhip_record_frame (self, &r->record, r->engine, index,
-        f->ref_index, f->pts);
+        gst_vmafhip_record_number (&r->record), f->t.running_time,
+        f->t.duration);
+    gst_vmafhip_record_frame (self, &r->record, r->engine, index, &f->t);
     g_free (f);
   }
   /* (stand-ins too) */
@@ -946,7 +923,7 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
   g_mutex_lock (&self->renditions_lock);
   for (guint i = 0; i < self->renditions->len; i++) {
     GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
-    GstBuffer *buf = take_partner (self, r, pf->running_time);
+    GstBuffer *buf = take_partner (self, r, pf->t.running_time);
     /* no partner: its last frame stands in, so that the frames around
      * this one get the reference's motion (not reported) */
     const gboolean missing = !buf;
@@ -983,8 +960,7 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
     RenditionJob *job = g_new (RenditionJob, 1);
     *job = (RenditionJob) { self, r, gst_buffer_ref (pf->buffer),
       shared && takes_gpu_reference (r) ? shared : NULL, buffer[i],
-      { pf->pts, pf->duration, pf->running_time, pf->stream_time,
-        pf->ref_index, stand_in[i] }
+      { pf->t, stand_in[i] }
     };
     if (!rendition_queue (self, r, job)) {
       if (job->shared)
@@ -1030,26 +1006,13 @@ rendition_finish (GstVmafHip * self, GstVmafHipRendition * r,
     g_free (dropped_why);
     return;
   }
-  const GstClockTime duration = GST_CLOCK_TIME_IS_VALID (r->first_pts)
-      && GST_CLOCK_TIME_IS_VALID (r->end_pts) && r->end_pts >= r->first_pts
-      ? r->end_pts - r->first_pts : GST_CLOCK_TIME_NONE;
-  GstStructure *s = gst_structure_new ("VMAF",
-      "timestamp", G_TYPE_UINT64, r->first_pts,
-      "stream-time", G_TYPE_UINT64, r->first_stream_time,
-      "running-time", G_TYPE_UINT64, r->first_running_time,
-      "duration", G_TYPE_UINT64, duration,
-      "type", G_TYPE_STRING, "pooled",
-      "pad", G_TYPE_STRING, rendition_name (r),
-      "n-frames", G_TYPE_UINT, n_frames,
-      "unpaired-dist", G_TYPE_UINT64,
-      (guint64) g_atomic_int_get (&r->unpaired),
-      "end", G_TYPE_STRING, end, "n-dropped", G_TYPE_UINT, n_dropped, NULL);
-  if (n_dropped)
-    gst_structure_set (s, "dropped-reason", G_TYPE_STRING, dropped_why, NULL);
-  g_free (dropped_why);
-  gst_vmafhip_scale_add_fields (self, r->engine, &r->side.info, s);
   gst_vmafhip_watch_finish (&r->watch);
-  gst_vmafhip_record_add_pooled (self, &r->record, s);
+  GstStructure *s = gst_vmafhip_record_pooled_message (self, &r->record, end,
+      n_dropped, dropped_why);
+  g_free (dropped_why);
+  gst_structure_set (s, "unpaired-dist", G_TYPE_UINT64,
+      (guint64) g_atomic_int_get (&r->unpaired), NULL);
+  gst_vmafhip_scale_add_fields (self, r->engine, &r->side.info, s);
   GST_INFO_OBJECT (self, "%s pooled: %" GST_PTR_FORMAT, rendition_name (r),
       s);
   gst_element_post_message (GST_ELEMENT (self),

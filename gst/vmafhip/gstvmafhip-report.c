@@ -84,27 +84,10 @@ report_frame (GstVmafHip * self, const PendingFrame * pf,
 
   gst_vmafhip_add_frame_scores (self, self->engine, scores, (unsigned) index);
   gst_vmafhip_watch_push (&self->watch, self->engine, (guint) index,
-      (guint) number, pf->running_time, pf->duration);
-  if (!GST_CLOCK_TIME_IS_VALID (self->first_pts)) {
-    self->first_pts = pf->pts;
-    self->first_running_time = pf->running_time;
-    self->first_stream_time = pf->stream_time;
-  }
-  if (GST_CLOCK_TIME_IS_VALID (pf->pts))
-    self->end_pts = pf->pts + (GST_CLOCK_TIME_IS_VALID (pf->duration)
-        ? pf->duration : 0);
-
+      (guint) number, pf->t.running_time, pf->t.duration);
   if (self->cfg.frame_message
       && vh_subsample_computes (FALSE, self->cfg.subsample, (unsigned) index)) {
-    GstStructure *s = gst_structure_new ("VMAF",
-        "timestamp", G_TYPE_UINT64, pf->pts,
-        "stream-time", G_TYPE_UINT64, pf->stream_time,
-        "running-time", G_TYPE_UINT64, pf->running_time,
-        "duration", G_TYPE_UINT64, pf->duration,
-        "index", G_TYPE_INT, number,
-        "ref-index", G_TYPE_UINT64, pf->ref_index,
-        "type", G_TYPE_STRING, "frame",
-        "pad", G_TYPE_STRING, "dist_sink", NULL);
+    GstStructure *s = gst_vmafhip_record_frame_message (&self->record, &pf->t);
     gst_structure_foreach (scores, copy_field, s);
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self), s));
@@ -162,19 +145,19 @@ gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index)
 
   pf->buffer = ref;
   pf->index = index;
-  pf->pts = GST_BUFFER_PTS (ref);
-  pf->duration = GST_BUFFER_DURATION (ref);
-  if (!GST_CLOCK_TIME_IS_VALID (pf->duration))
-    pf->duration = self->frame_duration;
-  pf->running_time = pf->stream_time = GST_CLOCK_TIME_NONE;
-  pf->ref_index = self->n_ref_frames++;
-  if (GST_CLOCK_TIME_IS_VALID (pf->pts)) {
+  pf->t.pts = GST_BUFFER_PTS (ref);
+  pf->t.duration = GST_BUFFER_DURATION (ref);
+  if (!GST_CLOCK_TIME_IS_VALID (pf->t.duration))
+    pf->t.duration = self->frame_duration;
+  pf->t.running_time = pf->t.stream_time = GST_CLOCK_TIME_NONE;
+  pf->t.ref_index = self->n_ref_frames++;
+  if (GST_CLOCK_TIME_IS_VALID (pf->t.pts)) {
     GST_OBJECT_LOCK (pad);
     if (pad->segment.format == GST_FORMAT_TIME) {
-      pf->running_time = gst_segment_to_running_time (&pad->segment,
-          GST_FORMAT_TIME, pf->pts);
-      pf->stream_time = gst_segment_to_stream_time (&pad->segment,
-          GST_FORMAT_TIME, pf->pts);
+      pf->t.running_time = gst_segment_to_running_time (&pad->segment,
+          GST_FORMAT_TIME, pf->t.pts);
+      pf->t.stream_time = gst_segment_to_stream_time (&pad->segment,
+          GST_FORMAT_TIME, pf->t.pts);
     }
     GST_OBJECT_UNLOCK (pad);
   }
@@ -256,35 +239,17 @@ gst_vmafhip_add_pooled_table (GstVmafHip * self, const VhScoreTable * t,
 }
 
 static void
-post_pooled (GstVmafHip * self, unsigned n_frames, unsigned n_dropped,
-    const char *end, const char *dropped_why)
+post_pooled (GstVmafHip * self, unsigned n_dropped, const char *end,
+    const char *dropped_why)
 {
-  GstClockTime duration = GST_CLOCK_TIME_NONE;
-  GstStructure *s;
-
-  if (GST_CLOCK_TIME_IS_VALID (self->first_pts)
-      && GST_CLOCK_TIME_IS_VALID (self->end_pts)
-      && self->end_pts >= self->first_pts)
-    duration = self->end_pts - self->first_pts;
+  GstStructure *s = gst_vmafhip_record_pooled_message (self, &self->record,
+      end, n_dropped, dropped_why);
 
   GST_OBJECT_LOCK (self);
-  s = gst_structure_new ("VMAF",
-      "timestamp", G_TYPE_UINT64, self->first_pts,
-      "stream-time", G_TYPE_UINT64, self->first_stream_time,
-      "running-time", G_TYPE_UINT64, self->first_running_time,
-      "duration", G_TYPE_UINT64, duration,
-      "type", G_TYPE_STRING, "pooled",
-      "pad", G_TYPE_STRING, "dist_sink",
-      "n-frames", G_TYPE_UINT, n_frames,
-      "unpaired-ref", G_TYPE_UINT64, self->unpaired_ref,
-      "unpaired-dist", G_TYPE_UINT64, self->unpaired_dist,
-      "end", G_TYPE_STRING, end, "n-dropped", G_TYPE_UINT, n_dropped, NULL);
+  gst_structure_set (s, "unpaired-ref", G_TYPE_UINT64, self->unpaired_ref,
+      "unpaired-dist", G_TYPE_UINT64, self->unpaired_dist, NULL);
   GST_OBJECT_UNLOCK (self);
-  if (n_dropped)
-    gst_structure_set (s, "dropped-reason", G_TYPE_STRING, dropped_why, NULL);
   gst_vmafhip_scale_add_fields (self, self->engine, &self->side[DIST].info, s);
-
-  gst_vmafhip_record_add_pooled (self, &self->record, s);
   GST_INFO_OBJECT (self, "pooled: %" GST_PTR_FORMAT, s);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
@@ -330,7 +295,7 @@ record_frame (GstVmafHip * self, unsigned index, const PendingFrame * pf)
         == index + 1;
   if (!stand_in)
     gst_vmafhip_record_frame (self, &self->record, self->engine, index,
-        pf ? pf->ref_index : 0, pf ? pf->pts : GST_CLOCK_TIME_NONE);
+        pf ? &pf->t : NULL);
   if (!vh_engine_release_frames (self->engine, index + 1, self->cfg.subsample,
           &error)) {
     GST_WARNING_OBJECT (self, "%s", error->message);
@@ -404,7 +369,7 @@ conclude (GstVmafHip * self, const char *end)
     GST_INFO_OBJECT (self, "end of measurement (%s): %u frames, %u dropped",
         end, n_frames, n_dropped);
     gst_vmafhip_watch_finish (&self->watch);
-    post_pooled (self, n_frames, n_dropped, end, dropped_why);
+    post_pooled (self, n_dropped, end, dropped_why);
   }
   if (n_frames > 0)
     finish_results (self, n_frames);

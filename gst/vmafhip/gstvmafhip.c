@@ -134,8 +134,6 @@ gst_vmafhip_reset_measurement (GstVmafHip * self)
   gst_vmafhip_timeline_reset (self);
   self->finished = FALSE;
   self->first_push_us = 0;
-  self->first_pts = self->first_running_time = GST_CLOCK_TIME_NONE;
-  self->first_stream_time = self->end_pts = GST_CLOCK_TIME_NONE;
   gst_clear_buffer (&self->held_dist);
   self->held_dist_used = FALSE;
   /* a new measurement starts a new results file */
@@ -420,8 +418,6 @@ gst_vmafhip_init (GstVmafHip * self)
   self->renditions = g_ptr_array_new ();
   self->frame_duration = GST_CLOCK_TIME_NONE;
   self->reported_latency = GST_CLOCK_TIME_NONE;
-  self->first_pts = self->first_running_time = GST_CLOCK_TIME_NONE;
-  self->first_stream_time = self->end_pts = GST_CLOCK_TIME_NONE;
 
   /* Live: a distorted branch that has not started yet does not hold the
    * reference back (its frames pass unscored and are counted). */
