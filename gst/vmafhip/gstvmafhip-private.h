@@ -5,7 +5,13 @@
  * get/set), gstvmafhip-settings.c (enums, settings, models),
  * gstvmafhip-engine.c (backend choice, caps, engine set-up),
  * gstvmafhip-pairing.c (which frames are scored together),
- * gstvmafhip-report.c (messages, meta, pooled scores, results file) and
+ * gstvmafhip-report.c (dist_sink's messages, meta, how a measurement
+ * ends, segments), gstvmafhip-record.c (a distorted pad's record: frame
+ * numbers, pooled values, segments, results file; every pad's),
+ * gstvmafhip-monitor.c (every pad's windows, alarms, intervals),
+ * gstvmafhip-timeline.c (jumps in a pad's timeline),
+ * gstvmafhip-renditions.c (the dist_sink_%u pads),
+ * gstvmafhip-shared-refs.c (the reference uploaded once for them) and
  * gstvmafhip-memory.c (allocation and plane access).
  */
 #ifndef __GST_VMAFHIP_PRIVATE_H__
