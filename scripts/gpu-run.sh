@@ -47,6 +47,7 @@ pack)
         "$build"/tests/check/elements/test-element-vmafhip-timeline
         "$build"/tests/check/elements/test-element-vmafhip-scale
         "$build"/tests/check/elements/test-element-vmafhip-renditions
+        "$build"/tests/check/elements/test-element-vmafhip-renditions-live
         "$build"/tests/check/elements/test-element-vmafhip-stops
         "$build"/tests/check/elements/test-element-vmafhip-segments
         "$build"/tests/check/elements/test-element-vmafhip-memory
@@ -152,6 +153,7 @@ remote)
       test-element-vmafhip-results test-element-vmafhip-errors \
       test-element-vmafhip-timeline test-element-vmafhip-golden \
       test-element-vmafhip-scale test-element-vmafhip-renditions \
+      test-element-vmafhip-renditions-live \
       test-element-vmafhip-stops test-element-vmafhip-segments; do
     GST_STATE_IGNORE_ELEMENTS= VMAFHIP_TEST_BACKEND=hip \
       GST_CHECKS_IGNORE=test_pipeline_encode_decode,test_backend_auto,test_error_backend_hip,test_allocation_cpu_no_pinned_pool,test_flushing_seek \
