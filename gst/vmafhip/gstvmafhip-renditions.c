@@ -74,11 +74,6 @@ struct _GstVmafHipRendition
   /* its last frame scored: stands in for a missing one, so that motion
    * sees every reference frame (aggregator thread, renditions_lock) */
   GstBuffer *last_buf;
-  /* rate-mismatch=follow-reference: its frame on screen, from when, how
-   * long, and whether a reference frame was scored against it */
-  GstBuffer *held;
-  GstClockTime held_rt, held_duration;
-  gboolean held_used;
 };
 
 /* A rendition pad's next frame's running time, as its frame before leads
@@ -184,8 +179,6 @@ rendition_reset (GstVmafHipRendition * r)
   r->first_push_us = 0;
   timeline_forget (r);
   gst_clear_buffer (&r->last_buf);
-  gst_clear_buffer (&r->held);
-  r->held_used = FALSE;
   gst_vmafhip_record_reset (&r->record);
   gst_vmafhip_watch_reset (&r->watch);
 }
@@ -254,11 +247,9 @@ rendition_check (GstVmafHip * self, GstVmafHipRendition * r)
     problem = "it has chroma and the reference none, or the other way round";
   else if (GST_VIDEO_INFO_FPS_N (d) > 0 && GST_VIDEO_INFO_FPS_N (ref) > 0
       && (gint64) GST_VIDEO_INFO_FPS_N (d) * GST_VIDEO_INFO_FPS_D (ref)
-      != (gint64) GST_VIDEO_INFO_FPS_N (ref) * GST_VIDEO_INFO_FPS_D (d)
-      && self->cfg.rate_mismatch != GST_VMAFHIP_RATE_MISMATCH_FOLLOW_REFERENCE)
+      != (gint64) GST_VIDEO_INFO_FPS_N (ref) * GST_VIDEO_INFO_FPS_D (d))
     detail = g_strdup_printf ("its frame rate (%d/%d) is not the "
-        "reference's (%d/%d); rate-mismatch=follow-reference scores it "
-        "against each reference frame's time", GST_VIDEO_INFO_FPS_N (d),
+        "reference's (%d/%d)", GST_VIDEO_INFO_FPS_N (d),
         GST_VIDEO_INFO_FPS_D (d), GST_VIDEO_INFO_FPS_N (ref),
         GST_VIDEO_INFO_FPS_D (ref));
   /* smaller, not of the reference's aspect ratio, scaler not set */
@@ -456,64 +447,7 @@ rendition_end_segment (GstVmafHip * self, GstVmafHipRendition * r,
   r->n_reported = 0;
   g_queue_clear_full (&r->frames, g_free);
   gst_clear_buffer (&r->last_buf);
-  gst_clear_buffer (&r->held);
   g_clear_pointer (&r->engine, vh_engine_free);
-}
-
-/* rate-mismatch=follow-reference: the rendition's frame on screen at the
- * reference frame's time ref_rt (a reference taken), as on dist_sink: the
- * latest that starts by then (within half the shorter frame) replaces the
- * one before, which is counted unpaired if no reference frame was scored
- * against it; it stays on screen for its duration.  NULL: none is. */
-static GstBuffer *
-follow_partner (GstVmafHip * self, GstVmafHipRendition * r,
-    GstClockTime ref_rt)
-{
-  GstClockTime tolerance = GST_CLOCK_TIME_IS_VALID (self->frame_duration)
-      ? self->frame_duration / 2 : GST_MSECOND;
-  const GstClockTime own = GST_VIDEO_INFO_FPS_N (&r->side.info) > 0
-      ? gst_util_uint64_scale_int (GST_SECOND,
-      GST_VIDEO_INFO_FPS_D (&r->side.info), GST_VIDEO_INFO_FPS_N (&r->side.info))
-      : GST_CLOCK_TIME_NONE;
-  const GstClockTimeDiff shift = gst_vmafhip_dist_shift (self);
-  GstBuffer *buf;
-
-  if (GST_CLOCK_TIME_IS_VALID (own))
-    tolerance = MIN (tolerance, own / 2);
-  while ((buf = gst_aggregator_pad_peek_buffer (r->side.pad))) {
-    GstClockTime rt = gst_vmafhip_buffer_running_time (r->side.pad, buf);
-    gst_buffer_unref (buf);
-    if (GST_CLOCK_TIME_IS_VALID (rt) && shift != 0)
-      rt = shift > 0 && rt < (GstClockTime) shift ? 0
-          : (GstClockTime) ((GstClockTimeDiff) rt - shift);
-    if (GST_CLOCK_TIME_IS_VALID (rt) && GST_CLOCK_TIME_IS_VALID (ref_rt)
-        && rt > ref_rt + tolerance)
-      break;                    /* shown later: the held one stays */
-    buf = gst_aggregator_pad_pop_buffer (r->side.pad);
-    if (r->held && !r->held_used && !g_atomic_int_get (&r->done))
-      g_atomic_int_inc (&r->unpaired);
-    gst_clear_buffer (&r->held);
-    r->held = buf;
-    r->held_rt = rt;
-    r->held_duration = GST_BUFFER_DURATION_IS_VALID (buf)
-        ? GST_BUFFER_DURATION (buf) : own;
-    r->held_used = FALSE;
-    if (!GST_CLOCK_TIME_IS_VALID (rt))
-      break;                    /* no time: paired in order */
-  }
-  if (!r->held || g_atomic_int_get (&r->done))
-    return NULL;
-  if (GST_CLOCK_TIME_IS_VALID (r->held_rt) && GST_CLOCK_TIME_IS_VALID (ref_rt)) {
-    const GstClockTime shown = GST_CLOCK_TIME_IS_VALID (r->held_duration)
-        ? r->held_duration : 2 * tolerance;
-    if (ref_rt + tolerance < r->held_rt
-        || ref_rt >= r->held_rt + shown + tolerance)
-      return NULL;
-  } else if (r->held_used) {
-    return NULL;
-  }
-  r->held_used = TRUE;
-  return gst_buffer_ref (r->held);
 }
 
 /* The rendition's buffer paired with the reference frame at running time
@@ -534,10 +468,6 @@ take_partner (GstVmafHip * self, GstVmafHipRendition * r,
   const gboolean searching = gst_vmafhip_align_searching (self);
   const GstClockTimeDiff shift = gst_vmafhip_dist_shift (self);
   GstBuffer *buf;
-
-  if (!searching
-      && self->cfg.rate_mismatch == GST_VMAFHIP_RATE_MISMATCH_FOLLOW_REFERENCE)
-    return follow_partner (self, r, ref_rt);
 
   while ((buf = gst_aggregator_pad_peek_buffer (r->side.pad))) {
     GstClockTime rt = gst_vmafhip_buffer_running_time (r->side.pad, buf);

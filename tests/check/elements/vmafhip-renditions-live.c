@@ -2,8 +2,7 @@
  * dist_sink: a ladder stopped without EOS, a rung's write failure, a
  * rung's resolution change and the reference's (every rung re-targeted),
  * a rung that drops frames (motion from the whole reference), the monitor
- * per pad, align=offset, a rung's timeline jump, and
- * rate-mismatch=follow-reference.  Against the mock HIP runtime too
+ * per pad, align=offset and a rung's timeline jump.  Against the mock HIP runtime too
  * (counts only: the mock runs no kernel). */
 #include <math.h>
 #include <glib/gstdio.h>
@@ -412,82 +411,6 @@ GST_START_TEST (test_rung_timeline_jump)
 
 GST_END_TEST;
 
-/* rate-mismatch=follow-reference on a rendition as on dist_sink: a rung
- * at twice the reference's rate (each content shown twice) is scored, for
- * each reference frame, against its frame on screen then (the aligned
- * run's frames), the others skipped and counted; a rung at half the rate
- * has each frame scored twice */
-GST_START_TEST (test_rung_follow_reference)
-{
-  const gboolean scored = !g_getenv ("VMAFHIP_TEST_MOCK_HIP");
-  Ladder *l = ladder_new ("frame-message=true "
-      "rate-mismatch=follow-reference");
-  ladder_add (l, W / 2, H / 2, 2 * FPS);
-  GPtrArray *bufs = g_ptr_array_new ();
-  for (guint j = 0; j < 2 * N_FRAMES; j++) {
-    GstBuffer *b = rung_buffer (l->f, j / 2, &l->info[0]);
-    GST_BUFFER_PTS (b) = j * FRAME_DUR / 2;
-    GST_BUFFER_DURATION (b) = FRAME_DUR / 2;
-    g_ptr_array_add (bufs, b);
-  }
-  GThread *pusher = ladder_push_rung_async (l, 0, bufs);
-  for (guint i = 0; i < N_FRAMES; i++) {
-    fail_unless_equals_int (push_ref (l->f, i), GST_FLOW_OK);
-    fail_unless_equals_int (push_dist (l->f, i), GST_FLOW_OK);
-  }
-  push_eos_both (l->f);
-  g_thread_join (pusher);
-  wait_eos (l->f);
-  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
-  gint n;
-  GPtrArray *got = pad_frames (msgs, "dist_sink_0", &n);
-  fail_unless_equals_int (n, N_FRAMES);
-  fail_unless_equals_int (got->len, N_FRAMES);
-  if (scored) {
-    GPtrArray *aligned = single_run (NULL, W / 2, H / 2);
-    for (guint k = 0; k < N_FRAMES; k++)
-      gst_structure_foreach (g_ptr_array_index (got, k), field_equal,
-          g_ptr_array_index (aligned, k));
-    g_ptr_array_unref (aligned);
-  }
-  guint64 unpaired = 0;
-  for (GList * m = msgs; m; m = m->next) {
-    const GstStructure *st = vmaf_structure (m->data);
-    if (st && !g_strcmp0 (gst_structure_get_string (st, "pad"),
-            "dist_sink_0")
-        && !g_strcmp0 (gst_structure_get_string (st, "type"), "pooled"))
-      fail_unless (gst_structure_get_uint64 (st, "unpaired-dist", &unpaired));
-  }
-  /* every second frame skipped (the last one never replaced: not counted) */
-  fail_unless_equals_uint64 (unpaired, N_FRAMES - 1);
-  g_ptr_array_unref (got);
-  free_messages (msgs);
-  ladder_free (l);
-
-  /* half the rate: each frame scored twice */
-  l = ladder_new ("frame-message=true rate-mismatch=follow-reference");
-  ladder_add (l, W / 2, H / 2, FPS / 2);
-  bufs = g_ptr_array_new ();
-  for (guint j = 0; j < (N_FRAMES + 1) / 2; j++) {
-    GstBuffer *b = rung_buffer (l->f, 2 * j, &l->info[0]);
-    GST_BUFFER_DURATION (b) = 2 * FRAME_DUR;
-    g_ptr_array_add (bufs, b);
-  }
-  pusher = ladder_push_rung_async (l, 0, bufs);
-  for (guint i = 0; i < N_FRAMES; i++) {
-    fail_unless_equals_int (push_ref (l->f, i), GST_FLOW_OK);
-    fail_unless_equals_int (push_dist (l->f, i), GST_FLOW_OK);
-  }
-  push_eos_both (l->f);
-  g_thread_join (pusher);
-  wait_eos (l->f);
-  msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
-  check_pad (msgs, "dist_sink_0", N_FRAMES, N_FRAMES);
-  free_messages (msgs);
-  ladder_free (l);
-}
-
-GST_END_TEST;
 
 static Suite *
 vmafhip_renditions_live_suite (void)
@@ -504,7 +427,6 @@ vmafhip_renditions_live_suite (void)
   tcase_add_test (tc, test_rung_monitor);
   tcase_add_test (tc, test_rung_offset);
   tcase_add_test (tc, test_rung_timeline_jump);
-  tcase_add_test (tc, test_rung_follow_reference);
   return s;
 }
 
