@@ -126,7 +126,7 @@ gst_vmafhip_cuda_query (GstVmafHip * self, GstQuery * query)
 static gboolean
 cuda_usable (GstVmafHip * self)
 {
-  if (self->engine && !(self->use_gpu
+  if (self->dist_stream.engine && !(self->use_gpu
           && vh_gpu_vendor (self->gpu) == VH_GPU_VENDOR_NVIDIA))
     return FALSE;
   GstCudaContext *ctx = ensure_context (self);
@@ -236,7 +236,7 @@ gboolean
 gst_vmafhip_cuda_map (GstVmafHip * self, int which, GstBuffer * buf,
     GstVideoFrame * frame, VhPicture * pic, gboolean * mapped)
 {
-  if (gst_vmafhip_cuda_map_side (self, &self->side[which], self->engine,
+  if (gst_vmafhip_cuda_map_side (self, &self->side[which], self->dist_stream.engine,
           self->reads_chroma, buf, frame, pic, mapped))
     return TRUE;
   GST_ELEMENT_ERROR (self, STREAM, FAILED,

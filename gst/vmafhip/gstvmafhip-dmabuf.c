@@ -29,7 +29,7 @@
 static gboolean
 dmabuf_usable (GstVmafHip * self)
 {
-  if (self->engine)
+  if (self->dist_stream.engine)
     return self->use_gpu;
   GST_OBJECT_LOCK (self);
   const GstVmafHipBackend backend = self->props.backend;
@@ -156,7 +156,7 @@ gst_vmafhip_dmabuf_import (GstVmafHip * self, int which, GstBuffer * buf,
   gchar *why = NULL;
   if (!self->use_gpu)
     why = g_strdup ("the frames are scored on the CPU");
-  else if (!vh_engine_all_accelerated (self->engine))
+  else if (!vh_engine_all_accelerated (self->dist_stream.engine))
     why = g_strdup ("a feature runs on the CPU");
   else if (!gst_vmafhip_planes_read_as_is (self, which))
     why = g_strdup ("the GPU reads planar samples only (NV12 or P010 chroma "

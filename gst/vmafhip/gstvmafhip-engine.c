@@ -149,7 +149,7 @@ gst_vmafhip_update_latency (GstVmafHip * self, GstClockTime frame_duration)
    * latency. */
   /* align=offset: a frame's partner comes |offset| frames later */
   const guint frames = self->lookahead
-      + (self->engine ? vh_engine_frames_in_flight (self->engine) : 0)
+      + (self->dist_stream.engine ? vh_engine_frames_in_flight (self->dist_stream.engine) : 0)
       + (self->cfg.align == GST_VMAFHIP_ALIGN_OFFSET
       ? (guint) ABS (self->cfg.offset) : 0)
       + (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO
@@ -344,18 +344,18 @@ failed:
 gboolean
 gst_vmafhip_build_engine (GstVmafHip * self, GError ** error)
 {
-  g_clear_pointer (&self->engine, vh_engine_free);
+  g_clear_pointer (&self->dist_stream.engine, vh_engine_free);
   self->engine_sized = FALSE;
-  if (!(self->engine = gst_vmafhip_new_engine (self, TRUE, error)))
+  if (!(self->dist_stream.engine = gst_vmafhip_new_engine (self, TRUE, error)))
     return FALSE;
-  if (self->cfg.threads > vh_engine_threads (self->engine))
+  if (self->cfg.threads > vh_engine_threads (self->dist_stream.engine))
     GST_ELEMENT_INFO (self, RESOURCE, SETTINGS,
         ("threads=%u is more than this machine's %u CPUs: %u worker threads",
-            self->cfg.threads, vh_engine_threads (self->engine),
-            vh_engine_threads (self->engine)), (NULL));
+            self->cfg.threads, vh_engine_threads (self->dist_stream.engine),
+            vh_engine_threads (self->dist_stream.engine)), (NULL));
   /* the engine knows how long a frame waits (overrides included) */
-  self->lookahead = vh_engine_lookahead (self->engine);
-  self->reads_chroma = vh_engine_needs_chroma (self->engine);
+  self->lookahead = vh_engine_lookahead (self->dist_stream.engine);
+  self->reads_chroma = vh_engine_needs_chroma (self->dist_stream.engine);
   return TRUE;
 }
 
@@ -387,7 +387,7 @@ configure_engine (GstVmafHip * self)
   };
   GError *error = NULL;
 
-  if (self->engine && self->engine_sized) {
+  if (self->dist_stream.engine && self->engine_sized) {
     if (!memcmp (&vi, &self->engine_info, sizeof vi)) {
       /* the distorted size may have changed alone */
       if (!gst_vmafhip_scale_apply (self, &error)) {
@@ -399,7 +399,7 @@ configure_engine (GstVmafHip * self)
       }
       return TRUE;
     }
-    if (vh_engine_n_pushed (self->engine) > 0) {
+    if (vh_engine_n_pushed (self->dist_stream.engine) > 0) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT,
           ("The video changed from %ux%u %u-bit to %ux%u %u-bit in the "
               "middle of the stream: vmafhip scores one size per stream.",
@@ -408,28 +408,28 @@ configure_engine (GstVmafHip * self)
       return FALSE;
     }
   }
-  if ((!self->engine || self->engine_sized)
+  if ((!self->dist_stream.engine || self->engine_sized)
       && !gst_vmafhip_build_engine (self, &error))
     goto failed;
   if (self->use_gpu) {
     /* the backend holds its own reference on the shared device */
     VhGpu *gpu = vh_gpu_ref (self->gpu);
     VhGpuBackend *backend = gpu ? vh_gpu_backend_new (gpu, 0, &error) : NULL;
-    if (!backend || !vh_engine_set_accelerator (self->engine,
+    if (!backend || !vh_engine_set_accelerator (self->dist_stream.engine,
             &vh_gpu_backend_ops, backend, &error))
       goto failed;
   }
   VhPicture layout;
   negotiated_layout (self, &layout);
   /* what the features cannot read fails now, not at the first frame */
-  if (!vh_engine_set_video_info (self->engine, &vi, &error)
-      || !vh_engine_check_layout (self->engine, &layout, &error)
+  if (!vh_engine_set_video_info (self->dist_stream.engine, &vi, &error)
+      || !vh_engine_check_layout (self->dist_stream.engine, &layout, &error)
       || !gst_vmafhip_scale_apply (self, &error))
     goto failed;
   self->engine_info = vi;
   self->engine_sized = TRUE;
   gchar *video = gst_vmafhip_describe_pair (&self->side[DIST].info, r);
-  gst_vmafhip_record_set_video (&self->record, video, vi.width, vi.height);
+  gst_vmafhip_record_set_video (&self->dist_stream.record, video, vi.width, vi.height);
   g_free (video);
   gst_vmafhip_update_latency (self, self->frame_duration);
   GST_INFO_OBJECT (self, "engine ready for %ux%u %u-bit, %u model(s)",
@@ -442,7 +442,7 @@ failed:
           GST_VIDEO_INFO_NAME (r), error ? error->message : "unknown error"),
       (NULL));
   g_clear_error (&error);
-  g_clear_pointer (&self->engine, vh_engine_free);
+  g_clear_pointer (&self->dist_stream.engine, vh_engine_free);
   self->engine_sized = FALSE;
   return FALSE;
 }
@@ -498,7 +498,7 @@ gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps)
    * their caps; the next pair starts a new one with an engine for the new
    * video (motion starts again, as libvmaf does for a new file).  The
    * renditions, scored against the reference, start new ones too. */
-  if (self->engine && vh_engine_n_pushed (self->engine) > 0
+  if (self->dist_stream.engine && vh_engine_n_pushed (self->dist_stream.engine) > 0
       && !gst_vmafhip_end_segment (self, which, &info))
     return FALSE;
   if (which == REF && side->have_info)
@@ -543,8 +543,8 @@ gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps)
    * negotiation; after a change in the middle of the stream, wait until
    * the next pair (the other side's new caps may still be on its way). */
   if (self->side[REF].have_info && self->side[DIST].have_info
-      && self->record.n_frames == 0
-      && (!self->engine || vh_engine_n_pushed (self->engine) == 0))
+      && self->dist_stream.record.n_frames == 0
+      && (!self->dist_stream.engine || vh_engine_n_pushed (self->dist_stream.engine) == 0))
     return gst_vmafhip_ensure_caps_checked (self);
   return TRUE;
 }

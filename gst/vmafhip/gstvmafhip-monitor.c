@@ -22,7 +22,7 @@ gst_vmafhip_monitor_start (GstVmafHip * self)
 {
   GError *error = NULL;
 
-  gst_vmafhip_watch_clear (&self->watch);
+  gst_vmafhip_watch_clear (&self->dist_stream.watch);
   if (!vh_monitor_settings_active (&self->cfg.monitor))
     return TRUE;
   if (self->specs->len == 0) {
@@ -37,7 +37,7 @@ gst_vmafhip_monitor_start (GstVmafHip * self)
     g_clear_error (&error);
     return FALSE;
   }
-  gst_vmafhip_watch_start (self, &self->watch, &self->record);
+  gst_vmafhip_watch_start (self, &self->dist_stream.watch, &self->dist_stream.record);
   return TRUE;
 }
 
@@ -60,7 +60,7 @@ gst_vmafhip_monitor_check_rate (GstVmafHip * self, GstClockTime frame)
 {
   GError *error = NULL;
 
-  if (!self->watch.monitor || !GST_CLOCK_TIME_IS_VALID (frame))
+  if (!self->dist_stream.watch.monitor || !GST_CLOCK_TIME_IS_VALID (frame))
     return TRUE;
   if (!vh_monitor_settings_check (&self->cfg.monitor, frame, &error)) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,

@@ -120,12 +120,13 @@ static void
 count_unpaired (GstVmafHip * self, int which, GstBuffer * buf,
     const char *why)
 {
-  GST_OBJECT_LOCK (self);
-  if (which == REF)
+  if (which == REF) {
+    GST_OBJECT_LOCK (self);
     self->unpaired_ref++;
-  else
-    self->unpaired_dist++;
-  GST_OBJECT_UNLOCK (self);
+    GST_OBJECT_UNLOCK (self);
+  } else {
+    gst_vmafhip_stream_count_unpaired (&self->dist_stream);
+  }
   GST_DEBUG_OBJECT (self, "%s frame %" GST_TIME_FORMAT " has no partner: %s",
       which == REF ? "reference" : "distorted",
       GST_TIME_ARGS (GST_BUFFER_PTS (buf)), why);
@@ -155,11 +156,12 @@ gst_vmafhip_pass_reference (GstVmafHip * self, GstBuffer * ref)
    * a gap) or nothing to stand in. */
   if (!GST_BUFFER_FLAG_IS_SET (ref, GST_BUFFER_FLAG_GAP)
       && self->side[REF].have_info && self->side[DIST].have_info
-      && (!self->rung_scaled || self->last_dist)
+      && (!self->rung_scaled || self->dist_stream.last_frame)
       && push_pair (self, ref, self->rung_scaled
-          ? gst_buffer_ref (self->last_dist) : NULL, TRUE, &ret))
+          ? gst_buffer_ref (self->dist_stream.last_frame) : NULL, TRUE, &ret))
     return ret;
-  gst_vmafhip_queue_frame (self, ref, -1);
+  const GstVmafHipFrameTimes t = gst_vmafhip_frame_times (self, ref);
+  gst_vmafhip_queue_frame (self, ref, -1, &t);
   return gst_vmafhip_emit_ready (self);
 }
 
@@ -249,7 +251,7 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
   /* (a scaled distorted frame stands in for the next unpaired
    * reference's: gst_vmafhip_pass_reference) */
   if (self->rung_scaled)
-    gst_buffer_replace (&self->last_dist, dist);
+    gst_buffer_replace (&self->dist_stream.last_frame, dist);
   push_pair (self, ref, dist, FALSE, &ret);
   return ret;
 }
@@ -307,7 +309,7 @@ push_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist,
    * memory */
   gboolean readable = TRUE;
   if (dist && self->rung_scaled && dp.memory == VH_PICTURE_DEVICE
-      && !vh_engine_scales_on_accelerator (self->engine))
+      && !vh_engine_scales_on_accelerator (self->dist_stream.engine))
     readable = map_on_host (self, DIST, dist, &df, &df_mapped, &dp);
   if (dist && readable && rp.memory != dp.memory)
     readable = rp.memory == VH_PICTURE_DEVICE
@@ -331,10 +333,9 @@ push_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist,
     dp = rp;
   else
     dp.held = gst_vmafhip_can_hold (self, DIST, dist, &dp);
-  index = vh_engine_n_pushed (self->engine);
-  if (!self->first_push_us)
-    self->first_push_us = g_get_monotonic_time ();
-  ok = vh_engine_push (self->engine, &rp, &dp, &error);
+  const GstVmafHipFrameTimes t = gst_vmafhip_frame_times (self, ref);
+  ok = gst_vmafhip_stream_push (&self->dist_stream, &rp, &dp, &t, stand_in,
+      &index, &error);
   unmap_frame (&rf, &rf_mapped);
   unmap_frame (&df, &df_mapped);
   if (!ok) {
@@ -351,9 +352,8 @@ push_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist,
   if (!GST_CLOCK_TIME_IS_VALID (self->reported_latency)
       && GST_BUFFER_DURATION_IS_VALID (ref))
     gst_vmafhip_update_latency (self, GST_BUFFER_DURATION (ref));
-  PendingFrame *pf = gst_vmafhip_queue_frame (self, ref, (gint) index);
-  if (stand_in)
-    gst_vmafhip_mark_stand_in (self, pf);
+  PendingFrame *pf = gst_vmafhip_queue_frame (self, ref, (gint) index, &t);
+  pf->stand_in = stand_in;
   if (dist && dp.held)
     pf->held_dist = dist;
   else
@@ -368,7 +368,7 @@ push_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist,
               (self)))
       && !(gst_aggregator_pad_has_buffer (self->side[REF].pad)
           && gst_aggregator_pad_has_buffer (self->side[DIST].pad))
-      && !vh_engine_wait_accelerator (self->engine, &error)) {
+      && !vh_engine_wait_accelerator (self->dist_stream.engine, &error)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Cannot score frame %u: %s", index, error->message), (NULL));
     g_clear_error (&error);

@@ -96,14 +96,36 @@ typedef struct
   gboolean warned_time;
 } GstVmafHipWatch;
 
-/* A reference buffer waiting until its frame's scores are final. */
+/* A scored stream (gstvmafhip-stream.c): one distorted pad's measurement
+ * against the reference, dist_sink's and each dist_sink_%u's alike: its
+ * engine, the frames pushed into it and not yet reported, its record
+ * (numbering, segments, pooled values, results file), its monitor and
+ * its count of frames without a partner.  Used by one thread at a time:
+ * the aggregator's for dist_sink, the rendition's worker for a
+ * dist_sink_%u (gstvmafhip-renditions.c). */
+typedef struct
+{
+  Side *side;                 /* its pad and caps */
+  VhEngine *engine;           /* the current segment's */
+  GQueue frames;              /* pushed, not yet reported (engine order) */
+  guint n_reported;           /* engine frames reported and released */
+  GstVmafHipRecord record;
+  GstVmafHipWatch watch;
+  gint unpaired;              /* (atomic) its pad's frames without a partner */
+  gint64 first_push_us;
+  /* its last frame paired, where one stands in for a missing partner so
+   * that motion sees every reference frame (owner's thread) */
+  GstBuffer *last_frame;
+} GstVmafHipStream;
+
+/* A reference buffer waiting until dist_sink's frame is final. */
 typedef struct
 {
   GstBuffer *buffer;
   /* its partner, where the GPU reads both in place after push returns
    * (VhPicture.held): kept until then too; else NULL */
   GstBuffer *held_dist;
-  gint index;                 /* engine frame; -1: not scored */
+  gint index;                 /* dist_sink's engine frame; -1: not scored */
   gboolean stand_in;          /* pushed without a partner (for the
                                * reference's motion): not reported */
   GstVmafHipFrameTimes t;     /* its times and reference index */
@@ -119,7 +141,7 @@ struct _GstVmafHip
   /* Object lock */
   Settings props;
   gchar *active_backend;
-  guint64 unpaired_ref, unpaired_dist;
+  guint64 unpaired_ref;
   gboolean force_live;
 
   /* From start() to stop(): streaming thread only */
@@ -152,7 +174,8 @@ struct _GstVmafHip
   gboolean caps_checked;      /* both sides known and compatible */
   gboolean pair_failed;       /* the current pair of caps was refused */
   gboolean luma_only;
-  VhEngine *engine;
+  /* dist_sink's scored stream (its engine, record, monitor, counters) */
+  GstVmafHipStream dist_stream;
   gboolean engine_sized;       /* the engine has the negotiated size */
   VhVideoInfo engine_info;
 
@@ -162,19 +185,9 @@ struct _GstVmafHip
   gboolean reported_short_buffering;  /* the upstream cannot wait that long */
   gboolean finished;
   gboolean warned_no_timestamps, warned_unpaired;
-  /* dist_sink's record: every frame reported, across segments, and its
-   * results file (gstvmafhip-record.h) */
-  GstVmafHipRecord record;
   gint results_write_failed;    /* (atomic) a file failed, write-failure=error */
-  guint n_recorded;             /* engine frames recorded and released */
-  /* engine frames of unpaired reference frames, not recorded (ascending,
-   * index + 1 as pointers) */
-  GQueue stand_ins;
   /* reference frames taken since the start (the next one's index) */
   guint64 n_ref_frames;
-  /* the last distorted frame, where it is scaled: what stands in for a
-   * missing one (gst_vmafhip_pass_reference) */
-  GstBuffer *last_dist;
   /* gstvmafhip-timeline.c: each pad's next frame's running time, as
    * expected from its frame before */
   GstClockTime timeline_next[2];
@@ -183,9 +196,6 @@ struct _GstVmafHip
   GstBuffer *held_dist;
   GstClockTime held_dist_rt, held_dist_duration;
   gboolean held_dist_used;
-  gint64 first_push_us;
-  /* live monitoring of dist_sink (gstvmafhip-monitor.c) */
-  GstVmafHipWatch watch;
   /* align=auto (gstvmafhip-align.c): thumbnails per side while searching,
    * the lag once locked */
   GPtrArray *align_thumbs[2];
@@ -455,6 +465,43 @@ void gst_vmafhip_renditions_reset (GstVmafHip * self);
 void gst_vmafhip_renditions_stop (GstVmafHip * self);
 void gst_vmafhip_renditions_free (GstVmafHip * self);
 
+/* gstvmafhip-stream.c: a scored stream (GstVmafHipStream) */
+void gst_vmafhip_stream_init (GstVmafHipStream * s, Side * side,
+    const char *pad_name);
+/* A new measurement: frames, counts, record and monitor forgotten, the
+ * engine reset (kept) */
+void gst_vmafhip_stream_reset (GstVmafHipStream * s);
+void gst_vmafhip_stream_clear (GstVmafHipStream * s);
+const char *gst_vmafhip_stream_name (const GstVmafHipStream * s);
+/* One pair into its engine at `t` (its reference frame's times);
+ * stand_in: the distorted picture stands in for a missing one, so that
+ * motion sees every reference frame (the frame is not reported).  *index:
+ * its engine frame. */
+gboolean gst_vmafhip_stream_push (GstVmafHipStream * s, const VhPicture * ref,
+    const VhPicture * dist, const GstVmafHipFrameTimes * t,
+    gboolean stand_in, guint * index, GError ** error);
+/* A frame of its pad without a partner */
+void gst_vmafhip_stream_count_unpaired (GstVmafHipStream * s);
+/* Its final engine frames before `upto` not reported yet, out in order:
+ * scores, monitor, frame message, record and results file; then released
+ * from the engine.  The last one's scores also go into `scores` (a
+ * buffer's meta; NULL: none). */
+void gst_vmafhip_stream_report (GstVmafHip * self, GstVmafHipStream * s,
+    guint upto, GstStructure * scores);
+/* Its video, or the reference's (changed_pad's), changed from old_info to
+ * new_info: the frames final (flushed by the caller) are reported, the
+ * segment ends (message, results-file entry), the engine goes; the next
+ * frame starts a segment with an engine for the new video. */
+void gst_vmafhip_stream_end_segment (GstVmafHip * self, GstVmafHipStream * s,
+    const char *changed_pad, const GstVideoInfo * old_info,
+    const GstVideoInfo * new_info);
+/* The end of its measurement (`end`: eos, stopped, flushing-seek,
+ * released, error): the frames pushed are finished (or counted as dropped,
+ * with why), reported, the pooled message posted (with unpaired_ref where
+ * >= 0) and the results file finished.  Returns the frames recorded. */
+guint gst_vmafhip_stream_conclude (GstVmafHip * self, GstVmafHipStream * s,
+    const char *end, gint64 unpaired_ref);
+
 /* gstvmafhip-pads.c: GstAggregator's pad vfuncs */
 gboolean gst_vmafhip_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     GstEvent * event);
@@ -467,10 +514,14 @@ GstFlowReturn gst_vmafhip_update_src_caps (GstAggregator * agg,
 
 /* gstvmafhip-report.c */
 void gst_vmafhip_pending_frame_free (gpointer pf);
+/* A reference frame's times, and its index among those taken (the next) */
+GstVmafHipFrameTimes gst_vmafhip_frame_times (GstVmafHip * self,
+    GstBuffer * ref);
+/* The reference frame taken (with its times): queued to go out once
+ * dist_sink's engine frame `index` (-1: none) is final, and handed to the
+ * renditions */
 PendingFrame *gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref,
-    gint index);
-/* pf's engine frame stands in for a missing partner: not reported */
-void gst_vmafhip_mark_stand_in (GstVmafHip * self, PendingFrame * pf);
+    gint index, const GstVmafHipFrameTimes * t);
 GstFlowReturn gst_vmafhip_emit_ready (GstVmafHip * self);
 /* EOS: the last frames scored and pushed, then as _conclude_on_stop */
 GstFlowReturn gst_vmafhip_finish (GstVmafHip * self);

@@ -343,7 +343,8 @@ gst_vmafhip_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_uint64 (value, self->unpaired_ref);
       break;
     case PROP_UNPAIRED_DIST:
-      g_value_set_uint64 (value, self->unpaired_dist);
+      g_value_set_uint64 (value,
+          (guint64) g_atomic_int_get (&self->dist_stream.unpaired));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);

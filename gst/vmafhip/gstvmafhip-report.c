@@ -62,53 +62,23 @@ gst_vmafhip_add_frame_scores (GstVmafHip * self, const VhEngine * engine,
     gst_structure_set (s, "psnr-y", G_TYPE_DOUBLE, v, NULL);
 }
 
-static void record_frame (GstVmafHip * self, unsigned index,
-    const PendingFrame * pf);
-
-static gboolean
-copy_field (GQuark field, const GValue * value, gpointer user_data)
-{
-  gst_structure_id_set_value (user_data, field, value);
-  return TRUE;
-}
-
-/* Reports one scored frame: its scores into `scores` (the meta's
- * structure), the monitor, the frame message, the results file. */
-static void
-report_frame (GstVmafHip * self, const PendingFrame * pf,
-    GstStructure * scores)
-{
-  const gint index = pf->index;
-  /* its number in the stream (segments continue the numbering) */
-  const gint number = (gint) gst_vmafhip_record_number (&self->record);
-
-  gst_vmafhip_add_frame_scores (self, self->engine, scores, (unsigned) index);
-  gst_vmafhip_watch_push (&self->watch, self->engine, (guint) index,
-      (guint) number, pf->t.running_time, pf->t.duration);
-  if (self->cfg.frame_message
-      && vh_subsample_computes (FALSE, self->cfg.subsample, (unsigned) index)) {
-    GstStructure *s = gst_vmafhip_record_frame_message (&self->record, &pf->t);
-    gst_structure_foreach (scores, copy_field, s);
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_message_new_element (GST_OBJECT (self), s));
-  }
-  record_frame (self, (unsigned) index, pf);
-}
-
-/* Pushes one reference buffer with its meta (and posts its message). */
+/* Pushes one reference buffer; dist_sink's frame scored with it goes out
+ * with it (its scores in the buffer's meta, its message, its record). */
 static GstFlowReturn
 output_frame (GstVmafHip * self, PendingFrame * pf)
 {
   GstBuffer *buf = gst_buffer_make_writable (pf->buffer);
-  /* the scores go straight into the meta's structure; the message copies
-   * them from there */
+  GstVmafHipStream *stream = &self->dist_stream;
   const gboolean reported = pf->index >= 0 && !pf->stand_in;
   GstVmafHipMeta *meta = gst_buffer_add_vmafhip_meta (buf, reported
-      ? (gint) gst_vmafhip_record_number (&self->record) : -1);
+      ? (gint) gst_vmafhip_record_number (&stream->record) : -1);
 
   pf->buffer = NULL;
-  if (reported && meta)
-    report_frame (self, pf, gst_custom_meta_get_structure (meta));
+  /* the scores go straight into the meta's structure; the message copies
+   * them from there */
+  if (pf->index >= 0)
+    gst_vmafhip_stream_report (self, stream, (guint) pf->index + 1,
+        reported && meta ? gst_custom_meta_get_structure (meta) : NULL);
   gst_clear_buffer (&pf->held_dist);
   g_free (pf);
   return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), buf);
@@ -118,7 +88,7 @@ output_frame (GstVmafHip * self, PendingFrame * pf)
 GstFlowReturn
 gst_vmafhip_emit_ready (GstVmafHip * self)
 {
-  const unsigned n_final = self->engine ? vh_engine_n_final (self->engine) : 0;
+  const unsigned n_final = self->dist_stream.engine ? vh_engine_n_final (self->dist_stream.engine) : 0;
   PendingFrame *pf;
 
   while ((pf = g_queue_peek_head (&self->pending))) {
@@ -137,42 +107,45 @@ gst_vmafhip_emit_ready (GstVmafHip * self)
   return GST_FLOW_OK;
 }
 
-PendingFrame *
-gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index)
+GstVmafHipFrameTimes
+gst_vmafhip_frame_times (GstVmafHip * self, GstBuffer * ref)
 {
   GstAggregatorPad *pad = self->side[REF].pad;
+  GstVmafHipFrameTimes t;
+
+  t.pts = GST_BUFFER_PTS (ref);
+  t.duration = GST_BUFFER_DURATION (ref);
+  if (!GST_CLOCK_TIME_IS_VALID (t.duration))
+    t.duration = self->frame_duration;
+  t.running_time = t.stream_time = GST_CLOCK_TIME_NONE;
+  t.ref_index = self->n_ref_frames;
+  if (GST_CLOCK_TIME_IS_VALID (t.pts)) {
+    GST_OBJECT_LOCK (pad);
+    if (pad->segment.format == GST_FORMAT_TIME) {
+      t.running_time = gst_segment_to_running_time (&pad->segment,
+          GST_FORMAT_TIME, t.pts);
+      t.stream_time = gst_segment_to_stream_time (&pad->segment,
+          GST_FORMAT_TIME, t.pts);
+    }
+    GST_OBJECT_UNLOCK (pad);
+  }
+  return t;
+}
+
+PendingFrame *
+gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index,
+    const GstVmafHipFrameTimes * t)
+{
   PendingFrame *pf = g_new0 (PendingFrame, 1);
 
   pf->buffer = ref;
   pf->index = index;
-  pf->t.pts = GST_BUFFER_PTS (ref);
-  pf->t.duration = GST_BUFFER_DURATION (ref);
-  if (!GST_CLOCK_TIME_IS_VALID (pf->t.duration))
-    pf->t.duration = self->frame_duration;
-  pf->t.running_time = pf->t.stream_time = GST_CLOCK_TIME_NONE;
-  pf->t.ref_index = self->n_ref_frames++;
-  if (GST_CLOCK_TIME_IS_VALID (pf->t.pts)) {
-    GST_OBJECT_LOCK (pad);
-    if (pad->segment.format == GST_FORMAT_TIME) {
-      pf->t.running_time = gst_segment_to_running_time (&pad->segment,
-          GST_FORMAT_TIME, pf->t.pts);
-      pf->t.stream_time = gst_segment_to_stream_time (&pad->segment,
-          GST_FORMAT_TIME, pf->t.pts);
-    }
-    GST_OBJECT_UNLOCK (pad);
-  }
+  pf->t = *t;
+  self->n_ref_frames++;
   g_queue_push_tail (&self->pending, pf);
   gst_vmafhip_renditions_score (self, pf);
   return pf;
 }
-
-void
-gst_vmafhip_mark_stand_in (GstVmafHip * self, PendingFrame * pf)
-{
-  pf->stand_in = TRUE;
-  g_queue_push_tail (&self->stand_ins, GUINT_TO_POINTER (pf->index + 1));
-}
-
 
 /* ----------------------------------------------------------------- EOS */
 
@@ -238,23 +211,6 @@ gst_vmafhip_add_pooled_table (GstVmafHip * self, const VhScoreTable * t,
   }
 }
 
-static void
-post_pooled (GstVmafHip * self, unsigned n_dropped, const char *end,
-    const char *dropped_why)
-{
-  GstStructure *s = gst_vmafhip_record_pooled_message (self, &self->record,
-      end, n_dropped, dropped_why);
-
-  GST_OBJECT_LOCK (self);
-  gst_structure_set (s, "unpaired-ref", G_TYPE_UINT64, self->unpaired_ref,
-      "unpaired-dist", G_TYPE_UINT64, self->unpaired_dist, NULL);
-  GST_OBJECT_UNLOCK (self);
-  gst_vmafhip_scale_add_fields (self, self->engine, &self->side[DIST].info, s);
-  GST_INFO_OBJECT (self, "pooled: %" GST_PTR_FORMAT, s);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
-}
-
 /* A results file cannot be written completely (full disk, I/O error, its
  * folder removed): by default an element error, so that the run fails
  * and a batch script sees it (the aggregator then stops with
@@ -281,112 +237,36 @@ gst_vmafhip_results_failed (GstVmafHip * self, const char *pad_name,
   g_atomic_int_set (&self->results_write_failed, TRUE);
 }
 
-/* Frame `index` is final and reported: into the record and the results
- * file, then out of the engine's memory. */
-static void
-record_frame (GstVmafHip * self, unsigned index, const PendingFrame * pf)
-{
-  GError *error = NULL;
-  gboolean stand_in = FALSE;
-
-  while (!g_queue_is_empty (&self->stand_ins)
-      && GPOINTER_TO_UINT (g_queue_peek_head (&self->stand_ins)) <= index + 1)
-    stand_in = GPOINTER_TO_UINT (g_queue_pop_head (&self->stand_ins))
-        == index + 1;
-  if (!stand_in)
-    gst_vmafhip_record_frame (self, &self->record, self->engine, index,
-        pf ? &pf->t : NULL);
-  if (!vh_engine_release_frames (self->engine, index + 1, self->cfg.subsample,
-          &error)) {
-    GST_WARNING_OBJECT (self, "%s", error->message);
-    g_clear_error (&error);
-  }
-  self->n_recorded = index + 1;
-}
-
-/* Ends the results file with the pooled section and the measured rate;
- * a failure is reported as write-failure says. */
-static void
-finish_results (GstVmafHip * self, unsigned n_frames)
-{
-  const double secs = self->first_push_us
-      ? (g_get_monotonic_time () - self->first_push_us) / 1e6 : 0.0;
-
-  gst_vmafhip_record_finish (self, &self->record, self->engine,
-      secs > 0 ? n_frames / secs : NAN);
-}
-
-/* The frames scored but still held when their buffers cannot go out (a
- * flush, downstream stopped): reported as every other (the frame message,
- * the monitor, the results file), so that the pooled message counts no
- * frame the messages did not show; only the buffers are dropped. */
-static void
-report_held_frames (GstVmafHip * self, unsigned n_frames)
-{
-  for (GList * l = self->pending.head; l; l = l->next) {
-    const PendingFrame *pf = l->data;
-    if (pf->index >= 0 && !pf->stand_in
-        && (unsigned) pf->index >= self->n_recorded
-        && (unsigned) pf->index < n_frames) {
-      GstStructure *scores = gst_structure_new_empty ("scores");
-      report_frame (self, pf, scores);
-      gst_structure_free (scores);
-    }
-  }
-  while (self->n_recorded < n_frames)
-    record_frame (self, self->n_recorded, NULL);
-}
-
 /* Every way a measurement ends (EOS, a stop without EOS, a flushing seek)
- * ends here: the frames already paired are scored (or counted as dropped,
- * with the reason, where the engine cannot finish them), reported whether
- * or not their buffers went out, the pooled message says how it ended
- * (`end`), and the results file is finished with its pooled section.
- * Returns the frames scored. */
+ * ends here: dist_sink's frames already paired are scored (or counted as
+ * dropped, with the reason, where the engine cannot finish them) and
+ * reported whether or not their buffers went out, the pooled message says
+ * how it ended (`end`), and the results file is finished with its pooled
+ * section.  Returns the frames scored. */
 static unsigned
 conclude (GstVmafHip * self, const char *end)
 {
-  GError *error = NULL;
-  gchar *dropped_why = NULL;
-  unsigned n_frames, n_dropped = 0;
+  guint64 unpaired_ref;
 
   self->finished = TRUE;
-  if (self->engine && vh_engine_n_pushed (self->engine) > 0) {
-    if (!vh_engine_flush (self->engine, &error)) {
-      GST_ELEMENT_WARNING (self, STREAM, FAILED,
-          ("Cannot score the last frames: %s. They are counted as dropped "
-              "in the pooled message.", error->message), (NULL));
-      dropped_why = g_strdup (error->message);
-      g_clear_error (&error);
-    }
-    n_dropped = vh_engine_n_pushed (self->engine)
-        - vh_engine_n_final (self->engine);
-    report_held_frames (self, vh_engine_n_final (self->engine));
-  }
-  /* every segment's frames */
-  n_frames = self->record.n_frames;
-  if (n_frames + n_dropped > 0) {
-    GST_INFO_OBJECT (self, "end of measurement (%s): %u frames, %u dropped",
-        end, n_frames, n_dropped);
-    gst_vmafhip_watch_finish (&self->watch);
-    post_pooled (self, n_dropped, end, dropped_why);
-  }
-  if (n_frames > 0)
-    finish_results (self, n_frames);
-  g_free (dropped_why);
-  return n_frames;
+  GST_OBJECT_LOCK (self);
+  unpaired_ref = self->unpaired_ref;
+  GST_OBJECT_UNLOCK (self);
+  return gst_vmafhip_stream_conclude (self, &self->dist_stream, end,
+      (gint64) unpaired_ref);
 }
 
 gboolean
 gst_vmafhip_end_segment (GstVmafHip * self, int which,
     const GstVideoInfo * info)
 {
+  GstVmafHipStream *stream = &self->dist_stream;
   GError *error = NULL;
   GstFlowReturn ret;
 
-  if (!self->engine || vh_engine_n_pushed (self->engine) == 0)
+  if (!stream->engine || vh_engine_n_pushed (stream->engine) == 0)
     return TRUE;
-  if (!vh_engine_flush (self->engine, &error)) {
+  if (!vh_engine_flush (stream->engine, &error)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Cannot finish the frames scored before the video changed: %s",
             error->message), (NULL));
@@ -398,18 +278,13 @@ gst_vmafhip_end_segment (GstVmafHip * self, int which,
   if (ret != GST_FLOW_OK)
     GST_INFO_OBJECT (self, "pushing the segment's last frames: %s",
         gst_flow_get_name (ret));
-  report_held_frames (self, vh_engine_n_final (self->engine));
-  /* frames downstream did not take: reported, their buffers dropped (the
-   * next engine numbers its frames from 0 again) */
-  while (!g_queue_is_empty (&self->pending))
-    gst_vmafhip_pending_frame_free (g_queue_pop_head (&self->pending));
-  gst_vmafhip_record_end_segment (self, &self->record, self->engine,
-      side_name (which), &self->side[which].info, info);
-  self->n_recorded = 0;
-  g_queue_clear (&self->stand_ins);
-  gst_clear_buffer (&self->last_dist);
+  /* frames downstream did not take are reported all the same (by
+   * end_segment), their buffers dropped: the next engine numbers its
+   * frames from 0 again */
+  g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
+  gst_vmafhip_stream_end_segment (self, stream, side_name (which),
+      &self->side[which].info, info);
   gst_clear_buffer (&self->held_dist);
-  g_clear_pointer (&self->engine, vh_engine_free);
   self->engine_sized = FALSE;
   return TRUE;
 }
@@ -448,9 +323,9 @@ gst_vmafhip_finish (GstVmafHip * self)
   /* the renditions end with the reference frames */
   gst_vmafhip_renditions_finish (self, "eos");
   /* every frame scored, then pushed downstream where it can go */
-  if (self->engine && vh_engine_n_pushed (self->engine) > 0) {
+  if (self->dist_stream.engine && vh_engine_n_pushed (self->dist_stream.engine) > 0) {
     GError *error = NULL;
-    if (vh_engine_flush (self->engine, &error)) {
+    if (vh_engine_flush (self->dist_stream.engine, &error)) {
       ret = gst_vmafhip_emit_ready (self);
       if (ret != GST_FLOW_OK)
         GST_INFO_OBJECT (self, "pushing the last frames: %s",

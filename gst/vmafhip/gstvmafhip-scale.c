@@ -171,11 +171,11 @@ gst_vmafhip_scale_apply (GstVmafHip * self, GError ** error)
   const GstVideoInfo *r = &self->side[self->rung_scaled ? DIST : REF].info;
   const VhScaleFilter filter = gst_vmafhip_scale_filter (self->cfg.scaler);
 
-  if (!vh_engine_set_distorted_scaling (self->engine,
+  if (!vh_engine_set_distorted_scaling (self->dist_stream.engine,
           (unsigned) GST_VIDEO_INFO_WIDTH (r),
           (unsigned) GST_VIDEO_INFO_HEIGHT (r), filter, error))
     return FALSE;
-  gst_vmafhip_scale_announce (self, "dist_sink", self->engine, r,
+  gst_vmafhip_scale_announce (self, "dist_sink", self->dist_stream.engine, r,
       &self->side[REF].info);
   return TRUE;
 }

@@ -125,26 +125,20 @@ GST_ELEMENT_REGISTER_DEFINE (vmafhip, "vmafhip", GST_RANK_NONE,
 void
 gst_vmafhip_reset_measurement (GstVmafHip * self)
 {
-  /* the engine first: the GPU may still read held frames (PendingFrame) */
-  if (self->engine)
-    vh_engine_reset (self->engine);
+  /* the engine first (in the stream's reset): the GPU may still read
+   * held frames (PendingFrame); a new measurement starts a new results
+   * file */
+  gst_vmafhip_stream_reset (&self->dist_stream);
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
-  gst_vmafhip_watch_reset (&self->watch);
   gst_vmafhip_align_reset (self);
   gst_vmafhip_timeline_reset (self);
   self->finished = FALSE;
-  self->first_push_us = 0;
   gst_clear_buffer (&self->held_dist);
   self->held_dist_used = FALSE;
-  /* a new measurement starts a new results file */
-  gst_vmafhip_record_reset (&self->record);
-  g_queue_clear (&self->stand_ins);
   self->n_ref_frames = 0;
-  gst_clear_buffer (&self->last_dist);
   g_atomic_int_set (&self->results_write_failed, FALSE);
-  self->n_recorded = 0;
   GST_OBJECT_LOCK (self);
-  self->unpaired_ref = self->unpaired_dist = 0;
+  self->unpaired_ref = 0;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -214,15 +208,11 @@ gst_vmafhip_finalize (GObject * object)
   g_ptr_array_unref (self->specs);
   g_ptr_array_unref (self->feature_specs);
   gst_caps_replace (&self->ref_caps, NULL);
-  gst_vmafhip_record_clear (&self->record);
-  g_queue_clear (&self->stand_ins);
-  gst_clear_buffer (&self->last_dist);
-  /* the engine first (its GPU work done), then the frames it may read */
-  vh_engine_free (self->engine);
+  /* the engine first (its GPU work done), then the frames it may read;
+   * (and what a start () that failed after them left: no stop () follows) */
+  gst_vmafhip_stream_clear (&self->dist_stream);
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
   gst_vmafhip_cuda_clear (self);
-  /* what a start () that failed after them left (no stop () follows) */
-  gst_vmafhip_watch_clear (&self->watch);
   gst_vmafhip_align_clear (self);
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);
@@ -312,8 +302,8 @@ gst_vmafhip_start (GstAggregator * agg)
         ("results-format is set but results-filename is not: no results "
             "file will be written."), (NULL));
 
-  gst_vmafhip_record_clear (&self->record);
-  gst_vmafhip_record_init (&self->record, "dist_sink",
+  gst_vmafhip_record_clear (&self->dist_stream.record);
+  gst_vmafhip_record_init (&self->dist_stream.record, "dist_sink",
       self->write_log ? self->cfg.results_filename : NULL);
   gst_vmafhip_reset_measurement (self);
   self->caps_checked = self->pair_failed = FALSE;
@@ -335,9 +325,9 @@ gst_vmafhip_stop (GstAggregator * agg)
   gst_vmafhip_conclude_on_stop (self);
   gst_vmafhip_reset_measurement (self);
   gst_vmafhip_renditions_stop (self);
-  gst_vmafhip_watch_clear (&self->watch);
+  gst_vmafhip_watch_clear (&self->dist_stream.watch);
   gst_vmafhip_align_clear (self);
-  g_clear_pointer (&self->engine, vh_engine_free);
+  g_clear_pointer (&self->dist_stream.engine, vh_engine_free);
   self->engine_sized = FALSE;
   g_ptr_array_set_size (self->specs, 0);
   gst_vmafhip_side_clear (&self->side[REF]);
@@ -412,8 +402,8 @@ gst_vmafhip_init (GstVmafHip * self)
   self->feature_specs = g_ptr_array_new_with_free_func ((GDestroyNotify)
       vh_feature_spec_free);
   g_queue_init (&self->pending);
-  g_queue_init (&self->stand_ins);
-  gst_vmafhip_record_init (&self->record, "dist_sink", NULL);
+  gst_vmafhip_stream_init (&self->dist_stream, &self->side[DIST],
+      "dist_sink");
   g_mutex_init (&self->renditions_lock);
   self->renditions = g_ptr_array_new ();
   self->frame_duration = GST_CLOCK_TIME_NONE;

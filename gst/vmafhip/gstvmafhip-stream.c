@@ -1,0 +1,233 @@
+/* vmafhip — a scored stream: one distorted pad's measurement against the
+ * reference (dist_sink's, and each dist_sink_%u's).
+ *
+ * Every distorted pad writes its frames out, ends its segments and
+ * concludes through this file, whoever pairs its frames (the aggregator
+ * thread for dist_sink, a rendition's worker for dist_sink_%u): the frame
+ * message, the monitor, the record (numbering, pooled values, results
+ * file) and the pooled message are made in one place, the same way for
+ * every pad.  Engine frames are reported in order once final; a frame
+ * pushed only so that motion sees every reference frame (a stand-in for a
+ * missing partner) is released without a report.  Used by one thread at
+ * a time (the pad's owner). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "gstvmafhip-private.h"
+#include "vh-accel.h"
+
+#define GST_CAT_DEFAULT gst_vmafhip_debug
+
+/* An engine frame pushed and not yet reported */
+typedef struct
+{
+  GstVmafHipFrameTimes t;     /* its reference frame's */
+  gboolean stand_in;          /* pushed for the reference's motion alone */
+} StreamFrame;
+
+void
+gst_vmafhip_stream_init (GstVmafHipStream * s, Side * side,
+    const char *pad_name)
+{
+  memset (s, 0, sizeof *s);
+  s->side = side;
+  g_queue_init (&s->frames);
+  gst_vmafhip_record_init (&s->record, pad_name, NULL);
+}
+
+void
+gst_vmafhip_stream_reset (GstVmafHipStream * s)
+{
+  /* the engine first: the GPU may still read frames its owner holds */
+  if (s->engine)
+    vh_engine_reset (s->engine);
+  g_queue_clear_full (&s->frames, g_free);
+  s->n_reported = 0;
+  g_atomic_int_set (&s->unpaired, 0);
+  s->first_push_us = 0;
+  gst_clear_buffer (&s->last_frame);
+  gst_vmafhip_record_reset (&s->record);
+  gst_vmafhip_watch_reset (&s->watch);
+}
+
+void
+gst_vmafhip_stream_clear (GstVmafHipStream * s)
+{
+  g_clear_pointer (&s->engine, vh_engine_free);
+  g_queue_clear_full (&s->frames, g_free);
+  gst_clear_buffer (&s->last_frame);
+  gst_vmafhip_watch_clear (&s->watch);
+  gst_vmafhip_record_clear (&s->record);
+}
+
+const char *
+gst_vmafhip_stream_name (const GstVmafHipStream * s)
+{
+  return s->record.pad_name;
+}
+
+gboolean
+gst_vmafhip_stream_push (GstVmafHipStream * s, const VhPicture * ref,
+    const VhPicture * dist, const GstVmafHipFrameTimes * t,
+    gboolean stand_in, guint * index, GError ** error)
+{
+  StreamFrame *f;
+
+  *index = vh_engine_n_pushed (s->engine);
+  if (!s->first_push_us)
+    s->first_push_us = g_get_monotonic_time ();
+  if (!vh_engine_push (s->engine, ref, dist, error))
+    return FALSE;
+  f = g_new (StreamFrame, 1);
+  f->t = *t;
+  f->stand_in = stand_in;
+  g_queue_push_tail (&s->frames, f);
+  return TRUE;
+}
+
+void
+gst_vmafhip_stream_count_unpaired (GstVmafHipStream * s)
+{
+  g_atomic_int_inc (&s->unpaired);
+}
+
+static gboolean
+copy_field (GQuark field, const GValue * value, gpointer user_data)
+{
+  gst_structure_id_set_value (user_data, field, value);
+  return TRUE;
+}
+
+/* One final frame, `index` of the engine, out: its scores (into `scores`),
+ * the monitor, the frame message, the record and results file */
+static void
+report_frame (GstVmafHip * self, GstVmafHipStream * s, guint index,
+    const StreamFrame * f, GstStructure * scores)
+{
+  const guint number = gst_vmafhip_record_number (&s->record);
+
+  gst_vmafhip_add_frame_scores (self, s->engine, scores, index);
+  gst_vmafhip_watch_push (&s->watch, s->engine, index, number,
+      f->t.running_time, f->t.duration);
+  if (self->cfg.frame_message
+      && vh_subsample_computes (FALSE, self->cfg.subsample, index)) {
+    GstStructure *m = gst_vmafhip_record_frame_message (&s->record, &f->t);
+    gst_structure_foreach (scores, copy_field, m);
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self), m));
+  }
+  gst_vmafhip_record_frame (self, &s->record, s->engine, index, &f->t);
+}
+
+void
+gst_vmafhip_stream_report (GstVmafHip * self, GstVmafHipStream * s,
+    guint upto, GstStructure * scores)
+{
+  GError *error = NULL;
+  const guint from = s->n_reported;
+
+  if (!s->engine)
+    return;
+  upto = MIN (upto, vh_engine_n_final (s->engine));
+  for (; s->n_reported < upto; s->n_reported++) {
+    StreamFrame *f = g_queue_pop_head (&s->frames);
+    if (!f)
+      break;                    /* (not pushed through this stream) */
+    if (!f->stand_in) {
+      const gboolean last = s->n_reported + 1 == upto;
+      GstStructure *into = last && scores ? scores
+          : gst_structure_new_empty ("scores");
+      report_frame (self, s, s->n_reported, f, into);
+      if (into != scores)
+        gst_structure_free (into);
+    }
+    g_free (f);
+  }
+  if (s->n_reported > from && !vh_engine_release_frames (s->engine,
+          s->n_reported, self->cfg.subsample, &error)) {
+    GST_WARNING_OBJECT (self, "%s: %s", gst_vmafhip_stream_name (s),
+        error->message);
+    g_clear_error (&error);
+  }
+}
+
+/* Frames pushed, not final, not stand-ins: those a failed flush drops */
+static guint
+count_unfinished (const GstVmafHipStream * s)
+{
+  guint n = 0;
+  for (const GList * l = s->frames.head; l; l = l->next)
+    n += !((const StreamFrame *) l->data)->stand_in;
+  return n;
+}
+
+void
+gst_vmafhip_stream_end_segment (GstVmafHip * self, GstVmafHipStream * s,
+    const char *changed_pad, const GstVideoInfo * old_info,
+    const GstVideoInfo * new_info)
+{
+  if (!s->engine)
+    return;
+  gst_vmafhip_stream_report (self, s, G_MAXUINT, NULL);
+  gst_vmafhip_record_end_segment (self, &s->record, s->engine, changed_pad,
+      old_info, new_info);
+  g_queue_clear_full (&s->frames, g_free);
+  s->n_reported = 0;
+  gst_clear_buffer (&s->last_frame);
+  g_clear_pointer (&s->engine, vh_engine_free);
+}
+
+guint
+gst_vmafhip_stream_conclude (GstVmafHip * self, GstVmafHipStream * s,
+    const char *end, gint64 unpaired_ref)
+{
+  GError *error = NULL;
+  gchar *dropped_why = NULL;
+  guint n_dropped = 0;
+
+  if (s->engine && vh_engine_n_pushed (s->engine) > 0) {
+    if (!vh_engine_flush (s->engine, &error)) {
+      GST_ELEMENT_WARNING (self, STREAM, FAILED,
+          ("%s: cannot score its last frames: %s. They are counted as "
+              "dropped in its pooled message.", gst_vmafhip_stream_name (s),
+              error->message), (NULL));
+      dropped_why = g_strdup (error->message);
+      g_clear_error (&error);
+    }
+    gst_vmafhip_stream_report (self, s, G_MAXUINT, NULL);
+    n_dropped = count_unfinished (s);
+  }
+  /* every segment's frames */
+  const guint n_frames = s->record.n_frames;
+  if (n_frames + n_dropped == 0) {
+    g_free (dropped_why);
+    return 0;
+  }
+  GST_INFO_OBJECT (self, "%s: end of measurement (%s): %u frames, %u "
+      "dropped", gst_vmafhip_stream_name (s), end, n_frames, n_dropped);
+  gst_vmafhip_watch_finish (&s->watch);
+  GstStructure *m = gst_vmafhip_record_pooled_message (self, &s->record, end,
+      n_dropped, dropped_why);
+  g_free (dropped_why);
+  if (unpaired_ref >= 0)
+    gst_structure_set (m, "unpaired-ref", G_TYPE_UINT64,
+        (guint64) unpaired_ref, NULL);
+  gst_structure_set (m, "unpaired-dist", G_TYPE_UINT64,
+      (guint64) g_atomic_int_get (&s->unpaired), NULL);
+  gst_vmafhip_scale_add_fields (self, s->engine, &s->side->info, m);
+  GST_INFO_OBJECT (self, "%s pooled: %" GST_PTR_FORMAT,
+      gst_vmafhip_stream_name (s), m);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), m));
+  if (n_frames > 0) {
+    const double secs = s->first_push_us
+        ? (g_get_monotonic_time () - s->first_push_us) / 1e6 : 0.0;
+    gst_vmafhip_record_finish (self, &s->record, s->engine,
+        secs > 0 ? n_frames / secs : NAN);
+  }
+  return n_frames;
+}
