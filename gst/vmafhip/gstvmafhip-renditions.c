@@ -41,21 +41,14 @@
 /* frames queued per rendition before the aggregator waits */
 #define MAX_QUEUED 4
 
-typedef struct
-{
-  GstVmafHipFrameTimes t;     /* the reference frame's (PendingFrame) */
-  gboolean stand_in;          /* no partner: pushed for the reference's
-                               * motion, not reported */
-} RenditionFrame;
-
 struct _GstVmafHipRendition
 {
   Side side;                  /* pad, caps, staging (P010) */
-  VhEngine *engine;           /* from the first frame */
+  /* its scored stream: engine (from the first frame), record, monitor,
+   * counts, the last frame (stands in for a missing one, so that motion
+   * sees every reference frame) */
+  GstVmafHipStream stream;
   gint done;                  /* (atomic) ended or refused: frames dropped */
-  GQueue frames;              /* RenditionFrame*, pushed, not yet final */
-  guint n_reported;
-  gint unpaired;              /* (atomic) */
   /* the worker: its thread, and the frames queued for it */
   GThreadPool *worker;
   Side ref_side;              /* the worker's view of the reference (its
@@ -64,16 +57,6 @@ struct _GstVmafHipRendition
   GMutex queue_lock;
   GCond queue_cond;
   guint queued;
-  gint64 first_push_us;
-  /* every frame reported, across segments, and the results file (its
-   * path set with the first engine) */
-  GstVmafHipRecord record;
-  /* its live monitoring (windows, alarms, intervals), started with its
-   * first engine */
-  GstVmafHipWatch watch;
-  /* its last frame scored: stands in for a missing one, so that motion
-   * sees every reference frame (aggregator thread, renditions_lock) */
-  GstBuffer *last_buf;
 };
 
 /* A rendition pad's next frame's running time, as its frame before leads
@@ -143,10 +126,9 @@ gst_vmafhip_rendition_new_pad (GstVmafHip * self, GstPadTemplate * templ,
       "direction", GST_PAD_SINK, "template", templ, NULL);
   g_free (name);
   r->ref_side.pad = self->side[REF].pad;        /* (its name in messages) */
-  g_queue_init (&r->frames);
   g_mutex_init (&r->queue_lock);
   g_cond_init (&r->queue_cond);
-  gst_vmafhip_record_init (&r->record, GST_PAD_NAME (r->side.pad), NULL);
+  gst_vmafhip_stream_init (&r->stream, &r->side, GST_PAD_NAME (r->side.pad));
   g_ptr_array_add (self->renditions, r);
   g_mutex_unlock (&self->renditions_lock);
   GST_INFO_OBJECT (self, "rendition %s requested", GST_PAD_NAME (r->side.pad));
@@ -173,14 +155,8 @@ static void
 rendition_reset (GstVmafHipRendition * r)
 {
   rendition_drain (r);
-  g_queue_clear_full (&r->frames, g_free);
-  r->n_reported = 0;
-  g_atomic_int_set (&r->unpaired, 0);
-  r->first_push_us = 0;
+  gst_vmafhip_stream_reset (&r->stream);
   timeline_forget (r);
-  gst_clear_buffer (&r->last_buf);
-  gst_vmafhip_record_reset (&r->record);
-  gst_vmafhip_watch_reset (&r->watch);
 }
 
 static void
@@ -189,9 +165,7 @@ rendition_free (GstVmafHipRendition * r)
   rendition_reset (r);
   if (r->worker)
     g_thread_pool_free (r->worker, FALSE, TRUE);
-  g_clear_pointer (&r->engine, vh_engine_free);
-  gst_vmafhip_watch_clear (&r->watch);
-  gst_vmafhip_record_clear (&r->record);
+  gst_vmafhip_stream_clear (&r->stream);
   gst_vmafhip_side_clear (&r->side);
   gst_vmafhip_side_clear (&r->ref_side);
   g_mutex_clear (&r->queue_lock);
@@ -291,7 +265,7 @@ gst_vmafhip_rendition_caps (GstVmafHip * self, GstAggregatorPad * pad,
     rendition_end_segment (self, r, rendition_name (r), &r->side.info, &info);
   else if (!parsed)
     rendition_finish (self, r, "error");
-  g_clear_pointer (&r->engine, vh_engine_free);
+  g_clear_pointer (&r->stream.engine, vh_engine_free);
   gst_vmafhip_side_clear (&r->side);
   g_atomic_int_set (&r->done, FALSE);
   if (!parsed) {
@@ -355,13 +329,14 @@ rendition_engine (GstVmafHip * self, GstVmafHipRendition * r)
           (unsigned) GST_VIDEO_INFO_HEIGHT (&r->side.info),
           gst_vmafhip_scale_filter (self->cfg.scaler), &error))
     goto failed;
-  r->engine = engine;
-  if (self->write_log && !r->record.path)
-    r->record.path = results_path (self, r);
-  if (!r->watch.self)
-    gst_vmafhip_watch_start (self, &r->watch, &r->record);
+  r->stream.engine = engine;
+  if (self->write_log && !r->stream.record.path)
+    r->stream.record.path = results_path (self, r);
+  if (!r->stream.watch.self)
+    gst_vmafhip_watch_start (self, &r->stream.watch, &r->stream.record);
   gchar *video = gst_vmafhip_describe_pair (&r->side.info, ref);
-  gst_vmafhip_record_set_video (&r->record, video, vi.width, vi.height);
+  gst_vmafhip_record_set_video (&r->stream.record, video, vi.width,
+      vi.height);
   g_free (video);
   GST_INFO_OBJECT (self, "%s: %dx%d scored against the reference's %ux%u%s",
       rendition_name (r), GST_VIDEO_INFO_WIDTH (&r->side.info),
@@ -382,42 +357,6 @@ failed:
   return FALSE;
 }
 
-/* Frames that became final: messages, the record (results file), out of
- * the engine's memory */
-static void
-report_final (GstVmafHip * self, GstVmafHipRendition * r)
-{
-  const unsigned n_final = vh_engine_n_final (r->engine);
-  GError *error = NULL;
-
-  for (; r->n_reported < n_final; r->n_reported++) {
-    RenditionFrame *f = g_queue_pop_head (&r->frames);
-    const unsigned index = r->n_reported;
-    if (f->stand_in) {
-      g_free (f);
-      continue;
-    }
-    if (self->cfg.frame_message
-        && vh_subsample_computes (FALSE, self->cfg.subsample, index)) {
-      GstStructure *s = gst_vmafhip_record_frame_message (&r->record, &f->t);
-      gst_vmafhip_add_frame_scores (self, r->engine, s, index);
-      gst_element_post_message (GST_ELEMENT (self),
-          gst_message_new_element (GST_OBJECT (self), s));
-    }
-    gst_vmafhip_watch_push (&r->watch, r->engine, index,
-        gst_vmafhip_record_number (&r->record), f->t.running_time,
-        f->t.duration);
-    gst_vmafhip_record_frame (self, &r->record, r->engine, index, &f->t);
-    g_free (f);
-  }
-  /* (stand-ins too) */
-  if (r->n_reported > 0 && !vh_engine_release_frames (r->engine,
-          r->n_reported, self->cfg.subsample, &error)) {
-    GST_WARNING_OBJECT (self, "%s: %s", rendition_name (r), error->message);
-    g_clear_error (&error);
-  }
-}
-
 /* Another video (old_info to new_info) on the rendition's pad or the
  * reference's (changed_pad) in the middle of the stream: what it scored
  * ends a segment (its message and results-file entry); its engine goes,
@@ -430,24 +369,18 @@ rendition_end_segment (GstVmafHip * self, GstVmafHipRendition * r,
 {
   GError *error = NULL;
 
-  if (!r->engine || vh_engine_n_pushed (r->engine) == 0
+  if (!r->stream.engine || vh_engine_n_pushed (r->stream.engine) == 0
       || g_atomic_int_get (&r->done))
     return;
-  if (!vh_engine_flush (r->engine, &error)) {
+  if (!vh_engine_flush (r->stream.engine, &error)) {
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
         ("%s: cannot finish the frames scored before the video changed: "
-            "%s. They are counted as dropped.", rendition_name (r),
+            "%s. They are not scored.", rendition_name (r),
             error->message), (NULL));
     g_clear_error (&error);
-  } else {
-    report_final (self, r);
   }
-  gst_vmafhip_record_end_segment (self, &r->record, r->engine, changed_pad,
-      old_info, new_info);
-  r->n_reported = 0;
-  g_queue_clear_full (&r->frames, g_free);
-  gst_clear_buffer (&r->last_buf);
-  g_clear_pointer (&r->engine, vh_engine_free);
+  gst_vmafhip_stream_end_segment (self, &r->stream, changed_pad, old_info,
+      new_info);
 }
 
 /* The rendition's buffer paired with the reference frame at running time
@@ -477,7 +410,7 @@ take_partner (GstVmafHip * self, GstVmafHipRendition * r,
         /* its content comes before the reference's first frame */
         gst_buffer_unref (gst_aggregator_pad_pop_buffer (r->side.pad));
         if (!g_atomic_int_get (&r->done))
-          g_atomic_int_inc (&r->unpaired);
+          g_atomic_int_inc (&r->stream.unpaired);
         continue;
       }
       rt = (GstClockTime) ((GstClockTimeDiff) rt - shift);
@@ -496,7 +429,7 @@ take_partner (GstVmafHip * self, GstVmafHipRendition * r,
     if (timed && rt + half < ref_rt) {
       gst_buffer_unref (gst_aggregator_pad_pop_buffer (r->side.pad));
       if (!g_atomic_int_get (&r->done))
-        g_atomic_int_inc (&r->unpaired);
+        g_atomic_int_inc (&r->stream.unpaired);
       continue;
     }
     if (timed && rt > ref_rt + half)
@@ -517,7 +450,8 @@ typedef struct
   GstBuffer *ref;             /* the reference frame (a reference held) */
   GstVmafHipSharedRef *shared;          /* the same in GPU memory, or NULL */
   GstBuffer *buf;             /* the rendition's frame */
-  RenditionFrame frame;       /* the reference frame's times */
+  GstVmafHipFrameTimes t;     /* the reference frame's times */
+  gboolean stand_in;          /* no partner: buf stands in (for motion) */
 } RenditionJob;
 
 /* An engine whose every feature runs on the GPU takes the reference from
@@ -525,8 +459,8 @@ typedef struct
 static gboolean
 takes_gpu_reference (const GstVmafHipRendition * r)
 {
-  return vh_engine_is_accelerated (r->engine)
-      && vh_engine_all_accelerated (r->engine);
+  return vh_engine_is_accelerated (r->stream.engine)
+      && vh_engine_all_accelerated (r->stream.engine);
 }
 
 /* The worker: pushes one frame into the engine, reports what became
@@ -540,8 +474,8 @@ map_frame (GstVmafHip * self, GstVmafHipRendition * r, Side * side,
     VhPicture * pic)
 {
   gboolean mapped = FALSE;
-  if (in_place && !gst_vmafhip_cuda_map_side (self, side, r->engine,
-          vh_engine_needs_chroma (r->engine), buf, frame, pic, &mapped))
+  if (in_place && !gst_vmafhip_cuda_map_side (self, side, r->stream.engine,
+          vh_engine_needs_chroma (r->stream.engine), buf, frame, pic, &mapped))
     return FALSE;
   if (mapped)
     return TRUE;
@@ -553,14 +487,15 @@ map_frame (GstVmafHip * self, GstVmafHipRendition * r, Side * side,
 
 static void
 rendition_score (GstVmafHip * self, GstVmafHipRendition * r,
-    const VhPicture * ref, GstBuffer * buf, const RenditionFrame * times)
+    const VhPicture * ref, GstBuffer * buf, const GstVmafHipFrameTimes * t,
+    gboolean stand_in)
 {
   GstVideoFrame df;
   VhPicture dp;
   GError *error = NULL;
   /* (a rendition scaled on the CPU is read from host memory) */
-  const gboolean dis_in_place = !vh_engine_scales_distorted (r->engine)
-      || vh_engine_scales_on_accelerator (r->engine);
+  const gboolean dis_in_place = !vh_engine_scales_distorted (r->stream.engine)
+      || vh_engine_scales_on_accelerator (r->stream.engine);
 
   if (!map_frame (self, r, &r->side, dis_in_place, buf, &df, &dp)) {
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
@@ -572,13 +507,12 @@ rendition_score (GstVmafHip * self, GstVmafHipRendition * r,
   /* luma alone where no feature reads chroma: the same planes every frame,
    * whether the reference comes from host or GPU memory */
   VhPicture rp = *ref;
-  rp.nplanes = vh_engine_needs_chroma (r->engine) ? MIN (dp.nplanes,
+  rp.nplanes = vh_engine_needs_chroma (r->stream.engine) ? MIN (dp.nplanes,
       ref->nplanes) : 1;
   dp.nplanes = rp.nplanes;
-  const unsigned index = vh_engine_n_pushed (r->engine);
-  if (index == 0)
-    r->first_push_us = g_get_monotonic_time ();
-  const gboolean ok = vh_engine_push (r->engine, &rp, &dp, &error);
+  guint index;
+  const gboolean ok = gst_vmafhip_stream_push (&r->stream, &rp, &dp, t,
+      stand_in, &index, &error);
   gst_video_frame_unmap (&df);
   if (!ok) {
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
@@ -589,8 +523,7 @@ rendition_score (GstVmafHip * self, GstVmafHipRendition * r,
     rendition_finish (self, r, "error");
     return;
   }
-  g_queue_push_tail (&r->frames, g_memdup2 (times, sizeof *times));
-  report_final (self, r);
+  gst_vmafhip_stream_report (self, &r->stream, G_MAXUINT, NULL);
 }
 
 static void
@@ -607,13 +540,14 @@ run_job (gpointer data, gpointer user_data)
   if (g_atomic_int_get (&r->done)) {
     /* ended while this frame waited */
   } else if (on_gpu) {
-    rendition_score (job->self, r, on_gpu, job->buf, &job->frame);
+    rendition_score (job->self, r, on_gpu, job->buf, &job->t,
+        job->stand_in);
   } else if (map_frame (job->self, r, &r->ref_side, TRUE, job->ref, &rf,
           &rp)) {
-    rendition_score (job->self, r, &rp, job->buf, &job->frame);
+    rendition_score (job->self, r, &rp, job->buf, &job->t, job->stand_in);
     gst_video_frame_unmap (&rf);
   } else {
-    g_atomic_int_inc (&r->unpaired);
+    g_atomic_int_inc (&r->stream.unpaired);
   }
   if (job->shared)
     gst_vmafhip_shared_ref_done (job->self, job->shared);
@@ -672,26 +606,26 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
     /* no partner: its last frame stands in, so that the frames around
      * this one get the reference's motion (not reported) */
     const gboolean missing = !buf;
-    if (missing && r->engine && r->last_buf && !g_atomic_int_get (&r->done))
-      buf = gst_buffer_ref (r->last_buf);
+    if (missing && r->stream.engine && r->stream.last_frame && !g_atomic_int_get (&r->done))
+      buf = gst_buffer_ref (r->stream.last_frame);
     if (!buf)
       continue;
     if (!missing)
-      gst_buffer_replace (&r->last_buf, buf);
+      gst_buffer_replace (&r->stream.last_frame, buf);
     /* engines made here, one at a time (GPU modules load per backend) */
-    if (!r->engine && !rendition_engine (self, r)) {
+    if (!r->stream.engine && !rendition_engine (self, r)) {
       g_atomic_int_set (&r->done, TRUE);
       gst_buffer_unref (buf);
       continue;
     }
     if (n == G_N_ELEMENTS (buffer)) {
-      g_atomic_int_inc (&r->unpaired);  /* beyond 64 renditions: not scored */
+      g_atomic_int_inc (&r->stream.unpaired);  /* beyond 64 renditions: not scored */
       gst_buffer_unref (buf);
       continue;
     }
     if (self->use_gpu && takes_gpu_reference (r)) {
       takers++;
-      if (vh_engine_needs_chroma (r->engine))
+      if (vh_engine_needs_chroma (r->stream.engine))
         nplanes = 3;
     }
     rendition[n] = r;
@@ -705,7 +639,7 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
     RenditionJob *job = g_new (RenditionJob, 1);
     *job = (RenditionJob) { self, r, gst_buffer_ref (pf->buffer),
       shared && takes_gpu_reference (r) ? shared : NULL, buffer[i],
-      { pf->t, stand_in[i] }
+      pf->t, stand_in[i]
     };
     if (!rendition_queue (self, r, job)) {
       if (job->shared)
@@ -727,45 +661,9 @@ static void
 rendition_finish (GstVmafHip * self, GstVmafHipRendition * r,
     const char *end)
 {
-  GError *error = NULL;
-  gchar *dropped_why = NULL;
-  unsigned n_dropped = 0;
-
   if (!g_atomic_int_compare_and_exchange (&r->done, FALSE, TRUE))
     return;
-  if (r->engine && vh_engine_n_pushed (r->engine) > 0) {
-    if (!vh_engine_flush (r->engine, &error)) {
-      GST_ELEMENT_WARNING (self, STREAM, FAILED,
-          ("%s: cannot score its last frames: %s. They are counted as "
-              "dropped in its pooled message.", rendition_name (r),
-              error->message), (NULL));
-      dropped_why = g_strdup (error->message);
-      g_clear_error (&error);
-    }
-    report_final (self, r);
-    n_dropped = vh_engine_n_pushed (r->engine) - r->n_reported;
-  }
-  /* every segment's frames */
-  const unsigned n_frames = r->record.n_frames;
-  if (n_frames + n_dropped == 0) {
-    g_free (dropped_why);
-    return;
-  }
-  gst_vmafhip_watch_finish (&r->watch);
-  GstStructure *s = gst_vmafhip_record_pooled_message (self, &r->record, end,
-      n_dropped, dropped_why);
-  g_free (dropped_why);
-  gst_structure_set (s, "unpaired-dist", G_TYPE_UINT64,
-      (guint64) g_atomic_int_get (&r->unpaired), NULL);
-  gst_vmafhip_scale_add_fields (self, r->engine, &r->side.info, s);
-  GST_INFO_OBJECT (self, "%s pooled: %" GST_PTR_FORMAT, rendition_name (r),
-      s);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
-  const double secs = r->first_push_us
-      ? (g_get_monotonic_time () - r->first_push_us) / 1e6 : 0.0;
-  gst_vmafhip_record_finish (self, &r->record, r->engine,
-      secs > 0 ? n_frames / secs : NAN);
+  gst_vmafhip_stream_conclude (self, &r->stream, end, -1);
 }
 
 void
@@ -834,8 +732,8 @@ gst_vmafhip_renditions_reset (GstVmafHip * self)
     GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
     rendition_drain (r);
     rendition_reset (r);
-    if (r->engine)
-      vh_engine_reset (r->engine);
+    if (r->stream.engine)
+      vh_engine_reset (r->stream.engine);
     g_atomic_int_set (&r->done, !r->side.have_info);
   }
   g_mutex_unlock (&self->renditions_lock);
@@ -848,12 +746,12 @@ gst_vmafhip_renditions_stop (GstVmafHip * self)
   for (guint i = 0; i < self->renditions->len; i++) {
     GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
     rendition_reset (r);
-    g_clear_pointer (&r->engine, vh_engine_free);
+    g_clear_pointer (&r->stream.engine, vh_engine_free);
     /* (results-filename and the monitor may change before the next
      * start) */
-    g_clear_pointer (&r->record.path, g_free);
-    gst_vmafhip_watch_clear (&r->watch);
-    r->watch.self = NULL;
+    g_clear_pointer (&r->stream.record.path, g_free);
+    gst_vmafhip_watch_clear (&r->stream.watch);
+    r->stream.watch.self = NULL;
     gst_vmafhip_side_clear (&r->side);
     gst_vmafhip_side_clear (&r->ref_side);
     g_atomic_int_set (&r->done, FALSE);
