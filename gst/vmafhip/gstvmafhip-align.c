@@ -18,7 +18,12 @@
  * ("changed"), and where no lag matches any more the element says "lost"
  * and searches again, scoring nothing until the next lock.  Every
  * PERIODIC_WINDOWS search windows a re-check runs without a rise (it may
- * change the lag, not lose it: still content matches every lag alike). */
+ * change the lag, not lose it: still content matches every lag alike).
+ *
+ * Each distorted pad has its own search (a GstVmafHipAligner: dist_sink's
+ * and each rendition's), against the same reference frames; its
+ * messages name the pad.  The caller takes the frames off their pads and
+ * decides what becomes of them: the aligner only keeps thumbnails. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -71,103 +76,120 @@ thumb_free (gpointer p)
 /* A thumbnail, reused from those that left the window when there is one
  * (no allocation per frame once the window is full). */
 static Thumb *
-thumb_take (GstVmafHip * self)
+thumb_take (GstVmafHipAligner * a)
 {
-  if (self->align_spare && self->align_spare->len)
-    return g_ptr_array_steal_index_fast (self->align_spare,
-        self->align_spare->len - 1);
+  if (a->spare && a->spare->len)
+    return g_ptr_array_steal_index_fast (a->spare,
+        a->spare->len - 1);
   return g_new0 (Thumb, 1);
 }
 
 static void
-thumb_give_back (GstVmafHip * self, Thumb * t)
+thumb_give_back (GstVmafHipAligner * a, Thumb * t)
 {
-  if (!self->align_spare)
-    self->align_spare = g_ptr_array_new_with_free_func (thumb_free);
-  g_ptr_array_add (self->align_spare, t);
+  if (!a->spare)
+    a->spare = g_ptr_array_new_with_free_func (thumb_free);
+  g_ptr_array_add (a->spare, t);
 }
 
 /* the frames the search window spans, at the reference's rate */
 static gint
-window_frames (GstVmafHip * self)
+window_frames (GstVmafHipAligner * a)
 {
-  return (gint) MAX (1, self->cfg.search_window / self->frame_duration);
+  return (gint) MAX (1, a->self->cfg.search_window / a->self->frame_duration);
 }
 
 /* A new thumbnail of a side; the oldest leave for the spares beyond a
  * window's worth more than the search needs, whether or not the search
  * could run (one side may have no frames), so memory stays bounded. */
 static void
-thumb_add (GstVmafHip * self, GPtrArray * a, Thumb * t)
+thumb_add (GstVmafHipAligner * a, GPtrArray * side, Thumb * t)
 {
-  g_ptr_array_add (a, t);
-  while (a->len > (guint) (4 * window_frames (self) + 2))
-    thumb_give_back (self, g_ptr_array_steal_index (a, 0));
+  g_ptr_array_add (side, t);
+  while (side->len > (guint) (4 * window_frames (a) + 2))
+    thumb_give_back (a, g_ptr_array_steal_index (side, 0));
+}
+
+void
+gst_vmafhip_aligner_init (GstVmafHipAligner * a, GstVmafHip * self,
+    Side * dist_side)
+{
+  memset (a, 0, sizeof *a);
+  a->self = self;
+  a->dist_side = dist_side;
+  gst_vmafhip_aligner_reset (a);
 }
 
 gboolean
-gst_vmafhip_align_searching (GstVmafHip * self)
+gst_vmafhip_aligner_searching (const GstVmafHipAligner * a)
 {
-  return self->cfg.align == GST_VMAFHIP_ALIGN_AUTO && !self->align_locked;
+  return a->self->cfg.align == GST_VMAFHIP_ALIGN_AUTO && !a->locked;
+}
+
+GstClockTimeDiff
+gst_vmafhip_aligner_shift (const GstVmafHipAligner * a)
+{
+  return a->locked ? a->shift : 0;
 }
 
 void
-gst_vmafhip_align_reset (GstVmafHip * self)
+gst_vmafhip_aligner_reset (GstVmafHipAligner * a)
 {
   for (int i = 0; i < 2; i++)
-    if (self->align_thumbs[i])
-      g_ptr_array_set_size (self->align_thumbs[i], 0);
-  self->align_locked = FALSE;
-  self->align_shift = 0;
-  self->align_taken = 0;
-  self->align_reported_no_lock = FALSE;
-  self->align_pair_diff = -1;
-  self->align_drop_run = 0;
-  self->align_forced = FALSE;
-  self->align_after_drop = FALSE;
-  self->align_periodic_at = GST_CLOCK_TIME_NONE;
+    if (a->thumbs[i])
+      g_ptr_array_set_size (a->thumbs[i], 0);
+  a->locked = FALSE;
+  a->shift = 0;
+  a->taken = 0;
+  a->reported_no_lock = FALSE;
+  a->pair_diff = -1;
+  a->drop_run = 0;
+  a->forced = FALSE;
+  a->after_drop = FALSE;
+  a->periodic_at = GST_CLOCK_TIME_NONE;
 }
 
-static void restart_thumbs (GstVmafHip * self);
-static void post_sync (GstVmafHip * self, const char *state, gint frames,
+static void restart_thumbs (GstVmafHipAligner * a);
+static void post_sync (GstVmafHipAligner * a, const char *state, gint frames,
     double diff);
 
 void
-gst_vmafhip_align_restart (GstVmafHip * self)
+gst_vmafhip_aligner_restart (GstVmafHipAligner * a)
 {
-  if (!self->align_thumbs[REF])
+  if (!a->thumbs[REF])
     return;
-  if (self->align_locked) {
-    const gint locked = GST_CLOCK_TIME_IS_VALID (self->frame_duration)
-        && self->frame_duration ? (gint) (self->align_shift
-        / (GstClockTimeDiff) self->frame_duration) : 0;
-    post_sync (self, "lost", locked, -1.0);
+  if (a->locked) {
+    const gint locked = GST_CLOCK_TIME_IS_VALID (a->self->frame_duration)
+        && a->self->frame_duration ? (gint) (a->shift
+        / (GstClockTimeDiff) a->self->frame_duration) : 0;
+    post_sync (a, "lost", locked, -1.0);
   }
-  self->align_locked = FALSE;
-  self->align_shift = 0;
-  self->align_taken = 0;
-  self->align_reported_no_lock = FALSE;
-  self->align_forced = self->align_after_drop = FALSE;
-  self->align_periodic_at = GST_CLOCK_TIME_NONE;
-  restart_thumbs (self);
+  a->locked = FALSE;
+  a->shift = 0;
+  a->taken = 0;
+  a->reported_no_lock = FALSE;
+  a->forced = a->after_drop = FALSE;
+  a->periodic_at = GST_CLOCK_TIME_NONE;
+  restart_thumbs (a);
 }
 
 void
-gst_vmafhip_align_clear (GstVmafHip * self)
+gst_vmafhip_aligner_clear (GstVmafHipAligner * a)
 {
   for (int i = 0; i < 2; i++)
-    g_clear_pointer (&self->align_thumbs[i], g_ptr_array_unref);
-  g_clear_pointer (&self->align_spare, g_ptr_array_unref);
-  g_clear_pointer (&self->align_diff, g_free);
-  self->align_n_lags = 0;
+    g_clear_pointer (&a->thumbs[i], g_ptr_array_unref);
+  g_clear_pointer (&a->spare, g_ptr_array_unref);
+  g_clear_pointer (&a->diff, g_free);
+  a->n_lags = 0;
 }
 
 /* block means of the luma, in 8-bit units */
 static gboolean
-make_thumb (GstVmafHip * self, int which, GstBuffer * buf, Thumb * t)
+make_thumb (GstVmafHipAligner * a, int which, GstBuffer * buf, Thumb * t)
 {
   GstVideoFrame f;
-  const GstVideoInfo *info = &self->side[which].info;
+  const GstVideoInfo *info = which == REF ? &a->self->side[REF].info
+      : &a->dist_side->info;
 
   if (!gst_video_frame_map (&f, info, buf, GST_MAP_READ))
     return FALSE;
@@ -210,16 +232,17 @@ make_thumb (GstVmafHip * self, int which, GstBuffer * buf, Thumb * t)
 }
 
 static void
-post_sync (GstVmafHip * self, const char *state, gint frames, double diff)
+post_sync (GstVmafHipAligner * a, const char *state, gint frames, double diff)
 {
   GstStructure *s = gst_structure_new ("vmafhip-sync",
+      "pad", G_TYPE_STRING, GST_PAD_NAME (a->dist_side->pad),
       "state", G_TYPE_STRING, state,
       "offset-frames", G_TYPE_INT, frames,
-      "offset", G_TYPE_INT64, (gint64) frames * (gint64) self->frame_duration,
+      "offset", G_TYPE_INT64, (gint64) frames * (gint64) a->self->frame_duration,
       "difference", G_TYPE_DOUBLE, diff, NULL);
-  GST_INFO_OBJECT (self, "%" GST_PTR_FORMAT, s);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
+  GST_INFO_OBJECT (a->self, "%" GST_PTR_FORMAT, s);
+  gst_element_post_message (GST_ELEMENT (a->self),
+      gst_message_new_element (GST_OBJECT (a->self), s));
 }
 
 /* Every lag's mean absolute difference over the kept thumbnails: the best
@@ -227,12 +250,12 @@ post_sync (GstVmafHip * self, const char *state, gint frames, double diff)
  * frames (INFINITY where too few frames pair).  FALSE while either side
  * has not covered the window, or too few lags could be compared. */
 static gboolean
-compare_lags (GstVmafHip * self, gint probe, gint * best_lag,
+compare_lags (GstVmafHipAligner * a, gint probe, gint * best_lag,
     double *best_diff, double *median_diff, double *probe_diff)
 {
-  GPtrArray *ref = self->align_thumbs[REF], *dist = self->align_thumbs[DIST];
-  const GstClockTime fd = self->frame_duration;
-  const gint wf = window_frames (self);
+  GPtrArray *ref = a->thumbs[REF], *dist = a->thumbs[DIST];
+  const GstClockTime fd = a->self->frame_duration;
+  const gint wf = window_frames (a);
 
   if (ref->len == 0 || dist->len == 0)
     return FALSE;
@@ -244,17 +267,17 @@ compare_lags (GstVmafHip * self, gint probe, gint * best_lag,
   const Thumb *dl = g_ptr_array_index (dist, dist->len - 1);
   /* both pads must have covered the window (the lagging one's frames at
    * the far offsets included) */
-  if (rl->rt < r0->rt + self->cfg.search_window
-      || dl->rt < d0->rt + self->cfg.search_window)
+  if (rl->rt < r0->rt + a->self->cfg.search_window
+      || dl->rt < d0->rt + a->self->cfg.search_window)
     return FALSE;
 
   const gint n_off = 2 * wf + 1;
-  if (self->align_n_lags < (guint) n_off) {
-    g_free (self->align_diff);
-    self->align_diff = g_new (double, 2 * (gsize) n_off);
-    self->align_n_lags = (guint) n_off;
+  if (a->n_lags < (guint) n_off) {
+    g_free (a->diff);
+    a->diff = g_new (double, 2 * (gsize) n_off);
+    a->n_lags = (guint) n_off;
   }
-  double *diff = self->align_diff, *sorted = diff + n_off;
+  double *diff = a->diff, *sorted = diff + n_off;
   gint best = 0;
   guint counted = 0;
   for (gint k = 0; k < n_off; k++) {
@@ -300,44 +323,44 @@ compare_lags (GstVmafHip * self, gint probe, gint * best_lag,
 
 /* Locks a clear best lag. */
 static void
-try_lock (GstVmafHip * self)
+try_lock (GstVmafHipAligner * a)
 {
   gint best;
   double best_diff, median, unused;
 
-  if (!compare_lags (self, 0, &best, &best_diff, &median, &unused))
+  if (!compare_lags (a, 0, &best, &best_diff, &median, &unused))
     return;
   if (best_diff <= LOCK_RATIO * median) {
-    self->align_locked = TRUE;
-    self->align_shift = (GstClockTimeDiff) best
-        * (GstClockTimeDiff) self->frame_duration;
-    self->align_pair_diff = -1;
-    self->align_drop_run = 0;
-    self->align_forced = FALSE;
-    self->align_periodic_at = GST_CLOCK_TIME_NONE;
-    post_sync (self, "locked", best, best_diff);
-    GST_INFO_OBJECT (self, "align=auto locked at %d frames (difference "
+    a->locked = TRUE;
+    a->shift = (GstClockTimeDiff) best
+        * (GstClockTimeDiff) a->self->frame_duration;
+    a->pair_diff = -1;
+    a->drop_run = 0;
+    a->forced = FALSE;
+    a->periodic_at = GST_CLOCK_TIME_NONE;
+    post_sync (a, "locked", best, best_diff);
+    GST_INFO_OBJECT (a->self, "align=auto locked at %d frames (difference "
         "%.3f, median %.3f)", best, best_diff, median);
     for (int i = 0; i < 2; i++)
-      g_ptr_array_set_size (self->align_thumbs[i], 0);
+      g_ptr_array_set_size (a->thumbs[i], 0);
     return;
   }
   /* a window went by without a clear match: say so, once */
-  if (!self->align_reported_no_lock) {
-    self->align_reported_no_lock = TRUE;
-    post_sync (self, "searching", best, best_diff);
+  if (!a->reported_no_lock) {
+    a->reported_no_lock = TRUE;
+    post_sync (a, "searching", best, best_diff);
   }
 }
 
 /* Forgets the thumbnails and the locked pairs' statistics: what follows
  * is compared on its own */
 static void
-restart_thumbs (GstVmafHip * self)
+restart_thumbs (GstVmafHipAligner * a)
 {
   for (int i = 0; i < 2; i++)
-    g_ptr_array_set_size (self->align_thumbs[i], 0);
-  self->align_pair_diff = -1;
-  self->align_drop_run = 0;
+    g_ptr_array_set_size (a->thumbs[i], 0);
+  a->pair_diff = -1;
+  a->drop_run = 0;
 }
 
 /* A re-check, as soon as the frames since it started cover a search
@@ -345,37 +368,37 @@ restart_thumbs (GstVmafHip * self)
  * locked instead; after a sudden rise, a locked lag no better than the
  * rest is lost. */
 static void
-recheck (GstVmafHip * self)
+recheck (GstVmafHipAligner * a)
 {
-  const gint locked = (gint) (self->align_shift
-      / (GstClockTimeDiff) self->frame_duration);
+  const gint locked = (gint) (a->shift
+      / (GstClockTimeDiff) a->self->frame_duration);
   gint best;
   double best_diff, median, at_locked;
 
-  if (!self->align_forced
-      || !compare_lags (self, locked, &best, &best_diff, &median, &at_locked))
+  if (!a->forced
+      || !compare_lags (a, locked, &best, &best_diff, &median, &at_locked))
     return;
-  const gboolean after_drop = self->align_after_drop;
-  self->align_forced = self->align_after_drop = FALSE;
-  self->align_periodic_at = GST_CLOCK_TIME_NONE;
+  const gboolean after_drop = a->after_drop;
+  a->forced = a->after_drop = FALSE;
+  a->periodic_at = GST_CLOCK_TIME_NONE;
   if (best != locked && best_diff <= LOCK_RATIO * median
       && !(at_locked <= 2 * best_diff)) {
-    GST_INFO_OBJECT (self, "align=auto: the lag changed from %d to %d "
+    GST_INFO_OBJECT (a->self, "align=auto: the lag changed from %d to %d "
         "frames (difference %.3f there, %.3f at %d)", locked, best,
         best_diff, at_locked, locked);
-    self->align_shift = (GstClockTimeDiff) best
-        * (GstClockTimeDiff) self->frame_duration;
-    post_sync (self, "changed", best, best_diff);
-    restart_thumbs (self);
+    a->shift = (GstClockTimeDiff) best
+        * (GstClockTimeDiff) a->self->frame_duration;
+    post_sync (a, "changed", best, best_diff);
+    restart_thumbs (a);
   } else if (after_drop && !(at_locked <= LOCK_RATIO * median)) {
-    GST_INFO_OBJECT (self, "align=auto: lost (difference %.3f at %d frames, "
+    GST_INFO_OBJECT (a->self, "align=auto: lost (difference %.3f at %d frames, "
         "median %.3f)", at_locked, locked, median);
-    post_sync (self, "lost", locked, at_locked);
-    self->align_locked = FALSE;
-    self->align_shift = 0;
-    self->align_taken = 0;
-    self->align_reported_no_lock = FALSE;
-    restart_thumbs (self);
+    post_sync (a, "lost", locked, at_locked);
+    a->locked = FALSE;
+    a->shift = 0;
+    a->taken = 0;
+    a->reported_no_lock = FALSE;
+    restart_thumbs (a);
   }
 }
 
@@ -383,11 +406,11 @@ recheck (GstVmafHip * self)
  * thumbnail at its time less the lag): a sudden rise of their difference
  * asks for a re-check on the frames from now on. */
 static void
-watch_locked_pair (GstVmafHip * self, const Thumb * d)
+watch_locked_pair (GstVmafHipAligner * a, const Thumb * d)
 {
-  GPtrArray *ref = self->align_thumbs[REF];
-  const gint64 fd = (gint64) self->frame_duration;
-  const gint64 want = (gint64) d->rt - self->align_shift;
+  GPtrArray *ref = a->thumbs[REF];
+  const gint64 fd = (gint64) a->self->frame_duration;
+  const gint64 want = (gint64) d->rt - a->shift;
   const Thumb *r = NULL;
   for (guint i = ref->len; i-- > 0;) {
     const Thumb *t = g_ptr_array_index (ref, i);
@@ -399,41 +422,40 @@ watch_locked_pair (GstVmafHip * self, const Thumb * d)
     if (delta * 2 <= -fd)
       break;
   }
-  if (!r || self->align_forced)
+  if (!r || a->forced)
     return;
   const guint size = MIN (r->size, d->size);
   double sum = 0;
   for (guint p = 0; p < size; p++)
     sum += fabsf (r->pix[p] - d->pix[p]);
   const double diff = size ? sum / size : 0;
-  if (self->align_pair_diff < 0) {
-    self->align_pair_diff = diff;
+  if (a->pair_diff < 0) {
+    a->pair_diff = diff;
     return;
   }
-  if (diff <= DROP_FACTOR * self->align_pair_diff + DROP_MARGIN) {
-    self->align_drop_run = 0;
-    self->align_pair_diff = 0.9 * self->align_pair_diff + 0.1 * diff;
+  if (diff <= DROP_FACTOR * a->pair_diff + DROP_MARGIN) {
+    a->drop_run = 0;
+    a->pair_diff = 0.9 * a->pair_diff + 0.1 * diff;
     return;
   }
-  if (++self->align_drop_run < DROP_FRAMES)
+  if (++a->drop_run < DROP_FRAMES)
     return;
-  GST_INFO_OBJECT (self, "align=auto: the locked pairs' difference rose "
-      "from %.3f to %.3f: re-checking", self->align_pair_diff, diff);
-  restart_thumbs (self);
-  self->align_forced = self->align_after_drop = TRUE;
+  GST_INFO_OBJECT (a->self, "align=auto: the locked pairs' difference rose "
+      "from %.3f to %.3f: re-checking", a->pair_diff, diff);
+  restart_thumbs (a);
+  a->forced = a->after_drop = TRUE;
 }
 
 void
-gst_vmafhip_align_observe (GstVmafHip * self, int which, GstBuffer * buf)
+gst_vmafhip_aligner_observe (GstVmafHipAligner * a, int which,
+    GstBuffer * buf, GstClockTime rt)
 {
   /* a gap has no picture */
-  if (self->cfg.align != GST_VMAFHIP_ALIGN_AUTO || !self->align_locked
-      || !GST_CLOCK_TIME_IS_VALID (self->frame_duration)
-      || !self->align_thumbs[which]
+  if (a->self->cfg.align != GST_VMAFHIP_ALIGN_AUTO || !a->locked
+      || !GST_CLOCK_TIME_IS_VALID (a->self->frame_duration)
+      || !a->thumbs[which]
       || GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
     return;
-  const GstClockTime rt =
-      gst_vmafhip_buffer_running_time (self->side[which].pad, buf);
   /* thumbnails from host memory only (system or the pinned pool's): a
    * frame in GPU memory would be copied whole for a few thousand samples */
   GstMemory *mem = gst_buffer_n_memory (buf) ? gst_buffer_peek_memory (buf,
@@ -443,66 +465,53 @@ gst_vmafhip_align_observe (GstVmafHip * self, int which, GstBuffer * buf)
           || gst_memory_is_type (mem, GST_VMAFHIP_PINNED_MEMORY_TYPE)))
     return;
   /* the periodic re-check's turn */
-  if (!self->align_forced && which == REF) {
-    if (!GST_CLOCK_TIME_IS_VALID (self->align_periodic_at))
-      self->align_periodic_at = rt + PERIODIC_WINDOWS
-          * self->cfg.search_window;
-    else if (rt >= self->align_periodic_at) {
-      GST_DEBUG_OBJECT (self, "align=auto: periodic re-check");
-      restart_thumbs (self);
-      self->align_forced = TRUE;
+  if (!a->forced && which == REF) {
+    if (!GST_CLOCK_TIME_IS_VALID (a->periodic_at))
+      a->periodic_at = rt + PERIODIC_WINDOWS
+          * a->self->cfg.search_window;
+    else if (rt >= a->periodic_at) {
+      GST_DEBUG_OBJECT (a->self, "align=auto: periodic re-check");
+      restart_thumbs (a);
+      a->forced = TRUE;
     }
   }
   /* between re-checks, the pairs of every WATCH_EVERY-th reference frame
    * (the distorted one by its partner's time) */
-  if (!self->align_forced) {
-    const gint64 fd = (gint64) self->frame_duration;
-    const gint64 at = (gint64) rt - (which == DIST ? self->align_shift : 0);
+  if (!a->forced) {
+    const gint64 fd = (gint64) a->self->frame_duration;
+    const gint64 at = (gint64) rt - (which == DIST ? a->shift : 0);
     if (at < 0 || ((at + fd / 2) / fd) % WATCH_EVERY != 0)
       return;
   }
-  Thumb *t = thumb_take (self);
+  Thumb *t = thumb_take (a);
   t->rt = rt;
-  if (!make_thumb (self, which, buf, t)) {
-    thumb_give_back (self, t);
+  if (!make_thumb (a, which, buf, t)) {
+    thumb_give_back (a, t);
     return;
   }
-  thumb_add (self, self->align_thumbs[which], t);
+  thumb_add (a, a->thumbs[which], t);
   if (which == REF)
-    recheck (self);
+    recheck (a);
   else
-    watch_locked_pair (self, t);
+    watch_locked_pair (a, t);
 }
 
-GstFlowReturn
-gst_vmafhip_align_take (GstVmafHip * self, int which, GstBuffer * buf,
+void
+gst_vmafhip_aligner_add (GstVmafHipAligner * a, int which, GstBuffer * buf,
     GstClockTime rt)
 {
-  if (!GST_CLOCK_TIME_IS_VALID (self->frame_duration)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("align=auto needs the reference's frame rate in its caps"), (NULL));
-    gst_buffer_unref (buf);
-    return GST_FLOW_ERROR;
-  }
+  if (!GST_CLOCK_TIME_IS_VALID (a->self->frame_duration))
+    return;
   for (int i = 0; i < 2; i++)
-    if (!self->align_thumbs[i])
-      self->align_thumbs[i] = g_ptr_array_new_with_free_func (thumb_free);
-  Thumb *t = thumb_take (self);
+    if (!a->thumbs[i])
+      a->thumbs[i] = g_ptr_array_new_with_free_func (thumb_free);
+  Thumb *t = thumb_take (a);
   t->rt = rt;
-  if (GST_CLOCK_TIME_IS_VALID (rt) && make_thumb (self, which, buf, t))
-    thumb_add (self, self->align_thumbs[which], t);
+  if (GST_CLOCK_TIME_IS_VALID (rt) && !GST_BUFFER_FLAG_IS_SET (buf,
+          GST_BUFFER_FLAG_GAP) && make_thumb (a, which, buf, t))
+    thumb_add (a, a->thumbs[which], t);
   else
-    thumb_give_back (self, t);
-  GstFlowReturn ret = GST_FLOW_OK;
-  if (which == REF) {
-    /* pushed on without scores (its motion kept), not counted as
-     * unpaired */
-    ret = gst_vmafhip_pass_reference (self, buf);
-  } else {
-    gst_buffer_unref (buf);
-  }
-  if (++self->align_taken % (guint) MAX (TRY_EVERY, window_frames (self) / 8)
-      == 0)
-    try_lock (self);
-  return ret;
+    thumb_give_back (a, t);
+  if (++a->taken % (guint) MAX (TRY_EVERY, window_frames (a) / 8) == 0)
+    try_lock (a);
 }

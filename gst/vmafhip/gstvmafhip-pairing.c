@@ -25,17 +25,6 @@ gst_vmafhip_buffer_running_time (GstAggregatorPad * pad, GstBuffer * buf)
   return rt;
 }
 
-GstClockTimeDiff
-gst_vmafhip_dist_shift (GstVmafHip * self)
-{
-  if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO)
-    return self->align_locked ? self->align_shift : 0;
-  if (self->cfg.align != GST_VMAFHIP_ALIGN_OFFSET || self->cfg.offset == 0
-      || !GST_CLOCK_TIME_IS_VALID (self->frame_duration))
-    return 0;
-  return (GstClockTimeDiff) self->frame_duration * self->cfg.offset;
-}
-
 /* A distorted frame's running time moved back by the stream's lag (its
  * content's time on the reference's clock).  A frame whose content comes
  * before time 0 has no reference frame: *before is set (and 0 returned)
@@ -45,7 +34,7 @@ dist_running_time (GstVmafHip * self, GstBuffer * buf, gboolean * before)
 {
   const GstClockTime rt =
       gst_vmafhip_buffer_running_time (self->side[DIST].pad, buf);
-  const GstClockTimeDiff shift = gst_vmafhip_dist_shift (self);
+  const GstClockTimeDiff shift = gst_vmafhip_stream_shift (self, &self->dist_stream);
 
   *before = FALSE;
   if (!GST_CLOCK_TIME_IS_VALID (rt) || shift == 0)
@@ -115,6 +104,16 @@ gst_vmafhip_get_next_time (GstAggregator * agg)
   return next;
 }
 
+/* align=auto, locked: a frame of dist_sink's pairing sampled for the
+ * re-checks */
+static void
+observe (GstVmafHip * self, int which, GstBuffer * buf)
+{
+  if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO)
+    gst_vmafhip_aligner_observe (&self->dist_stream.align, which, buf,
+        gst_vmafhip_buffer_running_time (self->side[which].pad, buf));
+}
+
 /* Counts a frame that has no partner; the first one also warns. */
 static void
 count_unpaired (GstVmafHip * self, int which, GstBuffer * buf,
@@ -169,7 +168,7 @@ gst_vmafhip_pass_reference (GstVmafHip * self, GstBuffer * ref)
 static GstFlowReturn
 pass_unpaired_ref (GstVmafHip * self, GstBuffer * ref, const char *why)
 {
-  gst_vmafhip_align_observe (self, REF, ref);
+  observe (self, REF, ref);
   count_unpaired (self, REF, ref, why);
   return gst_vmafhip_pass_reference (self, ref);
 }
@@ -178,7 +177,7 @@ pass_unpaired_ref (GstVmafHip * self, GstBuffer * ref, const char *why)
 static void
 drop_unpaired_dist (GstVmafHip * self, GstBuffer * dist, const char *why)
 {
-  gst_vmafhip_align_observe (self, DIST, dist);
+  observe (self, DIST, dist);
   count_unpaired (self, DIST, dist, why);
   gst_buffer_unref (dist);
 }
@@ -246,8 +245,8 @@ score_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist)
   /* align=auto, locked: both frames sampled for the re-check (unpaired
    * ones are, where they are passed or dropped); the reference first, so
    * that the distorted frame finds its partner's thumbnail */
-  gst_vmafhip_align_observe (self, REF, ref);
-  gst_vmafhip_align_observe (self, DIST, dist);
+  observe (self, REF, ref);
+  observe (self, DIST, dist);
   /* (a scaled distorted frame stands in for the next unpaired
    * reference's: gst_vmafhip_pass_reference) */
   if (self->rung_scaled)
@@ -381,6 +380,25 @@ push_pair (GstVmafHip * self, GstBuffer * ref, GstBuffer * dist,
 
 
 /* ----------------------------------------------------------- aggregate */
+
+/* align=auto, searching: a frame taken into dist_sink's search; a
+ * reference frame goes on without scores (its motion kept), not counted
+ * as unpaired; a distorted one is dropped */
+static GstFlowReturn
+align_take (GstVmafHip * self, int which, GstBuffer * buf, GstClockTime rt)
+{
+  if (!GST_CLOCK_TIME_IS_VALID (self->frame_duration)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("align=auto needs the reference's frame rate in its caps"), (NULL));
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
+  gst_vmafhip_aligner_add (&self->dist_stream.align, which, buf, rt);
+  if (which == REF)
+    return gst_vmafhip_pass_reference (self, buf);
+  gst_buffer_unref (buf);
+  return GST_FLOW_OK;
+}
 
 /* Half a frame: two frames closer than this are the same instant. */
 static GstClockTime
@@ -557,8 +575,17 @@ gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
     return GST_AGGREGATOR_FLOW_NEED_DATA;
   }
 
+  /* the renditions' frames before this reference frame off their pads;
+   * the aggregator waits for a rendition that has none after them yet, as
+   * it waits for dist_sink */
+  if (ref && !gst_vmafhip_renditions_ready (self, rt_ref, live && timeout)) {
+    gst_clear_buffer (&ref);
+    gst_clear_buffer (&dist);
+    return GST_AGGREGATOR_FLOW_NEED_DATA;
+  }
+
   /* align=auto, searching: the earlier frame goes into the search */
-  if (gst_vmafhip_align_searching (self) && (ref || dist)) {
+  if (gst_vmafhip_aligner_searching (&self->dist_stream.align) && (ref || dist)) {
     /* live, the distorted side may start first: its frames wait for the
      * reference's caps (the frame rate the search counts in) */
     if (!ref && !self->side[REF].have_info) {
@@ -572,7 +599,7 @@ gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
       gst_clear_buffer (&dist);
     else
       gst_clear_buffer (&ref);
-    return gst_vmafhip_align_take (self, take_ref ? REF : DIST,
+    return align_take (self, take_ref ? REF : DIST,
         take_ref ? ref : dist, take_ref ? rt_ref : rt_dist);
   }
 

@@ -96,6 +96,29 @@ typedef struct
   gboolean warned_time;
 } GstVmafHipWatch;
 
+/* align=auto's search for one distorted pad's lag behind the reference
+ * (gstvmafhip-align.c): thumbnails per side while searching, the lag once
+ * locked, the locked pairs watched for a change.  Aggregator thread. */
+typedef struct
+{
+  GstVmafHip *self;
+  Side *dist_side;              /* the distorted pad's */
+  GPtrArray *thumbs[2];
+  GPtrArray *spare;             /* thumbnails to reuse */
+  guint taken;
+  double *diff;                 /* compare_lags' scratch: 2 x n_lags */
+  guint n_lags;
+  gboolean locked, reported_no_lock;
+  GstClockTimeDiff shift;
+  /* the locked pair's thumbnail difference (running mean; < 0: none yet),
+   * frames in a row far above it, and a re-check it asked for */
+  double pair_diff;
+  guint drop_run;
+  gboolean forced;              /* a re-check under way: every frame sampled */
+  gboolean after_drop;          /* that re-check follows a rise (may lose) */
+  GstClockTime periodic_at;     /* when the next periodic re-check starts */
+} GstVmafHipAligner;
+
 /* A scored stream (gstvmafhip-stream.c): one distorted pad's measurement
  * against the reference, dist_sink's and each dist_sink_%u's alike: its
  * engine, the frames pushed into it and not yet reported, its record
@@ -111,6 +134,8 @@ typedef struct
   guint n_reported;           /* engine frames reported and released */
   GstVmafHipRecord record;
   GstVmafHipWatch watch;
+  /* align=auto's search for its lag (the aggregator thread's) */
+  GstVmafHipAligner align;
   gint unpaired;              /* (atomic) its pad's frames without a partner */
   gint64 first_push_us;
   /* its last frame paired, where one stands in for a missing partner so
@@ -191,27 +216,12 @@ struct _GstVmafHip
   /* gstvmafhip-timeline.c: each pad's next frame's running time, as
    * expected from its frame before */
   GstClockTime timeline_next[2];
+  gint reference_jumped;        /* (atomic) for the renditions' searches */
   GstClockTime dist_frame_duration;   /* from dist_sink's caps */
   /* rate-mismatch=follow-reference: the distorted frame on screen */
   GstBuffer *held_dist;
   GstClockTime held_dist_rt, held_dist_duration;
   gboolean held_dist_used;
-  /* align=auto (gstvmafhip-align.c): thumbnails per side while searching,
-   * the lag once locked */
-  GPtrArray *align_thumbs[2];
-  GPtrArray *align_spare;       /* thumbnails to reuse */
-  guint align_taken;
-  double *align_diff;           /* compare_lags' scratch: 2 x align_n_lags */
-  guint align_n_lags;
-  gboolean align_locked, align_reported_no_lock;
-  GstClockTimeDiff align_shift;
-  /* the locked pair's thumbnail difference (running mean; < 0: none yet),
-   * frames in a row far above it, and a re-check it asked for */
-  double align_pair_diff;
-  guint align_drop_run;
-  gboolean align_forced;         /* a re-check under way: every frame sampled */
-  gboolean align_after_drop;     /* that re-check follows a rise (may lose) */
-  GstClockTime align_periodic_at;  /* when the next periodic re-check starts */
   /* a smaller distorted video, scaled to the reference by the engine
    * (gstvmafhip-scale.c), from the caps check on */
   gboolean rung_scaled;
@@ -364,19 +374,26 @@ void gst_vmafhip_fill_picture (GstVmafHip * self, int which,
 void gst_vmafhip_fill_side_picture (GstVmafHip * self, Side * side,
     GstVideoFrame * frame, VhPicture * pic);
 
-/* gstvmafhip-align.c */
-gboolean gst_vmafhip_align_searching (GstVmafHip * self);
-/* Takes a frame while searching (a reference frame goes on unscored). */
-GstFlowReturn gst_vmafhip_align_take (GstVmafHip * self, int which,
-    GstBuffer * buf, GstClockTime running_time);
-/* Once locked: a frame consumed by the pairing, sampled for re-checks. */
-void gst_vmafhip_align_observe (GstVmafHip * self, int which,
-    GstBuffer * buf);
-void gst_vmafhip_align_reset (GstVmafHip * self);
+/* gstvmafhip-align.c: align=auto's search, one per distorted pad */
+void gst_vmafhip_aligner_init (GstVmafHipAligner * a, GstVmafHip * self,
+    Side * dist_side);
+gboolean gst_vmafhip_aligner_searching (const GstVmafHipAligner * a);
+/* The locked lag (0 while searching) */
+GstClockTimeDiff gst_vmafhip_aligner_shift (const GstVmafHipAligner * a);
+/* While searching: a frame of `which` side at running time rt (the pad's,
+ * not shifted) into the search; the lag is locked once clear ("vmafhip-sync"
+ * message).  The caller keeps the buffer. */
+void gst_vmafhip_aligner_add (GstVmafHipAligner * a, int which,
+    GstBuffer * buf, GstClockTime rt);
+/* Once locked: a frame paired or passed (running time rt, not shifted),
+ * sampled for the re-checks. */
+void gst_vmafhip_aligner_observe (GstVmafHipAligner * a, int which,
+    GstBuffer * buf, GstClockTime rt);
+void gst_vmafhip_aligner_reset (GstVmafHipAligner * a);
 /* A pad's timeline jumped: a lock is lost ("lost" message), and the lag
  * is searched again from the frames after the jump */
-void gst_vmafhip_align_restart (GstVmafHip * self);
-void gst_vmafhip_align_clear (GstVmafHip * self);
+void gst_vmafhip_aligner_restart (GstVmafHipAligner * a);
+void gst_vmafhip_aligner_clear (GstVmafHipAligner * a);
 
 /* gstvmafhip-timeline.c */
 /* A frame of `pad` (running time rt) taken off its pad: a jump in that
@@ -388,19 +405,13 @@ void gst_vmafhip_timeline_check (GstVmafHip * self, GstAggregatorPad * pad,
  * frame before leads to expect (updated); *jump how far */
 gboolean gst_vmafhip_timeline_jump (GstVmafHip * self, GstClockTime * next,
     GstBuffer * buf, GstClockTime rt, GstClockTimeDiff * jump);
-void gst_vmafhip_timeline_warn (GstVmafHip * self, const char *pad,
-    GstClockTimeDiff jump, GstClockTime rt, gboolean rendition);
+/* A jump of `pad`'s timeline said: an INFO message with align=auto (the
+ * lag is searched again), a warning otherwise */
+void gst_vmafhip_timeline_said (GstVmafHip * self, const char *pad,
+    GstClockTimeDiff jump, GstClockTime rt);
 void gst_vmafhip_timeline_reset (GstVmafHip * self);
 
 /* gstvmafhip-pairing.c */
-/* The distorted stream's lag in running time (align=offset: offset frames
- * of the reference's rate), subtracted from its frames' running times
- * before pairing; 0 when not aligning. */
-/* How far the distorted streams lag the reference (align=offset: offset
- * frames; align=auto: the locked lag; 0 otherwise): subtracted from every
- * distorted pad's running times (dist_sink's and the renditions') before
- * pairing */
-GstClockTimeDiff gst_vmafhip_dist_shift (GstVmafHip * self);
 /* the buffer's PTS as running time in its pad's segment (NONE without) */
 GstClockTime gst_vmafhip_buffer_running_time (GstAggregatorPad * pad,
     GstBuffer * buf);
@@ -449,6 +460,12 @@ void gst_vmafhip_rendition_eos (GstVmafHip * self, GstAggregatorPad * pad);
 /* A rendition's frame at its pad's head: a jump in its timeline is said */
 void gst_vmafhip_renditions_timeline_check (GstVmafHip * self,
     GstAggregatorPad * pad, GstBuffer * buf, GstClockTime rt);
+/* Before a reference frame at ref_rt is taken: every rendition's frames
+ * before it taken off its pad (dropped, searched, or the one on screen);
+ * FALSE where a rendition's pad holds none after them yet (the aggregator
+ * waits for it), unless `timeout` (live, past the deadline). */
+gboolean gst_vmafhip_renditions_ready (GstVmafHip * self, GstClockTime ref_rt,
+    gboolean timeout);
 /* A reference frame taken (scored with dist_sink or not): every
  * rendition's partner of it scored */
 void gst_vmafhip_renditions_score (GstVmafHip * self,
@@ -466,13 +483,18 @@ void gst_vmafhip_renditions_stop (GstVmafHip * self);
 void gst_vmafhip_renditions_free (GstVmafHip * self);
 
 /* gstvmafhip-stream.c: a scored stream (GstVmafHipStream) */
-void gst_vmafhip_stream_init (GstVmafHipStream * s, Side * side,
-    const char *pad_name);
+void gst_vmafhip_stream_init (GstVmafHipStream * s, GstVmafHip * self,
+    Side * side, const char *pad_name);
 /* A new measurement: frames, counts, record and monitor forgotten, the
  * engine reset (kept) */
 void gst_vmafhip_stream_reset (GstVmafHipStream * s);
 void gst_vmafhip_stream_clear (GstVmafHipStream * s);
 const char *gst_vmafhip_stream_name (const GstVmafHipStream * s);
+/* How far its pad lags the reference (align=offset: offset frames of the
+ * reference's rate; align=auto: its locked lag; 0 otherwise): subtracted
+ * from its frames' running times before pairing */
+GstClockTimeDiff gst_vmafhip_stream_shift (GstVmafHip * self,
+    const GstVmafHipStream * s);
 /* One pair into its engine at `t` (its reference frame's times);
  * stand_in: the distorted picture stands in for a missing one, so that
  * motion sees every reference frame (the frame is not reported).  *index:

@@ -49,6 +49,11 @@ struct _GstVmafHipRendition
    * sees every reference frame) */
   GstVmafHipStream stream;
   gint done;                  /* (atomic) ended or refused: frames dropped */
+  /* rate-mismatch=follow-reference: the frame on screen (aggregator
+   * thread, renditions_lock) */
+  GstBuffer *held;
+  GstClockTime held_rt, held_duration;
+  gboolean held_used;
   /* the worker: its thread, and the frames queued for it */
   GThreadPool *worker;
   Side ref_side;              /* the worker's view of the reference (its
@@ -59,19 +64,42 @@ struct _GstVmafHipRendition
   guint queued;
 };
 
-/* A rendition pad's next frame's running time, as its frame before leads
- * to expect (gstvmafhip-timeline.c): on the pad, read where its frames
- * are clipped, which may be under renditions_lock (take_partner) */
+/* A rendition pad's timeline (gstvmafhip-timeline.c): its next frame's
+ * running time, as its frame before leads to expect, and whether it
+ * jumped.  On the pad: its frames are clipped where they are peeked,
+ * under renditions_lock (rendition_prepare); the jump is taken from there. */
+typedef struct
+{
+  GstClockTime next;
+  gint jumped;
+} Timeline;
+
 static GQuark
 timeline_quark (void)
 {
-  return g_quark_from_static_string ("vmafhip-timeline-next");
+  return g_quark_from_static_string ("vmafhip-timeline");
 }
 
 static void
 timeline_forget (GstVmafHipRendition * r)
 {
   g_object_set_qdata (G_OBJECT (r->side.pad), timeline_quark (), NULL);
+}
+
+/* Whether its pad jumped since the last call */
+static gboolean
+timeline_jumped (GstVmafHipRendition * r)
+{
+  Timeline *tl = g_object_get_qdata (G_OBJECT (r->side.pad),
+      timeline_quark ());
+  return tl && g_atomic_int_compare_and_exchange (&tl->jumped, TRUE, FALSE);
+}
+
+static void
+held_clear (GstVmafHipRendition * r)
+{
+  gst_clear_buffer (&r->held);
+  r->held_used = FALSE;
 }
 
 static const char *
@@ -128,7 +156,8 @@ gst_vmafhip_rendition_new_pad (GstVmafHip * self, GstPadTemplate * templ,
   r->ref_side.pad = self->side[REF].pad;        /* (its name in messages) */
   g_mutex_init (&r->queue_lock);
   g_cond_init (&r->queue_cond);
-  gst_vmafhip_stream_init (&r->stream, &r->side, GST_PAD_NAME (r->side.pad));
+  gst_vmafhip_stream_init (&r->stream, self, &r->side,
+      GST_PAD_NAME (r->side.pad));
   g_ptr_array_add (self->renditions, r);
   g_mutex_unlock (&self->renditions_lock);
   GST_INFO_OBJECT (self, "rendition %s requested", GST_PAD_NAME (r->side.pad));
@@ -157,6 +186,7 @@ rendition_reset (GstVmafHipRendition * r)
   rendition_drain (r);
   gst_vmafhip_stream_reset (&r->stream);
   timeline_forget (r);
+  held_clear (r);
 }
 
 static void
@@ -219,11 +249,13 @@ rendition_check (GstVmafHip * self, GstVmafHipRendition * r)
   else if (!self->luma_only && (GST_VIDEO_INFO_N_COMPONENTS (d) >= 3)
       != (GST_VIDEO_INFO_N_COMPONENTS (ref) >= 3))
     problem = "it has chroma and the reference none, or the other way round";
-  else if (GST_VIDEO_INFO_FPS_N (d) > 0 && GST_VIDEO_INFO_FPS_N (ref) > 0
+  else if (self->cfg.rate_mismatch != GST_VMAFHIP_RATE_MISMATCH_FOLLOW_REFERENCE
+      && GST_VIDEO_INFO_FPS_N (d) > 0 && GST_VIDEO_INFO_FPS_N (ref) > 0
       && (gint64) GST_VIDEO_INFO_FPS_N (d) * GST_VIDEO_INFO_FPS_D (ref)
       != (gint64) GST_VIDEO_INFO_FPS_N (ref) * GST_VIDEO_INFO_FPS_D (d))
     detail = g_strdup_printf ("its frame rate (%d/%d) is not the "
-        "reference's (%d/%d)", GST_VIDEO_INFO_FPS_N (d),
+        "reference's (%d/%d); rate-mismatch=follow-reference scores the "
+        "frame on screen at each reference frame", GST_VIDEO_INFO_FPS_N (d),
         GST_VIDEO_INFO_FPS_D (d), GST_VIDEO_INFO_FPS_N (ref),
         GST_VIDEO_INFO_FPS_D (ref));
   /* smaller, not of the reference's aspect ratio, scaler not set */
@@ -380,66 +412,234 @@ rendition_end_segment (GstVmafHip * self, GstVmafHipRendition * r,
     g_clear_error (&error);
   }
   gst_vmafhip_stream_end_segment (self, &r->stream, changed_pad, old_info,
-      new_info);
+      new_info);  held_clear (r);
 }
 
-/* The rendition's buffer paired with the reference frame at running time
- * ref_rt, or NULL: earlier ones are dropped (counted), a later one waits
- * for its reference frame.  Without timestamps, frames pair in order.  A
- * done rendition drops its partner instead: only up to this reference
- * frame, so that its pad keeps pace with the others (draining it further
- * would leave it empty while the others wait for it). */
-static GstBuffer *
-take_partner (GstVmafHip * self, GstVmafHipRendition * r,
+/* ------------------------------------------------------------ pairing
+ *
+ * A rendition's frames are paired as dist_sink's are, with a lag of its
+ * own (align=offset, or its own align=auto search), following the
+ * reference where rate-mismatch=follow-reference.  Two steps per
+ * reference frame, on the aggregator thread under renditions_lock:
+ * rendition_prepare, before the reference frame is taken, takes off the
+ * pad every frame that comes before it (too early: dropped and counted;
+ * searching: into the search; following: the frame on screen) and says
+ * whether the pad holds a frame after them or ended, so that the
+ * aggregator waits for the rendition's next frame as it waits for
+ * dist_sink's; rendition_partner, once the frame is taken, picks its
+ * partner (or none). */
+
+static GstClockTime
+half_frame (GstVmafHip * self)
+{
+  return GST_CLOCK_TIME_IS_VALID (self->frame_duration)
+      ? self->frame_duration / 2 : GST_MSECOND;
+}
+
+/* Following the reference, a frame becomes the one on screen once its own
+ * time has (nearly) come: half of the shorter frame */
+static GstClockTime
+follow_tolerance (GstVmafHip * self, GstVmafHipRendition * r)
+{
+  GstClockTime tolerance = half_frame (self);
+  const GstVideoInfo *d = &r->side.info;
+
+  if (r->side.have_info && GST_VIDEO_INFO_FPS_N (d) > 0)
+    tolerance = MIN (tolerance, gst_util_uint64_scale_int (GST_SECOND,
+            GST_VIDEO_INFO_FPS_D (d), GST_VIDEO_INFO_FPS_N (d)) / 2);
+  return tolerance;
+}
+
+static gboolean
+following (GstVmafHip * self)
+{
+  return self->cfg.rate_mismatch == GST_VMAFHIP_RATE_MISMATCH_FOLLOW_REFERENCE;
+}
+
+/* A rendition frame's running time less the rendition's lag (*raw: as on
+ * its pad); *before: its content comes before the reference's first
+ * frame */
+static GstClockTime
+rendition_time (GstVmafHip * self, GstVmafHipRendition * r, GstBuffer * buf,
+    GstClockTime * raw, gboolean * before)
+{
+  const GstClockTimeDiff shift = gst_vmafhip_stream_shift (self, &r->stream);
+  const GstClockTime rt = gst_vmafhip_buffer_running_time (r->side.pad, buf);
+
+  *raw = rt;
+  *before = FALSE;
+  if (!GST_CLOCK_TIME_IS_VALID (rt) || shift == 0)
+    return rt;
+  if (shift > 0 && rt < (GstClockTime) shift) {
+    *before = TRUE;
+    return 0;
+  }
+  return (GstClockTime) ((GstClockTimeDiff) rt - shift);
+}
+
+static void
+drop_unpaired (GstVmafHipRendition * r)
+{
+  gst_buffer_unref (gst_aggregator_pad_pop_buffer (r->side.pad));
+  if (!g_atomic_int_get (&r->done))
+    gst_vmafhip_stream_count_unpaired (&r->stream);
+}
+
+/* A jump in its pad's timeline: align=auto searches its lag again;
+ * following the reference, the frame on screen before is not after */
+static void
+take_jump (GstVmafHip * self, GstVmafHipRendition * r)
+{
+  if (!timeline_jumped (r))
+    return;
+  if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO)
+    gst_vmafhip_aligner_restart (&r->stream.align);
+  held_clear (r);
+}
+
+static gboolean
+rendition_prepare (GstVmafHip * self, GstVmafHipRendition * r,
     GstClockTime ref_rt)
 {
-  const GstClockTime half = GST_CLOCK_TIME_IS_VALID (self->frame_duration)
-      ? self->frame_duration / 2 : 0;
-  /* the lag align=offset or align=auto's lock gives dist_sink applies to
-   * every rendition: while align=auto searches, their frames go unscored,
-   * as dist_sink's do */
-  const gboolean searching = gst_vmafhip_align_searching (self);
-  const GstClockTimeDiff shift = gst_vmafhip_dist_shift (self);
+  const GstClockTime half = half_frame (self);
   GstBuffer *buf;
 
   while ((buf = gst_aggregator_pad_peek_buffer (r->side.pad))) {
-    GstClockTime rt = gst_vmafhip_buffer_running_time (r->side.pad, buf);
+    const gboolean done = g_atomic_int_get (&r->done);
+    GstClockTime raw;
+    gboolean before;
+
+    take_jump (self, r);
+    const GstClockTime rt = rendition_time (self, r, buf, &raw, &before);
     gst_buffer_unref (buf);
-    if (GST_CLOCK_TIME_IS_VALID (rt) && shift != 0) {
-      if (shift > 0 && rt < (GstClockTime) shift) {
-        /* its content comes before the reference's first frame */
-        gst_buffer_unref (gst_aggregator_pad_pop_buffer (r->side.pad));
-        if (!g_atomic_int_get (&r->done))
-          g_atomic_int_inc (&r->stream.unpaired);
-        continue;
-      }
-      rt = (GstClockTime) ((GstClockTimeDiff) rt - shift);
-    }
-    if (searching) {
-      /* up to this reference frame, dropped (not counted: nothing is
-       * paired while searching) */
-      if (GST_CLOCK_TIME_IS_VALID (rt) && GST_CLOCK_TIME_IS_VALID (ref_rt)
-          && rt > ref_rt + half)
-        return NULL;
-      gst_buffer_unref (gst_aggregator_pad_pop_buffer (r->side.pad));
+    if (before) {
+      drop_unpaired (r);
       continue;
     }
-    const gboolean timed = GST_CLOCK_TIME_IS_VALID (rt)
-        && GST_CLOCK_TIME_IS_VALID (ref_rt);
-    if (timed && rt + half < ref_rt) {
-      gst_buffer_unref (gst_aggregator_pad_pop_buffer (r->side.pad));
-      if (!g_atomic_int_get (&r->done))
-        g_atomic_int_inc (&r->stream.unpaired);
+    /* without timestamps, frames pair in order */
+    if (!GST_CLOCK_TIME_IS_VALID (rt) || !GST_CLOCK_TIME_IS_VALID (ref_rt))
+      return TRUE;
+    if (!done && gst_vmafhip_aligner_searching (&r->stream.align)) {
+      /* up to this reference frame, into its search (not counted: nothing
+       * is paired while searching); the last one stands in for missing
+       * partners meanwhile, so that motion sees every reference frame */
+      if (rt > ref_rt + half)
+        return TRUE;
+      buf = gst_aggregator_pad_pop_buffer (r->side.pad);
+      if (GST_CLOCK_TIME_IS_VALID (self->frame_duration))
+        gst_vmafhip_aligner_add (&r->stream.align, DIST, buf, raw);
+      gst_buffer_replace (&r->stream.last_frame, buf);
+      gst_buffer_unref (buf);
       continue;
     }
-    if (timed && rt > ref_rt + half)
-      return NULL;
-    buf = gst_aggregator_pad_pop_buffer (r->side.pad);
-    if (g_atomic_int_get (&r->done))
-      gst_clear_buffer (&buf);
-    return buf;
+    if (!done && following (self)) {
+      if (rt > ref_rt + follow_tolerance (self, r))
+        return TRUE;
+      /* shown at or before the reference frame: the one on screen now
+       * (the one it replaces was paired already, or skipped) */
+      if (r->held && !r->held_used)
+        gst_vmafhip_stream_count_unpaired (&r->stream);
+      gst_clear_buffer (&r->held);
+      r->held = gst_aggregator_pad_pop_buffer (r->side.pad);
+      r->held_rt = rt;
+      r->held_duration = GST_BUFFER_DURATION (r->held);
+      r->held_used = FALSE;
+      continue;
+    }
+    if (rt + half >= ref_rt)
+      return TRUE;
+    /* its reference frame is gone (a repeated, extra or late frame) */
+    drop_unpaired (r);
   }
-  return NULL;
+  return gst_aggregator_pad_is_eos (r->side.pad)
+      || gst_aggregator_pad_is_inactive (r->side.pad);
+}
+
+gboolean
+gst_vmafhip_renditions_ready (GstVmafHip * self, GstClockTime ref_rt,
+    gboolean timeout)
+{
+  gboolean ready = TRUE;
+
+  g_mutex_lock (&self->renditions_lock);
+  /* the reference jumped: each rendition's lag is searched again */
+  if (g_atomic_int_compare_and_exchange (&self->reference_jumped, TRUE,
+          FALSE) && self->cfg.align == GST_VMAFHIP_ALIGN_AUTO)
+    for (guint i = 0; i < self->renditions->len; i++)
+      gst_vmafhip_aligner_restart (&((GstVmafHipRendition *)
+              g_ptr_array_index (self->renditions, i))->stream.align);
+  for (guint i = 0; i < self->renditions->len; i++)
+    ready &= rendition_prepare (self, g_ptr_array_index (self->renditions, i),
+        ref_rt);
+  g_mutex_unlock (&self->renditions_lock);
+  /* live, past the deadline: the reference goes on without them */
+  return ready || timeout;
+}
+
+/* Whether the frame on screen (following the reference) is still shown at
+ * ref_rt */
+static gboolean
+held_covers (GstVmafHip * self, GstVmafHipRendition * r, GstClockTime ref_rt)
+{
+  const GstClockTime tolerance = follow_tolerance (self, r);
+  GstClockTime shown = r->held_duration;
+
+  if (!r->held || !GST_CLOCK_TIME_IS_VALID (ref_rt))
+    return FALSE;
+  if (!GST_CLOCK_TIME_IS_VALID (shown))
+    shown = 2 * tolerance;
+  return ref_rt + tolerance >= r->held_rt
+      && ref_rt < r->held_rt + shown + tolerance;
+}
+
+/* The rendition's frame paired with the reference frame `ref` (taken, at
+ * running time ref_rt), or NULL.  A done rendition drops its partner
+ * instead, so that its pad keeps pace with the others. */
+static GstBuffer *
+rendition_partner (GstVmafHip * self, GstVmafHipRendition * r,
+    GstBuffer * ref, GstClockTime ref_rt)
+{
+  const gboolean done = g_atomic_int_get (&r->done);
+  GstClockTime raw;
+  gboolean before;
+
+  if (!done && gst_vmafhip_aligner_searching (&r->stream.align)) {
+    if (GST_CLOCK_TIME_IS_VALID (self->frame_duration))
+      gst_vmafhip_aligner_add (&r->stream.align, REF, ref, ref_rt);
+    return NULL;
+  }
+  if (!done && following (self) && GST_CLOCK_TIME_IS_VALID (ref_rt)) {
+    if (!held_covers (self, r, ref_rt))
+      return NULL;
+    r->held_used = TRUE;
+    return gst_buffer_ref (r->held);
+  }
+  GstBuffer *buf = gst_aggregator_pad_peek_buffer (r->side.pad);
+  if (!buf)
+    return NULL;
+  const GstClockTime rt = rendition_time (self, r, buf, &raw, &before);
+  gst_buffer_unref (buf);
+  if (before || (GST_CLOCK_TIME_IS_VALID (rt)
+          && GST_CLOCK_TIME_IS_VALID (ref_rt)
+          && (guint64) ABS (GST_CLOCK_DIFF (ref_rt, rt)) > half_frame (self)))
+    return NULL;
+  buf = gst_aggregator_pad_pop_buffer (r->side.pad);
+  if (done)
+    gst_clear_buffer (&buf);
+  return buf;
+}
+
+/* align=auto, locked: the pair sampled for its re-checks */
+static void
+rendition_observe (GstVmafHip * self, GstVmafHipRendition * r,
+    GstBuffer * ref, GstClockTime ref_rt, GstBuffer * partner)
+{
+  if (self->cfg.align != GST_VMAFHIP_ALIGN_AUTO)
+    return;
+  gst_vmafhip_aligner_observe (&r->stream.align, REF, ref, ref_rt);
+  if (partner)
+    gst_vmafhip_aligner_observe (&r->stream.align, DIST, partner,
+        gst_vmafhip_buffer_running_time (r->side.pad, partner));
 }
 
 /* One frame of one rendition, for its worker */
@@ -602,11 +802,14 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
   g_mutex_lock (&self->renditions_lock);
   for (guint i = 0; i < self->renditions->len; i++) {
     GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
-    GstBuffer *buf = take_partner (self, r, pf->t.running_time);
+    GstBuffer *buf = rendition_partner (self, r, pf->buffer,
+        pf->t.running_time);
+    if (buf)
+      rendition_observe (self, r, pf->buffer, pf->t.running_time, buf);
     /* no partner: its last frame stands in, so that the frames around
      * this one get the reference's motion (not reported) */
     const gboolean missing = !buf;
-    if (missing && r->stream.engine && r->stream.last_frame && !g_atomic_int_get (&r->done))
+    if (missing && r->stream.last_frame && !g_atomic_int_get (&r->done))
       buf = gst_buffer_ref (r->stream.last_frame);
     if (!buf)
       continue;
@@ -619,7 +822,8 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
       continue;
     }
     if (n == G_N_ELEMENTS (buffer)) {
-      g_atomic_int_inc (&r->stream.unpaired);  /* beyond 64 renditions: not scored */
+      /* beyond 64 renditions: not scored */
+      gst_vmafhip_stream_count_unpaired (&r->stream);
       gst_buffer_unref (buf);
       continue;
     }
@@ -684,16 +888,18 @@ gst_vmafhip_renditions_timeline_check (GstVmafHip * self,
     GstAggregatorPad * pad, GstBuffer * buf, GstClockTime rt)
 {
   GstClockTimeDiff jump = 0;
-  GstClockTime *next = g_object_get_qdata (G_OBJECT (pad), timeline_quark ());
+  Timeline *tl = g_object_get_qdata (G_OBJECT (pad), timeline_quark ());
 
-  if (!next) {
-    next = g_new (GstClockTime, 1);
-    *next = GST_CLOCK_TIME_NONE;
-    g_object_set_qdata_full (G_OBJECT (pad), timeline_quark (), next, g_free);
+  if (!tl) {
+    tl = g_new0 (Timeline, 1);
+    tl->next = GST_CLOCK_TIME_NONE;
+    g_object_set_qdata_full (G_OBJECT (pad), timeline_quark (), tl, g_free);
   }
-  if (gst_vmafhip_timeline_jump (self, next, buf, rt, &jump)) {
-    gst_vmafhip_timeline_warn (self, GST_PAD_NAME (pad), jump, rt, TRUE);
-  }
+  if (!gst_vmafhip_timeline_jump (self, &tl->next, buf, rt, &jump))
+    return;
+  gst_vmafhip_timeline_said (self, GST_PAD_NAME (pad), jump, rt);
+  /* taken where its frames are paired (rendition_prepare) */
+  g_atomic_int_set (&tl->jumped, TRUE);
 }
 
 void

@@ -30,11 +30,12 @@ typedef struct
 } StreamFrame;
 
 void
-gst_vmafhip_stream_init (GstVmafHipStream * s, Side * side,
-    const char *pad_name)
+gst_vmafhip_stream_init (GstVmafHipStream * s, GstVmafHip * self,
+    Side * side, const char *pad_name)
 {
   memset (s, 0, sizeof *s);
   s->side = side;
+  gst_vmafhip_aligner_init (&s->align, self, side);
   g_queue_init (&s->frames);
   gst_vmafhip_record_init (&s->record, pad_name, NULL);
 }
@@ -52,6 +53,7 @@ gst_vmafhip_stream_reset (GstVmafHipStream * s)
   gst_clear_buffer (&s->last_frame);
   gst_vmafhip_record_reset (&s->record);
   gst_vmafhip_watch_reset (&s->watch);
+  gst_vmafhip_aligner_reset (&s->align);
 }
 
 void
@@ -61,7 +63,19 @@ gst_vmafhip_stream_clear (GstVmafHipStream * s)
   g_queue_clear_full (&s->frames, g_free);
   gst_clear_buffer (&s->last_frame);
   gst_vmafhip_watch_clear (&s->watch);
+  gst_vmafhip_aligner_clear (&s->align);
   gst_vmafhip_record_clear (&s->record);
+}
+
+GstClockTimeDiff
+gst_vmafhip_stream_shift (GstVmafHip * self, const GstVmafHipStream * s)
+{
+  if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO)
+    return gst_vmafhip_aligner_shift (&s->align);
+  if (self->cfg.align != GST_VMAFHIP_ALIGN_OFFSET || self->cfg.offset == 0
+      || !GST_CLOCK_TIME_IS_VALID (self->frame_duration))
+    return 0;
+  return (GstClockTimeDiff) self->frame_duration * self->cfg.offset;
 }
 
 const char *

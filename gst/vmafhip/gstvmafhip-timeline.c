@@ -8,7 +8,7 @@
  * them).  With align=auto the lag is searched again; otherwise a warning
  * names the pad and the jump, and frames are paired by their running time
  * again from there (the frames in a gap counted as unpaired).  A
- * rendition's jump is said the same way (its lag is dist_sink's). */
+ * rendition's jump is said and handled the same way, for its own lag. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -51,18 +51,23 @@ gst_vmafhip_timeline_jump (GstVmafHip * self, GstClockTime * next,
 }
 
 void
-gst_vmafhip_timeline_warn (GstVmafHip * self, const char *pad,
-    GstClockTimeDiff jump, GstClockTime rt, gboolean rendition)
+gst_vmafhip_timeline_said (GstVmafHip * self, const char *pad,
+    GstClockTimeDiff jump, GstClockTime rt)
 {
+  if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO) {
+    GST_ELEMENT_INFO (self, STREAM, FAILED,
+        ("%s jumped by %" GST_STIME_FORMAT " at %" GST_TIME_FORMAT
+            ": align=auto searches the lag again.", pad,
+            GST_STIME_ARGS (jump), GST_TIME_ARGS (rt)), ("%s", pad));
+    return;
+  }
   GST_ELEMENT_WARNING (self, STREAM, FAILED,
       ("%s jumped by %" GST_STIME_FORMAT " at %" GST_TIME_FORMAT
           " (a restarted source or a new segment): frames are paired by "
           "running time again from here, so if the other pads did not jump "
           "with it the frames between are unpaired, or every frame from "
-          "here is. %s", pad, GST_STIME_ARGS (jump), GST_TIME_ARGS (rt),
-          rendition ? "A rendition takes dist_sink's lag: align it "
-          "upstream (identity ts-offset=)." : "align=auto finds the feeds' "
-          "new lag."), ("%s", pad));
+          "here is. align=auto finds the feeds' new lag.", pad,
+          GST_STIME_ARGS (jump), GST_TIME_ARGS (rt)), ("%s", pad));
 }
 
 void
@@ -80,15 +85,12 @@ gst_vmafhip_timeline_check (GstVmafHip * self, GstAggregatorPad * pad,
   if (!gst_vmafhip_timeline_jump (self, &self->timeline_next[which], buf, rt,
           &jump))
     return;
+  gst_vmafhip_timeline_said (self, side_name (which), jump, rt);
   if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO) {
-    GST_ELEMENT_INFO (self, STREAM, FAILED,
-        ("%s jumped by %" GST_STIME_FORMAT " at %" GST_TIME_FORMAT
-            ": align=auto searches the lag again.", side_name (which),
-            GST_STIME_ARGS (jump), GST_TIME_ARGS (rt)), ("%s",
-            side_name (which)));
-    gst_vmafhip_align_restart (self);
-  } else {
-    gst_vmafhip_timeline_warn (self, side_name (which), jump, rt, FALSE);
+    gst_vmafhip_aligner_restart (&self->dist_stream.align);
+    /* the renditions' searches too (gst_vmafhip_renditions_ready) */
+    if (which == REF)
+      g_atomic_int_set (&self->reference_jumped, TRUE);
   }
   /* following the reference: the frame on screen before the jump is not
    * on screen after it */

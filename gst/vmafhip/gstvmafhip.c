@@ -130,7 +130,6 @@ gst_vmafhip_reset_measurement (GstVmafHip * self)
    * file */
   gst_vmafhip_stream_reset (&self->dist_stream);
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
-  gst_vmafhip_align_reset (self);
   gst_vmafhip_timeline_reset (self);
   self->finished = FALSE;
   gst_clear_buffer (&self->held_dist);
@@ -213,7 +212,6 @@ gst_vmafhip_finalize (GObject * object)
   gst_vmafhip_stream_clear (&self->dist_stream);
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
   gst_vmafhip_cuda_clear (self);
-  gst_vmafhip_align_clear (self);
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);
   gst_vmafhip_scale_clear (self);
@@ -326,7 +324,7 @@ gst_vmafhip_stop (GstAggregator * agg)
   gst_vmafhip_reset_measurement (self);
   gst_vmafhip_renditions_stop (self);
   gst_vmafhip_watch_clear (&self->dist_stream.watch);
-  gst_vmafhip_align_clear (self);
+  gst_vmafhip_aligner_clear (&self->dist_stream.align);
   g_clear_pointer (&self->dist_stream.engine, vh_engine_free);
   self->engine_sized = FALSE;
   g_ptr_array_set_size (self->specs, 0);
@@ -402,7 +400,7 @@ gst_vmafhip_init (GstVmafHip * self)
   self->feature_specs = g_ptr_array_new_with_free_func ((GDestroyNotify)
       vh_feature_spec_free);
   g_queue_init (&self->pending);
-  gst_vmafhip_stream_init (&self->dist_stream, &self->side[DIST],
+  gst_vmafhip_stream_init (&self->dist_stream, self, &self->side[DIST],
       "dist_sink");
   g_mutex_init (&self->renditions_lock);
   self->renditions = g_ptr_array_new ();
