@@ -196,7 +196,6 @@ make_thumb (GstVmafHipAligner * a, int which, GstBuffer * buf, Thumb * t)
   const guint w = GST_VIDEO_FRAME_COMP_WIDTH (&f, 0);
   const guint h = GST_VIDEO_FRAME_COMP_HEIGHT (&f, 0);
   const guint tw = MIN (w, GRID_W), th = MIN (h, GRID_H);
-  const guint bw = w / tw, bh = h / th;
   const guint depth = GST_VIDEO_FRAME_COMP_DEPTH (&f, 0);
   const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, 0);
   const guint8 *data = GST_VIDEO_FRAME_COMP_DATA (&f, 0);
@@ -214,7 +213,10 @@ make_thumb (GstVmafHipAligner * a, int which, GstBuffer * buf, Thumb * t)
       guint n = 0;
       /* 2x2 samples at the block's centre: a few thousand reads a frame,
        * whatever the size */
-      const guint cy = by * bh + bh / 2, cx = bx * bw + bw / 2;
+      /* (at the same place of the picture whatever its size: a rendition
+       * is compared with the reference) */
+      const guint cy = (2 * by + 1) * h / (2 * th);
+      const guint cx = (2 * bx + 1) * w / (2 * tw);
       for (guint y = cy; y < MIN (cy + 2, h); y++) {
         const guint8 *row = data + (gsize) y * stride;
         for (guint x = cx; x < MIN (cx + 2, w); x++) {

@@ -54,6 +54,7 @@ struct _GstVmafHipRendition
   GstBuffer *held;
   GstClockTime held_rt, held_duration;
   gboolean held_used;
+  gboolean ended;             /* its EOS came while that frame is on screen */
   /* the worker: its thread, and the frames queued for it */
   GThreadPool *worker;
   Side ref_side;              /* the worker's view of the reference (its
@@ -100,6 +101,7 @@ held_clear (GstVmafHipRendition * r)
 {
   gst_clear_buffer (&r->held);
   r->held_used = FALSE;
+  r->ended = FALSE;
 }
 
 static const char *
@@ -497,12 +499,23 @@ take_jump (GstVmafHip * self, GstVmafHipRendition * r)
   held_clear (r);
 }
 
+static gboolean held_covers (GstVmafHip * self, GstVmafHipRendition * r,
+    GstClockTime ref_rt);
+
 static gboolean
 rendition_prepare (GstVmafHip * self, GstVmafHipRendition * r,
     GstClockTime ref_rt)
 {
   const GstClockTime half = half_frame (self);
   GstBuffer *buf;
+
+  /* following the reference, a rendition ends once its last frame is no
+   * longer on screen */
+  if (r->ended && !held_covers (self, r, ref_rt)) {
+    rendition_drain (r);
+    rendition_finish (self, r, "eos");
+    held_clear (r);
+  }
 
   while ((buf = gst_aggregator_pad_peek_buffer (r->side.pad))) {
     const gboolean done = g_atomic_int_get (&r->done);
@@ -875,7 +888,14 @@ gst_vmafhip_rendition_eos (GstVmafHip * self, GstAggregatorPad * pad)
 {
   g_mutex_lock (&self->renditions_lock);
   GstVmafHipRendition *r = find (self, pad);
-  if (r) {
+  if (r && following (self) && r->held && !g_atomic_int_get (&r->done)) {
+    /* its last frame stays on screen for the reference frames to come */
+    GST_INFO_OBJECT (self, "%s ended; its last frame is on screen until "
+        "%" GST_TIME_FORMAT, rendition_name (r), GST_TIME_ARGS (r->held_rt
+            + (GST_CLOCK_TIME_IS_VALID (r->held_duration) ? r->held_duration
+                : 0)));
+    r->ended = TRUE;
+  } else if (r) {
     GST_INFO_OBJECT (self, "%s ended", rendition_name (r));
     rendition_drain (r);
     rendition_finish (self, r, "eos");

@@ -207,8 +207,14 @@ push_rung (gpointer data)
 GThread *
 ladder_push_rung_async (Ladder * l, guint k, GPtrArray * bufs)
 {
+  return push_async (l->rung[k], bufs);
+}
+
+GThread *
+push_async (GstHarness * h, GPtrArray * bufs)
+{
   RungPush *job = g_new (RungPush, 1);
-  job->harness = l->rung[k];
+  job->harness = h;
   job->buffers = bufs;
-  return g_thread_new ("rung", push_rung, job);
+  return g_thread_new ("pusher", push_rung, job);
 }

@@ -67,4 +67,7 @@ GPtrArray * single_run (const char *props, int w, int h);
  * its successor arrives; g_thread_join the thread returned */
 GThread *ladder_push_rung_async (Ladder * l, guint k, GPtrArray * bufs);
 
+/* The same into any pad's harness */
+GThread *push_async (GstHarness * h, GPtrArray * bufs);
+
 #endif /* VH_LADDER_H */

@@ -411,6 +411,167 @@ GST_START_TEST (test_rung_timeline_jump)
 
 GST_END_TEST;
 
+/* The locked lag of each pad's vmafhip-sync messages (-1000: none); no
+ * message says the lock was lost or changed */
+static gint
+locked_lag (GList * msgs, const char *pad)
+{
+  gint locked = -1000;
+  for (GList * m = msgs; m; m = m->next) {
+    const GstStructure *s = gst_message_get_structure (m->data);
+    if (!s || !gst_structure_has_name (s, "vmafhip-sync")
+        || g_strcmp0 (gst_structure_get_string (s, "pad"), pad))
+      continue;
+    const gchar *state = gst_structure_get_string (s, "state");
+    fail_if (!g_strcmp0 (state, "lost") || !g_strcmp0 (state, "changed"),
+        "%s: %s", pad, state);
+    if (!g_strcmp0 (state, "locked"))
+      fail_unless (gst_structure_get_int (s, "offset-frames", &locked));
+  }
+  return locked;
+}
+
+/* align=auto on a rendition: its own search finds its own lag (the rung 5
+ * frames late, dist_sink on time), each vmafhip-sync message naming its
+ * pad; every frame the rung reports after its lock is the next reference
+ * frame's and equals the frame of an aligned run of that rung for the same
+ * reference frame, motion included */
+GST_START_TEST (test_rung_align_auto)
+{
+  enum { N = 120, LAG = 5 };
+  const gboolean scored = !g_getenv ("VMAFHIP_TEST_MOCK_HIP");
+  Ladder *l = ladder_new ("frame-message=true align=auto");
+  ladder_add (l, W / 2, H / 2, FPS);
+  GPtrArray *bufs = g_ptr_array_new ();
+  for (guint i = 0; i < N; i++) {
+    GstBuffer *b = rung_buffer (l->f, i, &l->info[0]);
+    GST_BUFFER_PTS (b) += LAG * FRAME_DUR;
+    g_ptr_array_add (bufs, b);
+  }
+  GThread *pusher = ladder_push_rung_async (l, 0, bufs);
+  for (guint i = 0; i < N; i++) {
+    fail_unless_equals_int (push_ref (l->f, i), GST_FLOW_OK);
+    fail_unless_equals_int (push_dist (l->f, i), GST_FLOW_OK);
+  }
+  push_eos_both (l->f);
+  wait_eos (l->f);
+  g_thread_join (pusher);
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  fail_unless_equals_int (locked_lag (msgs, "dist_sink"), 0);
+  fail_unless_equals_int (locked_lag (msgs, "dist_sink_0"), LAG);
+  gint n_pooled;
+  GPtrArray *got = pad_frames (msgs, "dist_sink_0", &n_pooled);
+  fail_unless (got->len >= N / 4, "%u frames scored", got->len);
+  fail_unless_equals_int (n_pooled, got->len);
+  GPtrArray *aligned = scored ? single_run_from (NULL, W, H, W / 2, H / 2, 0,
+      N) : NULL;
+  guint64 before = 0;
+  for (guint k = 0; k < got->len; k++) {
+    GstStructure *s = gst_structure_copy (g_ptr_array_index (got, k));
+    guint64 ref_index;
+    fail_unless (gst_structure_get_uint64 (s, "ref-index", &ref_index));
+    if (k > 0)
+      fail_unless_equals_uint64 (ref_index, before + 1);
+    before = ref_index;
+    if (aligned) {
+      gint index;
+      const GstStructure *a = g_ptr_array_index (aligned, ref_index);
+      fail_unless (gst_structure_get_int (a, "index", &index));
+      gst_structure_set (s, "index", G_TYPE_INT, index, NULL);
+      gst_structure_foreach (s, field_equal, (gpointer) a);
+    }
+    gst_structure_free (s);
+  }
+  if (aligned)
+    g_ptr_array_unref (aligned);
+  g_ptr_array_unref (got);
+  free_messages (msgs);
+  ladder_free (l);
+}
+
+GST_END_TEST;
+
+/* A rung at half the reference's rate (25/2): frame k shows the content of
+ * reference frame 2k and is on screen for two reference frames */
+static GPtrArray *
+half_rate_frames (Ladder * l, const GstVideoInfo * info, guint n_ref)
+{
+  GPtrArray *bufs = g_ptr_array_new ();
+  for (guint k = 0; 2 * k < n_ref; k++) {
+    GstBuffer *b = rung_buffer (l->f, 2 * k, info);
+    GST_BUFFER_PTS (b) = 2 * k * FRAME_DUR;
+    GST_BUFFER_DURATION (b) = 2 * FRAME_DUR;
+    g_ptr_array_add (bufs, b);
+  }
+  return bufs;
+}
+
+static void
+set_half_rate (GstHarness * h, GstVideoInfo * info)
+{
+  GST_VIDEO_INFO_FPS_N (info) = FPS;
+  GST_VIDEO_INFO_FPS_D (info) = 2;
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
+}
+
+/* rate-mismatch=follow-reference on a rendition at half the reference's
+ * rate: every reference frame is scored against the rung frame on screen
+ * at its time, and the rung's frames equal dist_sink's in a run with the
+ * same feed on dist_sink */
+GST_START_TEST (test_rung_follow_reference)
+{
+  enum { N = 12 };
+  const char *props = "frame-message=true rate-mismatch=follow-reference";
+  Ladder *l = ladder_new (props);
+  ladder_add (l, W / 2, H / 2, FPS);
+  set_half_rate (l->rung[0], &l->info[0]);
+  GThread *pusher = ladder_push_rung_async (l, 0,
+      half_rate_frames (l, &l->info[0], N));
+  for (guint i = 0; i < N; i++) {
+    fail_unless_equals_int (push_ref (l->f, i), GST_FLOW_OK);
+    fail_unless_equals_int (push_dist (l->f, i), GST_FLOW_OK);
+  }
+  push_eos_both (l->f);
+  wait_eos (l->f);
+  g_thread_join (pusher);
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  gint n_pooled;
+  GPtrArray *got = pad_frames (msgs, "dist_sink_0", &n_pooled);
+  fail_unless_equals_int (n_pooled, N);
+  fail_unless_equals_int (got->len, N);
+  for (guint k = 0; k < N; k++) {
+    guint64 ref_index;
+    fail_unless (gst_structure_get_uint64 (g_ptr_array_index (got, k),
+            "ref-index", &ref_index));
+    fail_unless_equals_uint64 (ref_index, k);
+  }
+  free_messages (msgs);
+  ladder_free (l);
+
+  /* the same feed on dist_sink */
+  Ladder *m = ladder_new (props);
+  video_info_init (&m->f->dist_info, "I420", W / 2, H / 2);
+  set_half_rate (m->f->dist, &m->f->dist_info);
+  pusher = push_async (m->f->dist, half_rate_frames (m, &m->f->dist_info, N));
+  for (guint i = 0; i < N; i++)
+    fail_unless_equals_int (push_ref (m->f, i), GST_FLOW_OK);
+  gst_harness_push_event (m->f->ref, gst_event_new_eos ());
+  wait_eos (m->f);
+  g_thread_join (pusher);
+  msgs = take_messages (m->f->bus, &m->f->seen, GST_MESSAGE_ELEMENT);
+  GPtrArray *on_dist_sink = pad_frames (msgs, "dist_sink", &n_pooled);
+  fail_unless_equals_int (on_dist_sink->len, N);
+  for (guint k = 0; k < N; k++)
+    gst_structure_foreach (g_ptr_array_index (got, k), field_equal,
+        g_ptr_array_index (on_dist_sink, k));
+  g_ptr_array_unref (on_dist_sink);
+  g_ptr_array_unref (got);
+  free_messages (msgs);
+  ladder_free (m);
+}
+
+GST_END_TEST;
+
 
 static Suite *
 vmafhip_renditions_live_suite (void)
@@ -427,6 +588,8 @@ vmafhip_renditions_live_suite (void)
   tcase_add_test (tc, test_rung_monitor);
   tcase_add_test (tc, test_rung_offset);
   tcase_add_test (tc, test_rung_timeline_jump);
+  tcase_add_test (tc, test_rung_align_auto);
+  tcase_add_test (tc, test_rung_follow_reference);
   return s;
 }
 
