@@ -10,21 +10,6 @@
 
 /* ------------------------------------------------------------- scoring */
 
-GstClockTime
-gst_vmafhip_buffer_running_time (GstAggregatorPad * pad, GstBuffer * buf)
-{
-  GstClockTime rt = GST_CLOCK_TIME_NONE;
-
-  if (!GST_BUFFER_PTS_IS_VALID (buf))
-    return rt;
-  GST_OBJECT_LOCK (pad);
-  if (pad->segment.format == GST_FORMAT_TIME)
-    rt = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
-        GST_BUFFER_PTS (buf));
-  GST_OBJECT_UNLOCK (pad);
-  return rt;
-}
-
 /* A distorted frame's running time moved back by the stream's lag (its
  * content's time on the reference's clock).  A frame whose content comes
  * before time 0 has no reference frame: *before is set (and 0 returned)
@@ -540,6 +525,18 @@ gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
 
   ref = gst_aggregator_pad_peek_buffer (rpad);
   dist = gst_aggregator_pad_peek_buffer (dpad);
+  /* a jump in either pad's timeline (said where it was seen): align=auto
+   * searches the lag again; following the reference, the frame on screen
+   * before the jump is not on screen after it */
+  const gboolean ref_jumped = gst_vmafhip_timeline_take_jump (rpad);
+  if (gst_vmafhip_timeline_take_jump (dpad)) {
+    gst_clear_buffer (&self->held_dist);
+    self->held_dist_used = FALSE;
+    if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO)
+      gst_vmafhip_aligner_restart (&self->dist_stream.align);
+  } else if (ref_jumped && self->cfg.align == GST_VMAFHIP_ALIGN_AUTO) {
+    gst_vmafhip_aligner_restart (&self->dist_stream.align);
+  }
   rt_ref = ref ? gst_vmafhip_buffer_running_time (rpad, ref)
       : GST_CLOCK_TIME_NONE;
   gboolean dist_before = FALSE;
@@ -578,7 +575,8 @@ gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
   /* the renditions' frames before this reference frame off their pads;
    * the aggregator waits for a rendition that has none after them yet, as
    * it waits for dist_sink */
-  if (ref && !gst_vmafhip_renditions_ready (self, rt_ref, live && timeout)) {
+  if (ref && !gst_vmafhip_renditions_ready (self, rt_ref, live && timeout,
+          ref_jumped)) {
     gst_clear_buffer (&ref);
     gst_clear_buffer (&dist);
     return GST_AGGREGATOR_FLOW_NEED_DATA;

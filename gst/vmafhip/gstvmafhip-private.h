@@ -213,10 +213,6 @@ struct _GstVmafHip
   gint results_write_failed;    /* (atomic) a file failed, write-failure=error */
   /* reference frames taken since the start (the next one's index) */
   guint64 n_ref_frames;
-  /* gstvmafhip-timeline.c: each pad's next frame's running time, as
-   * expected from its frame before */
-  GstClockTime timeline_next[2];
-  gint reference_jumped;        /* (atomic) for the renditions' searches */
   GstClockTime dist_frame_duration;   /* from dist_sink's caps */
   /* rate-mismatch=follow-reference: the distorted frame on screen */
   GstBuffer *held_dist;
@@ -395,26 +391,22 @@ void gst_vmafhip_aligner_reset (GstVmafHipAligner * a);
 void gst_vmafhip_aligner_restart (GstVmafHipAligner * a);
 void gst_vmafhip_aligner_clear (GstVmafHipAligner * a);
 
-/* gstvmafhip-timeline.c */
-/* A frame of `pad` (running time rt) taken off its pad: a jump in that
- * pad's timeline is said (a warning) or, with align=auto, makes the lag be
- * searched again */
-void gst_vmafhip_timeline_check (GstVmafHip * self, GstAggregatorPad * pad,
-    GstBuffer * buf, GstClockTime rt);
-/* Whether a frame at rt is a jump from *next, the running time its pad's
- * frame before leads to expect (updated); *jump how far */
-gboolean gst_vmafhip_timeline_jump (GstVmafHip * self, GstClockTime * next,
-    GstBuffer * buf, GstClockTime rt, GstClockTimeDiff * jump);
-/* A jump of `pad`'s timeline said: an INFO message with align=auto (the
- * lag is searched again), a warning otherwise */
-void gst_vmafhip_timeline_said (GstVmafHip * self, const char *pad,
-    GstClockTimeDiff jump, GstClockTime rt);
-void gst_vmafhip_timeline_reset (GstVmafHip * self);
-
-/* gstvmafhip-pairing.c */
+/* gstvmafhip-timeline.c: when a frame is */
 /* the buffer's PTS as running time in its pad's segment (NONE without) */
 GstClockTime gst_vmafhip_buffer_running_time (GstAggregatorPad * pad,
     GstBuffer * buf);
+/* A frame of `pad` (running time rt) at the head of its pad: a jump in
+ * that pad's timeline is said (an INFO message with align=auto, else a
+ * warning naming the pad) and kept for whoever pairs the pad's frames */
+void gst_vmafhip_timeline_check (GstVmafHip * self, GstAggregatorPad * pad,
+    GstBuffer * buf, GstClockTime rt);
+/* Whether the pad's timeline jumped since the last call */
+gboolean gst_vmafhip_timeline_take_jump (GstAggregatorPad * pad);
+/* The pad's timeline forgotten (a new measurement); _reset: every pad's */
+void gst_vmafhip_timeline_forget (GstAggregatorPad * pad);
+void gst_vmafhip_timeline_reset (GstVmafHip * self);
+
+/* gstvmafhip-pairing.c */
 GstFlowReturn gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout);
 /* A reference frame taken without a partner (or while align=auto
  * searches): pushed on without scores; into the engine against a
@@ -457,15 +449,14 @@ void gst_vmafhip_rendition_release (GstVmafHip * self, GstPad * pad);
 gboolean gst_vmafhip_rendition_caps (GstVmafHip * self,
     GstAggregatorPad * pad, GstCaps * caps);
 void gst_vmafhip_rendition_eos (GstVmafHip * self, GstAggregatorPad * pad);
-/* A rendition's frame at its pad's head: a jump in its timeline is said */
-void gst_vmafhip_renditions_timeline_check (GstVmafHip * self,
-    GstAggregatorPad * pad, GstBuffer * buf, GstClockTime rt);
 /* Before a reference frame at ref_rt is taken: every rendition's frames
- * before it taken off its pad (dropped, searched, or the one on screen);
+ * before it taken off its pad (dropped, searched, or the one on screen;
+ * with align=auto, every rendition's lag searched again where the
+ * reference's timeline jumped);
  * FALSE where a rendition's pad holds none after them yet (the aggregator
  * waits for it), unless `timeout` (live, past the deadline). */
 gboolean gst_vmafhip_renditions_ready (GstVmafHip * self, GstClockTime ref_rt,
-    gboolean timeout);
+    gboolean timeout, gboolean reference_jumped);
 /* A reference frame taken (scored with dist_sink or not): every
  * rendition's partner of it scored */
 void gst_vmafhip_renditions_score (GstVmafHip * self,

@@ -65,37 +65,6 @@ struct _GstVmafHipRendition
   guint queued;
 };
 
-/* A rendition pad's timeline (gstvmafhip-timeline.c): its next frame's
- * running time, as its frame before leads to expect, and whether it
- * jumped.  On the pad: its frames are clipped where they are peeked,
- * under renditions_lock (rendition_prepare); the jump is taken from there. */
-typedef struct
-{
-  GstClockTime next;
-  gint jumped;
-} Timeline;
-
-static GQuark
-timeline_quark (void)
-{
-  return g_quark_from_static_string ("vmafhip-timeline");
-}
-
-static void
-timeline_forget (GstVmafHipRendition * r)
-{
-  g_object_set_qdata (G_OBJECT (r->side.pad), timeline_quark (), NULL);
-}
-
-/* Whether its pad jumped since the last call */
-static gboolean
-timeline_jumped (GstVmafHipRendition * r)
-{
-  Timeline *tl = g_object_get_qdata (G_OBJECT (r->side.pad),
-      timeline_quark ());
-  return tl && g_atomic_int_compare_and_exchange (&tl->jumped, TRUE, FALSE);
-}
-
 static void
 held_clear (GstVmafHipRendition * r)
 {
@@ -187,7 +156,7 @@ rendition_reset (GstVmafHipRendition * r)
 {
   rendition_drain (r);
   gst_vmafhip_stream_reset (&r->stream);
-  timeline_forget (r);
+  gst_vmafhip_timeline_forget (r->side.pad);
   held_clear (r);
 }
 
@@ -492,7 +461,7 @@ drop_unpaired (GstVmafHipRendition * r)
 static void
 take_jump (GstVmafHip * self, GstVmafHipRendition * r)
 {
-  if (!timeline_jumped (r))
+  if (!gst_vmafhip_timeline_take_jump (r->side.pad))
     return;
   if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO)
     gst_vmafhip_aligner_restart (&r->stream.align);
@@ -570,14 +539,13 @@ rendition_prepare (GstVmafHip * self, GstVmafHipRendition * r,
 
 gboolean
 gst_vmafhip_renditions_ready (GstVmafHip * self, GstClockTime ref_rt,
-    gboolean timeout)
+    gboolean timeout, gboolean reference_jumped)
 {
   gboolean ready = TRUE;
 
   g_mutex_lock (&self->renditions_lock);
   /* the reference jumped: each rendition's lag is searched again */
-  if (g_atomic_int_compare_and_exchange (&self->reference_jumped, TRUE,
-          FALSE) && self->cfg.align == GST_VMAFHIP_ALIGN_AUTO)
+  if (reference_jumped && self->cfg.align == GST_VMAFHIP_ALIGN_AUTO)
     for (guint i = 0; i < self->renditions->len; i++)
       gst_vmafhip_aligner_restart (&((GstVmafHipRendition *)
               g_ptr_array_index (self->renditions, i))->stream.align);
@@ -901,25 +869,6 @@ gst_vmafhip_rendition_eos (GstVmafHip * self, GstAggregatorPad * pad)
     rendition_finish (self, r, "eos");
   }
   g_mutex_unlock (&self->renditions_lock);
-}
-
-void
-gst_vmafhip_renditions_timeline_check (GstVmafHip * self,
-    GstAggregatorPad * pad, GstBuffer * buf, GstClockTime rt)
-{
-  GstClockTimeDiff jump = 0;
-  Timeline *tl = g_object_get_qdata (G_OBJECT (pad), timeline_quark ());
-
-  if (!tl) {
-    tl = g_new0 (Timeline, 1);
-    tl->next = GST_CLOCK_TIME_NONE;
-    g_object_set_qdata_full (G_OBJECT (pad), timeline_quark (), tl, g_free);
-  }
-  if (!gst_vmafhip_timeline_jump (self, &tl->next, buf, rt, &jump))
-    return;
-  gst_vmafhip_timeline_said (self, GST_PAD_NAME (pad), jump, rt);
-  /* taken where its frames are paired (rendition_prepare) */
-  g_atomic_int_set (&tl->jumped, TRUE);
 }
 
 void

@@ -1,14 +1,20 @@
-/* vmafhip — a jump in ref_sink's or dist_sink's timeline (a live source
- * that restarts, a new segment, timestamps that leap): frames are paired
- * by running time, so a jump on one pad moves every later frame of it
- * against the other pad's.  A jump is a frame whose running time is more
- * than JUMP_FRAMES frames after the one expected from the frame before
- * it, or more than a frame before it (a live encoder's dropped frames are
- * not jumps: they leave a short gap, and pairing by time already counts
- * them).  With align=auto the lag is searched again; otherwise a warning
- * names the pad and the jump, and frames are paired by their running time
- * again from there (the frames in a gap counted as unpaired).  A
- * rendition's jump is said and handled the same way, for its own lag. */
+/* vmafhip — when a frame is: a buffer's running time in its pad's
+ * segment, and jumps in a pad's timeline (a live source that restarts, a
+ * new segment, timestamps that leap).  Frames are paired by running time,
+ * so a jump on one pad moves every later frame of it against the other
+ * pads'.  A jump is a frame whose running time is more than JUMP_FRAMES
+ * frames after the one expected from the frame before it, or more than a
+ * frame before it (a live encoder's dropped frames are not jumps: they
+ * leave a short gap, and pairing by time already counts them).
+ *
+ * Every sink pad (ref_sink, dist_sink, each dist_sink_%u) has a timeline
+ * of its own, kept on the pad: frames are checked as they reach the head
+ * of their pad (clip), and a jump is said there (with align=auto an INFO
+ * message: the lag is searched again; otherwise a warning naming the pad:
+ * frames are paired by their running time again from there, those in a
+ * gap counted as unpaired).  Whoever pairs the pad's frames takes the jump
+ * (gst_vmafhip_timeline_take_jump) and searches its lag again, or forgets
+ * the frame on screen. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -22,16 +28,60 @@
 /* half a second at 25 fps: longer than the gaps of dropped frames */
 #define JUMP_FRAMES 12
 
+typedef struct
+{
+  GstClockTime next;            /* the next frame's running time, expected */
+  gint jumped;                  /* (atomic) a jump not taken yet */
+} Timeline;
+
+static GQuark
+timeline_quark (void)
+{
+  return g_quark_from_static_string ("vmafhip-timeline");
+}
+
+GstClockTime
+gst_vmafhip_buffer_running_time (GstAggregatorPad * pad, GstBuffer * buf)
+{
+  GstClockTime rt = GST_CLOCK_TIME_NONE;
+
+  if (!GST_BUFFER_PTS_IS_VALID (buf))
+    return rt;
+  GST_OBJECT_LOCK (pad);
+  if (pad->segment.format == GST_FORMAT_TIME)
+    rt = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME,
+        GST_BUFFER_PTS (buf));
+  GST_OBJECT_UNLOCK (pad);
+  return rt;
+}
+
+void
+gst_vmafhip_timeline_forget (GstAggregatorPad * pad)
+{
+  g_object_set_qdata (G_OBJECT (pad), timeline_quark (), NULL);
+}
+
 void
 gst_vmafhip_timeline_reset (GstVmafHip * self)
 {
-  for (int i = 0; i < 2; i++)
-    self->timeline_next[i] = GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK (self);
+  for (GList * l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+    gst_vmafhip_timeline_forget (l->data);
+  GST_OBJECT_UNLOCK (self);
 }
 
 gboolean
-gst_vmafhip_timeline_jump (GstVmafHip * self, GstClockTime * next,
-    GstBuffer * buf, GstClockTime rt, GstClockTimeDiff * jump)
+gst_vmafhip_timeline_take_jump (GstAggregatorPad * pad)
+{
+  Timeline *tl = g_object_get_qdata (G_OBJECT (pad), timeline_quark ());
+  return tl && g_atomic_int_compare_and_exchange (&tl->jumped, TRUE, FALSE);
+}
+
+/* Whether a frame at rt is a jump from *next, the running time its pad's
+ * frame before leads to expect (updated); *jump how far */
+static gboolean
+is_jump (GstVmafHip * self, GstClockTime * next, GstBuffer * buf,
+    GstClockTime rt, GstClockTimeDiff * jump)
 {
   GstClockTime frame = GST_BUFFER_DURATION_IS_VALID (buf)
       && GST_BUFFER_DURATION (buf) > 0 ? GST_BUFFER_DURATION (buf)
@@ -51,51 +101,33 @@ gst_vmafhip_timeline_jump (GstVmafHip * self, GstClockTime * next,
 }
 
 void
-gst_vmafhip_timeline_said (GstVmafHip * self, const char *pad,
-    GstClockTimeDiff jump, GstClockTime rt)
-{
-  if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO) {
-    GST_ELEMENT_INFO (self, STREAM, FAILED,
-        ("%s jumped by %" GST_STIME_FORMAT " at %" GST_TIME_FORMAT
-            ": align=auto searches the lag again.", pad,
-            GST_STIME_ARGS (jump), GST_TIME_ARGS (rt)), ("%s", pad));
-    return;
-  }
-  GST_ELEMENT_WARNING (self, STREAM, FAILED,
-      ("%s jumped by %" GST_STIME_FORMAT " at %" GST_TIME_FORMAT
-          " (a restarted source or a new segment): frames are paired by "
-          "running time again from here, so if the other pads did not jump "
-          "with it the frames between are unpaired, or every frame from "
-          "here is. align=auto finds the feeds' new lag.", pad,
-          GST_STIME_ARGS (jump), GST_TIME_ARGS (rt)), ("%s", pad));
-}
-
-void
 gst_vmafhip_timeline_check (GstVmafHip * self, GstAggregatorPad * pad,
     GstBuffer * buf, GstClockTime rt)
 {
-  const int which = pad == self->side[REF].pad ? REF
-      : pad == self->side[DIST].pad ? DIST : -1;
+  const char *name = GST_PAD_NAME (pad);
+  Timeline *tl = g_object_get_qdata (G_OBJECT (pad), timeline_quark ());
   GstClockTimeDiff jump = 0;
 
-  if (which < 0) {
-    gst_vmafhip_renditions_timeline_check (self, pad, buf, rt);
-    return;
+  if (!tl) {
+    tl = g_new0 (Timeline, 1);
+    tl->next = GST_CLOCK_TIME_NONE;
+    g_object_set_qdata_full (G_OBJECT (pad), timeline_quark (), tl, g_free);
   }
-  if (!gst_vmafhip_timeline_jump (self, &self->timeline_next[which], buf, rt,
-          &jump))
+  if (!is_jump (self, &tl->next, buf, rt, &jump))
     return;
-  gst_vmafhip_timeline_said (self, side_name (which), jump, rt);
   if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO) {
-    gst_vmafhip_aligner_restart (&self->dist_stream.align);
-    /* the renditions' searches too (gst_vmafhip_renditions_ready) */
-    if (which == REF)
-      g_atomic_int_set (&self->reference_jumped, TRUE);
+    GST_ELEMENT_INFO (self, STREAM, FAILED,
+        ("%s jumped by %" GST_STIME_FORMAT " at %" GST_TIME_FORMAT
+            ": align=auto searches the lag again.", name,
+            GST_STIME_ARGS (jump), GST_TIME_ARGS (rt)), ("%s", name));
+  } else {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("%s jumped by %" GST_STIME_FORMAT " at %" GST_TIME_FORMAT
+            " (a restarted source or a new segment): frames are paired by "
+            "running time again from here, so if the other pads did not "
+            "jump with it the frames between are unpaired, or every frame "
+            "from here is. align=auto finds the feeds' new lag.", name,
+            GST_STIME_ARGS (jump), GST_TIME_ARGS (rt)), ("%s", name));
   }
-  /* following the reference: the frame on screen before the jump is not
-   * on screen after it */
-  if (which == DIST) {
-    gst_clear_buffer (&self->held_dist);
-    self->held_dist_used = FALSE;
-  }
+  g_atomic_int_set (&tl->jumped, TRUE);
 }
