@@ -493,16 +493,8 @@ gst_vmafhip_handle_caps (GstVmafHip * self, int which, GstCaps * caps)
   /* the same video again (a caps event repeated): nothing changes */
   if (side->have_info && gst_video_info_is_equal (&side->info, &info))
     return TRUE;
-  /* Another video in the middle of the stream (a resolution switch, an
-   * ad splice): the frames scored so far end their segment, pushed with
-   * their caps; the next pair starts a new one with an engine for the new
-   * video (motion starts again, as libvmaf does for a new file).  The
-   * renditions, scored against the reference, start new ones too. */
-  if (self->dist_stream.engine && vh_engine_n_pushed (self->dist_stream.engine) > 0
-      && !gst_vmafhip_end_segment (self, which, &info))
-    return FALSE;
-  if (which == REF && side->have_info)
-    gst_vmafhip_renditions_reference_changed (self, &info);
+  /* (another video in the middle of the stream: the segments scored so
+   * far were ended first, gst_vmafhip_video_changes) */
   self->caps_checked = self->pair_failed = FALSE;
   /* a refused format leaves the side without caps: its frames are not
    * scored, and the error is not repeated */

@@ -18,6 +18,23 @@ which_side (GstVmafHip * self, GstAggregatorPad * pad)
   return pad == self->side[REF].pad ? REF : DIST;
 }
 
+/* Another video in the middle of the stream (a resolution switch, an ad
+ * splice): the frames scored so far end their segment, pushed with their
+ * caps; the next pair starts a new one with an engine for the new video
+ * (motion starts again, as libvmaf does for a new file).  The renditions,
+ * scored against the reference, start new ones too. */
+static gboolean
+caps_changing (GstVmafHip * self, int which, GstCaps * caps)
+{
+  const Side *side = &self->side[which];
+  GstVideoInfo info;
+
+  if (!side->have_info || !gst_video_info_from_caps (&info, caps)
+      || gst_video_info_is_equal (&side->info, &info))
+    return TRUE;
+  return gst_vmafhip_video_changes (self, which, &info);
+}
+
 gboolean
 gst_vmafhip_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     GstEvent * event)
@@ -45,7 +62,8 @@ gst_vmafhip_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
       gboolean ok;
 
       gst_event_parse_caps (event, &caps);
-      ok = gst_vmafhip_handle_caps (self, which, caps);
+      ok = caps_changing (self, which, caps)
+          && gst_vmafhip_handle_caps (self, which, caps);
       gst_event_unref (event);
       return ok;
     }

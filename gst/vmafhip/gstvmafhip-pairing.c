@@ -10,6 +10,98 @@
 
 /* ------------------------------------------------------------- scoring */
 
+GstVmafHipFrameTimes
+gst_vmafhip_frame_times (GstVmafHip * self, GstBuffer * ref)
+{
+  GstAggregatorPad *pad = self->side[REF].pad;
+  GstVmafHipFrameTimes t;
+
+  t.pts = GST_BUFFER_PTS (ref);
+  t.duration = GST_BUFFER_DURATION (ref);
+  if (!GST_CLOCK_TIME_IS_VALID (t.duration))
+    t.duration = self->frame_duration;
+  t.running_time = t.stream_time = GST_CLOCK_TIME_NONE;
+  t.ref_index = self->n_ref_frames;
+  if (GST_CLOCK_TIME_IS_VALID (t.pts)) {
+    GST_OBJECT_LOCK (pad);
+    if (pad->segment.format == GST_FORMAT_TIME) {
+      t.running_time = gst_segment_to_running_time (&pad->segment,
+          GST_FORMAT_TIME, t.pts);
+      t.stream_time = gst_segment_to_stream_time (&pad->segment,
+          GST_FORMAT_TIME, t.pts);
+    }
+    GST_OBJECT_UNLOCK (pad);
+  }
+  return t;
+}
+
+PendingFrame *
+gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index,
+    const GstVmafHipFrameTimes * t)
+{
+  PendingFrame *pf = g_new0 (PendingFrame, 1);
+
+  pf->buffer = ref;
+  pf->index = index;
+  pf->t = *t;
+  self->n_ref_frames++;
+  g_queue_push_tail (&self->pending, pf);
+  gst_vmafhip_renditions_score (self, pf);
+  return pf;
+}
+
+/* ---------------------------------------------------- the measurement
+ *
+ * Every pad's measurement starts, changes segment and ends here, dist_sink's
+ * (gstvmafhip-report.c) and the renditions' (gstvmafhip-renditions.c)
+ * alike. */
+
+/* A flushing seek: the pooled messages and results files of what was
+ * scored before it, as upstream posts its statistics there (the frames
+ * still held are scored and reported but not pushed; the results files
+ * start again after the seek). */
+void
+gst_vmafhip_conclude_before_flush (GstVmafHip * self)
+{
+  gst_vmafhip_renditions_finish (self, "flushing-seek");
+  if (!self->finished)
+    gst_vmafhip_report_conclude (self, "flushing-seek");
+}
+
+/* A stop without EOS (the pipeline set to READY or NULL by the
+ * application, Ctrl-C without -e, an error elsewhere): streaming has
+ * stopped; what was paired is scored and reported, every results file
+ * finished. */
+void
+gst_vmafhip_conclude_on_stop (GstVmafHip * self)
+{
+  gst_vmafhip_renditions_finish (self, "stopped");
+  if (!self->finished)
+    gst_vmafhip_report_conclude (self, "stopped");
+}
+
+/* The end of the measurement: whichever input ended first; the renditions
+ * end with the reference frames. */
+GstFlowReturn
+gst_vmafhip_finish (GstVmafHip * self)
+{
+  gst_vmafhip_renditions_finish (self, "eos");
+  return gst_vmafhip_report_finish (self);
+}
+
+gboolean
+gst_vmafhip_video_changes (GstVmafHip * self, int which,
+    const GstVideoInfo * info)
+{
+  if (!gst_vmafhip_report_end_segment (self, which, info))
+    return FALSE;
+  if (which == REF && self->side[REF].have_info)
+    gst_vmafhip_renditions_reference_changed (self, info);
+  return TRUE;
+}
+
+
+
 /* A distorted frame's running time moved back by the stream's lag (its
  * content's time on the reference's clock).  A frame whose content comes
  * before time 0 has no reference frame: *before is set (and 0 returned)

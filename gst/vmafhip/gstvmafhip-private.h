@@ -408,6 +408,27 @@ void gst_vmafhip_timeline_reset (GstVmafHip * self);
 
 /* gstvmafhip-pairing.c */
 GstFlowReturn gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout);
+/* A reference frame's times, and its index among those taken (the next) */
+GstVmafHipFrameTimes gst_vmafhip_frame_times (GstVmafHip * self,
+    GstBuffer * ref);
+/* The reference frame taken (with its times): queued to go out once
+ * dist_sink's engine frame `index` (-1: none) is final, and handed to the
+ * renditions */
+PendingFrame *gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref,
+    gint index, const GstVmafHipFrameTimes * t);
+/* EOS: every pad's last frames scored, dist_sink's pushed, every pooled
+ * message and results file */
+GstFlowReturn gst_vmafhip_finish (GstVmafHip * self);
+/* A flushing seek or a stop without EOS: every frame paired is scored and
+ * reported, every pad's pooled message posted and results file finished */
+void gst_vmafhip_conclude_before_flush (GstVmafHip * self);
+void gst_vmafhip_conclude_on_stop (GstVmafHip * self);
+/* The video of pad `which` (ref_sink or dist_sink) changes to `info` in
+ * the middle of the stream (before its side takes it): dist_sink's
+ * segment ends, and the renditions' where the reference changes.  FALSE
+ * (error posted) where dist_sink's frames cannot be finished. */
+gboolean gst_vmafhip_video_changes (GstVmafHip * self, int which,
+    const GstVideoInfo * info);
 /* A reference frame taken without a partner (or while align=auto
  * searches): pushed on without scores; into the engine against a
  * stand-in where it can be, so that motion sees every reference frame */
@@ -525,49 +546,25 @@ gboolean gst_vmafhip_src_event (GstAggregator * agg, GstEvent * event);
 GstFlowReturn gst_vmafhip_update_src_caps (GstAggregator * agg,
     GstCaps * downstream, GstCaps ** ret);
 
-/* gstvmafhip-report.c */
+/* gstvmafhip-report.c: dist_sink's output and end */
 void gst_vmafhip_pending_frame_free (gpointer pf);
-/* A reference frame's times, and its index among those taken (the next) */
-GstVmafHipFrameTimes gst_vmafhip_frame_times (GstVmafHip * self,
-    GstBuffer * ref);
-/* The reference frame taken (with its times): queued to go out once
- * dist_sink's engine frame `index` (-1: none) is final, and handed to the
- * renditions */
-PendingFrame *gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref,
-    gint index, const GstVmafHipFrameTimes * t);
+/* Pushes, in order, every reference buffer whose dist_sink frame is final
+ * (or that has none), its scores in its meta */
 GstFlowReturn gst_vmafhip_emit_ready (GstVmafHip * self);
-/* EOS: the last frames scored and pushed, then as _conclude_on_stop */
-GstFlowReturn gst_vmafhip_finish (GstVmafHip * self);
-/* A flushing seek or a stop without EOS: every frame paired is scored and
- * reported, every pad's pooled message posted and results file finished */
-void gst_vmafhip_conclude_before_flush (GstVmafHip * self);
-void gst_vmafhip_conclude_on_stop (GstVmafHip * self);
-/* A results file failed: an error, or a warning with write-failure=warn */
-void gst_vmafhip_results_failed (GstVmafHip * self, const char *pad_name,
-    const GError * error);
-/* An engine's reported metrics (bootstrap details with conf-interval):
- * frame `frame`'s into s ("score" the first model's), or their pooled
- * values (as the pooled message has them) */
-gboolean gst_vmafhip_metric_reported (GstVmafHip * self,
-    const VhEngine * engine, unsigned metric);
-/* A table's pooled values (as the pooled message has them: "score" the
- * first model's), of the metrics `engine` reports (NULL: all) */
-void gst_vmafhip_add_pooled_table (GstVmafHip * self, const VhScoreTable * t,
-    unsigned subsample, const VhEngine * engine, GstStructure * s);
+/* dist_sink's measurement ends (`end`: as the stream's conclude): every
+ * frame paired scored and reported, whether its buffer went out or not,
+ * the pooled message (with unpaired-ref) and the results file; the frames
+ * recorded */
+guint gst_vmafhip_report_conclude (GstVmafHip * self, const char *end);
+/* EOS: the last frames scored and pushed, then concluded */
+GstFlowReturn gst_vmafhip_report_finish (GstVmafHip * self);
 /* The video changed on pad `which` (to `info`) in the middle of the
- * stream, before its side takes the new caps: the frames scored so far
- * are finished, reported and pushed, their segment ended (its message and
- * results-file entry); the engine is freed, to be built for the new caps.
- * FALSE (error posted) where they cannot be finished. */
-gboolean gst_vmafhip_end_segment (GstVmafHip * self, int which,
+ * stream, before its side takes the new caps: dist_sink's frames scored
+ * so far are finished, reported and pushed, their segment ended (its
+ * message and results-file entry); the engine is freed, to be built for
+ * the new caps.  FALSE (error posted) where they cannot be finished. */
+gboolean gst_vmafhip_report_end_segment (GstVmafHip * self, int which,
     const GstVideoInfo * info);
-/* "WxH FORMAT N/D" (gstvmafhip-record.c) */
-gchar *gst_vmafhip_describe_video (const GstVideoInfo * info);
-/* "WxH FORMAT N/D against the reference's WxH FORMAT N/D" */
-gchar *gst_vmafhip_describe_pair (const GstVideoInfo * dist,
-    const GstVideoInfo * ref);
-void gst_vmafhip_add_frame_scores (GstVmafHip * self, const VhEngine * engine,
-    GstStructure * s, unsigned frame);
 
 G_END_DECLS
 #endif /* __GST_VMAFHIP_PRIVATE_H__ */

@@ -49,6 +49,130 @@ gst_vmafhip_record_clear (GstVmafHipRecord * rec)
   g_clear_pointer (&rec->path, g_free);
 }
 
+gboolean
+gst_vmafhip_metric_reported (GstVmafHip * self, const VhEngine * engine,
+    unsigned metric)
+{
+  /* bootstrap details only with conf-interval; the engine knows which */
+  return vh_engine_metric_kind (engine, metric)
+      != VH_METRIC_MODEL_BOOTSTRAP || self->cfg.conf_interval;
+}
+
+static const char *
+first_model_name (GstVmafHip * self)
+{
+  return ((ModelSpec *) g_ptr_array_index (self->specs, 0))->report_name;
+}
+
+void
+gst_vmafhip_add_frame_scores (GstVmafHip * self, const VhEngine * engine,
+    GstStructure * s, unsigned frame)
+{
+  const VhScoreTable *t = vh_engine_scores (engine);
+  const unsigned n = vh_score_table_n_metrics (t);
+  int first = vh_score_table_find (t, first_model_name (self));
+  double v;
+
+  if (first >= 0 && vh_score_table_get (t, (unsigned) first, frame, &v))
+    gst_structure_set (s, "score", G_TYPE_DOUBLE, v, NULL);
+  for (unsigned m = 0; m < n; m++) {
+    if (gst_vmafhip_metric_reported (self, engine, m)
+        && vh_score_table_get (t, m, frame, &v))
+      gst_structure_set (s, vh_score_table_metric_name (t, m), G_TYPE_DOUBLE,
+          v, NULL);
+  }
+  if (self->cfg.psnr && gst_structure_get_double (s, "psnr_y", &v))
+    gst_structure_set (s, "psnr-y", G_TYPE_DOUBLE, v, NULL);
+}
+
+static VhPoolMethod
+engine_pool_method (GstVmafHipPoolMethod method)
+{
+  switch (method) {
+    case GST_VMAFHIP_POOL_MIN:
+      return VH_POOL_MIN;
+    case GST_VMAFHIP_POOL_MAX:
+      return VH_POOL_MAX;
+    case GST_VMAFHIP_POOL_HARMONIC_MEAN:
+      return VH_POOL_HARMONIC_MEAN;
+    case GST_VMAFHIP_POOL_MEAN:
+    default:
+      return VH_POOL_MEAN;
+  }
+}
+
+static void
+set_pooled (GstStructure * s, const char *name, const VhPooled * p,
+    GstVmafHipPoolMethod method)
+{
+  char *field;
+
+  gst_structure_set (s, name, G_TYPE_DOUBLE,
+      vh_pooled_get (p, engine_pool_method (method)), NULL);
+  field = g_strconcat (name, "-mean", NULL);
+  gst_structure_set (s, field, G_TYPE_DOUBLE, p->mean, NULL);
+  g_free (field);
+  field = g_strconcat (name, "-harmonic-mean", NULL);
+  gst_structure_set (s, field, G_TYPE_DOUBLE, p->harmonic_mean, NULL);
+  g_free (field);
+  field = g_strconcat (name, "-min", NULL);
+  gst_structure_set (s, field, G_TYPE_DOUBLE, p->min, NULL);
+  g_free (field);
+  field = g_strconcat (name, "-max", NULL);
+  gst_structure_set (s, field, G_TYPE_DOUBLE, p->max, NULL);
+  g_free (field);
+}
+
+void
+gst_vmafhip_add_pooled_table (GstVmafHip * self, const VhScoreTable * t,
+    unsigned subsample, const VhEngine * engine, GstStructure * s)
+{
+  const unsigned n = vh_score_table_n_metrics (t);
+  const GstVmafHipPoolMethod method = self->cfg.pool_method;
+  VhPooled p;
+  const int first = vh_score_table_find (t, first_model_name (self));
+
+  if (first >= 0 && vh_score_table_pool_all (t, (unsigned) first, subsample,
+          &p))
+    gst_structure_set (s, "score", G_TYPE_DOUBLE,
+        vh_pooled_get (&p, engine_pool_method (method)), NULL);
+  for (unsigned m = 0; m < n; m++) {
+    const char *name = vh_score_table_metric_name (t, m);
+    if ((engine && !gst_vmafhip_metric_reported (self, engine, m))
+        || !vh_score_table_pool_all (t, m, subsample, &p))
+      continue;
+    set_pooled (s, name, &p, method);
+    if (self->cfg.psnr && !strcmp (name, "psnr_y"))
+      set_pooled (s, "psnr-y", &p, method);
+  }
+}
+
+/* A results file cannot be written completely (full disk, I/O error, its
+ * folder removed): by default an element error, so that the run fails
+ * and a batch script sees it (the aggregator then stops with
+ * GST_FLOW_ERROR); with write-failure=warn a warning, and scoring goes on
+ * (the messages and the meta still carry every score).  Any thread. */
+void
+gst_vmafhip_results_failed (GstVmafHip * self, const char *pad_name,
+    const GError * error)
+{
+  const char *why = error ? error->message : "unknown error";
+
+  if (self->cfg.write_failure == GST_VMAFHIP_WRITE_FAILURE_WARN) {
+    GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+        ("%s's results file cannot be written: %s. Scoring goes on "
+            "(write-failure=warn); the scores are still posted and "
+            "attached, but the file is incomplete.", pad_name, why),
+        ("property results-filename"));
+    return;
+  }
+  GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+      ("%s's results file cannot be written: %s. The run fails; free the "
+          "space or fix the path, or set write-failure=warn to keep scoring "
+          "with a warning.", pad_name, why), ("property results-filename"));
+  g_atomic_int_set (&self->results_write_failed, TRUE);
+}
+
 guint
 gst_vmafhip_record_number (const GstVmafHipRecord * rec)
 {

@@ -97,5 +97,26 @@ GstStructure *gst_vmafhip_record_pooled_message (GstVmafHip * self,
 void gst_vmafhip_record_finish (GstVmafHip * self, GstVmafHipRecord * rec,
     const VhEngine * engine, double fps);
 
+/* The metrics of messages and meta (every pad's) */
+/* Whether `engine` reports metric (bootstrap details with conf-interval) */
+gboolean gst_vmafhip_metric_reported (GstVmafHip * self,
+    const VhEngine * engine, unsigned metric);
+/* Frame `frame`'s reported metrics into s ("score" the first model's) */
+void gst_vmafhip_add_frame_scores (GstVmafHip * self, const VhEngine * engine,
+    GstStructure * s, unsigned frame);
+/* A table's pooled values (as the pooled message has them: "score" the
+ * first model's), of the metrics `engine` reports (NULL: all) */
+void gst_vmafhip_add_pooled_table (GstVmafHip * self, const VhScoreTable * t,
+    unsigned subsample, const VhEngine * engine, GstStructure * s);
+/* A results file failed: an element error, or a warning with
+ * write-failure=warn (any thread) */
+void gst_vmafhip_results_failed (GstVmafHip * self, const char *pad_name,
+    const GError * error);
+/* "WxH FORMAT N/D" */
+gchar *gst_vmafhip_describe_video (const GstVideoInfo * info);
+/* "WxH FORMAT N/D against the reference's WxH FORMAT N/D" */
+gchar *gst_vmafhip_describe_pair (const GstVideoInfo * dist,
+    const GstVideoInfo * ref);
+
 G_END_DECLS
 #endif /* __GST_VMAFHIP_RECORD_H__ */

@@ -1,5 +1,8 @@
-/* vmafhip — the element's reports: frame messages, buffer meta, pooled
- * scores and the results file. */
+/* vmafhip — dist_sink's output: the reference buffers pushed downstream,
+ * in order, each with the scores of dist_sink's frame scored against it
+ * (its meta; the frame message and record made by its scored stream,
+ * gstvmafhip-stream.c), and how dist_sink's measurement ends (a segment,
+ * EOS, a stop).  Called by the pairing (gstvmafhip-pairing.c). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -25,42 +28,6 @@ gst_vmafhip_pending_frame_free (gpointer p)
   g_free (pf);
 }
 
-
-gboolean
-gst_vmafhip_metric_reported (GstVmafHip * self, const VhEngine * engine,
-    unsigned metric)
-{
-  /* bootstrap details only with conf-interval; the engine knows which */
-  return vh_engine_metric_kind (engine, metric)
-      != VH_METRIC_MODEL_BOOTSTRAP || self->cfg.conf_interval;
-}
-
-static const char *
-first_model_name (GstVmafHip * self)
-{
-  return ((ModelSpec *) g_ptr_array_index (self->specs, 0))->report_name;
-}
-
-void
-gst_vmafhip_add_frame_scores (GstVmafHip * self, const VhEngine * engine,
-    GstStructure * s, unsigned frame)
-{
-  const VhScoreTable *t = vh_engine_scores (engine);
-  const unsigned n = vh_score_table_n_metrics (t);
-  int first = vh_score_table_find (t, first_model_name (self));
-  double v;
-
-  if (first >= 0 && vh_score_table_get (t, (unsigned) first, frame, &v))
-    gst_structure_set (s, "score", G_TYPE_DOUBLE, v, NULL);
-  for (unsigned m = 0; m < n; m++) {
-    if (gst_vmafhip_metric_reported (self, engine, m)
-        && vh_score_table_get (t, m, frame, &v))
-      gst_structure_set (s, vh_score_table_metric_name (t, m), G_TYPE_DOUBLE,
-          v, NULL);
-  }
-  if (self->cfg.psnr && gst_structure_get_double (s, "psnr_y", &v))
-    gst_structure_set (s, "psnr-y", G_TYPE_DOUBLE, v, NULL);
-}
 
 /* Pushes one reference buffer; dist_sink's frame scored with it goes out
  * with it (its scores in the buffer's meta, its message, its record). */
@@ -107,135 +74,7 @@ gst_vmafhip_emit_ready (GstVmafHip * self)
   return GST_FLOW_OK;
 }
 
-GstVmafHipFrameTimes
-gst_vmafhip_frame_times (GstVmafHip * self, GstBuffer * ref)
-{
-  GstAggregatorPad *pad = self->side[REF].pad;
-  GstVmafHipFrameTimes t;
-
-  t.pts = GST_BUFFER_PTS (ref);
-  t.duration = GST_BUFFER_DURATION (ref);
-  if (!GST_CLOCK_TIME_IS_VALID (t.duration))
-    t.duration = self->frame_duration;
-  t.running_time = t.stream_time = GST_CLOCK_TIME_NONE;
-  t.ref_index = self->n_ref_frames;
-  if (GST_CLOCK_TIME_IS_VALID (t.pts)) {
-    GST_OBJECT_LOCK (pad);
-    if (pad->segment.format == GST_FORMAT_TIME) {
-      t.running_time = gst_segment_to_running_time (&pad->segment,
-          GST_FORMAT_TIME, t.pts);
-      t.stream_time = gst_segment_to_stream_time (&pad->segment,
-          GST_FORMAT_TIME, t.pts);
-    }
-    GST_OBJECT_UNLOCK (pad);
-  }
-  return t;
-}
-
-PendingFrame *
-gst_vmafhip_queue_frame (GstVmafHip * self, GstBuffer * ref, gint index,
-    const GstVmafHipFrameTimes * t)
-{
-  PendingFrame *pf = g_new0 (PendingFrame, 1);
-
-  pf->buffer = ref;
-  pf->index = index;
-  pf->t = *t;
-  self->n_ref_frames++;
-  g_queue_push_tail (&self->pending, pf);
-  gst_vmafhip_renditions_score (self, pf);
-  return pf;
-}
-
 /* ----------------------------------------------------------------- EOS */
-
-static VhPoolMethod
-engine_pool_method (GstVmafHipPoolMethod method)
-{
-  switch (method) {
-    case GST_VMAFHIP_POOL_MIN:
-      return VH_POOL_MIN;
-    case GST_VMAFHIP_POOL_MAX:
-      return VH_POOL_MAX;
-    case GST_VMAFHIP_POOL_HARMONIC_MEAN:
-      return VH_POOL_HARMONIC_MEAN;
-    case GST_VMAFHIP_POOL_MEAN:
-    default:
-      return VH_POOL_MEAN;
-  }
-}
-
-static void
-set_pooled (GstStructure * s, const char *name, const VhPooled * p,
-    GstVmafHipPoolMethod method)
-{
-  char *field;
-
-  gst_structure_set (s, name, G_TYPE_DOUBLE,
-      vh_pooled_get (p, engine_pool_method (method)), NULL);
-  field = g_strconcat (name, "-mean", NULL);
-  gst_structure_set (s, field, G_TYPE_DOUBLE, p->mean, NULL);
-  g_free (field);
-  field = g_strconcat (name, "-harmonic-mean", NULL);
-  gst_structure_set (s, field, G_TYPE_DOUBLE, p->harmonic_mean, NULL);
-  g_free (field);
-  field = g_strconcat (name, "-min", NULL);
-  gst_structure_set (s, field, G_TYPE_DOUBLE, p->min, NULL);
-  g_free (field);
-  field = g_strconcat (name, "-max", NULL);
-  gst_structure_set (s, field, G_TYPE_DOUBLE, p->max, NULL);
-  g_free (field);
-}
-
-void
-gst_vmafhip_add_pooled_table (GstVmafHip * self, const VhScoreTable * t,
-    unsigned subsample, const VhEngine * engine, GstStructure * s)
-{
-  const unsigned n = vh_score_table_n_metrics (t);
-  const GstVmafHipPoolMethod method = self->cfg.pool_method;
-  VhPooled p;
-  const int first = vh_score_table_find (t, first_model_name (self));
-
-  if (first >= 0 && vh_score_table_pool_all (t, (unsigned) first, subsample,
-          &p))
-    gst_structure_set (s, "score", G_TYPE_DOUBLE,
-        vh_pooled_get (&p, engine_pool_method (method)), NULL);
-  for (unsigned m = 0; m < n; m++) {
-    const char *name = vh_score_table_metric_name (t, m);
-    if ((engine && !gst_vmafhip_metric_reported (self, engine, m))
-        || !vh_score_table_pool_all (t, m, subsample, &p))
-      continue;
-    set_pooled (s, name, &p, method);
-    if (self->cfg.psnr && !strcmp (name, "psnr_y"))
-      set_pooled (s, "psnr-y", &p, method);
-  }
-}
-
-/* A results file cannot be written completely (full disk, I/O error, its
- * folder removed): by default an element error, so that the run fails
- * and a batch script sees it (the aggregator then stops with
- * GST_FLOW_ERROR); with write-failure=warn a warning, and scoring goes on
- * (the messages and the meta still carry every score).  Any thread. */
-void
-gst_vmafhip_results_failed (GstVmafHip * self, const char *pad_name,
-    const GError * error)
-{
-  const char *why = error ? error->message : "unknown error";
-
-  if (self->cfg.write_failure == GST_VMAFHIP_WRITE_FAILURE_WARN) {
-    GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
-        ("%s's results file cannot be written: %s. Scoring goes on "
-            "(write-failure=warn); the scores are still posted and "
-            "attached, but the file is incomplete.", pad_name, why),
-        ("property results-filename"));
-    return;
-  }
-  GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
-      ("%s's results file cannot be written: %s. The run fails; free the "
-          "space or fix the path, or set write-failure=warn to keep scoring "
-          "with a warning.", pad_name, why), ("property results-filename"));
-  g_atomic_int_set (&self->results_write_failed, TRUE);
-}
 
 /* Every way a measurement ends (EOS, a stop without EOS, a flushing seek)
  * ends here: dist_sink's frames already paired are scored (or counted as
@@ -243,8 +82,8 @@ gst_vmafhip_results_failed (GstVmafHip * self, const char *pad_name,
  * reported whether or not their buffers went out, the pooled message says
  * how it ended (`end`), and the results file is finished with its pooled
  * section.  Returns the frames scored. */
-static unsigned
-conclude (GstVmafHip * self, const char *end)
+guint
+gst_vmafhip_report_conclude (GstVmafHip * self, const char *end)
 {
   guint64 unpaired_ref;
 
@@ -257,7 +96,7 @@ conclude (GstVmafHip * self, const char *end)
 }
 
 gboolean
-gst_vmafhip_end_segment (GstVmafHip * self, int which,
+gst_vmafhip_report_end_segment (GstVmafHip * self, int which,
     const GstVideoInfo * info)
 {
   GstVmafHipStream *stream = &self->dist_stream;
@@ -289,41 +128,16 @@ gst_vmafhip_end_segment (GstVmafHip * self, int which,
   return TRUE;
 }
 
-/* A flushing seek: the pooled message and results files of what was
- * scored before it, as upstream posts its statistics there (the frames
- * still held are scored and reported but not pushed; the results files
- * start again after the seek). */
-void
-gst_vmafhip_conclude_before_flush (GstVmafHip * self)
-{
-  gst_vmafhip_renditions_finish (self, "flushing-seek");
-  if (!self->finished)
-    conclude (self, "flushing-seek");
-}
 
-/* A stop without EOS (the pipeline set to READY or NULL by the
- * application, Ctrl-C without -e, an error elsewhere): streaming has
- * stopped; what was paired is scored and reported, every results file
- * finished. */
-void
-gst_vmafhip_conclude_on_stop (GstVmafHip * self)
-{
-  gst_vmafhip_renditions_finish (self, "stopped");
-  if (!self->finished)
-    conclude (self, "stopped");
-}
-
-/* The end of the measurement: whichever input ended first. */
 GstFlowReturn
-gst_vmafhip_finish (GstVmafHip * self)
+gst_vmafhip_report_finish (GstVmafHip * self)
 {
   GstFlowReturn ret;
   gboolean failed = FALSE;
 
-  /* the renditions end with the reference frames */
-  gst_vmafhip_renditions_finish (self, "eos");
   /* every frame scored, then pushed downstream where it can go */
-  if (self->dist_stream.engine && vh_engine_n_pushed (self->dist_stream.engine) > 0) {
+  if (self->dist_stream.engine
+      && vh_engine_n_pushed (self->dist_stream.engine) > 0) {
     GError *error = NULL;
     if (vh_engine_flush (self->dist_stream.engine, &error)) {
       ret = gst_vmafhip_emit_ready (self);
@@ -338,7 +152,7 @@ gst_vmafhip_finish (GstVmafHip * self)
       failed = TRUE;
     }
   }
-  if (conclude (self, "eos") == 0 && !failed) {
+  if (gst_vmafhip_report_conclude (self, "eos") == 0 && !failed) {
     g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
     GST_ELEMENT_WARNING (self, STREAM, FAILED,
         ("No frame pair was scored: one of the inputs ended before sending "
