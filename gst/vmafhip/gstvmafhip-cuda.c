@@ -55,19 +55,19 @@ ensure_context (GstVmafHip * self)
   GstVmafHipBackend backend;
 
   GST_OBJECT_LOCK (self);
-  if (self->cuda_context) {
-    ctx = gst_object_ref (self->cuda_context);
+  if (self->cuda.context) {
+    ctx = gst_object_ref (self->cuda.context);
     GST_OBJECT_UNLOCK (self);
     return ctx;
   }
   backend = self->props.backend;
   device_id = self->props.device_id;
   GST_OBJECT_UNLOCK (self);
-  if (backend == GST_VMAFHIP_BACKEND_CPU || self->cuda_unavailable)
+  if (backend == GST_VMAFHIP_BACKEND_CPU || self->cuda.unavailable)
     return NULL;
   if (!gst_cuda_load_library ()) {
     GST_DEBUG_OBJECT (self, "no CUDA library: system memory only");
-    self->cuda_unavailable = TRUE;
+    self->cuda.unavailable = TRUE;
     return NULL;
   }
 
@@ -76,23 +76,23 @@ ensure_context (GstVmafHip * self)
   if (!gpu) {
     GST_DEBUG_OBJECT (self, "no CUDA device to share: %s", error->message);
     g_clear_error (&error);
-    self->cuda_unavailable = TRUE;
+    self->cuda.unavailable = TRUE;
     return NULL;
   }
   ctx = wrap_device_context (gpu);
   vh_gpu_close (gpu);
   if (!ctx) {
-    self->cuda_unavailable = TRUE;
+    self->cuda.unavailable = TRUE;
     return NULL;
   }
   GST_OBJECT_LOCK (self);
-  if (self->cuda_context) {
+  if (self->cuda.context) {
     /* another thread was quicker */
     GST_OBJECT_UNLOCK (self);
     gst_object_unref (ctx);
     return ensure_context (self);
   }
-  self->cuda_context = gst_object_ref (ctx);
+  self->cuda.context = gst_object_ref (ctx);
   GST_OBJECT_UNLOCK (self);
   GST_INFO_OBJECT (self, "sharing CUDA context %p of device %d",
       gst_cuda_context_get_handle (ctx), device_id < 0 ? 0 : device_id);
@@ -198,7 +198,7 @@ gst_vmafhip_cuda_map_side (GstVmafHip * self, Side * side,
   const char *why = not_in_place (self, side, engine, reads_chroma);
   if (why) {
     /* (renditions' workers too: once per element and stream) */
-    if (g_atomic_int_compare_and_exchange (&self->warned_cuda_host, FALSE,
+    if (g_atomic_int_compare_and_exchange (&self->cuda.warned_host, FALSE,
             TRUE))
       GST_ELEMENT_WARNING (self, STREAM, FORMAT,
           ("Frames in CUDA memory are copied to host memory: %s.", why),
@@ -217,7 +217,7 @@ gst_vmafhip_cuda_map_side (GstVmafHip * self, Side * side,
   void *handle = gst_cuda_context_get_handle (ctx);
   if (handle != vh_gpu_native_context (self->gpu)) {
     pic->device_context = handle;
-    if (g_atomic_int_compare_and_exchange (&self->warned_cuda_copy, FALSE,
+    if (g_atomic_int_compare_and_exchange (&self->cuda.warned_copy, FALSE,
             TRUE)) {
       guint device = 0;
       g_object_get (ctx, "cuda-device-id", &device, NULL);
@@ -250,9 +250,9 @@ void
 gst_vmafhip_cuda_clear (GstVmafHip * self)
 {
   GST_OBJECT_LOCK (self);
-  gst_clear_object (&self->cuda_context);
+  gst_clear_object (&self->cuda.context);
   GST_OBJECT_UNLOCK (self);
-  self->cuda_unavailable = FALSE;
+  self->cuda.unavailable = FALSE;
 }
 
 #else /* !HAVE_GST_CUDA */

@@ -36,9 +36,9 @@ dmabuf_usable (GstVmafHip * self)
   GST_OBJECT_UNLOCK (self);
   if (backend == GST_VMAFHIP_BACKEND_CPU)
     return FALSE;
-  if (self->gpu_count < 0)
-    self->gpu_count = vh_gpu_device_count (VH_GPU_VENDOR_AUTO, NULL);
-  return self->gpu_count > 0;
+  if (self->dmabuf.gpu_count < 0)
+    self->dmabuf.gpu_count = vh_gpu_device_count (VH_GPU_VENDOR_AUTO, NULL);
+  return self->dmabuf.gpu_count > 0;
 }
 
 GstCaps *
@@ -161,7 +161,7 @@ gst_vmafhip_dmabuf_import (GstVmafHip * self, int which, GstBuffer * buf,
   else if (!gst_vmafhip_planes_read_as_is (self, which))
     why = g_strdup ("the GPU reads planar samples only (NV12 or P010 chroma "
         "where chroma is read, P010's shifted samples)");
-  else if (!self->dmabuf_import_failed) {
+  else if (!self->dmabuf.import_failed) {
     /* the frame as a GstVideoFrame of device addresses, never mapped */
     GstVideoFrame frame = { 0 };
     GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
@@ -182,14 +182,14 @@ gst_vmafhip_dmabuf_import (GstVmafHip * self, int which, GstBuffer * buf,
     why = g_strdup_printf ("the GPU driver cannot import them (%s)",
         error->message);
     g_error_free (error);
-    self->dmabuf_import_failed = TRUE;  /* not tried again this stream */
+    self->dmabuf.import_failed = TRUE;  /* not tried again this stream */
   }
-  if (!self->warned_dmabuf_copy) {
+  if (!self->dmabuf.warned_copy) {
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
         ("Frames in dmabuf memory are mapped and copied to the GPU through "
             "host memory: %s.", why), ("fd %d; once per stream",
             gst_dmabuf_memory_get_fd (mem)));
-    self->warned_dmabuf_copy = TRUE;
+    self->dmabuf.warned_copy = TRUE;
   }
   g_free (why);
   return FALSE;

@@ -512,19 +512,13 @@ pop_pair (GstVmafHip * self, GstBuffer * ref, gboolean pop_dist)
       GST_BUFFER_DTS (ref), GST_BUFFER_DURATION (ref), NULL);
 }
 
-/* rate-mismatch=follow-reference: whether the held distorted frame is still
- * on screen at the reference frame's time. */
+/* rate-mismatch=follow-reference: whether dist_sink's frame on screen is
+ * still shown at the reference frame's time. */
 static gboolean
 held_covers (GstVmafHip * self, GstClockTime rt_ref, GstClockTime tolerance)
 {
-  GstClockTime shown = self->held_dist_duration;
-
-  if (!self->held_dist || !GST_CLOCK_TIME_IS_VALID (rt_ref))
-    return FALSE;
-  if (!GST_CLOCK_TIME_IS_VALID (shown))
-    shown = 2 * tolerance;
-  return rt_ref + tolerance >= self->held_dist_rt
-      && rt_ref < self->held_dist_rt + shown + tolerance;
+  return gst_vmafhip_on_screen_covers (&self->dist_stream.on_screen, rt_ref,
+      tolerance);
 }
 
 /* Non-live streams without timestamps cannot be paired by time: they are
@@ -562,16 +556,10 @@ aggregate_following_reference (GstVmafHip * self, GstBuffer * ref,
      * becomes the one on screen (the one it replaces was shown already, or
      * skipped) */
     gst_aggregator_pad_drop_buffer (dpad);
-    if (self->held_dist && !self->held_dist_used)
-      count_unpaired (self, DIST, self->held_dist,
+    if (gst_vmafhip_on_screen_show (&self->dist_stream.on_screen, dist,
+            rt_dist, self->dist_frame_duration))
+      count_unpaired (self, DIST, dist,
           "skipped: the distorted stream is faster than the reference");
-    gst_clear_buffer (&self->held_dist);
-    self->held_dist = dist;
-    self->held_dist_rt = rt_dist;
-    self->held_dist_duration = GST_BUFFER_DURATION (dist);
-    if (!GST_CLOCK_TIME_IS_VALID (self->held_dist_duration))
-      self->held_dist_duration = self->dist_frame_duration;
-    self->held_dist_used = FALSE;
     gst_clear_buffer (&ref);
     return GST_FLOW_OK;
   }
@@ -586,9 +574,10 @@ aggregate_following_reference (GstVmafHip * self, GstBuffer * ref,
   if (!ref)
     return GST_AGGREGATOR_FLOW_NEED_DATA;
   if (held_covers (self, rt_ref, tolerance)) {
-    self->held_dist_used = TRUE;
+    self->dist_stream.on_screen.used = TRUE;
     pop_pair (self, ref, FALSE);
-    return score_pair (self, ref, gst_buffer_ref (self->held_dist));
+    return score_pair (self, ref,
+        gst_buffer_ref (self->dist_stream.on_screen.buf));
   }
   gst_aggregator_pad_drop_buffer (self->side[REF].pad);
   return pass_unpaired_ref (self, ref, timeout
@@ -622,8 +611,7 @@ gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
    * before the jump is not on screen after it */
   const gboolean ref_jumped = gst_vmafhip_timeline_take_jump (rpad);
   if (gst_vmafhip_timeline_take_jump (dpad)) {
-    gst_clear_buffer (&self->held_dist);
-    self->held_dist_used = FALSE;
+    gst_vmafhip_on_screen_clear (&self->dist_stream.on_screen);
     if (self->cfg.align == GST_VMAFHIP_ALIGN_AUTO)
       gst_vmafhip_aligner_restart (&self->dist_stream.align);
   } else if (ref_jumped && self->cfg.align == GST_VMAFHIP_ALIGN_AUTO) {

@@ -119,6 +119,17 @@ typedef struct
   GstClockTime periodic_at;     /* when the next periodic re-check starts */
 } GstVmafHipAligner;
 
+/* rate-mismatch=follow-reference: a distorted pad's frame on screen
+ * (gstvmafhip-stream.c), scored against every reference frame it is shown
+ * for */
+typedef struct
+{
+  GstBuffer *buf;
+  GstClockTime rt;            /* less the pad's lag */
+  GstClockTime duration;
+  gboolean used;              /* scored at least once */
+} GstVmafHipOnScreen;
+
 /* A scored stream (gstvmafhip-stream.c): one distorted pad's measurement
  * against the reference, dist_sink's and each dist_sink_%u's alike: its
  * engine, the frames pushed into it and not yet reported, its record
@@ -134,8 +145,10 @@ typedef struct
   guint n_reported;           /* engine frames reported and released */
   GstVmafHipRecord record;
   GstVmafHipWatch watch;
-  /* align=auto's search for its lag (the aggregator thread's) */
+  /* align=auto's search for its lag, and the frame on screen where it
+   * follows the reference (the aggregator thread's) */
   GstVmafHipAligner align;
+  GstVmafHipOnScreen on_screen;
   gint unpaired;              /* (atomic) its pad's frames without a partner */
   gint64 first_push_us;
   /* its last frame paired, where one stands in for a missing partner so
@@ -156,6 +169,37 @@ typedef struct
   GstVmafHipFrameTimes t;     /* its times and reference index */
 } PendingFrame;
 
+
+/* The dist_sink_%u request pads (gstvmafhip-renditions.c) */
+typedef struct
+{
+  GMutex lock;
+  GPtrArray *list;              /* GstVmafHipRendition*, under the lock */
+  guint next;                   /* the next pad's number, under the lock */
+  /* reference frames uploaded once for the renditions scored on the GPU
+   * (each engine copies them on the device), made on first use
+   * (gstvmafhip-shared-refs.c) */
+  struct _GstVmafHipSharedRefs *shared_refs;
+} GstVmafHipRenditions;
+
+/* CUDA memory (gstvmafhip-cuda.c): the device's context as a
+ * GstCudaContext, shared with upstream (object lock); whether there is
+ * none to share; one warning each for the copies it may cost */
+typedef struct
+{
+  GstObject *context;
+  gboolean unavailable;
+  gboolean warned_host, warned_copy;
+} GstVmafHipCudaInput;
+
+/* dmabuf (gstvmafhip-dmabuf.c): GPUs found (-1: not asked yet); whether
+ * an import failed this stream; one warning for the mapped copy */
+typedef struct
+{
+  gint gpu_count;
+  gboolean import_failed;
+  gboolean warned_copy;
+} GstVmafHipDmabufInput;
 
 struct _GstVmafHip
 {
@@ -183,17 +227,8 @@ struct _GstVmafHip
                                * engine's features; read by upstream's
                                * threads) */
 
-  /* CUDA memory (gstvmafhip-cuda.c): the device's context as a
-   * GstCudaContext, shared with upstream (object lock); whether there is
-   * none to share; one warning each for the copies it may cost */
-  GstObject *cuda_context;
-  gboolean cuda_unavailable;
-  gboolean warned_cuda_host, warned_cuda_copy;
-  /* dmabuf (gstvmafhip-dmabuf.c): GPUs found (-1: not asked yet); whether
-   * an import failed this stream; one warning for the mapped copy */
-  gint gpu_count;
-  gboolean dmabuf_import_failed;
-  gboolean warned_dmabuf_copy;
+  GstVmafHipCudaInput cuda;
+  GstVmafHipDmabufInput dmabuf;
 
   GstCaps *ref_caps;          /* output caps (the reference's) */
   gboolean caps_checked;      /* both sides known and compatible */
@@ -214,21 +249,11 @@ struct _GstVmafHip
   /* reference frames taken since the start (the next one's index) */
   guint64 n_ref_frames;
   GstClockTime dist_frame_duration;   /* from dist_sink's caps */
-  /* rate-mismatch=follow-reference: the distorted frame on screen */
-  GstBuffer *held_dist;
-  GstClockTime held_dist_rt, held_dist_duration;
-  gboolean held_dist_used;
   /* a smaller distorted video, scaled to the reference by the engine
    * (gstvmafhip-scale.c), from the caps check on */
   gboolean rung_scaled;
-  /* dist_sink_%u request pads (gstvmafhip-renditions.c):
-   * GstVmafHipRendition*, with the next pad's number, under the lock */
-  GMutex renditions_lock;
-  GPtrArray *renditions;
-  guint next_rendition;
-  /* reference frames uploaded once for the renditions scored on the GPU
-   * (each engine copies them on the device), made on first use */
-  struct _GstVmafHipSharedRefs *rendition_refs;
+  /* dist_sink_%u request pads (gstvmafhip-renditions.c) */
+  GstVmafHipRenditions renditions;
 };
 
 static inline const char *
@@ -502,6 +527,16 @@ void gst_vmafhip_stream_init (GstVmafHipStream * s, GstVmafHip * self,
 void gst_vmafhip_stream_reset (GstVmafHipStream * s);
 void gst_vmafhip_stream_clear (GstVmafHipStream * s);
 const char *gst_vmafhip_stream_name (const GstVmafHipStream * s);
+/* Following the reference: whether its frame on screen is still shown at
+ * ref_rt (within `tolerance`) */
+gboolean gst_vmafhip_on_screen_covers (const GstVmafHipOnScreen * os,
+    GstClockTime ref_rt, GstClockTime tolerance);
+/* buf (taken; its time less the lag, its duration: `duration` where it has
+ * none) becomes the frame on screen; TRUE where the one it replaces was
+ * never scored (skipped: count it) */
+gboolean gst_vmafhip_on_screen_show (GstVmafHipOnScreen * os, GstBuffer * buf,
+    GstClockTime rt, GstClockTime duration);
+void gst_vmafhip_on_screen_clear (GstVmafHipOnScreen * os);
 /* How far its pad lags the reference (align=offset: offset frames of the
  * reference's rate; align=auto: its locked lag; 0 otherwise): subtracted
  * from its frames' running times before pairing */

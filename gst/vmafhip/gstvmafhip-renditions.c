@@ -49,12 +49,9 @@ struct _GstVmafHipRendition
    * sees every reference frame) */
   GstVmafHipStream stream;
   gint done;                  /* (atomic) ended or refused: frames dropped */
-  /* rate-mismatch=follow-reference: the frame on screen (aggregator
-   * thread, renditions_lock) */
-  GstBuffer *held;
-  GstClockTime held_rt, held_duration;
-  gboolean held_used;
-  gboolean ended;             /* its EOS came while that frame is on screen */
+  /* rate-mismatch=follow-reference: its EOS came while its last frame is
+   * still on screen (aggregator thread, renditions' lock) */
+  gboolean ended;
   /* the worker: its thread, and the frames queued for it */
   GThreadPool *worker;
   Side ref_side;              /* the worker's view of the reference (its
@@ -68,8 +65,7 @@ struct _GstVmafHipRendition
 static void
 held_clear (GstVmafHipRendition * r)
 {
-  gst_clear_buffer (&r->held);
-  r->held_used = FALSE;
+  gst_vmafhip_on_screen_clear (&r->stream.on_screen);
   r->ended = FALSE;
 }
 
@@ -82,8 +78,8 @@ rendition_name (const GstVmafHipRendition * r)
 static GstVmafHipRendition *
 find (GstVmafHip * self, GstAggregatorPad * pad)
 {
-  for (guint i = 0; i < self->renditions->len; i++) {
-    GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
+  for (guint i = 0; i < self->renditions.list->len; i++) {
+    GstVmafHipRendition *r = g_ptr_array_index (self->renditions.list, i);
     if (r->side.pad == pad)
       return r;
   }
@@ -105,19 +101,19 @@ gst_vmafhip_rendition_new_pad (GstVmafHip * self, GstPadTemplate * templ,
   guint serial = 0;
   gchar *name;
 
-  g_mutex_lock (&self->renditions_lock);
+  g_mutex_lock (&self->renditions.lock);
   if (req_name && sscanf (req_name, "dist_sink_%u", &serial) == 1) {
-    for (guint i = 0; i < self->renditions->len; i++) {
-      GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
+    for (guint i = 0; i < self->renditions.list->len; i++) {
+      GstVmafHipRendition *r = g_ptr_array_index (self->renditions.list, i);
       if (!strcmp (rendition_name (r), req_name)) {
-        g_mutex_unlock (&self->renditions_lock);
+        g_mutex_unlock (&self->renditions.lock);
         GST_WARNING_OBJECT (self, "%s exists already", req_name);
         return NULL;
       }
     }
-    self->next_rendition = MAX (self->next_rendition, serial + 1);
+    self->renditions.next = MAX (self->renditions.next, serial + 1);
   } else {
-    serial = self->next_rendition++;
+    serial = self->renditions.next++;
   }
   name = g_strdup_printf ("dist_sink_%u", serial);
   GstVmafHipRendition *r = g_new0 (GstVmafHipRendition, 1);
@@ -129,8 +125,8 @@ gst_vmafhip_rendition_new_pad (GstVmafHip * self, GstPadTemplate * templ,
   g_cond_init (&r->queue_cond);
   gst_vmafhip_stream_init (&r->stream, self, &r->side,
       GST_PAD_NAME (r->side.pad));
-  g_ptr_array_add (self->renditions, r);
-  g_mutex_unlock (&self->renditions_lock);
+  g_ptr_array_add (self->renditions.list, r);
+  g_mutex_unlock (&self->renditions.lock);
   GST_INFO_OBJECT (self, "rendition %s requested", GST_PAD_NAME (r->side.pad));
   return r->side.pad;
 }
@@ -177,16 +173,16 @@ rendition_free (GstVmafHipRendition * r)
 void
 gst_vmafhip_rendition_release (GstVmafHip * self, GstPad * pad)
 {
-  g_mutex_lock (&self->renditions_lock);
+  g_mutex_lock (&self->renditions.lock);
   GstVmafHipRendition *r = find (self, GST_AGGREGATOR_PAD (pad));
   if (r) {
-    g_ptr_array_remove (self->renditions, r);
+    g_ptr_array_remove (self->renditions.list, r);
     /* what it scored so far is reported: its pooled message ends it */
     rendition_drain (r);
     rendition_finish (self, r, "released");
     rendition_free (r);
   }
-  g_mutex_unlock (&self->renditions_lock);
+  g_mutex_unlock (&self->renditions.lock);
 }
 
 /* ------------------------------------------------------------ checks */
@@ -248,10 +244,10 @@ gst_vmafhip_rendition_caps (GstVmafHip * self, GstAggregatorPad * pad,
 {
   GstVideoInfo info;
 
-  g_mutex_lock (&self->renditions_lock);
+  g_mutex_lock (&self->renditions.lock);
   GstVmafHipRendition *r = find (self, pad);
   if (!r) {
-    g_mutex_unlock (&self->renditions_lock);
+    g_mutex_unlock (&self->renditions.lock);
     return FALSE;
   }
   rendition_drain (r);
@@ -259,7 +255,7 @@ gst_vmafhip_rendition_caps (GstVmafHip * self, GstAggregatorPad * pad,
   if (parsed && r->side.have_info && gst_video_info_is_equal (&info,
           &r->side.info)) {
     /* the same video again (a caps event repeated) */
-    g_mutex_unlock (&self->renditions_lock);
+    g_mutex_unlock (&self->renditions.lock);
     return TRUE;
   }
   /* another video in the middle of the stream: what it scored so far ends
@@ -276,14 +272,14 @@ gst_vmafhip_rendition_caps (GstVmafHip * self, GstAggregatorPad * pad,
         ("%s: cannot parse the video caps; it is not scored.",
             rendition_name (r)), ("%" GST_PTR_FORMAT, caps));
     g_atomic_int_set (&r->done, TRUE);
-    g_mutex_unlock (&self->renditions_lock);
+    g_mutex_unlock (&self->renditions.lock);
     return TRUE;
   }
   gst_vmafhip_side_set_info (&r->side, &info);
   /* with the reference known, refused now rather than at its first frame */
   if (self->side[REF].have_info && !rendition_check (self, r))
     g_atomic_int_set (&r->done, TRUE);
-  g_mutex_unlock (&self->renditions_lock);
+  g_mutex_unlock (&self->renditions.lock);
   return TRUE;
 }
 
@@ -519,13 +515,10 @@ rendition_prepare (GstVmafHip * self, GstVmafHipRendition * r,
         return TRUE;
       /* shown at or before the reference frame: the one on screen now
        * (the one it replaces was paired already, or skipped) */
-      if (r->held && !r->held_used)
+      if (gst_vmafhip_on_screen_show (&r->stream.on_screen,
+              gst_aggregator_pad_pop_buffer (r->side.pad), rt,
+              2 * follow_tolerance (self, r)))
         gst_vmafhip_stream_count_unpaired (&r->stream);
-      gst_clear_buffer (&r->held);
-      r->held = gst_aggregator_pad_pop_buffer (r->side.pad);
-      r->held_rt = rt;
-      r->held_duration = GST_BUFFER_DURATION (r->held);
-      r->held_used = FALSE;
       continue;
     }
     if (rt + half >= ref_rt)
@@ -543,34 +536,27 @@ gst_vmafhip_renditions_ready (GstVmafHip * self, GstClockTime ref_rt,
 {
   gboolean ready = TRUE;
 
-  g_mutex_lock (&self->renditions_lock);
+  g_mutex_lock (&self->renditions.lock);
   /* the reference jumped: each rendition's lag is searched again */
   if (reference_jumped && self->cfg.align == GST_VMAFHIP_ALIGN_AUTO)
-    for (guint i = 0; i < self->renditions->len; i++)
+    for (guint i = 0; i < self->renditions.list->len; i++)
       gst_vmafhip_aligner_restart (&((GstVmafHipRendition *)
-              g_ptr_array_index (self->renditions, i))->stream.align);
-  for (guint i = 0; i < self->renditions->len; i++)
-    ready &= rendition_prepare (self, g_ptr_array_index (self->renditions, i),
+              g_ptr_array_index (self->renditions.list, i))->stream.align);
+  for (guint i = 0; i < self->renditions.list->len; i++)
+    ready &= rendition_prepare (self, g_ptr_array_index (self->renditions.list, i),
         ref_rt);
-  g_mutex_unlock (&self->renditions_lock);
+  g_mutex_unlock (&self->renditions.lock);
   /* live, past the deadline: the reference goes on without them */
   return ready || timeout;
 }
 
-/* Whether the frame on screen (following the reference) is still shown at
+/* Whether its frame on screen (following the reference) is still shown at
  * ref_rt */
 static gboolean
 held_covers (GstVmafHip * self, GstVmafHipRendition * r, GstClockTime ref_rt)
 {
-  const GstClockTime tolerance = follow_tolerance (self, r);
-  GstClockTime shown = r->held_duration;
-
-  if (!r->held || !GST_CLOCK_TIME_IS_VALID (ref_rt))
-    return FALSE;
-  if (!GST_CLOCK_TIME_IS_VALID (shown))
-    shown = 2 * tolerance;
-  return ref_rt + tolerance >= r->held_rt
-      && ref_rt < r->held_rt + shown + tolerance;
+  return gst_vmafhip_on_screen_covers (&r->stream.on_screen, ref_rt,
+      follow_tolerance (self, r));
 }
 
 /* The rendition's frame paired with the reference frame `ref` (taken, at
@@ -592,8 +578,8 @@ rendition_partner (GstVmafHip * self, GstVmafHipRendition * r,
   if (!done && following (self) && GST_CLOCK_TIME_IS_VALID (ref_rt)) {
     if (!held_covers (self, r, ref_rt))
       return NULL;
-    r->held_used = TRUE;
-    return gst_buffer_ref (r->held);
+    r->stream.on_screen.used = TRUE;
+    return gst_buffer_ref (r->stream.on_screen.buf);
   }
   GstBuffer *buf = gst_aggregator_pad_peek_buffer (r->side.pad);
   if (!buf)
@@ -780,9 +766,9 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
   guint n = 0, takers = 0;
   unsigned nplanes = 1;
 
-  g_mutex_lock (&self->renditions_lock);
-  for (guint i = 0; i < self->renditions->len; i++) {
-    GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
+  g_mutex_lock (&self->renditions.lock);
+  for (guint i = 0; i < self->renditions.list->len; i++) {
+    GstVmafHipRendition *r = g_ptr_array_index (self->renditions.list, i);
     GstBuffer *buf = rendition_partner (self, r, pf->buffer,
         pf->t.running_time);
     if (buf)
@@ -835,7 +821,7 @@ gst_vmafhip_renditions_score (GstVmafHip * self, const PendingFrame * pf)
       g_atomic_int_set (&r->done, TRUE);
     }
   }
-  g_mutex_unlock (&self->renditions_lock);
+  g_mutex_unlock (&self->renditions.lock);
 }
 
 /* ------------------------------------------------------------ the end */
@@ -854,72 +840,74 @@ rendition_finish (GstVmafHip * self, GstVmafHipRendition * r,
 void
 gst_vmafhip_rendition_eos (GstVmafHip * self, GstAggregatorPad * pad)
 {
-  g_mutex_lock (&self->renditions_lock);
+  g_mutex_lock (&self->renditions.lock);
   GstVmafHipRendition *r = find (self, pad);
-  if (r && following (self) && r->held && !g_atomic_int_get (&r->done)) {
+  if (r && following (self) && r->stream.on_screen.buf
+      && !g_atomic_int_get (&r->done)) {
     /* its last frame stays on screen for the reference frames to come */
     GST_INFO_OBJECT (self, "%s ended; its last frame is on screen until "
-        "%" GST_TIME_FORMAT, rendition_name (r), GST_TIME_ARGS (r->held_rt
-            + (GST_CLOCK_TIME_IS_VALID (r->held_duration) ? r->held_duration
-                : 0)));
+        "%" GST_TIME_FORMAT, rendition_name (r),
+        GST_TIME_ARGS (r->stream.on_screen.rt
+            + (GST_CLOCK_TIME_IS_VALID (r->stream.on_screen.duration)
+                ? r->stream.on_screen.duration : 0)));
     r->ended = TRUE;
   } else if (r) {
     GST_INFO_OBJECT (self, "%s ended", rendition_name (r));
     rendition_drain (r);
     rendition_finish (self, r, "eos");
   }
-  g_mutex_unlock (&self->renditions_lock);
+  g_mutex_unlock (&self->renditions.lock);
 }
 
 void
 gst_vmafhip_renditions_finish (GstVmafHip * self, const char *end)
 {
-  g_mutex_lock (&self->renditions_lock);
-  for (guint i = 0; i < self->renditions->len; i++) {
-    GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
+  g_mutex_lock (&self->renditions.lock);
+  for (guint i = 0; i < self->renditions.list->len; i++) {
+    GstVmafHipRendition *r = g_ptr_array_index (self->renditions.list, i);
     rendition_drain (r);
     rendition_finish (self, r, end);
   }
-  g_mutex_unlock (&self->renditions_lock);
+  g_mutex_unlock (&self->renditions.lock);
 }
 
 void
 gst_vmafhip_renditions_reference_changed (GstVmafHip * self,
     const GstVideoInfo * ref)
 {
-  g_mutex_lock (&self->renditions_lock);
-  for (guint i = 0; i < self->renditions->len; i++) {
-    GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
+  g_mutex_lock (&self->renditions.lock);
+  for (guint i = 0; i < self->renditions.list->len; i++) {
+    GstVmafHipRendition *r = g_ptr_array_index (self->renditions.list, i);
     rendition_drain (r);
     rendition_end_segment (self, r, "ref_sink", &self->side[REF].info, ref);
   }
   /* the reference frames on the GPU (and their motion chain) are of the
    * old video: none is in use once every queue is drained */
   gst_vmafhip_shared_refs_free (self);
-  g_mutex_unlock (&self->renditions_lock);
+  g_mutex_unlock (&self->renditions.lock);
 }
 
 void
 gst_vmafhip_renditions_reset (GstVmafHip * self)
 {
-  g_mutex_lock (&self->renditions_lock);
-  for (guint i = 0; i < self->renditions->len; i++) {
-    GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
+  g_mutex_lock (&self->renditions.lock);
+  for (guint i = 0; i < self->renditions.list->len; i++) {
+    GstVmafHipRendition *r = g_ptr_array_index (self->renditions.list, i);
     rendition_drain (r);
     rendition_reset (r);
     if (r->stream.engine)
       vh_engine_reset (r->stream.engine);
     g_atomic_int_set (&r->done, !r->side.have_info);
   }
-  g_mutex_unlock (&self->renditions_lock);
+  g_mutex_unlock (&self->renditions.lock);
 }
 
 void
 gst_vmafhip_renditions_stop (GstVmafHip * self)
 {
-  g_mutex_lock (&self->renditions_lock);
-  for (guint i = 0; i < self->renditions->len; i++) {
-    GstVmafHipRendition *r = g_ptr_array_index (self->renditions, i);
+  g_mutex_lock (&self->renditions.lock);
+  for (guint i = 0; i < self->renditions.list->len; i++) {
+    GstVmafHipRendition *r = g_ptr_array_index (self->renditions.list, i);
     rendition_reset (r);
     g_clear_pointer (&r->stream.engine, vh_engine_free);
     /* (results-filename and the monitor may change before the next
@@ -932,15 +920,15 @@ gst_vmafhip_renditions_stop (GstVmafHip * self)
     g_atomic_int_set (&r->done, FALSE);
   }
   gst_vmafhip_shared_refs_free (self);
-  g_mutex_unlock (&self->renditions_lock);
+  g_mutex_unlock (&self->renditions.lock);
 }
 
 void
 gst_vmafhip_renditions_free (GstVmafHip * self)
 {
-  for (guint i = 0; i < self->renditions->len; i++)
-    rendition_free (g_ptr_array_index (self->renditions, i));
+  for (guint i = 0; i < self->renditions.list->len; i++)
+    rendition_free (g_ptr_array_index (self->renditions.list, i));
   gst_vmafhip_shared_refs_free (self);
-  g_ptr_array_unref (self->renditions);
-  g_mutex_clear (&self->renditions_lock);
+  g_ptr_array_unref (self->renditions.list);
+  g_mutex_clear (&self->renditions.lock);
 }

@@ -123,7 +123,6 @@ gst_vmafhip_report_end_segment (GstVmafHip * self, int which,
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
   gst_vmafhip_stream_end_segment (self, stream, side_name (which),
       &self->side[which].info, info);
-  gst_clear_buffer (&self->held_dist);
   self->engine_sized = FALSE;
   return TRUE;
 }

@@ -49,7 +49,7 @@ struct _GstVmafHipSharedRefs
 void
 gst_vmafhip_shared_ref_done (GstVmafHip * self, GstVmafHipSharedRef * ref)
 {
-  GstVmafHipSharedRefs *refs = self->rendition_refs;
+  GstVmafHipSharedRefs *refs = self->renditions.shared_refs;
   g_mutex_lock (&refs->lock);
   if (--ref->readers == 0)
     g_cond_broadcast (&refs->changed);
@@ -61,7 +61,7 @@ gst_vmafhip_shared_ref_done (GstVmafHip * self, GstVmafHipSharedRef * ref)
 const VhPicture *
 gst_vmafhip_shared_ref_wait (GstVmafHip * self, GstVmafHipSharedRef * ref)
 {
-  GstVmafHipSharedRefs *refs = self->rendition_refs;
+  GstVmafHipSharedRefs *refs = self->renditions.shared_refs;
   g_mutex_lock (&refs->lock);
   while (!ref->ready && !ref->failed)
     g_cond_wait (&refs->changed, &refs->lock);
@@ -154,10 +154,10 @@ gst_vmafhip_shared_ref_upload (GstVmafHip * self, GstBuffer * buffer, guint take
 {
   if (takers < 2 || !self->cfg.share_reference)
     return NULL;
-  if (!self->rendition_refs && !(self->rendition_refs =
+  if (!self->renditions.shared_refs && !(self->renditions.shared_refs =
           shared_refs_new (self)))
     return NULL;
-  GstVmafHipSharedRefs *refs = self->rendition_refs;
+  GstVmafHipSharedRefs *refs = self->renditions.shared_refs;
   g_mutex_lock (&refs->lock);
   GstVmafHipSharedRef *ref = &refs->ref[refs->next];
   refs->next = (refs->next + 1) % SHARED_REFS;
@@ -182,7 +182,7 @@ gst_vmafhip_shared_ref_upload (GstVmafHip * self, GstBuffer * buffer, guint take
 void
 gst_vmafhip_shared_refs_free (GstVmafHip * self)
 {
-  GstVmafHipSharedRefs *refs = self->rendition_refs;
+  GstVmafHipSharedRefs *refs = self->renditions.shared_refs;
   if (!refs)
     return;
   g_thread_pool_free (refs->uploader, FALSE, TRUE);
@@ -193,6 +193,6 @@ gst_vmafhip_shared_refs_free (GstVmafHip * self)
   g_mutex_clear (&refs->lock);
   g_cond_clear (&refs->changed);
   g_free (refs);
-  self->rendition_refs = NULL;
+  self->renditions.shared_refs = NULL;
 }
 

@@ -51,6 +51,7 @@ gst_vmafhip_stream_reset (GstVmafHipStream * s)
   g_atomic_int_set (&s->unpaired, 0);
   s->first_push_us = 0;
   gst_clear_buffer (&s->last_frame);
+  gst_vmafhip_on_screen_clear (&s->on_screen);
   gst_vmafhip_record_reset (&s->record);
   gst_vmafhip_watch_reset (&s->watch);
   gst_vmafhip_aligner_reset (&s->align);
@@ -62,9 +63,45 @@ gst_vmafhip_stream_clear (GstVmafHipStream * s)
   g_clear_pointer (&s->engine, vh_engine_free);
   g_queue_clear_full (&s->frames, g_free);
   gst_clear_buffer (&s->last_frame);
+  gst_vmafhip_on_screen_clear (&s->on_screen);
   gst_vmafhip_watch_clear (&s->watch);
   gst_vmafhip_aligner_clear (&s->align);
   gst_vmafhip_record_clear (&s->record);
+}
+
+gboolean
+gst_vmafhip_on_screen_covers (const GstVmafHipOnScreen * os,
+    GstClockTime ref_rt, GstClockTime tolerance)
+{
+  GstClockTime shown = os->duration;
+
+  if (!os->buf || !GST_CLOCK_TIME_IS_VALID (ref_rt))
+    return FALSE;
+  if (!GST_CLOCK_TIME_IS_VALID (shown))
+    shown = 2 * tolerance;
+  return ref_rt + tolerance >= os->rt && ref_rt < os->rt + shown + tolerance;
+}
+
+gboolean
+gst_vmafhip_on_screen_show (GstVmafHipOnScreen * os, GstBuffer * buf,
+    GstClockTime rt, GstClockTime duration)
+{
+  const gboolean skipped = os->buf && !os->used;
+
+  gst_clear_buffer (&os->buf);
+  os->buf = buf;
+  os->rt = rt;
+  os->duration = GST_BUFFER_DURATION_IS_VALID (buf)
+      ? GST_BUFFER_DURATION (buf) : duration;
+  os->used = FALSE;
+  return skipped;
+}
+
+void
+gst_vmafhip_on_screen_clear (GstVmafHipOnScreen * os)
+{
+  gst_clear_buffer (&os->buf);
+  os->used = FALSE;
 }
 
 GstClockTimeDiff
@@ -192,6 +229,7 @@ gst_vmafhip_stream_end_segment (GstVmafHip * self, GstVmafHipStream * s,
   g_queue_clear_full (&s->frames, g_free);
   s->n_reported = 0;
   gst_clear_buffer (&s->last_frame);
+  gst_vmafhip_on_screen_clear (&s->on_screen);
   g_clear_pointer (&s->engine, vh_engine_free);
 }
 

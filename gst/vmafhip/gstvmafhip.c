@@ -132,8 +132,6 @@ gst_vmafhip_reset_measurement (GstVmafHip * self)
   g_queue_clear_full (&self->pending, gst_vmafhip_pending_frame_free);
   gst_vmafhip_timeline_reset (self);
   self->finished = FALSE;
-  gst_clear_buffer (&self->held_dist);
-  self->held_dist_used = FALSE;
   self->n_ref_frames = 0;
   g_atomic_int_set (&self->results_write_failed, FALSE);
   GST_OBJECT_LOCK (self);
@@ -331,8 +329,8 @@ gst_vmafhip_stop (GstAggregator * agg)
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);
   gst_vmafhip_scale_clear (self);
-  self->warned_dmabuf_copy = self->dmabuf_import_failed = FALSE;
-  self->warned_cuda_host = self->warned_cuda_copy = FALSE;
+  self->dmabuf.warned_copy = self->dmabuf.import_failed = FALSE;
+  self->cuda.warned_host = self->cuda.warned_copy = FALSE;
   self->caps_checked = self->pair_failed = FALSE;
   GST_OBJECT_LOCK (self);
   gst_caps_replace (&self->ref_caps, NULL);
@@ -395,15 +393,15 @@ gst_vmafhip_init (GstVmafHip * self)
 
   gst_vmafhip_settings_init (&self->props);
 
-  self->gpu_count = -1;          /* asked at the first caps query */
+  self->dmabuf.gpu_count = -1;          /* asked at the first caps query */
   self->specs = g_ptr_array_new_with_free_func (gst_vmafhip_model_spec_free);
   self->feature_specs = g_ptr_array_new_with_free_func ((GDestroyNotify)
       vh_feature_spec_free);
   g_queue_init (&self->pending);
   gst_vmafhip_stream_init (&self->dist_stream, self, &self->side[DIST],
       "dist_sink");
-  g_mutex_init (&self->renditions_lock);
-  self->renditions = g_ptr_array_new ();
+  g_mutex_init (&self->renditions.lock);
+  self->renditions.list = g_ptr_array_new ();
   self->frame_duration = GST_CLOCK_TIME_NONE;
   self->reported_latency = GST_CLOCK_TIME_NONE;
 
