@@ -1,18 +1,26 @@
 /* vmafhip — the element's private state and the functions its parts share.
  *
- * The element is split along its seams: gstvmafhip.c (object, pads,
- * start/stop), gstvmafhip-properties.c (defaults, property specs,
- * get/set), gstvmafhip-settings.c (enums, settings, models),
- * gstvmafhip-engine.c (backend choice, caps, engine set-up),
- * gstvmafhip-pairing.c (which frames are scored together),
- * gstvmafhip-report.c (dist_sink's messages, meta, how a measurement
- * ends, segments), gstvmafhip-record.c (a distorted pad's record: frame
- * numbers, pooled values, segments, results file; every pad's),
- * gstvmafhip-monitor.c (every pad's windows, alarms, intervals),
- * gstvmafhip-timeline.c (jumps in a pad's timeline),
- * gstvmafhip-renditions.c (the dist_sink_%u pads),
- * gstvmafhip-shared-refs.c (the reference uploaded once for them) and
- * gstvmafhip-memory.c (allocation and plane access).
+ * The element is split along its seams, and its files call each other one
+ * way, from the pads down:
+ *   gstvmafhip.c (object, pads, start/stop), gstvmafhip-properties.c
+ *   (property specs, get/set), gstvmafhip-settings.c (enums, settings,
+ *   models), gstvmafhip-pads.c (caps, segments, queries)
+ *   -> gstvmafhip-pairing.c (which frames are scored together; every
+ *   pad's measurement started, segmented and ended there)
+ *   -> gstvmafhip-renditions.c (the dist_sink_%u pads: their pairing and
+ *   workers) and gstvmafhip-report.c (dist_sink's output: the reference
+ *   buffers with their meta, dist_sink's end)
+ *   -> gstvmafhip-stream.c (a scored stream, every distorted pad's: its
+ *   engine, frames written out, segments, pooled message)
+ *   -> gstvmafhip-record.c (a pad's numbering, pooled values, results
+ *   file; the fields of messages), gstvmafhip-monitor.c (windows, alarms,
+ *   intervals), gstvmafhip-align.c (align=auto's search),
+ *   gstvmafhip-timeline.c (when a frame is; jumps), gstvmafhip-scale.c
+ *   (scaling said).
+ * Beside them: gstvmafhip-engine.c (backend choice, caps, engine set-up),
+ * gstvmafhip-shared-refs.c (the reference uploaded once for the
+ * renditions) and gstvmafhip-memory.c, -cuda.c, -dmabuf.c (allocation and
+ * frame access).
  */
 #ifndef __GST_VMAFHIP_PRIVATE_H__
 #define __GST_VMAFHIP_PRIVATE_H__
