@@ -13,6 +13,8 @@ the results file and the exit status:
     segment): all 120 frames scored, two segments, exit 0;
   - a ladder (dist_sink and a dist_sink_0 rung) stopped with SIGINT
     without -e: both pads' files parse with their pooled sections;
+  - an upstream error on a rung's branch: the run fails, and both pads'
+    files parse with the frames paired before it;
   - SIGKILL: the streamed file is cut; vmafhip-score --repair finishes it
     with every complete frame and a pooled section.
 
@@ -101,6 +103,26 @@ def check_ladder_sigint(tmp):
           "frames, both files finished")
 
 
+def check_ladder_upstream_error(tmp):
+    path = os.path.join(tmp, "ladder-error.json")
+    rung = os.path.join(tmp, "ladder-error.dist_sink_0.json")
+    desc = (f"videotestsrc num-buffers=120 pattern=ball ! {SIZE} ! tee name=t "
+            "t. ! queue ! v.ref_sink "
+            "t. ! queue ! videobalance saturation=0.5 ! v.dist_sink "
+            "t. ! queue ! identity error-after=50 ! videoscale ! "
+            "video/x-raw,width=80,height=45 ! v.dist_sink_0 "
+            f"vmafhip name=v backend=cpu threads=1 results-filename={path} "
+            "! fakesink")
+    r = run(desc.split())
+    assert r.returncode != 0, "an upstream error must fail the run"
+    frames, _ = load_results(path)
+    rung_frames, _ = load_results(rung)
+    assert 40 <= len(rung_frames) <= 49, \
+        f"{len(rung_frames)} rung frames after the error"
+    print(f"ladder, upstream error on the rung: rc {r.returncode}, "
+          f"{len(frames)} and {len(rung_frames)} frames, both files finished")
+
+
 def check_sigkill_repair(tmp, score):
     path = os.path.join(tmp, "killed.json")
     desc = pipeline("videotestsrc is-live=true pattern=ball", "",
@@ -186,6 +208,7 @@ def main():
         check_full_disk()
         check_resolution_change(tmp)
         check_ladder_sigint(tmp)
+        check_ladder_upstream_error(tmp)
         check_sigkill_repair(tmp, score)
     return 0
 

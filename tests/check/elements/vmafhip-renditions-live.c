@@ -2,7 +2,9 @@
  * dist_sink: a ladder stopped without EOS, a rung's write failure, a
  * rung's resolution change and the reference's (every rung re-targeted),
  * a rung that drops frames (motion from the whole reference), the monitor
- * per pad, align=offset and a rung's timeline jump.  Against the mock HIP runtime too
+ * per pad, align=offset and a rung's timeline jump, a flushing seek,
+ * align=auto finding a rung's own lag, rate-mismatch=follow-reference on a
+ * half-rate rung.  Against the mock HIP runtime too
  * (counts only: the mock runs no kernel). */
 #include <math.h>
 #include <glib/gstdio.h>
@@ -411,6 +413,77 @@ GST_START_TEST (test_rung_timeline_jump)
 
 GST_END_TEST;
 
+/* A flushing seek with a ladder: every pad's pooled message says
+ * "flushing-seek", the rung's results file is finished with the frames
+ * before it; the measurement then starts again on every pad */
+GST_START_TEST (test_ladder_flushing_seek)
+{
+  gchar *dir, *path;
+  results_dir_new (&dir, &path);
+  gchar *props = g_strdup_printf ("results-format=json results-filename=%s",
+      path);
+  gchar *rung_path = g_strdup_printf ("%s/scores.dist_sink_0.json", dir);
+  Ladder *l = ladder_new (props);
+
+  ladder_add (l, W / 2, H / 2, FPS);
+  for (guint i = 0; i < N_FRAMES; i++)
+    ladder_push (l, i, NULL);
+  wait_taken (l->f->element, "dist_sink_0");
+  wait_taken (l->f->element, "ref_sink");
+  /* a flushing seek's events on every sink pad, one seqnum */
+  const guint32 seqnum = gst_util_seqnum_next ();
+  GstHarness *pads[3] = { l->f->ref, l->f->dist, l->rung[0] };
+  for (guint stop = 0; stop < 2; stop++)
+    for (guint k = 0; k < 3; k++) {
+      GstEvent *ev = stop ? gst_event_new_flush_stop (TRUE)
+          : gst_event_new_flush_start ();
+      gst_event_set_seqnum (ev, seqnum);
+      fail_unless (gst_harness_push_event (pads[k], ev));
+    }
+  /* the pooled messages come with the flush, on the element's thread */
+  guint n_pooled = 0;
+  for (int t = 0; t < 10000 && n_pooled < 2; t++) {
+    drain_bus (l->f->bus, &l->f->seen);
+    n_pooled = 0;
+    for (GList * m = l->f->seen; m; m = m->next) {
+      const GstStructure *st = vmaf_structure (m->data);
+      if (st && !g_strcmp0 (gst_structure_get_string (st, "type"), "pooled")) {
+        fail_unless_equals_string (gst_structure_get_string (st, "end"),
+            "flushing-seek");
+        n_pooled++;
+      }
+    }
+    g_usleep (1000);
+  }
+  fail_unless_equals_int (n_pooled, 2);
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  check_pad (msgs, "dist_sink", N_FRAMES, N_FRAMES);
+  check_pad (msgs, "dist_sink_0", N_FRAMES, N_FRAMES);
+  free_messages (msgs);
+  json_node_unref (check_results_json (rung_path, N_FRAMES));
+  /* after the seek: a new measurement on every pad, to its EOS */
+  GstSegment seg;
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  for (guint k = 0; k < 3; k++)
+    fail_unless (gst_harness_push_event (pads[k],
+            gst_event_new_segment (&seg)));
+  for (guint i = 0; i < N_FRAMES; i++)
+    ladder_push (l, i, NULL);
+  ladder_end (l);
+  msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  check_pad (msgs, "dist_sink", N_FRAMES, N_FRAMES);
+  check_pad (msgs, "dist_sink_0", N_FRAMES, N_FRAMES);
+  free_messages (msgs);
+  ladder_free (l);
+  json_node_unref (check_results_json (rung_path, N_FRAMES));
+  g_unlink (rung_path);
+  g_free (rung_path);
+  g_free (props);
+  results_dir_free (dir, path);
+}
+
+GST_END_TEST;
+
 /* The locked lag of each pad's vmafhip-sync messages (-1000: none); no
  * message says the lock was lost or changed */
 static gint
@@ -588,6 +661,7 @@ vmafhip_renditions_live_suite (void)
   tcase_add_test (tc, test_rung_monitor);
   tcase_add_test (tc, test_rung_offset);
   tcase_add_test (tc, test_rung_timeline_jump);
+  tcase_add_test (tc, test_ladder_flushing_seek);
   tcase_add_test (tc, test_rung_align_auto);
   tcase_add_test (tc, test_rung_follow_reference);
   return s;
