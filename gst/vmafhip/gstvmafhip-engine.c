@@ -411,26 +411,14 @@ configure_engine (GstVmafHip * self)
   if ((!self->dist_stream.engine || self->engine_sized)
       && !gst_vmafhip_build_engine (self, &error))
     goto failed;
-  if (self->use_gpu) {
-    /* the backend holds its own reference on the shared device */
-    VhGpu *gpu = vh_gpu_ref (self->gpu);
-    VhGpuBackend *backend = gpu ? vh_gpu_backend_new (gpu, 0, &error) : NULL;
-    if (!backend || !vh_engine_set_accelerator (self->dist_stream.engine,
-            &vh_gpu_backend_ops, backend, &error))
-      goto failed;
-  }
   VhPicture layout;
   negotiated_layout (self, &layout);
   /* what the features cannot read fails now, not at the first frame */
-  if (!vh_engine_set_video_info (self->dist_stream.engine, &vi, &error)
-      || !vh_engine_check_layout (self->dist_stream.engine, &layout, &error)
-      || !gst_vmafhip_scale_apply (self, &error))
+  if (!gst_vmafhip_stream_set_video (self, &self->dist_stream, &error)
+      || !vh_engine_check_layout (self->dist_stream.engine, &layout, &error))
     goto failed;
   self->engine_info = vi;
   self->engine_sized = TRUE;
-  gchar *video = gst_vmafhip_describe_pair (&self->side[DIST].info, r);
-  gst_vmafhip_record_set_video (&self->dist_stream.record, video, vi.width, vi.height);
-  g_free (video);
   gst_vmafhip_update_latency (self, self->frame_duration);
   GST_INFO_OBJECT (self, "engine ready for %ux%u %u-bit, %u model(s)",
       vi.width, vi.height, vi.bpc, self->specs->len);

@@ -550,6 +550,12 @@ void gst_vmafhip_on_screen_clear (GstVmafHipOnScreen * os);
  * from its frames' running times before pairing */
 GstClockTimeDiff gst_vmafhip_stream_shift (GstVmafHip * self,
     const GstVmafHipStream * s);
+/* Its engine (made by the caller, no size yet) set for the reference's
+ * video and its pad's: the GPU backend where the element scores there,
+ * the reference's size, its pad's picture scaled up to it where smaller
+ * (announced), the record's segment described */
+gboolean gst_vmafhip_stream_set_video (GstVmafHip * self, GstVmafHipStream * s,
+    GError ** error);
 /* One pair into its engine at `t` (its reference frame's times);
  * stand_in: the distorted picture stands in for a missing one, so that
  * motion sees every reference frame (the frame is not reported).  *index:

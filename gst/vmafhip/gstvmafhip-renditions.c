@@ -304,56 +304,29 @@ results_path (GstVmafHip * self, GstVmafHipRendition * r)
 static gboolean
 rendition_engine (GstVmafHip * self, GstVmafHipRendition * r)
 {
-  const GstVideoInfo *ref = &self->side[REF].info;
-  const VhVideoInfo vi = { (unsigned) GST_VIDEO_INFO_WIDTH (ref),
-    (unsigned) GST_VIDEO_INFO_HEIGHT (ref), GST_VIDEO_INFO_COMP_DEPTH (ref, 0)
-  };
   GError *error = NULL;
-  VhEngine *engine = NULL;
 
   if (!rendition_check (self, r))
     return FALSE;
-  if (!(engine = gst_vmafhip_new_engine (self, FALSE, &error)))
-    goto failed;
-  if (self->use_gpu) {
-    VhGpu *gpu = vh_gpu_ref (self->gpu);
-    VhGpuBackend *backend = gpu ? vh_gpu_backend_new (gpu, 0, &error) : NULL;
-    if (!backend || !vh_engine_set_accelerator (engine, &vh_gpu_backend_ops,
-            backend, &error))
-      goto failed;
-  }
-  if (!vh_engine_set_video_info (engine, &vi, &error)
-      || !vh_engine_set_distorted_scaling (engine,
-          (unsigned) GST_VIDEO_INFO_WIDTH (&r->side.info),
-          (unsigned) GST_VIDEO_INFO_HEIGHT (&r->side.info),
-          gst_vmafhip_scale_filter (self->cfg.scaler), &error))
-    goto failed;
-  r->stream.engine = engine;
   if (self->write_log && !r->stream.record.path)
     r->stream.record.path = results_path (self, r);
   if (!r->stream.watch.self)
     gst_vmafhip_watch_start (self, &r->stream.watch, &r->stream.record);
-  gchar *video = gst_vmafhip_describe_pair (&r->side.info, ref);
-  gst_vmafhip_record_set_video (&r->stream.record, video, vi.width,
-      vi.height);
-  g_free (video);
-  GST_INFO_OBJECT (self, "%s: %dx%d scored against the reference's %ux%u%s",
+  if (!(r->stream.engine = gst_vmafhip_new_engine (self, FALSE, &error))
+      || !gst_vmafhip_stream_set_video (self, &r->stream, &error)) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("%s is not scored: %s. The other pads are.", rendition_name (r),
+            error ? error->message : "no engine"), (NULL));
+    g_clear_error (&error);
+    g_clear_pointer (&r->stream.engine, vh_engine_free);
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "%s: %dx%d scored against the reference's %dx%d",
       rendition_name (r), GST_VIDEO_INFO_WIDTH (&r->side.info),
-      GST_VIDEO_INFO_HEIGHT (&r->side.info), vi.width, vi.height,
-      vh_engine_scales_distorted (engine) ? (vh_engine_scales_on_accelerator
-          (engine) ? ", scaled on the GPU" : ", scaled on the CPU") : "");
-  gst_vmafhip_scale_announce (self, rendition_name (r), engine, &r->side.info,
-      ref);
+      GST_VIDEO_INFO_HEIGHT (&r->side.info),
+      GST_VIDEO_INFO_WIDTH (&self->side[REF].info),
+      GST_VIDEO_INFO_HEIGHT (&self->side[REF].info));
   return TRUE;
-
-failed:
-  GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-      ("%s is not scored: %s. The other pads are.", rendition_name (r),
-          error ? error->message : "no engine"), (NULL));
-  g_clear_error (&error);
-  if (engine)
-    vh_engine_free (engine);
-  return FALSE;
 }
 
 /* Another video (old_info to new_info) on the rendition's pad or the

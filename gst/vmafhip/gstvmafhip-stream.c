@@ -19,6 +19,7 @@
 
 #include "gstvmafhip-private.h"
 #include "vh-accel.h"
+#include "vh-gpu-backend.h"
 
 #define GST_CAT_DEFAULT gst_vmafhip_debug
 
@@ -119,6 +120,38 @@ const char *
 gst_vmafhip_stream_name (const GstVmafHipStream * s)
 {
   return s->record.pad_name;
+}
+
+gboolean
+gst_vmafhip_stream_set_video (GstVmafHip * self, GstVmafHipStream * s,
+    GError ** error)
+{
+  const GstVideoInfo *ref = &self->side[REF].info;
+  const GstVideoInfo *d = &s->side->info;
+  const VhVideoInfo vi = { (unsigned) GST_VIDEO_INFO_WIDTH (ref),
+    (unsigned) GST_VIDEO_INFO_HEIGHT (ref), GST_VIDEO_INFO_COMP_DEPTH (ref, 0)
+  };
+
+  if (self->use_gpu) {
+    /* the backend holds its own reference on the shared device */
+    VhGpu *gpu = vh_gpu_ref (self->gpu);
+    VhGpuBackend *backend = gpu ? vh_gpu_backend_new (gpu, 0, error) : NULL;
+    if (!backend || !vh_engine_set_accelerator (s->engine,
+            &vh_gpu_backend_ops, backend, error))
+      return FALSE;
+  }
+  if (!vh_engine_set_video_info (s->engine, &vi, error)
+      || !vh_engine_set_distorted_scaling (s->engine,
+          (unsigned) GST_VIDEO_INFO_WIDTH (d),
+          (unsigned) GST_VIDEO_INFO_HEIGHT (d),
+          gst_vmafhip_scale_filter (self->cfg.scaler), error))
+    return FALSE;
+  gchar *video = gst_vmafhip_describe_pair (d, ref);
+  gst_vmafhip_record_set_video (&s->record, video, vi.width, vi.height);
+  g_free (video);
+  gst_vmafhip_scale_announce (self, gst_vmafhip_stream_name (s), s->engine,
+      d, ref);
+  return TRUE;
 }
 
 gboolean
