@@ -42,21 +42,8 @@ dmabuf_usable (GstVmafHip * self)
 }
 
 GstCaps *
-gst_vmafhip_caps_drop_feature (GstCaps * caps, const char *feature)
+gst_vmafhip_dmabuf_filter_caps (GstVmafHip * self, GstCaps * caps)
 {
-  caps = gst_caps_make_writable (caps);
-  for (guint i = gst_caps_get_size (caps); i-- > 0;) {
-    GstCapsFeatures *f = gst_caps_get_features (caps, i);
-    if (f && gst_caps_features_contains (f, feature))
-      gst_caps_remove_structure (caps, i);
-  }
-  return caps;
-}
-
-GstCaps *
-gst_vmafhip_filter_memory_caps (GstVmafHip * self, GstCaps * caps)
-{
-  caps = gst_vmafhip_cuda_filter_caps (self, caps);
   if (gst_caps_is_any (caps) || dmabuf_usable (self))
     return caps;
   return gst_vmafhip_caps_drop_feature (caps, GST_CAPS_FEATURE_MEMORY_DMABUF);

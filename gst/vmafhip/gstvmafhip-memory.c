@@ -1,74 +1,26 @@
-/* vmafhip — the element's memory paths: allocation offered upstream and
- * plane access for the engine. */
+/* vmafhip — frames in memory: plane access for the engine, and caps
+ * features. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstvmafhippool.h"
-
 #include "gstvmafhip-private.h"
+#include "gstvmafhippool.h"
 
 #define GST_CAT_DEFAULT gst_vmafhip_debug
 
 
-/* With the GPU backend, upstream is offered a pool (and an allocator) of
- * pinned host memory: frames written there are uploaded by DMA straight
- * from the buffer, without the backend's staging copy. Upstream may ignore
- * the offer; any other memory is uploaded through that copy. On the CPU
- * there is nothing to gain: no pool, as before. */
-gboolean
-gst_vmafhip_propose_allocation (GstAggregator * agg, GstAggregatorPad * pad,
-    GstQuery * decide_query, GstQuery * query)
+GstCaps *
+gst_vmafhip_caps_drop_feature (GstCaps * caps, const char *feature)
 {
-  GstVmafHip *self = GST_VMAFHIP (agg);
-  GstCaps *caps = NULL;
-  gboolean need_pool = FALSE;
-  GstVideoInfo info;
-
-  (void) decide_query;
-  /* we read any stride and offset through gst_video_frame_map */
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-
-  /* use_gpu and gpu are set at start(), before any pad is active */
-  if (!self->use_gpu)
-    return TRUE;
-  gst_query_parse_allocation (query, &caps, &need_pool);
-  if (!caps || !gst_video_info_from_caps (&info, caps))
-    return TRUE;
-  if (gst_vmafhip_caps_are_dmabuf (caps))
-    return TRUE;                /* upstream brings its dmabufs */
-  if (gst_vmafhip_cuda_propose_allocation (self, query, caps,
-          (guint) GST_VIDEO_INFO_SIZE (&info)))
-    return TRUE;
-
-  GError *error = NULL;
-  GstAllocator *allocator = gst_vmafhip_pinned_allocator_new (self->gpu,
-      &error);
-  if (!allocator) {
-    GST_WARNING_OBJECT (pad, "no pinned pool offered: %s", error->message);
-    g_clear_error (&error);
-    return TRUE;
+  caps = gst_caps_make_writable (caps);
+  for (guint i = gst_caps_get_size (caps); i-- > 0;) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    if (f && gst_caps_features_contains (f, feature))
+      gst_caps_remove_structure (caps, i);
   }
-  GstAllocationParams params;
-  gst_allocation_params_init (&params);
-  gst_query_add_allocation_param (query, allocator, &params);
-  if (need_pool) {
-    /* no minimum: the pool grows to what the queues hold, and stays */
-    GstBufferPool *pool = gst_vmafhip_pinned_pool_new (allocator, caps,
-        (guint) GST_VIDEO_INFO_SIZE (&info), 0, 0);
-    if (pool) {
-      gst_query_add_allocation_pool (query, pool,
-          (guint) GST_VIDEO_INFO_SIZE (&info), 0, 0);
-      gst_object_unref (pool);
-    }
-  }
-  GST_DEBUG_OBJECT (pad, "offered pinned host memory%s for %" GST_PTR_FORMAT,
-      need_pool ? " and a pool" : "", caps);
-  gst_object_unref (allocator);
-  return TRUE;
+  return caps;
 }
-
-
 
 /* First sample of component c. GStreamer 1.22 gives P010's V a byte offset
  * of 1 within the shared UV plane, but its samples are 16-bit words and V

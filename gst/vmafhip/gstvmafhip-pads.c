@@ -6,6 +6,7 @@
 #endif
 
 #include "gstvmafhip-private.h"
+#include "gstvmafhippool.h"
 
 #define GST_CAT_DEFAULT gst_vmafhip_debug
 /* GstAggregator's class (vmafhip's parent, loaded with it) */
@@ -87,6 +88,72 @@ gst_vmafhip_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
   return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, pad, event);
 }
 
+/* Takes caps; drops the memory kinds (CUDA, dmabuf) that cannot be used
+ * now: what the sink pads offer and accept. */
+static GstCaps *
+filter_memory_caps (GstVmafHip * self, GstCaps * caps)
+{
+  return gst_vmafhip_dmabuf_filter_caps (self,
+      gst_vmafhip_cuda_filter_caps (self, caps));
+}
+
+/* With the GPU backend, upstream is offered a pool (and an allocator) of
+ * pinned host memory: frames written there are uploaded by DMA straight
+ * from the buffer, without the backend's staging copy. Upstream may ignore
+ * the offer; any other memory is uploaded through that copy. On the CPU
+ * there is nothing to gain: no pool, as before. */
+gboolean
+gst_vmafhip_propose_allocation (GstAggregator * agg, GstAggregatorPad * pad,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstVmafHip *self = GST_VMAFHIP (agg);
+  GstCaps *caps = NULL;
+  gboolean need_pool = FALSE;
+  GstVideoInfo info;
+
+  (void) decide_query;
+  /* we read any stride and offset through gst_video_frame_map */
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+
+  /* use_gpu and gpu are set at start(), before any pad is active */
+  if (!self->use_gpu)
+    return TRUE;
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return TRUE;
+  if (gst_vmafhip_caps_are_dmabuf (caps))
+    return TRUE;                /* upstream brings its dmabufs */
+  if (gst_vmafhip_cuda_propose_allocation (self, query, caps,
+          (guint) GST_VIDEO_INFO_SIZE (&info)))
+    return TRUE;
+
+  GError *error = NULL;
+  GstAllocator *allocator = gst_vmafhip_pinned_allocator_new (self->gpu,
+      &error);
+  if (!allocator) {
+    GST_WARNING_OBJECT (pad, "no pinned pool offered: %s", error->message);
+    g_clear_error (&error);
+    return TRUE;
+  }
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  gst_query_add_allocation_param (query, allocator, &params);
+  if (need_pool) {
+    /* no minimum: the pool grows to what the queues hold, and stays */
+    GstBufferPool *pool = gst_vmafhip_pinned_pool_new (allocator, caps,
+        (guint) GST_VIDEO_INFO_SIZE (&info), 0, 0);
+    if (pool) {
+      gst_query_add_allocation_pool (query, pool,
+          (guint) GST_VIDEO_INFO_SIZE (&info), 0, 0);
+      gst_object_unref (pool);
+    }
+  }
+  GST_DEBUG_OBJECT (pad, "offered pinned host memory%s for %" GST_PTR_FORMAT,
+      need_pool ? " and a pool" : "", caps);
+  gst_object_unref (allocator);
+  return TRUE;
+}
+
 gboolean
 gst_vmafhip_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
     GstQuery * query)
@@ -108,7 +175,7 @@ gst_vmafhip_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
       } else {
         result = gst_caps_ref (templ);
       }
-      result = gst_vmafhip_filter_memory_caps (self, result);
+      result = filter_memory_caps (self, result);
       /* our order first: unconstrained sources then pick 8-bit I420 */
       if (filter) {
         GstCaps *tmp = gst_caps_intersect_full (result, filter,
@@ -127,7 +194,7 @@ gst_vmafhip_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
       GstCaps *caps, *templ;
 
       gst_query_parse_accept_caps (query, &caps);
-      templ = gst_vmafhip_filter_memory_caps (self,
+      templ = filter_memory_caps (self,
           gst_pad_get_pad_template_caps (GST_PAD (pad)));
       gst_query_set_accept_caps_result (query,
           gst_caps_is_subset (caps, templ));

@@ -20,7 +20,7 @@
  * Beside them: gstvmafhip-engine.c (backend choice, caps, engine set-up),
  * gstvmafhip-shared-refs.c (the reference uploaded once for the
  * renditions) and gstvmafhip-memory.c, -cuda.c, -dmabuf.c (allocation and
- * frame access).
+ * frame access), all four leaves of the pads.
  */
 #ifndef __GST_VMAFHIP_PRIVATE_H__
 #define __GST_VMAFHIP_PRIVATE_H__
@@ -372,12 +372,10 @@ gboolean gst_vmafhip_cuda_map_side (GstVmafHip * self, Side * side,
 void gst_vmafhip_cuda_clear (GstVmafHip * self);
 
 /* gstvmafhip-dmabuf.c */
-/* Takes caps; drops the memory kinds (CUDA, dmabuf) that cannot be used
- * now: what the sink pads offer and accept. */
-GstCaps *gst_vmafhip_filter_memory_caps (GstVmafHip * self, GstCaps * caps);
+/* Takes caps; drops their dmabuf structures where dmabufs cannot be
+ * imported now. */
+GstCaps *gst_vmafhip_dmabuf_filter_caps (GstVmafHip * self, GstCaps * caps);
 gboolean gst_vmafhip_caps_are_dmabuf (GstCaps * caps);
-/* Takes caps; removes the structures with that caps feature. */
-GstCaps *gst_vmafhip_caps_drop_feature (GstCaps * caps, const char *feature);
 /* A frame in dmabuf memory as a picture in GPU memory (imported; TRUE), or
  * FALSE: the caller maps it (not dmabuf, or not importable: one warning per
  * stream says why). */
@@ -385,8 +383,8 @@ gboolean gst_vmafhip_dmabuf_import (GstVmafHip * self, int which,
     GstBuffer * buf, VhPicture * pic);
 
 /* gstvmafhip-memory.c */
-gboolean gst_vmafhip_propose_allocation (GstAggregator * agg,
-    GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query);
+/* Takes caps; removes the structures with that caps feature. */
+GstCaps *gst_vmafhip_caps_drop_feature (GstCaps * caps, const char *feature);
 /* Whether the planes the engine reads of this side's frames are planar
  * samples with nothing to shift: what the GPU copies as they are. */
 gboolean gst_vmafhip_planes_read_as_is (GstVmafHip * self, int which);
@@ -594,6 +592,8 @@ gboolean gst_vmafhip_src_query (GstAggregator * agg, GstQuery * query);
 gboolean gst_vmafhip_src_event (GstAggregator * agg, GstEvent * event);
 GstFlowReturn gst_vmafhip_update_src_caps (GstAggregator * agg,
     GstCaps * downstream, GstCaps ** ret);
+gboolean gst_vmafhip_propose_allocation (GstAggregator * agg,
+    GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query);
 
 /* gstvmafhip-report.c: dist_sink's output and end */
 void gst_vmafhip_pending_frame_free (gpointer pf);
