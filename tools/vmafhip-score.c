@@ -13,6 +13,7 @@
  * the output opened before the first frame is read.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "vh-engine.h"
+#include "vh-frame-reader.h"
 #include "vh-gpu-backend.h"
 #include "vh-gpu.h"
 #include "vh-log-repair.h"
@@ -43,14 +45,16 @@ typedef struct {
   char **models, **features;
 } Options;
 
-/* One input: a y4m file, a raw file, or the synthetic pair's side. */
+/* One input: a y4m file or a raw file, read ahead by a thread of its own
+ * into the buffers the engine reads (tools/frame-reader.c) */
 typedef struct {
   const char *path;
   VhY4m *y4m;
   FILE *raw;
   const VhRawFormat *format;
   unsigned width, height;
-  guint8 *buf;
+  VhFrameReader *reader;
+  guint64 n_skipped;            /* frames read and skipped (frame_skip_*) */
 } Input;
 
 static gboolean G_GNUC_PRINTF (2, 3)
@@ -192,42 +196,101 @@ input_open (Input *in, const char *path, const Options *o, int width,
     in->raw = fopen (path, "rb");
     if (!in->raw)
       return fail (error, "cannot open '%s': %s", path, g_strerror (errno));
+    /* frames go straight into the reader's buffers (no stdio copy), and
+     * the kernel reads the file ahead of them */
+    setvbuf (in->raw, NULL, _IONBF, 0);
+    posix_fadvise (fileno (in->raw), 0, 0, POSIX_FADV_SEQUENTIAL);
   }
-  in->buf = g_malloc (vh_raw_frame_size (in->format, in->width, in->height));
   return TRUE;
 }
 
-/* 1: a frame, 0: the end, -1: error. */
-static int
-input_read (Input *in, VhPicture *pic, GError **error)
+static size_t
+input_frame_size (const Input *in)
 {
-  const size_t size = vh_raw_frame_size (in->format, in->width, in->height);
-  int got;
+  return vh_raw_frame_size (in->format, in->width, in->height);
+}
 
-  if (in->y4m) {
-    got = vh_y4m_read_frame (in->y4m, in->buf, error);
-  } else {
-    size_t n = fread (in->buf, 1, size, in->raw);
-    got = n == size ? 1 : 0;
-    if (n && n != size) {
-      g_set_error (error, VH_ERROR, VH_ERROR_IO, "'%s' ends with a partial "
-          "frame (%zu of %zu bytes): wrong size or format?", in->path, n,
-          size);
-      got = -1;
-    }
+/* The reader's VhFrameReadFunc: 1 a frame, 0 the end, -1 an error */
+static int
+input_read_into (void *source, guint8 *buf, GError **error)
+{
+  Input *in = source;
+  const size_t size = input_frame_size (in);
+
+  if (in->y4m)
+    return vh_y4m_read_frame (in->y4m, buf, error);
+  const size_t n = fread (buf, 1, size, in->raw);
+  if (n == size)
+    return 1;
+  if (n == 0 && !ferror (in->raw))
+    return 0;
+  if (ferror (in->raw))
+    g_set_error (error, VH_ERROR, VH_ERROR_IO, "cannot read '%s': %s",
+        in->path, g_strerror (errno));
+  else
+    g_set_error (error, VH_ERROR, VH_ERROR_IO, "'%s' ends with a partial "
+        "frame (%zu of %zu bytes): wrong size or format?", in->path, n,
+        size);
+  return -1;
+}
+
+static void *
+pinned_alloc (void *gpu, size_t size, GError **error)
+{
+  return vh_gpu_host_alloc (gpu, size, error);
+}
+
+static void
+pinned_free (void *gpu, void *ptr)
+{
+  vh_gpu_host_free (gpu, ptr);
+}
+
+/* Its reader, started: n_slots buffers, pinned host memory of `gpu` where
+ * the GPU scores (uploaded in place), else the heap */
+static gboolean
+input_start (Input *in, VhGpu *gpu, unsigned n_slots, GError **error)
+{
+  const VhFrameMemory pinned = { pinned_alloc, pinned_free, gpu };
+
+  in->reader = vh_frame_reader_new (input_read_into, in,
+      input_frame_size (in), n_slots, gpu ? &pinned : NULL, error);
+  if (!in->reader)
+    g_prefix_error (error, "'%s': ", in->path);
+  return in->reader != NULL;
+}
+
+/* The next frame as a picture: 1, 0 at the end, -1 on error.  held: the
+ * caller releases it once its frame is final (the GPU reads it in place
+ * until then). */
+static int
+input_next (Input *in, VhPicture *pic, gboolean held, GError **error)
+{
+  guint8 *buf;
+  const int got = vh_frame_reader_next (in->reader, &buf, error);
+
+  if (got == 1) {
+    vh_raw_picture (in->format, buf, in->width, in->height, pic);
+    pic->held = held;
   }
-  if (got == 1)
-    vh_raw_picture (in->format, in->buf, in->width, in->height, pic);
   return got;
+}
+
+/* The input's frames before its n-th scored one are done with */
+static void
+input_release (Input *in, guint64 n)
+{
+  vh_frame_reader_release (in->reader, in->n_skipped + n);
 }
 
 static void
 input_close (Input *in)
 {
+  /* (the thread stopped before its file closes) */
+  vh_frame_reader_free (in->reader);
   vh_y4m_close (in->y4m);
   if (in->raw)
     fclose (in->raw);
-  g_free (in->buf);
 }
 
 /* The output's format: one of --json/--xml/--csv/--sub (or --log-format),
@@ -253,7 +316,8 @@ output_format (const Options *o, VhLogFormat *format, GError **error)
 
 /* --backend: the GPU for hip (or auto when one works), else the CPU. */
 static gboolean
-choose_backend (VhEngine *engine, const Options *o, GError **error)
+choose_backend (VhEngine *engine, const Options *o, VhGpu **gpu_out,
+    GError **error)
 {
   const char *backend = o->backend ? o->backend : "auto";
   GError *gpu_error = NULL;
@@ -275,6 +339,8 @@ choose_backend (VhEngine *engine, const Options *o, GError **error)
       g_prefix_error (error, "--backend %s: ", backend);
       return FALSE;
     }
+    /* (the inputs' buffers are its pinned memory) */
+    *gpu_out = vh_gpu_ref (vh_gpu_backend_gpu (accel));
     if (!o->quiet)
       fprintf (stderr, "vmafhip-score: scoring on the GPU (%u of %u "
           "features)\n", vh_engine_n_accelerated (engine),
@@ -402,6 +468,7 @@ run (Options *o, GError **error)
   gboolean scale_rung = FALSE;
   VhSynth *synth = NULL;
   VhEngine *engine = NULL;
+  VhGpu *gpu = NULL;            /* where the GPU scores */
   VhLogWriter *log = NULL;
   GError *log_error = NULL;
   VhLogFormat format = VH_LOG_XML;
@@ -566,7 +633,7 @@ run (Options *o, GError **error)
     if (!vh_engine_add_feature_spec (engine, g_ptr_array_index (features, i),
             error))
       goto out;
-  if (!choose_backend (engine, o, error))
+  if (!choose_backend (engine, o, &gpu, error))
     goto out;
   if (scale_rung && !vh_engine_set_distorted_scaling (engine, in[1].width,
           in[1].height, upscale, error))
@@ -581,11 +648,22 @@ run (Options *o, GError **error)
   }
 
   /* ------------------------------------------------------- the frames */
+  /* Both inputs read ahead, each by a thread of its own, into buffers the
+   * engine reads; on the GPU pinned ones, uploaded in place and held until
+   * their frame is final: a frame's buffers are read into again only then,
+   * so the ring holds the frames in flight (the GPU's slots and the
+   * engine's lookahead) and a few read ahead.  On the CPU a frame is done
+   * with once pushed. */
+  const gboolean held = gpu != NULL;
+  const unsigned n_slots = vh_engine_lookahead (engine)
+      + VH_GPU_BACKEND_DEFAULT_SLOTS + 4;
   for (int k = 0; k < 2 && !synth; k++) {
+    if (!input_start (&in[k], gpu, n_slots, error))
+      goto out;
     const int skip = k ? o->frame_skip_dist : o->frame_skip_ref;
     for (int n = 0; n < skip; n++) {
       VhPicture pic;
-      int got = input_read (&in[k], &pic, error);
+      int got = input_next (&in[k], &pic, FALSE, error);
       if (got < 0)
         goto out;
       if (!got) {
@@ -593,6 +671,8 @@ run (Options *o, GError **error)
             skip);
         goto out;
       }
+      in[k].n_skipped++;
+      input_release (&in[k], 0);
     }
   }
   t0 = g_get_monotonic_time ();
@@ -604,8 +684,8 @@ run (Options *o, GError **error)
       vh_synth_render (synth, (unsigned) n, (unsigned) o->strength, &ref,
           &dis);
     } else {
-      int a = input_read (&in[0], &ref, error);
-      int b = a < 0 ? -1 : input_read (&in[1], &dis, error);
+      int a = input_next (&in[0], &ref, held, error);
+      int b = a < 0 ? -1 : input_next (&in[1], &dis, held, error);
       if (a < 0 || b < 0)
         goto out;
       if (a != b)             /* libvmaf's CLI says so too */
@@ -626,6 +706,8 @@ run (Options *o, GError **error)
               (unsigned) o->subsample, error))
         goto out;
     }
+    for (int k = 0; k < 2 && !synth; k++)
+      input_release (&in[k], held ? done : (guint64) n + 1);
   }
   if (!vh_engine_flush (engine, error))
     goto out;
@@ -655,10 +737,13 @@ run (Options *o, GError **error)
 out:
   g_clear_error (&log_error);
   vh_log_writer_free (log);
+  /* the engine first (the GPU's reads of held buffers done), then the
+   * inputs' buffers, then the device they are pinned on */
   vh_engine_free (engine);
   vh_synth_free (synth);
   input_close (&in[0]);
   input_close (&in[1]);
+  vh_gpu_close (gpu);
   g_ptr_array_unref (models);
   g_ptr_array_unref (features);
   return rc;
