@@ -1,16 +1,19 @@
 /* vmafhip — renditions (issue 15): dist_sink_%u request pads, each a
  * distorted stream (an ABR ladder's rung) scored against the same
- * reference frames as dist_sink, with an engine of its own (smaller
- * renditions scaled up by it, on the GPU where it scores there).
+ * reference frames as dist_sink: each a scored stream of its own
+ * (gstvmafhip-stream.c: engine, record, monitor, lag, frame on screen),
+ * smaller renditions scaled up by its engine (on the GPU where it scores
+ * there).
  *
- * A rendition frame is paired with the reference frame of the same running
- * time (within half a reference frame); earlier ones are dropped and
- * counted.  It is scored when the reference frame is taken (whether
- * dist_sink had a partner for it or not), so the reference is read once
- * per frame for all renditions.  Scores go out as frame messages and a
- * pooled message carrying the pad's name, and to a results file of its
- * own; a rendition's end (EOS, release, error) posts its pooled message,
- * and the other pads keep being scored.
+ * A rendition is paired as dist_sink is (see the pairing section below):
+ * a frame with the reference frame of the same running time less the
+ * rendition's lag, or, following the reference, the frame on screen.  It
+ * is scored when the reference frame is taken (whether dist_sink had a
+ * partner for it or not), so the reference is read once per frame for all
+ * renditions.  Scores go out as frame messages and a pooled message
+ * carrying the pad's name, and to a results file of its own; a
+ * rendition's end (EOS, release, error) posts its pooled message, and the
+ * other pads keep being scored.
  *
  * Threads: the aggregator's thread takes the renditions' frames and hands
  * each to its rendition's worker (a thread of its own, frames in order),
@@ -19,10 +22,11 @@
  * would, while its thread goes on to the next reference frame.  At most
  * MAX_QUEUED frames wait per rendition (then the aggregator waits: back
  * pressure).  Pads are requested and released from any thread.  The list
- * is used under renditions_lock; a rendition's engine, frames and results
- * belong to its worker while frames are queued: whoever ends, resets or
- * frees a rendition waits for its queue first (rendition_drain), and
- * workers never take renditions_lock. */
+ * is used under the renditions' lock; a rendition's engine, frames and
+ * results belong to its worker while frames are queued: whoever ends,
+ * resets or frees a rendition waits for its queue first (rendition_drain),
+ * and workers never take the renditions' lock.  Its pairing state (lag
+ * search, frame on screen) is the aggregator thread's. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -33,7 +37,6 @@
 #include "gstvmafhip-private.h"
 #include "gstvmafhip-shared-refs.h"
 #include "vh-accel.h"
-#include "vh-gpu-backend.h"
 #include "vh-parallel.h"
 
 #define GST_CAT_DEFAULT gst_vmafhip_debug
@@ -360,7 +363,7 @@ rendition_end_segment (GstVmafHip * self, GstVmafHipRendition * r,
  * A rendition's frames are paired as dist_sink's are, with a lag of its
  * own (align=offset, or its own align=auto search), following the
  * reference where rate-mismatch=follow-reference.  Two steps per
- * reference frame, on the aggregator thread under renditions_lock:
+ * reference frame, on the aggregator thread under the renditions' lock:
  * rendition_prepare, before the reference frame is taken, takes off the
  * pad every frame that comes before it (too early: dropped and counted;
  * searching: into the search; following: the frame on screen) and says
