@@ -26,6 +26,12 @@
  * "timing starts" goes to stderr as the timed part begins (for a
  * profiler that samples the process's threads inside it).
  *
+ * Two rates: end to end (pipelines made, started, fed, stopped: the
+ * process's whole cost, the GPU's start-up included), and steady, from the
+ * first frame out of the element to the last (the rate a long-running
+ * pipeline keeps; what vmafhip-gpu-bench's "engine+GPU from host" times,
+ * its engine made before the timing).
+ *
  * A benchmark program, not a test.
  */
 #include <stdio.h>
@@ -51,7 +57,24 @@ typedef struct {
   /* results */
   gchar *active;
   gboolean failed;
+  /* the first and the last frame out of the element (its output's sink),
+   * monotonic us; frames out */
+  gint64 first_out_us, last_out_us;
+  gint64 n_out;
 } Run;
+
+static GstPadProbeReturn
+count_output (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Run *run = data;
+  const gint64 now = g_get_monotonic_time ();
+  (void) pad;
+  (void) info;
+  if (!run->n_out++)
+    run->first_out_us = now;
+  run->last_out_us = now;
+  return GST_PAD_PROBE_OK;
+}
 
 /* One pipeline from PLAYING to EOS, fed from this thread */
 static gpointer
@@ -79,7 +102,8 @@ run_pipeline (gpointer data)
   }
   if (!run->sources_only)
     g_string_append_printf (desc, "vmafhip name=v backend=%s threads=%d "
-        "frame-message=false model-filename=%s ! fakesink sync=false",
+        "frame-message=false model-filename=%s ! fakesink name=out "
+        "sync=false",
         run->backend, MAX (run->threads, 0), run->model);
   GstElement *pipe = gst_parse_launch (desc->str, &error);
   g_string_free (desc, TRUE);
@@ -108,6 +132,22 @@ run_pipeline (gpointer data)
     gst_caps_unref (caps);
   }
 
+  /* the element's output (the reference's sink without it) */
+  GstElement *out = gst_bin_get_by_name (GST_BIN (pipe), "out");
+  GstPad *out_pad = NULL;
+  if (!out) {
+    GstElement *r = gst_bin_get_by_name (GST_BIN (pipe), "r");
+    GstPad *src_pad = gst_element_get_static_pad (r, "src");
+    out_pad = gst_pad_get_peer (src_pad);
+    gst_object_unref (src_pad);
+    gst_object_unref (r);
+  } else {
+    out_pad = gst_element_get_static_pad (out, "sink");
+    gst_object_unref (out);
+  }
+  gst_pad_add_probe (out_pad, GST_PAD_PROBE_TYPE_BUFFER, count_output, run,
+      NULL);
+  gst_object_unref (out_pad);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   GstBuffer **frames[2 + MAX_RENDITIONS];
   frames[0] = run->ref_frames;
@@ -251,7 +291,7 @@ main (int argc, char **argv)
   for (int i = 0; i < instances; i++) {
     runs[i] = (Run) { backend ? backend : "hip", model ? model :
       "vmaf_v0.6.1", sources_only, threads, n_frames, renditions, w, h,
-      { 0 }, { 0 }, ref_frames, { NULL }, NULL, FALSE
+      { 0 }, { 0 }, ref_frames, { NULL }, NULL, FALSE, 0, 0, 0
     };
     /* one element: its pads take the sizes in turn; separate elements
      * with --rung-sizes: one rung each */
@@ -294,6 +334,22 @@ main (int argc, char **argv)
         n_frames * instances / secs);
     if (renditions || instances > 1)
       printf (" (%.0f distorted frames a second)", scored / secs);
+    /* steady: from the first frame out (of any pipeline) to the last, the
+     * frames after the first */
+    gint64 first = G_MAXINT64, last = 0, n_out = 0;
+    for (int i = 0; i < instances; i++) {
+      first = MIN (first, runs[i].first_out_us);
+      last = MAX (last, runs[i].last_out_us);
+      n_out += runs[i].n_out;
+    }
+    if (n_out > instances && last > first) {
+      const double steady = (double) (n_out - instances) * 1e6
+          / (double) (last - first);
+      printf ("; steady %.0f fps", steady);
+      if (renditions)
+        printf (" (%.0f distorted frames a second)", steady
+            * (1 + renditions));
+    }
     printf ("\n");
   }
   for (int i = 0; i < instances; i++)
