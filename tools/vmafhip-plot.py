@@ -6,12 +6,15 @@ or a results file (results-filename=..., libvmaf's JSON format) and draws
 the first model's per-frame score over time, the rolling window's mean,
 the alarm threshold, the spans of raised alarms and the interval bounds
 with each interval's mean.  From a results file (no messages), the
-windowed mean is computed here from the frames (--window, --fps), the
-intervals are the file's own (the element's `interval`) or computed with
---interval; the alarms are not.
+windowed mean is computed here from the frames (--window), the intervals
+are the file's own (the element's `interval`) or computed with
+--interval; the alarms are not.  The time axis comes from the file: the
+element writes each frame's `time`; a file without it (vmafhip-score's,
+libvmaf's) needs its frame rate given (--fps), and is refused without.
 
   vmafhip-plot.py run.jsonl -o run.svg
-  vmafhip-plot.py vmaf.json --fps 25 --window 2 --interval 4 -o vmaf.png
+  vmafhip-plot.py element.json --window 2 --interval 4 -o vmaf.png
+  vmafhip-plot.py cli.json --fps 30 --window 2 -o vmaf.png
 
 The output format follows the file name (.svg, .png, .pdf).  Needs
 matplotlib (Debian: python3-matplotlib).
@@ -57,6 +60,25 @@ def read_messages(path):
     return run
 
 
+def frame_times(frames, path, fps):
+    """Each frame's start and duration in seconds: the file's `time` (the
+    element's), else frameNum / fps (refused without --fps)."""
+    if all("time" in fr for fr in frames):
+        starts = [float(fr["time"]) for fr in frames]
+        steps = sorted(b - a for a, b in zip(starts, starts[1:]) if b > a)
+        duration = steps[len(steps) // 2] if steps else (
+            1.0 / fps if fps else 0.04)
+        if fps and steps and abs(duration * fps - 1) > 0.01:
+            print(f"vmafhip-plot: {path}: its frames are {1 / duration:.3f} "
+                  f"fps apart, not {fps:g} (--fps): the file's times are "
+                  "used", file=sys.stderr)
+        return starts, duration
+    if not fps:
+        sys.exit(f"vmafhip-plot: {path} has no per-frame times (a file of "
+                 "vmafhip-score or libvmaf): give its frame rate with --fps")
+    return [fr["frameNum"] / fps for fr in frames], 1.0 / fps
+
+
 def read_results(doc, path, fps, window, interval):
     """The same from a results file (parsed: doc): the first model's
     per-frame scores; windows computed from them; the element's intervals
@@ -68,26 +90,36 @@ def read_results(doc, path, fps, window, interval):
     model = next((n for n in names if n.startswith("vmaf")), names[0])
     run = {"frames": [], "windows": [], "intervals": [], "alarms": [],
            "settings": {}, "model": model}
-    for fr in frames:
-        if model in fr["metrics"]:
-            run["frames"].append(((fr["frameNum"] + 0.5) / fps,
-                                  fr["metrics"][model]))
-    scores = [s for _, s in run["frames"]]
+    starts, duration = frame_times(frames, path, fps)
+    scored = [(t, fr["metrics"][model]) for t, fr in zip(starts, frames)
+              if model in fr["metrics"]]
+    run["frames"] = [(t + duration / 2, s) for t, s in scored]
     if window > 0:
-        n = max(1, int(round(window * fps)))
-        for i in range(n - 1, len(scores)):
-            run["windows"].append(((i + 1) / fps,
-                                   sum(scores[i - n + 1:i + 1]) / n))
+        # the frames that start within the window ending with each frame's
+        # end, once a whole window has gone by
+        first = scored[0][0] if scored else 0
+        lo = 0
+        for i, (t, _) in enumerate(scored):
+            end = t + duration
+            while scored[lo][0] < end - window - 1e-9:
+                lo += 1
+            if end - first >= window - 1e-9:
+                part = [s for _, s in scored[lo:i + 1]]
+                run["windows"].append((end, sum(part) / len(part)))
     if interval <= 0:
         for iv in doc.get("intervals", []):
             if model in iv["metrics"]:
                 run["intervals"].append((iv["start"], iv["end"],
                                          iv["metrics"][model]["mean"]))
-    else:
-        n = max(1, int(round(interval * fps)))
-        for k in range(0, len(scores), n):
-            part = scores[k:k + n]
-            run["intervals"].append((k / fps, (k + len(part)) / fps,
+    elif scored:
+        first = scored[0][0]
+        bins = {}
+        for t, s in scored:
+            bins.setdefault(int((t - first + 1e-9) // interval), []).append(s)
+        for k in sorted(bins):
+            part = bins[k]
+            run["intervals"].append((first + k * interval,
+                                     first + (k + 1) * interval,
                                      sum(part) / len(part)))
     return run
 
@@ -143,8 +175,9 @@ def main(argv=None):
                    "file (JSON)")
     p.add_argument("-o", "--output", required=True,
                    help="the picture: .svg, .png or .pdf")
-    p.add_argument("--fps", type=float, default=25.0,
-                   help="results file: its frame rate (default 25)")
+    p.add_argument("--fps", type=float, default=None,
+                   help="results file without per-frame times "
+                   "(vmafhip-score's, libvmaf's): its frame rate")
     p.add_argument("--window", type=float, default=0,
                    help="results file: window in seconds to average")
     p.add_argument("--interval", type=float, default=0,

@@ -5,6 +5,7 @@ score raises one), keeps every message as JSON lines, and the plot tool
 draws them, and the pipeline's results file, as SVG.  Exits 77 (meson:
 SKIP) with a loud message where PyGObject, GStreamer's introspection data
 or matplotlib are missing."""
+import importlib.util
 import json
 import os
 import shutil
@@ -69,5 +70,26 @@ for source, extra in ((jsonl, []), (results, ["--window", "1",
     assert text.lstrip().startswith("<?xml") and "<svg" in text, source
     assert "windowed mean" in text and "intervals" in text, source
     assert "100 frames" in out.stdout, out.stdout
+# the time axis comes from the file: the element's frames carry their time
+# (25 fps here); a file without times (the CLI's, libvmaf's) is refused
+# without --fps, and drawn at the rate given with it
+spec = importlib.util.spec_from_file_location("vmafhip_plot", plot)
+plot_mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plot_mod)
+doc = json.load(open(results))
+run = plot_mod.read_results(doc, results, None, 1, 2)
+assert abs(run["frames"][-1][0] - 99.5 / 25) < 1e-6, run["frames"][-1]
+assert abs(run["windows"][0][0] - 1.0) < 1e-6, run["windows"][0]
+assert [round(a, 6) for a, _, _ in run["intervals"]] == [0, 2], \
+    run["intervals"]
+untimed = {"frames": [{k: v for k, v in fr.items() if k != "time"}
+                      for fr in doc["frames"]]}
+try:
+    plot_mod.read_results(untimed, "cli.json", None, 0, 0)
+    raise AssertionError("a file without times was drawn without --fps")
+except SystemExit as e:
+    assert "--fps" in str(e), e
+run = plot_mod.read_results(untimed, "cli.json", 30, 0, 0)
+assert abs(run["frames"][-1][0] - 99.5 / 30) < 1e-9, run["frames"][-1]
 shutil.rmtree(tmp)  # kept where an assertion failed, to look at
 print("test-monitor-tools: ok")
