@@ -450,7 +450,13 @@ static void
 print_pooled (const VhEngine *engine, const VhScoreTable *t, unsigned done,
     double secs, unsigned subsample)
 {
-  printf ("pooled over %u frames (%.1f fps):\n", done, done / secs);
+  /* (the frames pooled: with --subsample N every N-th of those read) */
+  const unsigned pooled = (done + subsample - 1) / subsample;
+  if (subsample > 1)
+    printf ("pooled over %u frames (every %u. of %u read; %.1f fps):\n",
+        pooled, subsample, done, done / secs);
+  else
+    printf ("pooled over %u frames (%.1f fps):\n", done, done / secs);
   for (unsigned i = 0; i < vh_engine_n_models (engine); i++) {
     const char *name = vh_engine_model_report_name (engine, i);
     VhPooled p;
