@@ -22,7 +22,7 @@ ninja -C build-aarch64
 tests=(engine accel model-spec streaming threads vif-pixels motion-psnr-simd
   golden golden-plain-c
   kernel-emulation vif-emulation ms-ssim-emulation psnr-hvs-emulation
-  ciede-emulation adm-emulation stage-copy gpu-import)
+  ciede-emulation adm-emulation stage-copy gpu-import frame-reader)
 status=0
 VMAFHIP_GOLDEN_CLIPS=${VMAFHIP_GOLDEN_CLIPS:-src01_160x90,src01_576x324_10b,hall_352x288,bsds_481x321_444} \
   meson test -C build-aarch64 --print-errorlogs --timeout-multiplier 4 \
