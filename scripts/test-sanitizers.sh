@@ -30,7 +30,8 @@ export VMAFHIP_GOLDEN_CLIPS=${VMAFHIP_GOLDEN_CLIPS:-src01_160x90,src01_576x324_1
 # tests whose process is Python (or gst-launch-1.0, gst-inspect-1.0, run by
 # Python): the runtime preloaded, leaks not checked (the interpreter's own
 # would be reported)
-python_tests=(element-meta-python monitor-tools launch-stops live-jump install)
+python_tests=(element-meta-python monitor-tools launch-stops live-jump install
+  cli-decode)
 mapfile -t all < <(meson test -C build-asan --list 2>/dev/null \
   | sed -n 's/^vmafhip:[^/]* \/ //p')
 native=()

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "vh-decode.h"
 #include "vh-engine.h"
 #include "vh-frame-reader.h"
 #include "vh-gpu-backend.h"
@@ -51,6 +52,7 @@ typedef struct {
   const char *path;
   VhY4m *y4m;
   FILE *raw;
+  VhDecoder *decoder;           /* any other file, decoded by GStreamer */
   const VhRawFormat *format;
   unsigned width, height;
   VhFrameReader *reader;
@@ -128,17 +130,20 @@ check_y4m_against_options (const Input *in, const Options *o, GError **error)
 {
   if ((o->width > 0 && (unsigned) o->width != in->width)
       || (o->height > 0 && (unsigned) o->height != in->height))
-    return fail (error, "'%s' is %ux%u by its y4m header, not %dx%d as "
+    return fail (error, "'%s' is %ux%u by its %s, not %dx%d as "
         "-w/-h say", in->path, in->width, in->height,
+        in->y4m ? "y4m header" : "decoder",
         o->width > 0 ? o->width : (int) in->width,
         o->height > 0 ? o->height : (int) in->height);
   if (o->bitdepth && (unsigned) o->bitdepth != in->format->bpc)
-    return fail (error, "'%s' is %u-bit by its y4m header, not %d-bit as "
-        "-b says", in->path, in->format->bpc, o->bitdepth);
+    return fail (error, "'%s' is %u-bit by its %s, not %d-bit as "
+        "-b says", in->path, in->format->bpc,
+        in->y4m ? "y4m header" : "decoder", o->bitdepth);
   if (o->pixel_format && strcmp (pixel_format_layout (o->pixel_format),
           chroma_layout (in->format)))
-    return fail (error, "'%s' is %s by its y4m header, not %s as -p says",
-        in->path, chroma_layout (in->format), o->pixel_format);
+    return fail (error, "'%s' is %s by its %s, not %s as -p says",
+        in->path, chroma_layout (in->format),
+        in->y4m ? "y4m header" : "decoder", o->pixel_format);
   return TRUE;
 }
 
@@ -165,6 +170,24 @@ upscale_filter (const Input *ref, const Input *dis, const char *scaler_name,
   return TRUE;
 }
 
+/* Whether the file's name says it is compressed or in a container (then it
+ * is decoded, whatever -w/-h say: libvmaf's users give them for raw) */
+static gboolean
+is_container (const char *path)
+{
+  static const char *const ext[] = { ".mp4", ".m4v", ".mov", ".mkv",
+    ".webm", ".ts", ".m2ts", ".mts", ".avi", ".mxf", ".flv", ".ivf",
+    ".h264", ".264", ".h265", ".265", ".hevc", ".mpg", ".mpeg", ".ogv",
+    ".obu", ".av1", ".vp9"
+  };
+  for (unsigned i = 0; i < G_N_ELEMENTS (ext); i++) {
+    const size_t n = strlen (path), m = strlen (ext[i]);
+    if (n > m && !g_ascii_strcasecmp (path + n - m, ext[i]))
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* Opens an input and reads its header; no frame is read.  A raw file is
  * width x height (the distorted one may have its own size). */
 static gboolean
@@ -182,12 +205,21 @@ input_open (Input *in, const char *path, const Options *o, int width,
     if (width == o->width && height == o->height
         && !check_y4m_against_options (in, o, error))
       return FALSE;
+  } else if (is_container (path) || width <= 0 || height <= 0) {
+    /* neither y4m nor raw (no size given): what GStreamer decodes */
+    if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) && access (path, R_OK))
+      return fail (error, "cannot open '%s': %s", path, g_strerror (errno));
+    if (!(in->decoder = vh_decoder_open (path, error)))
+      return FALSE;
+    in->format = vh_decoder_format (in->decoder);
+    in->width = vh_decoder_width (in->decoder);
+    in->height = vh_decoder_height (in->decoder);
+    if (width == o->width && height == o->height
+        && !check_y4m_against_options (in, o, error))
+      return FALSE;
   } else {
     if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) && access (path, R_OK))
       return fail (error, "cannot open '%s': %s", path, g_strerror (errno));
-    if (width <= 0 || height <= 0)
-      return fail (error, "'%s' is not a .y4m file: give --width/-w and "
-          "--height/-h (and --pixel_format/-p, --bitdepth/-b)", path);
     in->format = raw_format_of (o, error);
     if (!in->format)
       return FALSE;
@@ -221,6 +253,8 @@ input_read_into (void *source, guint64 index, guint8 *buf, GError **error)
 
   if (in->y4m)
     return vh_y4m_read_frame (in->y4m, buf, error);
+  if (in->decoder)
+    return vh_decoder_read (in->decoder, buf, error);
   const off_t at = (off_t) (index * size);
   while (n < size) {
     const ssize_t got = pread (fileno (in->raw), buf + n, size - n,
@@ -265,7 +299,7 @@ static gboolean
 input_start (Input *in, VhGpu *gpu, unsigned n_slots, GError **error)
 {
   const VhFrameMemory pinned = { pinned_alloc, pinned_free, gpu };
-  const unsigned n_threads = in->y4m ? 1
+  const unsigned n_threads = in->y4m || in->decoder ? 1
       : CLAMP (g_get_num_processors () / 4, 2, 4);
 
   in->reader = vh_frame_reader_new (input_read_into, in,
@@ -305,6 +339,7 @@ input_close (Input *in)
   /* (the thread stopped before its file closes) */
   vh_frame_reader_free (in->reader);
   vh_y4m_close (in->y4m);
+  vh_decoder_close (in->decoder);
   if (in->raw)
     fclose (in->raw);
 }
