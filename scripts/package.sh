@@ -3,9 +3,9 @@
 # (the plugin gstreamer1.0-vmafhip, the tools vmafhip-tools, the meta
 # header gstreamer1.0-vmafhip-dev), installing the build dependencies
 # debian/control names, then checks them with lintian (errors fail).
-#   --install-check  then installs them (apt-get install ./dist/*.deb) and
-#                    runs gst-inspect-1.0 vmafhip and vmafhip-score with no
-#                    environment variable
+#   --check   then installs them (apt-get install ./dist/*.deb), runs
+#             gst-inspect-1.0 vmafhip and vmafhip-score with no environment
+#             variable, and removes them again (scripts/test.sh, CI)
 # As root, or through sudo.  Takes about as long as a release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,11 +37,19 @@ ls -l dist
 # lintian: errors fail, warnings are printed
 lintian --fail-on error dist/*.changes
 
-if [ "${1:-}" = --install-check ]; then
-  $sudo apt-get install -y ./dist/*.deb
-  env -u GST_PLUGIN_PATH -u GST_PLUGIN_PATH_1_0 gst-inspect-1.0 vmafhip \
-    | grep -q "dist_sink_%u"
+if [ "${1:-}" = --check ]; then
+  pkgs=(gstreamer1.0-vmafhip vmafhip-tools gstreamer1.0-vmafhip-dev)
+  trap '$sudo apt-get remove -y "${pkgs[@]}" > /dev/null; rm -rf "$work"' EXIT
+  $sudo apt-get install -y ./dist/gstreamer1.0-vmafhip_*.deb \
+    ./dist/vmafhip-tools_*.deb ./dist/gstreamer1.0-vmafhip-dev_*.deb
+  # as a user runs them: no GST_PLUGIN_PATH, a registry of its own
+  registry=$(mktemp -u)
+  env -u GST_PLUGIN_PATH -u GST_PLUGIN_PATH_1_0 GST_REGISTRY_1_0="$registry" \
+    gst-inspect-1.0 vmafhip | grep -q "dist_sink_%u"
+  rm -f "$registry"
   vmafhip-score --synthetic 64x48 --frame_cnt 4 --backend cpu -q \
     | grep "pooled over 4 frames"
-  echo "package: installed, gst-inspect-1.0 vmafhip and vmafhip-score work"
+  pkg-config --exists gstreamer-vmafhip-1.0
+  echo "package: installed; gst-inspect-1.0 vmafhip, vmafhip-score and" \
+    "gstreamer-vmafhip-1.0.pc work; removed again"
 fi

@@ -3,7 +3,8 @@
 # AddressSanitizer and UBSan (scripts/test-sanitizers.sh;
 # VMAFHIP_SKIP_SANITIZERS=1 leaves it out), then the engine's on 64-bit Arm
 # under qemu (scripts/test-aarch64.sh; VMAFHIP_SKIP_AARCH64=1 leaves it
-# out). Golden tests read ../shared/testdata (override with
+# out), then builds, checks and installs the Debian packages and removes
+# them (scripts/package.sh --check; VMAFHIP_SKIP_PACKAGE=1). Golden tests read ../shared/testdata (override with
 # VMAFHIP_TESTDATA) and are skipped, loudly, without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,11 @@ fi
 # the engine on 64-bit Arm, under qemu
 if [ "${VMAFHIP_SKIP_AARCH64:-0}" != 1 ]; then
   scripts/test-aarch64.sh || status=1
+fi
+# the Debian packages: built from a clean tree, lintian, installed, checked,
+# removed (scripts/package.sh)
+if [ "${VMAFHIP_SKIP_PACKAGE:-0}" != 1 ]; then
+  scripts/package.sh --check || status=1
 fi
 # again, last: a CI log's tail then shows every run's results
 python3 scripts/test-summary.py build/meson-logs/testlog.json
