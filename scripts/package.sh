@@ -3,6 +3,8 @@
 # (the plugin gstreamer1.0-vmafhip, the tools vmafhip-tools, the meta
 # header gstreamer1.0-vmafhip-dev), installing the build dependencies
 # debian/control names, then checks them with lintian (errors fail).
+#   --install then installs them (apt-get install ./dist/*.deb): the
+#             element in GStreamer's plugin folder, the tools in /usr/bin
 #   --check   then installs them (apt-get install ./dist/*.deb), runs
 #             gst-inspect-1.0 vmafhip and vmafhip-score with no environment
 #             variable, and removes them again (scripts/test.sh, CI)
@@ -37,6 +39,10 @@ ls -l dist
 # lintian: errors fail, warnings are printed
 lintian --fail-on error dist/*.changes
 
+if [ "${1:-}" = --install ]; then
+  $sudo apt-get install -y ./dist/gstreamer1.0-vmafhip_*.deb \
+    ./dist/vmafhip-tools_*.deb ./dist/gstreamer1.0-vmafhip-dev_*.deb
+fi
 if [ "${1:-}" = --check ]; then
   pkgs=(gstreamer1.0-vmafhip vmafhip-tools gstreamer1.0-vmafhip-dev)
   trap '$sudo apt-get remove -y "${pkgs[@]}" > /dev/null; rm -rf "$work"' EXIT
