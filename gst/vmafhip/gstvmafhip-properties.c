@@ -501,9 +501,10 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
   /**
    * GstVmafHip:rate-mismatch:
    *
-   * What to do when ref_sink and dist_sink announce different frame rates:
-   * fail (error, the default), or score each reference frame against the
-   * distorted frame on screen at its time (follow-reference), repeating or
+   * What to do when a distorted pad (dist_sink or a dist_sink_%u) announces
+   * another frame rate than ref_sink: fail (error, the default; a rendition
+   * is left out with a warning), or score each reference frame against that
+   * pad's frame on screen at its time (follow-reference), repeating or
    * skipping distorted frames.
    */
   g_object_class_install_property (gobject_class, PROP_RATE_MISMATCH,
@@ -578,8 +579,8 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
           "the same running time), offset (the distorted frame 'offset' "
           "frames later: a feed delayed by a known number of frames) or "
           "auto (that lag found within search-window, then as offset; "
-          "frames before the lock are not scored; a 'vmafhip-sync' message "
-          "on lock)",
+          "each distorted pad searches its own; frames before the lock are "
+          "not scored; a 'vmafhip-sync' message naming the pad on lock)",
           GST_TYPE_VMAFHIP_ALIGN, DEFAULT_ALIGN, rw));
   g_object_class_install_property (gobject_class, PROP_OFFSET,
       g_param_spec_int ("offset", "Offset",
