@@ -564,6 +564,96 @@ GST_START_TEST (test_rung_align_auto)
 
 GST_END_TEST;
 
+/* align=auto and a rung whose timestamps restart 14 frames back (its
+ * source restarted): its search locks, loses the lag at the jump and locks
+ * the new one, its vmafhip-sync messages naming it; dist_sink's lock holds;
+ * every rung frame after the new lock is the next reference frame's and
+ * equals the aligned run's, motion included */
+GST_START_TEST (test_rung_jump_searches_again)
+{
+  enum { N = 100, JUMP = 40, BACK = 14 };
+  const gboolean scored = !g_getenv ("VMAFHIP_TEST_MOCK_HIP");
+  Ladder *l = ladder_new ("frame-message=true align=auto "
+      "search-window=600000000");
+  ladder_add (l, W / 2, H / 2, FPS);
+  GPtrArray *bufs = g_ptr_array_new ();
+  for (guint i = 0; i < N; i++) {
+    GstBuffer *b = rung_buffer (l->f, i, &l->info[0]);
+    GST_BUFFER_PTS (b) = (i - (i >= JUMP ? BACK : 0)) * FRAME_DUR;
+    if (i == JUMP)
+      GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
+    g_ptr_array_add (bufs, b);
+  }
+  GThread *pusher = ladder_push_rung_async (l, 0, bufs);
+  for (guint i = 0; i < N; i++) {
+    fail_unless_equals_int (push_ref (l->f, i), GST_FLOW_OK);
+    fail_unless_equals_int (push_dist (l->f, i), GST_FLOW_OK);
+  }
+  push_eos_both (l->f);
+  wait_eos (l->f);
+  g_thread_join (pusher);
+  GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
+  const char *states[4];
+  gint offsets[4];
+  guint n_sync = 0;
+  GPtrArray *after = g_ptr_array_new ();
+  for (GList * m = msgs; m; m = m->next) {
+    const GstStructure *s = gst_message_get_structure (m->data);
+    if (s && gst_structure_has_name (s, "vmafhip-sync")
+        && !g_strcmp0 (gst_structure_get_string (s, "pad"), "dist_sink_0")) {
+      fail_unless (n_sync < 4, "more than 4 sync messages");
+      states[n_sync] = gst_structure_get_string (s, "state");
+      fail_unless (gst_structure_get_int (s, "offset-frames",
+              &offsets[n_sync++]));
+    } else if (s && gst_structure_has_name (s, "VMAF")
+        && !g_strcmp0 (gst_structure_get_string (s, "type"), "frame")
+        && !g_strcmp0 (gst_structure_get_string (s, "pad"), "dist_sink_0")
+        && n_sync >= 3) {
+      g_ptr_array_add (after, (gpointer) s);
+    }
+  }
+  /* (a "searching" message may come between: at most once a search) */
+  guint k = 0;
+  fail_unless (n_sync >= 3);
+  fail_unless_equals_string (states[k], "locked");
+  fail_unless_equals_int (offsets[k++], 0);
+  fail_unless_equals_string (states[k++], "lost");
+  if (!g_strcmp0 (states[k], "searching"))
+    k++;
+  fail_unless (k < n_sync);
+  fail_unless_equals_string (states[k], "locked");
+  fail_unless_equals_int (offsets[k], -BACK);
+  fail_unless_equals_int (locked_lag (msgs, "dist_sink"), 0);
+  fail_unless (after->len >= 20, "%u rung frames after the new lock",
+      after->len);
+  GPtrArray *aligned = scored ? single_run_from (NULL, W, H, W / 2, H / 2, 0,
+      N) : NULL;
+  guint64 before = 0;
+  for (guint j = 0; j < after->len; j++) {
+    GstStructure *s = gst_structure_copy (g_ptr_array_index (after, j));
+    guint64 ref_index;
+    fail_unless (gst_structure_get_uint64 (s, "ref-index", &ref_index));
+    if (j > 0)
+      fail_unless_equals_uint64 (ref_index, before + 1);
+    before = ref_index;
+    if (aligned) {
+      gint index;
+      const GstStructure *a = g_ptr_array_index (aligned, ref_index);
+      fail_unless (gst_structure_get_int (a, "index", &index));
+      gst_structure_set (s, "index", G_TYPE_INT, index, NULL);
+      gst_structure_foreach (s, field_equal, (gpointer) a);
+    }
+    gst_structure_free (s);
+  }
+  if (aligned)
+    g_ptr_array_unref (aligned);
+  g_ptr_array_unref (after);
+  free_messages (msgs);
+  ladder_free (l);
+}
+
+GST_END_TEST;
+
 /* A rung at half the reference's rate (25/2): frame k shows the content of
  * reference frame 2k and is on screen for two reference frames */
 static GPtrArray *
@@ -664,6 +754,7 @@ vmafhip_renditions_live_suite (void)
   tcase_add_test (tc, test_ladder_flushing_seek);
   tcase_add_test (tc, test_rung_align_auto);
   tcase_add_test (tc, test_rung_follow_reference);
+  tcase_add_test (tc, test_rung_jump_searches_again);
   return s;
 }
 
