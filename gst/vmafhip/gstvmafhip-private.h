@@ -149,7 +149,10 @@ typedef struct
 {
   Side *side;                 /* its pad and caps */
   VhEngine *engine;           /* the current segment's */
-  GQueue frames;              /* pushed, not yet reported (engine order) */
+  /* StreamFrame (gstvmafhip-stream.c) of the engine frames pushed and not
+   * yet reported, from frames_head on: no allocation per frame */
+  GArray *frames;
+  guint frames_head;
   guint n_reported;           /* engine frames reported and released */
   GstVmafHipRecord record;
   GstVmafHipWatch watch;

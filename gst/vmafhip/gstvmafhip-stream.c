@@ -30,6 +30,37 @@ typedef struct
   gboolean stand_in;          /* pushed for the reference's motion alone */
 } StreamFrame;
 
+static void
+frames_clear (GstVmafHipStream * s)
+{
+  g_array_set_size (s->frames, 0);
+  s->frames_head = 0;
+}
+
+/* The oldest frame not reported, out of the queue (valid until the next
+ * push); NULL: none */
+static const StreamFrame *
+frames_pop (GstVmafHipStream * s)
+{
+  if (s->frames_head >= s->frames->len)
+    return NULL;
+  return &g_array_index (s->frames, StreamFrame, s->frames_head++);
+}
+
+static void
+frames_push (GstVmafHipStream * s, const StreamFrame * f)
+{
+  /* the reported ones leave the front now and then, so the array stays
+   * the size of the frames in flight */
+  if (s->frames_head == s->frames->len)
+    frames_clear (s);
+  else if (s->frames_head >= 64 && s->frames_head * 2 >= s->frames->len) {
+    g_array_remove_range (s->frames, 0, s->frames_head);
+    s->frames_head = 0;
+  }
+  g_array_append_val (s->frames, *f);
+}
+
 void
 gst_vmafhip_stream_init (GstVmafHipStream * s, GstVmafHip * self,
     Side * side, const char *pad_name)
@@ -37,7 +68,7 @@ gst_vmafhip_stream_init (GstVmafHipStream * s, GstVmafHip * self,
   memset (s, 0, sizeof *s);
   s->side = side;
   gst_vmafhip_aligner_init (&s->align, self, side);
-  g_queue_init (&s->frames);
+  s->frames = g_array_new (FALSE, FALSE, sizeof (StreamFrame));
   gst_vmafhip_record_init (&s->record, pad_name, NULL);
 }
 
@@ -47,7 +78,7 @@ gst_vmafhip_stream_reset (GstVmafHipStream * s)
   /* the engine first: the GPU may still read frames its owner holds */
   if (s->engine)
     vh_engine_reset (s->engine);
-  g_queue_clear_full (&s->frames, g_free);
+  frames_clear (s);
   s->n_reported = 0;
   g_atomic_int_set (&s->unpaired, 0);
   s->first_push_us = 0;
@@ -62,7 +93,7 @@ void
 gst_vmafhip_stream_clear (GstVmafHipStream * s)
 {
   g_clear_pointer (&s->engine, vh_engine_free);
-  g_queue_clear_full (&s->frames, g_free);
+  g_clear_pointer (&s->frames, g_array_unref);
   gst_clear_buffer (&s->last_frame);
   gst_vmafhip_on_screen_clear (&s->on_screen);
   gst_vmafhip_watch_clear (&s->watch);
@@ -159,17 +190,14 @@ gst_vmafhip_stream_push (GstVmafHipStream * s, const VhPicture * ref,
     const VhPicture * dist, const GstVmafHipFrameTimes * t,
     gboolean stand_in, guint * index, GError ** error)
 {
-  StreamFrame *f;
+  const StreamFrame f = { *t, stand_in };
 
   *index = vh_engine_n_pushed (s->engine);
   if (!s->first_push_us)
     s->first_push_us = g_get_monotonic_time ();
   if (!vh_engine_push (s->engine, ref, dist, error))
     return FALSE;
-  f = g_new (StreamFrame, 1);
-  f->t = *t;
-  f->stand_in = stand_in;
-  g_queue_push_tail (&s->frames, f);
+  frames_push (s, &f);
   return TRUE;
 }
 
@@ -186,21 +214,27 @@ copy_field (GQuark field, const GValue * value, gpointer user_data)
   return TRUE;
 }
 
-/* One final frame, `index` of the engine, out: its scores (into `scores`),
- * the monitor, the frame message, the record and results file */
+/* One final frame, `index` of the engine, out: its scores into `scores`
+ * (a buffer's meta; NULL: none), the monitor, the frame message, the
+ * record and results file.  The scores are read from the engine once for
+ * each structure that carries them, none made for nothing. */
 static void
 report_frame (GstVmafHip * self, GstVmafHipStream * s, guint index,
     const StreamFrame * f, GstStructure * scores)
 {
   const guint number = gst_vmafhip_record_number (&s->record);
 
-  gst_vmafhip_add_frame_scores (self, s->engine, scores, index);
+  if (scores)
+    gst_vmafhip_add_frame_scores (self, s->engine, scores, index);
   gst_vmafhip_watch_push (&s->watch, s->engine, index, number,
       f->t.running_time, f->t.duration);
   if (self->cfg.frame_message
       && vh_subsample_computes (FALSE, self->cfg.subsample, index)) {
     GstStructure *m = gst_vmafhip_record_frame_message (&s->record, &f->t);
-    gst_structure_foreach (scores, copy_field, m);
+    if (scores)
+      gst_structure_foreach (scores, copy_field, m);
+    else
+      gst_vmafhip_add_frame_scores (self, s->engine, m, index);
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self), m));
   }
@@ -218,18 +252,12 @@ gst_vmafhip_stream_report (GstVmafHip * self, GstVmafHipStream * s,
     return;
   upto = MIN (upto, vh_engine_n_final (s->engine));
   for (; s->n_reported < upto; s->n_reported++) {
-    StreamFrame *f = g_queue_pop_head (&s->frames);
+    const StreamFrame *f = frames_pop (s);
     if (!f)
       break;                    /* (not pushed through this stream) */
-    if (!f->stand_in) {
-      const gboolean last = s->n_reported + 1 == upto;
-      GstStructure *into = last && scores ? scores
-          : gst_structure_new_empty ("scores");
-      report_frame (self, s, s->n_reported, f, into);
-      if (into != scores)
-        gst_structure_free (into);
-    }
-    g_free (f);
+    if (!f->stand_in)
+      report_frame (self, s, s->n_reported, f,
+          s->n_reported + 1 == upto ? scores : NULL);
   }
   if (s->n_reported > from && !vh_engine_release_frames (s->engine,
           s->n_reported, self->cfg.subsample, &error)) {
@@ -244,8 +272,8 @@ static guint
 count_unfinished (const GstVmafHipStream * s)
 {
   guint n = 0;
-  for (const GList * l = s->frames.head; l; l = l->next)
-    n += !((const StreamFrame *) l->data)->stand_in;
+  for (guint i = s->frames_head; i < s->frames->len; i++)
+    n += !g_array_index (s->frames, StreamFrame, i).stand_in;
   return n;
 }
 
@@ -259,7 +287,7 @@ gst_vmafhip_stream_end_segment (GstVmafHip * self, GstVmafHipStream * s,
   gst_vmafhip_stream_report (self, s, G_MAXUINT, NULL);
   gst_vmafhip_record_end_segment (self, &s->record, s->engine, changed_pad,
       old_info, new_info);
-  g_queue_clear_full (&s->frames, g_free);
+  frames_clear (s);
   s->n_reported = 0;
   gst_clear_buffer (&s->last_frame);
   gst_vmafhip_on_screen_clear (&s->on_screen);
