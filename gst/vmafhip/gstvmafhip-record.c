@@ -105,22 +105,21 @@ static void
 set_pooled (GstStructure * s, const char *name, const VhPooled * p,
     GstVmafHipPoolMethod method)
 {
-  char *field;
+  const struct
+  {
+    const char *suffix;
+    double value;
+  } fields[] = {
+    {"", vh_pooled_get (p, engine_pool_method (method))},
+    {"-mean", p->mean}, {"-harmonic-mean", p->harmonic_mean},
+    {"-min", p->min}, {"-max", p->max},
+  };
 
-  gst_structure_set (s, name, G_TYPE_DOUBLE,
-      vh_pooled_get (p, engine_pool_method (method)), NULL);
-  field = g_strconcat (name, "-mean", NULL);
-  gst_structure_set (s, field, G_TYPE_DOUBLE, p->mean, NULL);
-  g_free (field);
-  field = g_strconcat (name, "-harmonic-mean", NULL);
-  gst_structure_set (s, field, G_TYPE_DOUBLE, p->harmonic_mean, NULL);
-  g_free (field);
-  field = g_strconcat (name, "-min", NULL);
-  gst_structure_set (s, field, G_TYPE_DOUBLE, p->min, NULL);
-  g_free (field);
-  field = g_strconcat (name, "-max", NULL);
-  gst_structure_set (s, field, G_TYPE_DOUBLE, p->max, NULL);
-  g_free (field);
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++) {
+    gchar *field = g_strconcat (name, fields[i].suffix, NULL);
+    gst_structure_set (s, field, G_TYPE_DOUBLE, fields[i].value, NULL);
+    g_free (field);
+  }
 }
 
 void

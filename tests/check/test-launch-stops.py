@@ -42,6 +42,18 @@ def pipeline(src, dist_extra, props):
             f"vmafhip name=v backend=cpu threads=1 {props} ! fakesink")
 
 
+def ladder(src, rung_extra, path):
+    """ref, dist and a dist_sink_0 rung (80x45, through rung_extra) from one
+    source."""
+    return (f"{src} ! {SIZE} ! tee name=t "
+            "t. ! queue ! v.ref_sink "
+            "t. ! queue ! videobalance saturation=0.5 ! v.dist_sink "
+            f"t. ! queue ! {rung_extra} videoscale ! "
+            "video/x-raw,width=80,height=45 ! v.dist_sink_0 "
+            f"vmafhip name=v backend=cpu threads=1 results-filename={path} "
+            "! fakesink")
+
+
 def run(args, **kw):
     return subprocess.run([LAUNCH] + args, capture_output=True, text=True,
                           timeout=120, **kw)
@@ -87,13 +99,7 @@ def check_sigint(tmp):
 def check_ladder_sigint(tmp):
     path = os.path.join(tmp, "ladder.json")
     rung = os.path.join(tmp, "ladder.dist_sink_0.json")
-    desc = (f"videotestsrc is-live=true pattern=ball ! {SIZE} ! tee name=t "
-            "t. ! queue ! v.ref_sink "
-            "t. ! queue ! videobalance saturation=0.5 ! v.dist_sink "
-            "t. ! queue ! videoscale ! video/x-raw,width=80,height=45 ! "
-            "v.dist_sink_0 "
-            f"vmafhip name=v backend=cpu threads=1 results-filename={path} "
-            "! fakesink")
+    desc = ladder("videotestsrc is-live=true pattern=ball", "", path)
     proc = start_live(desc, path)
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=60)
@@ -106,13 +112,8 @@ def check_ladder_sigint(tmp):
 def check_ladder_upstream_error(tmp):
     path = os.path.join(tmp, "ladder-error.json")
     rung = os.path.join(tmp, "ladder-error.dist_sink_0.json")
-    desc = (f"videotestsrc num-buffers=120 pattern=ball ! {SIZE} ! tee name=t "
-            "t. ! queue ! v.ref_sink "
-            "t. ! queue ! videobalance saturation=0.5 ! v.dist_sink "
-            "t. ! queue ! identity error-after=50 ! videoscale ! "
-            "video/x-raw,width=80,height=45 ! v.dist_sink_0 "
-            f"vmafhip name=v backend=cpu threads=1 results-filename={path} "
-            "! fakesink")
+    desc = ladder("videotestsrc num-buffers=120 pattern=ball",
+                  "identity error-after=50 !", path)
     r = run(desc.split())
     assert r.returncode != 0, "an upstream error must fail the run"
     frames, _ = load_results(path)

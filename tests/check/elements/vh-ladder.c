@@ -218,3 +218,27 @@ push_async (GstHarness * h, GPtrArray * bufs)
   job->buffers = bufs;
   return g_thread_new ("pusher", push_rung, job);
 }
+
+void
+check_frames_aligned (GPtrArray * got, GPtrArray * aligned,
+    gboolean consecutive)
+{
+  guint64 before = 0;
+  for (guint k = 0; k < got->len; k++) {
+    GstStructure *s = gst_structure_copy (g_ptr_array_index (got, k));
+    guint64 ref_index;
+    fail_unless (gst_structure_get_uint64 (s, "ref-index", &ref_index));
+    if (consecutive && k > 0)
+      fail_unless_equals_uint64 (ref_index, before + 1);
+    before = ref_index;
+    if (aligned) {
+      gint index;
+      fail_unless (ref_index < aligned->len);
+      const GstStructure *a = g_ptr_array_index (aligned, ref_index);
+      fail_unless (gst_structure_get_int (a, "index", &index));
+      gst_structure_set (s, "index", G_TYPE_INT, index, NULL);
+      gst_structure_foreach (s, field_equal, (gpointer) a);
+    }
+    gst_structure_free (s);
+  }
+}

@@ -67,6 +67,14 @@ GPtrArray * single_run (const char *props, int w, int h);
  * its successor arrives; g_thread_join the thread returned */
 GThread *ladder_push_rung_async (Ladder * l, guint k, GPtrArray * bufs);
 
+/* Each frame message in `got` (a rung's) is its reference frame's
+ * (ref-index; each the one after the frame before where `consecutive`)
+ * and, where `aligned` is given (NULL: the mock runtime, no scores),
+ * equals that reference frame's message in the aligned run (but for its
+ * index), motion included */
+void check_frames_aligned (GPtrArray * got, GPtrArray * aligned,
+    gboolean consecutive);
+
 /* The same into any pad's harness */
 GThread *push_async (GstHarness * h, GPtrArray * bufs);
 

@@ -208,20 +208,14 @@ GST_START_TEST (test_rung_drops_frames)
   fail_unless_equals_int (got->len, n_kept);
   GPtrArray *aligned = scored ? single_run_from (NULL, W, H, W / 2, H / 2, 0,
       N) : NULL;
+  /* no frame of a dropped one's reference frame */
   for (guint k = 0; k < got->len; k++) {
-    GstStructure *s = gst_structure_copy (g_ptr_array_index (got, k));
     guint64 ref_index;
-    fail_unless (gst_structure_get_uint64 (s, "ref-index", &ref_index));
+    fail_unless (gst_structure_get_uint64 (g_ptr_array_index (got, k),
+            "ref-index", &ref_index));
     fail_if (ref_index == 3 || ref_index == 6 || ref_index == 7);
-    if (aligned) {
-      gint index;
-      const GstStructure *a = g_ptr_array_index (aligned, ref_index);
-      fail_unless (gst_structure_get_int (a, "index", &index));
-      gst_structure_set (s, "index", G_TYPE_INT, index, NULL);
-      gst_structure_foreach (s, field_equal, (gpointer) a);
-    }
-    gst_structure_free (s);
   }
+  check_frames_aligned (got, aligned, FALSE);
   if (aligned)
     g_ptr_array_unref (aligned);
   g_ptr_array_unref (got);
@@ -538,23 +532,7 @@ GST_START_TEST (test_rung_align_auto)
   fail_unless_equals_int (n_pooled, got->len);
   GPtrArray *aligned = scored ? single_run_from (NULL, W, H, W / 2, H / 2, 0,
       N) : NULL;
-  guint64 before = 0;
-  for (guint k = 0; k < got->len; k++) {
-    GstStructure *s = gst_structure_copy (g_ptr_array_index (got, k));
-    guint64 ref_index;
-    fail_unless (gst_structure_get_uint64 (s, "ref-index", &ref_index));
-    if (k > 0)
-      fail_unless_equals_uint64 (ref_index, before + 1);
-    before = ref_index;
-    if (aligned) {
-      gint index;
-      const GstStructure *a = g_ptr_array_index (aligned, ref_index);
-      fail_unless (gst_structure_get_int (a, "index", &index));
-      gst_structure_set (s, "index", G_TYPE_INT, index, NULL);
-      gst_structure_foreach (s, field_equal, (gpointer) a);
-    }
-    gst_structure_free (s);
-  }
+  check_frames_aligned (got, aligned, TRUE);
   if (aligned)
     g_ptr_array_unref (aligned);
   g_ptr_array_unref (got);
@@ -628,23 +606,7 @@ GST_START_TEST (test_rung_jump_searches_again)
       after->len);
   GPtrArray *aligned = scored ? single_run_from (NULL, W, H, W / 2, H / 2, 0,
       N) : NULL;
-  guint64 before = 0;
-  for (guint j = 0; j < after->len; j++) {
-    GstStructure *s = gst_structure_copy (g_ptr_array_index (after, j));
-    guint64 ref_index;
-    fail_unless (gst_structure_get_uint64 (s, "ref-index", &ref_index));
-    if (j > 0)
-      fail_unless_equals_uint64 (ref_index, before + 1);
-    before = ref_index;
-    if (aligned) {
-      gint index;
-      const GstStructure *a = g_ptr_array_index (aligned, ref_index);
-      fail_unless (gst_structure_get_int (a, "index", &index));
-      gst_structure_set (s, "index", G_TYPE_INT, index, NULL);
-      gst_structure_foreach (s, field_equal, (gpointer) a);
-    }
-    gst_structure_free (s);
-  }
+  check_frames_aligned (after, aligned, TRUE);
   if (aligned)
     g_ptr_array_unref (aligned);
   g_ptr_array_unref (after);
