@@ -22,11 +22,18 @@
  *                high-resolution speed-up), 3x3 mode filter; and the values
  *                the histograms count (masked, within the band; the rest
  *                VH_CAMBI_OUTSIDE)
- *   cvalues      per tile of VH_CAMBI_TILE^2 pixels: the window's counts of
- *                the values near each pixel's own, its contrast value, and
- *                a histogram of the non-zero values by their top bits
- *   select       one block: the k-th largest value by two more passes
- *                over the values (10 bits each), the exact sum of the top k
+ *   cvalues      per tile of VH_CAMBI_CV_COLS x VH_CAMBI_CV_ROWS pixels, a
+ *                column per thread: the window's counts of the values near
+ *                each pixel's own, slid down the column while the value
+ *                stays (two window rows a pixel, not the whole window),
+ *                its contrast value, and a histogram of the non-zero
+ *                values by their top bits
+ *   level2       the grid: the values in the k-th largest's level-1 bin
+ *                counted by their next 10 bits
+ *   level3       the grid: those in its level-2 bin by their last 10
+ *                bits, and the sum of those above it
+ *   select       one block: the k-th largest value from the three levels'
+ *                counts, the exact sum of the top k
  */
 #ifndef VH_CAMBI_DEVICE_H
 #define VH_CAMBI_DEVICE_H
@@ -35,13 +42,12 @@
 
 #define VH_CAMBI_BLOCK 256
 #define VH_CAMBI_SELECT_BLOCK 1024
-/* contrast-value tile side (outputs); each thread takes VH_CAMBI_ROWS
- * pixels one above the other */
-#define VH_CAMBI_TILE 32
-#define VH_CAMBI_ROWS (VH_CAMBI_TILE * VH_CAMBI_TILE / VH_CAMBI_BLOCK)
+/* contrast values: a block of VH_CAMBI_CV_COLS threads takes a tile that
+ * many columns wide and VH_CAMBI_CV_ROWS high, a column per thread */
+#define VH_CAMBI_CV_COLS 128
+#define VH_CAMBI_CV_ROWS 32
 /* the largest half window the kernels take (libvmaf's 65-pixel limit) */
 #define VH_CAMBI_MAX_PAD 32
-#define VH_CAMBI_IN (VH_CAMBI_TILE + 2 * VH_CAMBI_MAX_PAD)
 /* the luma steps the kernels count: max_log_contrast up to 2 */
 #define VH_CAMBI_GPU_DIFFS 4
 /* a pixel the histograms do not count (not masked, outside the band, or
@@ -54,6 +60,20 @@
 #define VH_CAMBI_BIN1_BASE 0x3f0u
 #define VH_CAMBI_BINS1 128
 #define VH_CAMBI_BINS 1024
+/* Each scale's histograms, cleared every frame: level 1 from the contrast
+ * kernel (counts and exact sums of 128 bins), the selection's level-2 and
+ * level-3 counts (1024 bins each) and its sum of the level-2 bins above
+ * the k-th value's; byte offsets */
+#define VH_CAMBI_HIST_COUNT1 0
+#define VH_CAMBI_HIST_SUM1 (VH_CAMBI_BINS1 * 4)
+#define VH_CAMBI_HIST_COUNT2 (VH_CAMBI_HIST_SUM1 + VH_CAMBI_BINS1 * 8)
+#define VH_CAMBI_HIST_COUNT3 (VH_CAMBI_HIST_COUNT2 + VH_CAMBI_BINS * 4)
+#define VH_CAMBI_HIST_PART (VH_CAMBI_HIST_COUNT3 + VH_CAMBI_BINS * 4)
+#define VH_CAMBI_HIST_BYTES (VH_CAMBI_HIST_PART + 8)
+/* the level-2 and level-3 passes: about this many values a thread, in at
+ * most this many blocks */
+#define VH_CAMBI_SELECT_PER_THREAD 16
+#define VH_CAMBI_SELECT_MAX_BLOCKS 256
 
 /* preprocess, deriv, mask */
 typedef struct VhCambiPre {
@@ -76,20 +96,31 @@ typedef struct VhCambiScale {
   uint64_t counted;             /* uint16 [w * h] */
   uint64_t mask;                /* uint8 full-size mask */
   uint64_t c_values;            /* float [w * h] */
-  uint64_t hist;                /* uint32 count [BINS1], uint64 sum [BINS1] */
+  uint64_t hist;                /* VH_CAMBI_HIST_BYTES: the histograms */
   uint64_t result;              /* uint64: the top-k sum (2^-24 units) */
   uint64_t reciprocal;          /* float [VH_CAMBI_RECIPROCAL_SIZE] */
   uint32_t prev_w, prev_h, w, h;
   uint32_t mask_w, mask_shift;  /* mask of (i, j): mask[i << s][j << s] */
   uint32_t decimate;
   uint32_t pad;                 /* half the window */
-  uint32_t tiles_x;
+  uint32_t tiles_x;             /* contrast tiles across */
   uint32_t k;                   /* how many values the top-k sum takes */
   uint32_t band_base, band_size;
   uint32_t num_diffs, vlt_luma;
   uint32_t tvi[VH_CAMBI_GPU_DIFFS];
   uint32_t weight[VH_CAMBI_GPU_DIFFS];
 } VhCambiScale;
+
+/* The level-2 and level-3 selection grids for a scale of n values */
+static inline unsigned
+vh_cambi_select_blocks (unsigned n)
+{
+  const unsigned per_block = VH_CAMBI_SELECT_BLOCK
+      * VH_CAMBI_SELECT_PER_THREAD;
+  const unsigned blocks = (n + per_block - 1) / per_block;
+  return blocks < 1 ? 1 : blocks > VH_CAMBI_SELECT_MAX_BLOCKS
+      ? VH_CAMBI_SELECT_MAX_BLOCKS : blocks;
+}
 
 #ifdef __cplusplus
 
@@ -111,9 +142,10 @@ static_assert (sizeof (VhCambiScale) == 152, "VhCambiScale layout");
 
 namespace vh_cambi {
 
-constexpr int kTile = VH_CAMBI_TILE;
-constexpr int kRows = VH_CAMBI_ROWS;
-constexpr int kIn = VH_CAMBI_IN;
+constexpr int kCols = VH_CAMBI_CV_COLS;
+constexpr int kTileRows = VH_CAMBI_CV_ROWS;
+constexpr int kInCols = VH_CAMBI_CV_COLS + 2 * VH_CAMBI_MAX_PAD;
+constexpr int kInRows = VH_CAMBI_CV_ROWS + 2 * VH_CAMBI_MAX_PAD;
 
 using vh_bits::atomic_add32;
 using vh_bits::atomic_add64;
@@ -258,9 +290,10 @@ bin1 (uint32_t bits)
 /* ---- contrast values -------------------------------------------------- */
 
 /* A block's shared memory: the tile's counted values with the window's
- * margin, and the block's histogram of its non-zero values. */
+ * margin (the largest window's; smaller ones use its top-left part), and
+ * the block's histogram of its non-zero values. */
 struct CvShared {
-  uint16_t in[kIn][kIn];
+  uint16_t in[kInRows][kInCols];
   uint32_t count[VH_CAMBI_BINS1];
   uint64_t sum[VH_CAMBI_BINS1];
 };
@@ -270,12 +303,13 @@ VH_CAMBI_FN void
 cv_load (const VhCambiScale &p, unsigned tile, unsigned t, unsigned n_threads,
     CvShared &sm)
 {
-  const int pad = (int) p.pad, side = kTile + 2 * pad;
-  const int x0 = (int) (tile % p.tiles_x) * kTile - pad;
-  const int y0 = (int) (tile / p.tiles_x) * kTile - pad;
+  const int pad = (int) p.pad;
+  const int side_x = kCols + 2 * pad, side_y = kTileRows + 2 * pad;
+  const int x0 = (int) (tile % p.tiles_x) * kCols - pad;
+  const int y0 = (int) (tile / p.tiles_x) * kTileRows - pad;
   const uint16_t *counted = (const uint16_t *) (uintptr_t) p.counted;
-  for (unsigned i = t; i < (unsigned) (side * side); i += n_threads) {
-    const int x = (int) i % side, y = (int) i / side;
+  for (unsigned i = t; i < (unsigned) (side_x * side_y); i += n_threads) {
+    const int x = (int) i % side_x, y = (int) i / side_x;
     const int gx = x0 + x, gy = y0 + y;
     const bool in = gx >= 0 && gy >= 0 && gx < (int) p.w && gy < (int) p.h;
     sm.in[y][x] = in ? counted[(size_t) gy * p.w + gx]
@@ -309,97 +343,95 @@ contrast (const VhCambiScale &p, uint32_t v, const uint32_t counts[9])
   return c;
 }
 
-/* Step 2: thread t's kRows pixels (column t % kTile): each window row's
- * matches counted in 7-bit fields of one 64-bit word (a row is at most 65
- * pixels), added into the counts after the row. */
-VH_CAMBI_FN void
-cv_pixels (const VhCambiScale &p, unsigned tile, unsigned t, CvShared &sm,
-    float c_out[kRows], bool inside[kRows])
+/* One window row's matches of the values base .. base + 8, in 7-bit
+ * fields of one word (field e counts base + e; a row is at most 65
+ * pixels) */
+VH_CAMBI_FN uint64_t
+row_matches (const uint16_t *row, int span, uint32_t base)
 {
-  const int pad = (int) p.pad, span = 2 * pad + 1;
-  const int tx = (int) (t % kTile), ty = (int) (t / kTile) * kRows;
-  const int ox = (int) (tile % p.tiles_x) * kTile + tx;
-  const int oy = (int) (tile / p.tiles_x) * kTile + ty;
-  uint32_t base[kRows];         /* v - 4, or a value nothing matches */
-  bool any = false;
-  VH_CAMBI_UNROLL
-  for (int j = 0; j < kRows; j++) {
-    inside[j] = ox < (int) p.w && oy + j < (int) p.h;
-    const uint32_t v = sm.in[ty + j + pad][tx + pad];
-    const bool active = inside[j] && v != VH_CAMBI_OUTSIDE;
-    base[j] = active ? v - 4 : 0x80000000u;
-    any |= active;
-    c_out[j] = 0.0f;
+  uint64_t acc = 0;
+  for (int c = 0; c < span; c++) {
+    const uint32_t e = row[c] - base;
+    if (e <= 8)
+      acc += (uint64_t) 1 << (7 * e);
   }
-  if (!any)
-    return;
-  uint32_t counts[kRows][9];
-  VH_CAMBI_UNROLL
-  for (int j = 0; j < kRows; j++)
-    VH_CAMBI_UNROLL
-    for (int e = 0; e < 9; e++)
-      counts[j][e] = 0;
-  for (int r = 0; r < span + kRows - 1; r++) {
-    uint64_t acc[kRows];
-    VH_CAMBI_UNROLL
-    for (int j = 0; j < kRows; j++)
-      acc[j] = 0;
-    const uint16_t *row = &sm.in[ty + r][tx];
-    for (int c = 0; c < span; c++) {
-      const uint32_t u = row[c];
-      VH_CAMBI_UNROLL
-      for (int j = 0; j < kRows; j++) {
-        const uint32_t e = u - base[j];
-        if (e <= 8)
-          acc[j] += (uint64_t) 1 << (7 * e);
-      }
-    }
-    VH_CAMBI_UNROLL
-    for (int j = 0; j < kRows; j++) {
-      if (r - j < 0 || r - j >= span)
-        continue;
-      VH_CAMBI_UNROLL
-      for (int e = 0; e < 9; e++)
-        counts[j][e] += (uint32_t) (acc[j] >> (7 * e)) & 0x7fu;
-    }
-  }
-  VH_CAMBI_UNROLL
-  for (int j = 0; j < kRows; j++)
-    if (base[j] != 0x80000000u)
-      c_out[j] = contrast (p, base[j] + 4, counts[j]);
+  return acc;
 }
 
-/* Step 3: the thread's values out, and the non-zero ones into the
- * block's histogram */
 VH_CAMBI_FN void
-cv_store (const VhCambiScale &p, unsigned tile, unsigned t, CvShared &sm,
-    const float c[kRows], const bool inside[kRows])
+add_matches (uint32_t counts[9], uint64_t acc)
 {
-  const unsigned x = (tile % p.tiles_x) * kTile + t % kTile;
-  const unsigned y = (tile / p.tiles_x) * kTile + (t / kTile) * kRows;
-  float *out = (float *) (uintptr_t) p.c_values;
   VH_CAMBI_UNROLL
-  for (int j = 0; j < kRows; j++) {
-    if (!inside[j])
-      continue;
-    out[(size_t) (y + j) * p.w + x] = c[j];
-    if (c[j] > 0.0f) {
-      const uint32_t bits = float_bits (c[j]);
+  for (int e = 0; e < 9; e++)
+    counts[e] += (uint32_t) (acc >> (7 * e)) & 0x7fu;
+}
+
+VH_CAMBI_FN void
+remove_matches (uint32_t counts[9], uint64_t acc)
+{
+  VH_CAMBI_UNROLL
+  for (int e = 0; e < 9; e++)
+    counts[e] -= (uint32_t) (acc >> (7 * e)) & 0x7fu;
+}
+
+/* Step 2: thread t's column of the tile, top to bottom.  The window's
+ * counts of v - 4 .. v + 4 slide down a row at a time (the row that leaves
+ * taken off, the row that enters added) while the counted value v stays
+ * the same; a new value, or a gap of uncounted pixels longer than half
+ * the window, counts the window afresh.  Each value goes out, and the
+ * non-zero ones into the block's histogram. */
+VH_CAMBI_FN void
+cv_column (const VhCambiScale &p, unsigned tile, unsigned t, CvShared &sm)
+{
+  const int pad = (int) p.pad, span = 2 * pad + 1;
+  const int x = (int) (tile % p.tiles_x) * kCols + (int) t;
+  const int y0 = (int) (tile / p.tiles_x) * kTileRows;
+  if (x >= (int) p.w)
+    return;
+  const int rows = (int) p.h - y0 < kTileRows ? (int) p.h - y0 : kTileRows;
+  float *out = (float *) (uintptr_t) p.c_values + (size_t) y0 * p.w + x;
+  uint32_t counts[9];
+  uint32_t base = 0;            /* the counts are of base .. base + 8 */
+  int at = -1;                  /* the row they are for; -1: none yet */
+  for (int j = 0; j < rows; j++) {
+    /* output row j's window: the tile's input rows j .. j + 2 pad */
+    const uint32_t v = sm.in[j + pad][t + pad];
+    float c = 0.0f;
+    if (v != VH_CAMBI_OUTSIDE) {
+      if (at < 0 || v - 4 != base || 2 * (j - at) > span) {
+        base = v - 4;
+        VH_CAMBI_UNROLL
+        for (int e = 0; e < 9; e++)
+          counts[e] = 0;
+        for (int r = j; r < j + span; r++)
+          add_matches (counts, row_matches (&sm.in[r][t], span, base));
+      } else {
+        for (int r = at; r < j; r++) {
+          add_matches (counts, row_matches (&sm.in[r + span][t], span,
+                  base));
+          remove_matches (counts, row_matches (&sm.in[r][t], span, base));
+        }
+      }
+      at = j;
+      c = contrast (p, v, counts);
+    }
+    out[(size_t) j * p.w] = c;
+    if (c > 0.0f) {
+      const uint32_t bits = float_bits (c);
       atomic_add32 (&sm.count[bin1 (bits)], 1);
       atomic_add64 (&sm.sum[bin1 (bits)], fixed_value (bits));
     }
   }
 }
 
-/* Step 4: the block's histogram into the scale's (integer additions: the
+/* Step 3: the block's histogram into the scale's (integer additions: the
  * same totals in any order) */
 VH_CAMBI_FN void
 cv_flush (const VhCambiScale &p, unsigned t, unsigned n_threads,
     const CvShared &sm)
 {
-  uint32_t *count = (uint32_t *) (uintptr_t) p.hist;
-  uint64_t *sum = (uint64_t *) (uintptr_t) (p.hist
-      + VH_CAMBI_BINS1 * sizeof (uint32_t));
+  uint32_t *count = (uint32_t *) (uintptr_t) (p.hist + VH_CAMBI_HIST_COUNT1);
+  uint64_t *sum = (uint64_t *) (uintptr_t) (p.hist + VH_CAMBI_HIST_SUM1);
   for (unsigned b = t; b < VH_CAMBI_BINS1; b += n_threads)
     if (sm.count[b]) {
       atomic_add32 (&count[b], sm.count[b]);
@@ -472,14 +504,16 @@ select_scan_pick (unsigned t, unsigned src, SelShared &sm)
 }
 
 
-/* Phase 1 (thread 0): the top bin from the contrast kernel's histogram;
- * with no more non-zero values than k, the sum of them all. */
+/* Phase 1 (thread 0 of every selection block): the top bin from the
+ * contrast kernel's histogram; with no more non-zero values than k, the
+ * sum of them all. */
 VH_CAMBI_FN void
 select_first (const VhCambiScale &p, SelShared &sm)
 {
-  const uint32_t *count = (const uint32_t *) (uintptr_t) p.hist;
+  const uint32_t *count = (const uint32_t *) (uintptr_t) (p.hist
+      + VH_CAMBI_HIST_COUNT1);
   const uint64_t *sum = (const uint64_t *) (uintptr_t) (p.hist
-      + VH_CAMBI_BINS1 * sizeof (uint32_t));
+      + VH_CAMBI_HIST_SUM1);
   uint64_t total = 0, nonzero = 0;
   for (unsigned b = 0; b < VH_CAMBI_BINS1; b++) {
     nonzero += count[b];
@@ -506,30 +540,53 @@ select_clear (unsigned t, unsigned n_threads, SelShared &sm)
   sm.part[t] = 0;
 }
 
-/* Phase 2 (every thread): level-2 counts of the values in bin b1 */
+/* The scale's level-2 or level-3 counts (offset VH_CAMBI_HIST_COUNT2 or
+ * _COUNT3 of the histograms) into the block's */
 VH_CAMBI_FN void
-select_level2 (const VhCambiScale &p, unsigned t, unsigned n_threads,
+select_load (const VhCambiScale &p, unsigned t, unsigned n_threads,
+    unsigned offset, SelShared &sm)
+{
+  const uint32_t *count = (const uint32_t *) (uintptr_t) (p.hist + offset);
+  for (unsigned i = t; i < VH_CAMBI_BINS; i += n_threads)
+    sm.count[i] = count[i];
+}
+
+/* ... and the block's counts added into the scale's */
+VH_CAMBI_FN void
+select_flush (const VhCambiScale &p, unsigned t, unsigned n_threads,
+    unsigned offset, const SelShared &sm)
+{
+  uint32_t *count = (uint32_t *) (uintptr_t) (p.hist + offset);
+  for (unsigned i = t; i < VH_CAMBI_BINS; i += n_threads)
+    if (sm.count[i])
+      atomic_add32 (&count[i], sm.count[i]);
+}
+
+/* Phase 2 (every thread of the grid; `first` and `stride` its share of
+ * the values): level-2 counts of the values in bin b1 */
+VH_CAMBI_FN void
+select_level2 (const VhCambiScale &p, unsigned first, unsigned stride,
     SelShared &sm)
 {
   const uint32_t *c = (const uint32_t *) (uintptr_t) p.c_values;
   const unsigned n = p.w * p.h;
-  for (unsigned i = t; i < n; i += n_threads) {
+  for (unsigned i = first; i < n; i += stride) {
     const uint32_t bits = c[i];
     if (bits && bin1 (bits) == sm.b1)
       atomic_add32 (&sm.count[(bits >> 10) & (VH_CAMBI_BINS - 1)], 1);
   }
 }
 
-/* Phase 3 (every thread): level-3 counts of the values in (b1, b2), and
- * the thread's sum of those of b1 above b2 */
+/* Phase 3 (every thread of the grid): level-3 counts of the values in
+ * (b1, b2), and the thread's sum of those of b1 above b2 */
 VH_CAMBI_FN void
-select_level3 (const VhCambiScale &p, unsigned t, unsigned n_threads,
-    SelShared &sm)
+select_level3 (const VhCambiScale &p, unsigned t, unsigned first,
+    unsigned stride, SelShared &sm)
 {
   const uint32_t *c = (const uint32_t *) (uintptr_t) p.c_values;
   const unsigned n = p.w * p.h;
   uint64_t part = 0;
-  for (unsigned i = t; i < n; i += n_threads) {
+  for (unsigned i = first; i < n; i += stride) {
     const uint32_t bits = c[i];
     if (!bits || bin1 (bits) != sm.b1)
       continue;
@@ -542,6 +599,22 @@ select_level3 (const VhCambiScale &p, unsigned t, unsigned n_threads,
   sm.part[t] = part;
 }
 
+/* one level of the tree over part (threads below step) */
+VH_CAMBI_FN void
+select_tree (unsigned t, unsigned step, SelShared &sm)
+{
+  if (t < step)
+    sm.part[t] += sm.part[t + step];
+}
+
+/* (thread 0, after the tree) the block's sum into the scale's */
+VH_CAMBI_FN void
+select_part_flush (const VhCambiScale &p, const SelShared &sm)
+{
+  atomic_add64 ((uint64_t *) (uintptr_t) (p.hist + VH_CAMBI_HIST_PART),
+      sm.part[0]);
+}
+
 /* the value of level-3 bin b within (b1, b2) */
 VH_CAMBI_FN uint32_t
 select_bits (const SelShared &sm, uint32_t b)
@@ -549,32 +622,28 @@ select_bits (const SelShared &sm, uint32_t b)
   return (sm.b1 + VH_CAMBI_BIN1_BASE) << 20 | sm.b2 << 10 | b;
 }
 
-/* Phase 4 (every thread, after thread 0 found b3): the level-3 bins
- * above b3 into the thread's sum */
+/* Phase 4 (every thread of the last block, after b3 is found): the
+ * level-3 bins above b3 into the thread's sum */
 VH_CAMBI_FN void
 select_above (unsigned t, unsigned n_threads, SelShared &sm)
 {
+  sm.part[t] = 0;
   for (unsigned b = t; b < VH_CAMBI_BINS; b += n_threads)
     if (b > sm.b3)
       sm.part[t] += sm.count[b] * fixed_value (select_bits (sm, b));
 }
 
-/* Phase 5 (thread 0, after the tree over part): the top-k sum */
+/* Phase 5 (thread 0 of the last block, after the tree over part): the
+ * top-k sum */
 VH_CAMBI_FN uint64_t
-select_result (const SelShared &sm)
+select_result (const VhCambiScale &p, const SelShared &sm)
 {
   if (sm.done)
     return sm.above;
-  return sm.above + sm.part[0]
+  const uint64_t level3_above = *(const uint64_t *) (uintptr_t) (p.hist
+      + VH_CAMBI_HIST_PART);
+  return sm.above + level3_above + sm.part[0]
       + sm.need * fixed_value (select_bits (sm, sm.b3));
-}
-
-/* one level of the tree over part (threads below step) */
-VH_CAMBI_FN void
-select_tree (unsigned t, unsigned step, SelShared &sm)
-{
-  if (t < step)
-    sm.part[t] += sm.part[t + step];
 }
 
 }  /* namespace vh_cambi */

@@ -3,7 +3,8 @@
  *
  * In order on one stream (kernels/cambi-device.h explains each step):
  *   vh_cambi_preprocess_8bit or _16bit, vh_cambi_deriv, vh_cambi_mask,
- *   then per scale vh_cambi_scale, vh_cambi_cvalues, vh_cambi_select.
+ *   then per scale vh_cambi_scale, vh_cambi_cvalues, vh_cambi_level2,
+ *   vh_cambi_level3, vh_cambi_select.
  * Host side: common/gpu/cambi-gpu.c. */
 #include "vh-hip-compat.h"
 #include "cambi-device.h"
@@ -61,19 +62,16 @@ vh_cambi_scale (const VhCambiScale p)
 
 /* One tile per block: its contrast values, and its histogram added into
  * the scale's (integer atomics: the same counts in any order). */
-VH_KERNEL void __launch_bounds__ (VH_CAMBI_BLOCK)
+VH_KERNEL void __launch_bounds__ (VH_CAMBI_CV_COLS)
 vh_cambi_cvalues (const VhCambiScale p)
 {
   __shared__ CvShared sm;
   const unsigned t = threadIdx.x, tile = blockIdx.x;
-  cv_load (p, tile, t, VH_CAMBI_BLOCK, sm);
+  cv_load (p, tile, t, VH_CAMBI_CV_COLS, sm);
   __syncthreads ();
-  float c[kRows];
-  bool inside[kRows];
-  cv_pixels (p, tile, t, sm, c, inside);
-  cv_store (p, tile, t, sm, c, inside);
+  cv_column (p, tile, t, sm);
   __syncthreads ();
-  cv_flush (p, t, VH_CAMBI_BLOCK, sm);
+  cv_flush (p, t, VH_CAMBI_CV_COLS, sm);
 }
 
 /* The bin of sm.count holding the sm.need-th largest value into
@@ -94,6 +92,60 @@ find_bin_parallel (unsigned t, SelShared &sm)
     sm.need = sm.found_need;
 }
 
+/* sm.part summed into sm.part[0] */
+static __device__ __forceinline__ void
+part_tree (unsigned t, SelShared &sm)
+{
+  for (unsigned step = VH_CAMBI_SELECT_BLOCK / 2; step > 0; step /= 2) {
+    select_tree (t, step, sm);
+    __syncthreads ();
+  }
+}
+
+/* Every block finds b1 from the level-1 histogram itself (a few hundred
+ * additions), and in level3 b2 from the level-2 counts, so that no block
+ * waits for another. */
+VH_KERNEL void __launch_bounds__ (VH_CAMBI_SELECT_BLOCK)
+vh_cambi_level2 (const VhCambiScale p)
+{
+  __shared__ SelShared sm;
+  const unsigned t = threadIdx.x, n = VH_CAMBI_SELECT_BLOCK;
+  if (t == 0)
+    select_first (p, sm);
+  select_clear (t, n, sm);
+  __syncthreads ();
+  if (sm.done)
+    return;
+  select_level2 (p, blockIdx.x * n + t, gridDim.x * n, sm);
+  __syncthreads ();
+  select_flush (p, t, n, VH_CAMBI_HIST_COUNT2, sm);
+}
+
+VH_KERNEL void __launch_bounds__ (VH_CAMBI_SELECT_BLOCK)
+vh_cambi_level3 (const VhCambiScale p)
+{
+  __shared__ SelShared sm;
+  const unsigned t = threadIdx.x, n = VH_CAMBI_SELECT_BLOCK;
+  if (t == 0)
+    select_first (p, sm);
+  select_load (p, t, n, VH_CAMBI_HIST_COUNT2, sm);
+  __syncthreads ();
+  if (sm.done)
+    return;
+  find_bin_parallel (t, sm);
+  if (t == 0)
+    sm.b2 = sm.found_bin;
+  __syncthreads ();
+  select_clear (t, n, sm);
+  __syncthreads ();
+  select_level3 (p, t, blockIdx.x * n + t, gridDim.x * n, sm);
+  __syncthreads ();
+  select_flush (p, t, n, VH_CAMBI_HIST_COUNT3, sm);
+  part_tree (t, sm);
+  if (t == 0)
+    select_part_flush (p, sm);
+}
+
 /* One block: the exact sum of the k largest contrast values. */
 VH_KERNEL void __launch_bounds__ (VH_CAMBI_SELECT_BLOCK)
 vh_cambi_select (const VhCambiScale p)
@@ -102,18 +154,13 @@ vh_cambi_select (const VhCambiScale p)
   const unsigned t = threadIdx.x, n = VH_CAMBI_SELECT_BLOCK;
   if (t == 0)
     select_first (p, sm);
-  select_clear (t, n, sm);
+  select_load (p, t, n, VH_CAMBI_HIST_COUNT2, sm);
   __syncthreads ();
   if (!sm.done) {
-    select_level2 (p, t, n, sm);
-    __syncthreads ();
     find_bin_parallel (t, sm);
     if (t == 0)
       sm.b2 = sm.found_bin;
-    __syncthreads ();
-    select_clear (t, n, sm);
-    __syncthreads ();
-    select_level3 (p, t, n, sm);
+    select_load (p, t, n, VH_CAMBI_HIST_COUNT3, sm);
     __syncthreads ();
     find_bin_parallel (t, sm);
     if (t == 0)
@@ -121,11 +168,8 @@ vh_cambi_select (const VhCambiScale p)
     __syncthreads ();
     select_above (t, n, sm);
     __syncthreads ();
-    for (unsigned step = n / 2; step > 0; step /= 2) {
-      select_tree (t, step, sm);
-      __syncthreads ();
-    }
+    part_tree (t, sm);
   }
   if (t == 0)
-    *(uint64_t *) (uintptr_t) p.result = select_result (sm);
+    *(uint64_t *) (uintptr_t) p.result = select_result (p, sm);
 }

@@ -11,7 +11,7 @@
 #define SCALES VH_CAMBI_SCALES
 #define RECIPROCAL_NAME "cambi-reciprocal"
 #define RECIPROCAL_BYTES (VH_CAMBI_RECIPROCAL_SIZE * sizeof (float))
-#define HIST_BYTES (VH_CAMBI_BINS1 * (sizeof (uint32_t) + sizeof (uint64_t)))
+#define HIST_BYTES VH_CAMBI_HIST_BYTES
 
 G_STATIC_ASSERT (sizeof (VhCambiPass) == 48);
 G_STATIC_ASSERT (sizeof (VhCambiSums) == 2 * sizeof (VhCambiPass));
@@ -19,7 +19,7 @@ G_STATIC_ASSERT (sizeof (VhCambiSums) == 2 * sizeof (VhCambiPass));
 struct VhCambiGpu {
   VhGpu *gpu;                   /* NULL: host emulation */
   VhGpuFunction *fn_pre, *fn_deriv, *fn_mask, *fn_scale, *fn_cvalues,
-      *fn_select;
+      *fn_level2, *fn_level3, *fn_select;
   VhCambiPlan plan;
   unsigned w[SCALES], h[SCALES], shift[SCALES];
   unsigned tiles_x[SCALES], n_tiles[SCALES], k[SCALES];
@@ -103,9 +103,9 @@ plan_layout (VhCambiGpu *ctx, const VhCambiPlan *plan, GError **error)
     /* decimations so far: the mask of (i, j) is the full one's at
      * (i << shift, j << shift) */
     ctx->shift[s] = (unsigned) s + (plan->speedup ? 1 : 0);
-    ctx->tiles_x[s] = (w + VH_CAMBI_TILE - 1) / VH_CAMBI_TILE;
+    ctx->tiles_x[s] = (w + VH_CAMBI_CV_COLS - 1) / VH_CAMBI_CV_COLS;
     ctx->n_tiles[s] = ctx->tiles_x[s]
-        * ((h + VH_CAMBI_TILE - 1) / VH_CAMBI_TILE);
+        * ((h + VH_CAMBI_CV_ROWS - 1) / VH_CAMBI_CV_ROWS);
     ctx->k[s] = (unsigned) vh_cambi_topk_count (plan->topk, (int) (w * h));
     ctx->img[s] = off;
     off += aligned ((size_t) w * h * sizeof (uint16_t));
@@ -233,6 +233,10 @@ vh_cambi_gpu_new (VhGpu *gpu, VhGpuModule *module, const VhCambiPlan *plan,
       || !(ctx->fn_scale = vh_gpu_function (module, "vh_cambi_scale", error))
       || !(ctx->fn_cvalues = vh_gpu_function (module, "vh_cambi_cvalues",
               error))
+      || !(ctx->fn_level2 = vh_gpu_function (module, "vh_cambi_level2",
+              error))
+      || !(ctx->fn_level3 = vh_gpu_function (module, "vh_cambi_level3",
+              error))
       || !(ctx->fn_select = vh_gpu_function (module, "vh_cambi_select",
               error))) {
     vh_cambi_gpu_free (ctx);
@@ -289,15 +293,23 @@ enqueue_pass (VhCambiGpu *ctx, VhGpuStream *stream, VhGpuPtr src,
       || !vh_gpu_launch (ctx->fn_mask, grid_for (full, VH_CAMBI_BLOCK), block,
           0, stream, pre_args, error))
     return FALSE;
+  const VhGpuDim3 cv_block = { VH_CAMBI_CV_COLS, 1, 1 };
+  const VhGpuDim3 select_block = { VH_CAMBI_SELECT_BLOCK, 1, 1 };
   for (int s = 0; s < SCALES; s++) {
     void *args[] = { &sc[s] };
-    if (!vh_gpu_launch (ctx->fn_scale, grid_for ((size_t) ctx->w[s]
-                * ctx->h[s], VH_CAMBI_BLOCK), block, 0, stream, args, error)
+    const size_t n = (size_t) ctx->w[s] * ctx->h[s];
+    const VhGpuDim3 select_grid = { vh_cambi_select_blocks ((unsigned) n),
+      1, 1 };
+    if (!vh_gpu_launch (ctx->fn_scale, grid_for (n, VH_CAMBI_BLOCK), block,
+            0, stream, args, error)
         || !vh_gpu_launch (ctx->fn_cvalues, (VhGpuDim3) { ctx->n_tiles[s], 1,
-                1 }, block, 0, stream, args, error)
+                1 }, cv_block, 0, stream, args, error)
+        || !vh_gpu_launch (ctx->fn_level2, select_grid, select_block, 0,
+            stream, args, error)
+        || !vh_gpu_launch (ctx->fn_level3, select_grid, select_block, 0,
+            stream, args, error)
         || !vh_gpu_launch (ctx->fn_select, (VhGpuDim3) { 1, 1, 1 },
-            (VhGpuDim3) { VH_CAMBI_SELECT_BLOCK, 1, 1 }, 0, stream, args,
-            error))
+            select_block, 0, stream, args, error))
       return FALSE;
   }
   return TRUE;

@@ -85,43 +85,61 @@ emulate (VhCambiGpu *ctx, const VhPlane *luma, int pass, unsigned width,
     const VhCambiScale &p = sc[s];
     for (unsigned i = 0; i < p.w * p.h; i++)
       scale_pixel (p, i);
-    std::vector<float> c (VH_CAMBI_BLOCK * kRows);
-    std::vector<char> inside (VH_CAMBI_BLOCK * kRows);
     for (unsigned tile = 0; tile < n_tiles[s]; tile++) {
       CvShared &sm = cv[0];
       std::memset (&sm, 0xa5, sizeof sm);   /* shared memory: garbage */
-      for (unsigned t = 0; t < VH_CAMBI_BLOCK; t++)
-        cv_load (p, tile, t, VH_CAMBI_BLOCK, sm);
-      for (unsigned t = 0; t < VH_CAMBI_BLOCK; t++) {
-        bool in[kRows];
-        cv_pixels (p, tile, t, sm, &c[t * kRows], in);
-        for (int j = 0; j < kRows; j++)
-          inside[t * kRows + j] = in[j];
-      }
-      for (unsigned t = 0; t < VH_CAMBI_BLOCK; t++) {
-        bool in[kRows];
-        for (int j = 0; j < kRows; j++)
-          in[j] = inside[t * kRows + j];
-        cv_store (p, tile, t, sm, &c[t * kRows], in);
-      }
-      for (unsigned t = 0; t < VH_CAMBI_BLOCK; t++)
-        cv_flush (p, t, VH_CAMBI_BLOCK, sm);
+      for (unsigned t = 0; t < VH_CAMBI_CV_COLS; t++)
+        cv_load (p, tile, t, VH_CAMBI_CV_COLS, sm);
+      for (unsigned t = 0; t < VH_CAMBI_CV_COLS; t++)
+        cv_column (p, tile, t, sm);
+      for (unsigned t = 0; t < VH_CAMBI_CV_COLS; t++)
+        cv_flush (p, t, VH_CAMBI_CV_COLS, sm);
     }
-    /* the selection block */
+    /* the selection: level 2 and level 3 over the grid, block by block
+     * (in reverse order: the kernels may run them in any), then the
+     * one block */
     const unsigned n = VH_CAMBI_SELECT_BLOCK;
+    const unsigned blocks = vh_cambi_select_blocks (p.w * p.h);
     SelShared &sm = sel[0];
-    std::memset (&sm, 0xa5, sizeof sm);
-    select_first (p, sm);
-    for (unsigned t = 0; t < n; t++)
-      select_clear (t, n, sm);
-    if (!sm.done) {
+    for (unsigned blk = blocks; blk-- > 0;) {
+      std::memset (&sm, 0xa5, sizeof sm);
+      select_first (p, sm);
       for (unsigned t = 0; t < n; t++)
-        select_level2 (p, t, n, sm);
+        select_clear (t, n, sm);
+      if (sm.done)
+        continue;
+      for (unsigned t = 0; t < n; t++)
+        select_level2 (p, blk * n + t, blocks * n, sm);
+      for (unsigned t = 0; t < n; t++)
+        select_flush (p, t, n, VH_CAMBI_HIST_COUNT2, sm);
+    }
+    for (unsigned blk = blocks; blk-- > 0;) {
+      std::memset (&sm, 0xa5, sizeof sm);
+      select_first (p, sm);
+      for (unsigned t = 0; t < n; t++)
+        select_load (p, t, n, VH_CAMBI_HIST_COUNT2, sm);
+      if (sm.done)
+        continue;
       sm.b2 = emulate_find_bin (sm);
       for (unsigned t = 0; t < n; t++)
         select_clear (t, n, sm);
       for (unsigned t = 0; t < n; t++)
-        select_level3 (p, t, n, sm);
+        select_level3 (p, t, blk * n + t, blocks * n, sm);
+      for (unsigned t = 0; t < n; t++)
+        select_flush (p, t, n, VH_CAMBI_HIST_COUNT3, sm);
+      for (unsigned step = n / 2; step > 0; step /= 2)
+        for (unsigned t = 0; t < n; t++)
+          select_tree (t, step, sm);
+      select_part_flush (p, sm);
+    }
+    std::memset (&sm, 0xa5, sizeof sm);
+    select_first (p, sm);
+    for (unsigned t = 0; t < n; t++)
+      select_load (p, t, n, VH_CAMBI_HIST_COUNT2, sm);
+    if (!sm.done) {
+      sm.b2 = emulate_find_bin (sm);
+      for (unsigned t = 0; t < n; t++)
+        select_load (p, t, n, VH_CAMBI_HIST_COUNT3, sm);
       sm.b3 = emulate_find_bin (sm);
       for (unsigned t = 0; t < n; t++)
         select_above (t, n, sm);
@@ -129,7 +147,7 @@ emulate (VhCambiGpu *ctx, const VhPlane *luma, int pass, unsigned width,
         for (unsigned t = 0; t < n; t++)
           select_tree (t, step, sm);
     }
-    *(uint64_t *) (uintptr_t) p.result = select_result (sm);
+    *(uint64_t *) (uintptr_t) p.result = select_result (p, sm);
   }
 }
 
