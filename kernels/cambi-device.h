@@ -23,11 +23,11 @@
  *                the histograms count (masked, within the band; the rest
  *                VH_CAMBI_OUTSIDE)
  *   cvalues      per tile of VH_CAMBI_CV_COLS x VH_CAMBI_CV_ROWS pixels, a
- *                column per thread: the window's counts of the values near
- *                each pixel's own, slid down the column while the value
- *                stays (two window rows a pixel, not the whole window),
- *                its contrast value, and a histogram of the non-zero
- *                values by their top bits
+ *                column per VH_CAMBI_CV_SPLIT threads: the window's counts
+ *                of the values near each pixel's own, slid down the column
+ *                while the value stays (two window rows a pixel, not the
+ *                whole window), its contrast value, and a histogram of the
+ *                non-zero values by their top bits
  *   level2       the grid: the values in the k-th largest's level-1 bin
  *                counted by their next 10 bits
  *   level3       the grid: those in its level-2 bin by their last 10
@@ -42,10 +42,13 @@
 
 #define VH_CAMBI_BLOCK 256
 #define VH_CAMBI_SELECT_BLOCK 1024
-/* contrast values: a block of VH_CAMBI_CV_COLS threads takes a tile that
- * many columns wide and VH_CAMBI_CV_ROWS high, a column per thread */
-#define VH_CAMBI_CV_COLS 128
+/* contrast values: a block takes a tile VH_CAMBI_CV_COLS wide and
+ * VH_CAMBI_CV_ROWS high, VH_CAMBI_CV_SPLIT adjacent threads a column (each
+ * a share of every window row) */
+#define VH_CAMBI_CV_COLS 32
 #define VH_CAMBI_CV_ROWS 32
+#define VH_CAMBI_CV_SPLIT 4
+#define VH_CAMBI_CV_THREADS (VH_CAMBI_CV_COLS * VH_CAMBI_CV_SPLIT)
 /* the largest half window the kernels take (libvmaf's 65-pixel limit) */
 #define VH_CAMBI_MAX_PAD 32
 /* the luma steps the kernels count: max_log_contrast up to 2 */
@@ -330,8 +333,10 @@ contrast (const VhCambiScale &p, uint32_t v, const uint32_t counts[9])
   const uint32_t p0 = counts[4];
   const uint32_t value = v + p.num_diffs;
   float c = 0.0f;
-  for (uint32_t d = 0; d < p.num_diffs; d++) {
-    if (value > p.tvi[d] || value + d + 1 <= p.vlt_luma)
+  /* unrolled over the most diffs: counts stays in registers */
+  VH_CAMBI_UNROLL
+  for (uint32_t d = 0; d < VH_CAMBI_GPU_DIFFS; d++) {
+    if (d >= p.num_diffs || value > p.tvi[d] || value + d + 1 <= p.vlt_luma)
       continue;
     const uint32_t p1 = counts[4 + d + 1], p2 = counts[4 - d - 1];
     const uint32_t pm = p1 > p2 ? p1 : p2;
@@ -344,18 +349,74 @@ contrast (const VhCambiScale &p, uint32_t v, const uint32_t counts[9])
 }
 
 /* One window row's matches of the values base .. base + 8, in 7-bit
- * fields of one word (field e counts base + e; a row is at most 65
- * pixels) */
+ * fields of one word (field e counts base + e): up to 127 matches a
+ * field, so a word adds the matches of as many rows as fit (a row is at
+ * most 65 pixels) */
 VH_CAMBI_FN uint64_t
-row_matches (const uint16_t *row, int span, uint32_t base)
+match (uint32_t u, uint32_t base)
 {
-  uint64_t acc = 0;
-  for (int c = 0; c < span; c++) {
-    const uint32_t e = row[c] - base;
-    if (e <= 8)
-      acc += (uint64_t) 1 << (7 * e);
+  const uint32_t e = u - base;
+  return e <= 8 ? (uint64_t) 1 << (7 * e) : 0;
+}
+
+/* Two rows' matches over window columns [begin, end) at once (two
+ * independent chains) */
+VH_CAMBI_FN void
+row_pair_part (const uint16_t *row_a, const uint16_t *row_b, int begin,
+    int end, uint32_t base, uint64_t *a, uint64_t *b)
+{
+  uint64_t x = 0, y = 0;
+  for (int c = begin; c < end; c++) {
+    x += match (row_a[c], base);
+    y += match (row_b[c], base);
   }
-  return acc;
+  *a = x;
+  *b = y;
+}
+
+/* the window columns of share `part` of VH_CAMBI_CV_SPLIT */
+VH_CAMBI_FN void
+split_share (int span, int part, int *begin, int *end)
+{
+  const int seg = (span + VH_CAMBI_CV_SPLIT - 1) / VH_CAMBI_CV_SPLIT;
+  *begin = part * seg < span ? part * seg : span;
+  *end = *begin + seg < span ? *begin + seg : span;
+}
+
+/* The host's emulation of a column's threads (one caller for all of
+ * them): every share of each window row, added; its counts are already
+ * the column's.  The kernel's lanes (kernels/cambi.hip) match their own
+ * share and add their counts with lane shuffles. */
+struct AllShares {
+  int span;
+  int chunk;                    /* rows whose matches one word can add */
+  VH_CAMBI_FN void
+  rows (const uint16_t *row_a, const uint16_t *row_b, uint32_t base,
+      uint64_t *a, uint64_t *b) const
+  {
+    *a = *b = 0;
+    for (int part = 0; part < VH_CAMBI_CV_SPLIT; part++) {
+      int begin, end;
+      uint64_t x, y;
+      split_share (span, part, &begin, &end);
+      row_pair_part (row_a, row_b, begin, end, base, &x, &y);
+      *a += x;
+      *b += y;
+    }
+  }
+  VH_CAMBI_FN void
+  total (const uint32_t counts[9], uint32_t out[9]) const
+  {
+    for (int e = 0; e < 9; e++)
+      out[e] = counts[e];
+  }
+};
+
+VH_CAMBI_FN AllShares
+all_shares (int span)
+{
+  const AllShares a = { span, 127 / span };
+  return a;
 }
 
 VH_CAMBI_FN void
@@ -374,28 +435,38 @@ remove_matches (uint32_t counts[9], uint64_t acc)
     counts[e] -= (uint32_t) (acc >> (7 * e)) & 0x7fu;
 }
 
-/* Step 2: thread t's column of the tile, top to bottom.  The window's
- * counts of v - 4 .. v + 4 slide down a row at a time (the row that leaves
- * taken off, the row that enters added) while the counted value v stays
- * the same; a new value, or a gap of uncounted pixels longer than half
- * the window, counts the window afresh.  Each value goes out, and the
- * non-zero ones into the block's histogram. */
+/* Step 2: column `col` of the tile, top to bottom, by its threads (all
+ * of them take the same branches: the same pixels).  Each keeps the
+ * counts of its share of the window's columns (lane.rows: its share of
+ * two rows' matches); lane.total adds the shares' counts.  The counts of
+ * v - 4 .. v + 4 slide down a row at a time (the row that leaves taken
+ * off, the row that enters added) while the counted value v stays the
+ * same; a new value, or a gap of uncounted pixels longer than half the
+ * window, counts the window afresh (up to lane.chunk rows' matches added
+ * in one word before they are spread into the counts).  The `writer` puts
+ * each value out, and the non-zero ones into the block's histogram. */
+template <class Lane>
 VH_CAMBI_FN void
-cv_column (const VhCambiScale &p, unsigned tile, unsigned t, CvShared &sm)
+cv_column (const VhCambiScale &p, unsigned tile, unsigned col, bool writer,
+    CvShared &sm, const Lane &lane)
 {
   const int pad = (int) p.pad, span = 2 * pad + 1;
-  const int x = (int) (tile % p.tiles_x) * kCols + (int) t;
+  const int x = (int) (tile % p.tiles_x) * kCols + (int) col;
   const int y0 = (int) (tile / p.tiles_x) * kTileRows;
   if (x >= (int) p.w)
     return;
   const int rows = (int) p.h - y0 < kTileRows ? (int) p.h - y0 : kTileRows;
   float *out = (float *) (uintptr_t) p.c_values + (size_t) y0 * p.w + x;
-  uint32_t counts[9];
+  uint32_t counts[9];           /* this share's */
   uint32_t base = 0;            /* the counts are of base .. base + 8 */
   int at = -1;                  /* the row they are for; -1: none yet */
+  /* the histogram's additions gathered while the bin stays the same (a
+   * flat column has one: one atomic addition, not one a pixel) */
+  uint32_t run_bin = 0, run_count = 0;
+  uint64_t run_sum = 0;
   for (int j = 0; j < rows; j++) {
     /* output row j's window: the tile's input rows j .. j + 2 pad */
-    const uint32_t v = sm.in[j + pad][t + pad];
+    const uint32_t v = sm.in[j + pad][col + pad];
     float c = 0.0f;
     if (v != VH_CAMBI_OUTSIDE) {
       if (at < 0 || v - 4 != base || 2 * (j - at) > span) {
@@ -403,24 +474,53 @@ cv_column (const VhCambiScale &p, unsigned tile, unsigned t, CvShared &sm)
         VH_CAMBI_UNROLL
         for (int e = 0; e < 9; e++)
           counts[e] = 0;
-        for (int r = j; r < j + span; r++)
-          add_matches (counts, row_matches (&sm.in[r][t], span, base));
+        for (int r = j; r < j + span;) {
+          const int stop = r + lane.chunk < j + span ? r + lane.chunk
+              : j + span;
+          uint64_t acc = 0;
+          while (r < stop) {
+            /* the last row of an odd run paired with itself */
+            const int r2 = r + 1 < stop ? r + 1 : r;
+            uint64_t a, b;
+            lane.rows (&sm.in[r][col], &sm.in[r2][col], base, &a, &b);
+            acc += r2 != r ? a + b : a;
+            r = r2 + 1;
+          }
+          add_matches (counts, acc);
+        }
       } else {
         for (int r = at; r < j; r++) {
-          add_matches (counts, row_matches (&sm.in[r + span][t], span,
-                  base));
-          remove_matches (counts, row_matches (&sm.in[r][t], span, base));
+          uint64_t entering, leaving;
+          lane.rows (&sm.in[r + span][col], &sm.in[r][col], base, &entering,
+              &leaving);
+          add_matches (counts, entering);
+          remove_matches (counts, leaving);
         }
       }
       at = j;
-      c = contrast (p, v, counts);
+      uint32_t window[9];
+      lane.total (counts, window);
+      c = contrast (p, v, window);
     }
+    if (!writer)
+      continue;
     out[(size_t) j * p.w] = c;
     if (c > 0.0f) {
       const uint32_t bits = float_bits (c);
-      atomic_add32 (&sm.count[bin1 (bits)], 1);
-      atomic_add64 (&sm.sum[bin1 (bits)], fixed_value (bits));
+      if (run_count && bin1 (bits) != run_bin) {
+        atomic_add32 (&sm.count[run_bin], run_count);
+        atomic_add64 (&sm.sum[run_bin], run_sum);
+        run_count = 0;
+        run_sum = 0;
+      }
+      run_bin = bin1 (bits);
+      run_count++;
+      run_sum += fixed_value (bits);
     }
+  }
+  if (run_count) {
+    atomic_add32 (&sm.count[run_bin], run_count);
+    atomic_add64 (&sm.sum[run_bin], run_sum);
   }
 }
 
@@ -461,6 +561,8 @@ find_bin (const uint32_t *count, unsigned n, uint32_t *need, unsigned *bin)
 
 /* The selection block's shared memory and state. */
 struct SelShared {
+  uint32_t count1[VH_CAMBI_BINS1];  /* the level-1 histogram */
+  uint64_t sum1[VH_CAMBI_BINS1];
   uint32_t count[VH_CAMBI_BINS];
   uint32_t scan[2][VH_CAMBI_BINS]; /* suffix sums of count, ping-pong */
   uint64_t part[VH_CAMBI_SELECT_BLOCK];
@@ -504,20 +606,31 @@ select_scan_pick (unsigned t, unsigned src, SelShared &sm)
 }
 
 
-/* Phase 1 (thread 0 of every selection block): the top bin from the
- * contrast kernel's histogram; with no more non-zero values than k, the
- * sum of them all. */
+/* Phase 1, every thread of every selection block: the contrast kernel's
+ * histogram into the block's (thread 0 reads it many times) */
 VH_CAMBI_FN void
-select_first (const VhCambiScale &p, SelShared &sm)
+select_first_load (const VhCambiScale &p, unsigned t, unsigned n_threads,
+    SelShared &sm)
 {
   const uint32_t *count = (const uint32_t *) (uintptr_t) (p.hist
       + VH_CAMBI_HIST_COUNT1);
   const uint64_t *sum = (const uint64_t *) (uintptr_t) (p.hist
       + VH_CAMBI_HIST_SUM1);
+  for (unsigned b = t; b < VH_CAMBI_BINS1; b += n_threads) {
+    sm.count1[b] = count[b];
+    sm.sum1[b] = sum[b];
+  }
+}
+
+/* ... then thread 0: the top bin; with no more non-zero values than k,
+ * the sum of them all. */
+VH_CAMBI_FN void
+select_first (const VhCambiScale &p, SelShared &sm)
+{
   uint64_t total = 0, nonzero = 0;
   for (unsigned b = 0; b < VH_CAMBI_BINS1; b++) {
-    nonzero += count[b];
-    total += sum[b];
+    nonzero += sm.count1[b];
+    total += sm.sum1[b];
   }
   sm.done = nonzero <= p.k;
   sm.above = total;
@@ -525,11 +638,11 @@ select_first (const VhCambiScale &p, SelShared &sm)
     return;
   sm.need = p.k;
   unsigned b1;
-  find_bin (count, VH_CAMBI_BINS1, &sm.need, &b1);
+  find_bin (sm.count1, VH_CAMBI_BINS1, &sm.need, &b1);
   sm.b1 = b1;
   sm.above = 0;
   for (unsigned b = b1 + 1; b < VH_CAMBI_BINS1; b++)
-    sm.above += sum[b];
+    sm.above += sm.sum1[b];
 }
 
 VH_CAMBI_FN void

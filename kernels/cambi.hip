@@ -60,18 +60,72 @@ vh_cambi_scale (const VhCambiScale p)
     scale_pixel (p, i);
 }
 
+/* Lane shuffles within a column's threads (adjacent lanes, all taking
+ * the same branches) */
+static __device__ __forceinline__ unsigned
+column_xor (unsigned v, int lane_mask)
+{
+#if defined(VH_GPU_NVIDIA)
+  const unsigned lane = threadIdx.x % warpSize;
+  const unsigned group = ((1u << VH_CAMBI_CV_SPLIT) - 1)
+      << (lane & ~(VH_CAMBI_CV_SPLIT - 1u));
+  return __shfl_xor_sync (group, v, lane_mask);
+#else
+  return __shfl_xor (v, lane_mask);
+#endif
+}
+
+/* A lane of a column: its share of the window's columns; the shares'
+ * counts added (two counts of up to 65^2 a 32-bit word) */
+struct LaneShares {
+  int begin, end;
+  int chunk;
+  __device__ __forceinline__ void
+  rows (const uint16_t *row_a, const uint16_t *row_b, uint32_t base,
+      uint64_t *a, uint64_t *b) const
+  {
+    row_pair_part (row_a, row_b, begin, end, base, a, b);
+  }
+  __device__ __forceinline__ void
+  total (const uint32_t counts[9], uint32_t out[9]) const
+  {
+    uint32_t w[5];
+#pragma unroll
+    for (int i = 0; i < 5; i++)
+      w[i] = counts[2 * i] | (2 * i + 1 < 9 ? counts[2 * i + 1] << 16 : 0);
+#pragma unroll
+    for (int i = 0; i < 5; i++)
+      for (int m = 1; m < VH_CAMBI_CV_SPLIT; m *= 2)
+        w[i] += column_xor (w[i], m);
+#pragma unroll
+    for (int e = 0; e < 9; e++)
+      out[e] = (w[e / 2] >> (16 * (e % 2))) & 0xffffu;
+  }
+};
+
+static_assert ((VH_CAMBI_CV_SPLIT & (VH_CAMBI_CV_SPLIT - 1)) == 0
+    && VH_CAMBI_CV_SPLIT <= 32, "a column's threads: a power of two within "
+    "a warp");
+
 /* One tile per block: its contrast values, and its histogram added into
  * the scale's (integer atomics: the same counts in any order). */
-VH_KERNEL void __launch_bounds__ (VH_CAMBI_CV_COLS)
+VH_KERNEL void __launch_bounds__ (VH_CAMBI_CV_THREADS)
 vh_cambi_cvalues (const VhCambiScale p)
 {
   __shared__ CvShared sm;
   const unsigned t = threadIdx.x, tile = blockIdx.x;
-  cv_load (p, tile, t, VH_CAMBI_CV_COLS, sm);
+  cv_load (p, tile, t, VH_CAMBI_CV_THREADS, sm);
   __syncthreads ();
-  cv_column (p, tile, t, sm);
+  const unsigned part = t % VH_CAMBI_CV_SPLIT;
+  LaneShares shares;
+  const int span = 2 * (int) p.pad + 1;
+  split_share (span, (int) part, &shares.begin, &shares.end);
+  /* a share is at most this wide: its matches a row, at most this many */
+  const int widest = (span + VH_CAMBI_CV_SPLIT - 1) / VH_CAMBI_CV_SPLIT;
+  shares.chunk = 127 / widest;
+  cv_column (p, tile, t / VH_CAMBI_CV_SPLIT, part == 0, sm, shares);
   __syncthreads ();
-  cv_flush (p, t, VH_CAMBI_CV_COLS, sm);
+  cv_flush (p, t, VH_CAMBI_CV_THREADS, sm);
 }
 
 /* The bin of sm.count holding the sm.need-th largest value into
@@ -110,6 +164,8 @@ vh_cambi_level2 (const VhCambiScale p)
 {
   __shared__ SelShared sm;
   const unsigned t = threadIdx.x, n = VH_CAMBI_SELECT_BLOCK;
+  select_first_load (p, t, n, sm);
+  __syncthreads ();
   if (t == 0)
     select_first (p, sm);
   select_clear (t, n, sm);
@@ -126,6 +182,8 @@ vh_cambi_level3 (const VhCambiScale p)
 {
   __shared__ SelShared sm;
   const unsigned t = threadIdx.x, n = VH_CAMBI_SELECT_BLOCK;
+  select_first_load (p, t, n, sm);
+  __syncthreads ();
   if (t == 0)
     select_first (p, sm);
   select_load (p, t, n, VH_CAMBI_HIST_COUNT2, sm);
@@ -152,6 +210,8 @@ vh_cambi_select (const VhCambiScale p)
 {
   __shared__ SelShared sm;
   const unsigned t = threadIdx.x, n = VH_CAMBI_SELECT_BLOCK;
+  select_first_load (p, t, n, sm);
+  __syncthreads ();
   if (t == 0)
     select_first (p, sm);
   select_load (p, t, n, VH_CAMBI_HIST_COUNT2, sm);

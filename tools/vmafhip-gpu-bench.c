@@ -558,6 +558,41 @@ main (int argc, char **argv)
         vh_gpu_event_free (b);
       }
     }
+    /* CAMBI's stages, one frame at a time (device events between the
+     * launches: where its time goes) */
+    if (cambi[0]) {
+      VhGpuEvent *marks[VH_CAMBI_GPU_MARKS];
+      double stage_ms[VH_CAMBI_GPU_MARKS] = { 0 };
+      const int warm = 5, timed = 20;
+      for (int e = 0; e < VH_CAMBI_GPU_MARKS; e++)
+        if (!(marks[e] = vh_gpu_event_new (gpu, TRUE, &error)))
+          die ("event", error);
+      vh_cambi_gpu_set_marks (cambi[0], marks);
+      for (int r = 0; r < warm + timed; r++) {
+        if (!vh_cambi_gpu_enqueue (cambi[0], slots[0].stream, dband, 0,
+                pitch, (VhCambiSums *) sums[0], &error)
+            || !vh_gpu_stream_sync (slots[0].stream, &error))
+          die ("cambi", error);
+        for (int e = 1; e < VH_CAMBI_GPU_MARKS && r >= warm; e++) {
+          float stage = 0;
+          if (!vh_gpu_event_elapsed_ms (marks[e - 1], marks[e], &stage,
+                  &error))
+            die ("timing", error);
+          stage_ms[e] += stage / timed;
+        }
+      }
+      vh_cambi_gpu_set_marks (cambi[0], NULL);
+      for (int e = 0; e < VH_CAMBI_GPU_MARKS; e++)
+        vh_gpu_event_free (marks[e]);
+      printf ("%ux%u  CAMBI stages, GPU ms, one frame at a time: "
+          "preprocessing %.3f", w, h, stage_ms[1]);
+      for (int sc = 0; sc < VH_CAMBI_SCALES; sc++)
+        printf (" | scale %d: decimate %.3f contrast %.3f level2 %.3f "
+            "level3 %.3f select %.3f", sc, stage_ms[2 + 5 * sc],
+            stage_ms[3 + 5 * sc], stage_ms[4 + 5 * sc], stage_ms[5 + 5 * sc],
+            stage_ms[6 + 5 * sc]);
+      printf ("\n");
+    }
     for (unsigned i = 0; i < SLOTS; i++) {
       vh_gpu_host_free (gpu, sums[i]);
       vh_ciede_gpu_free (ciede[i]);

@@ -33,6 +33,7 @@ struct VhCambiGpu {
   VhGpuPtr hist[SCALES], result, reciprocal;
   size_t hist_bytes;            /* every scale's histograms, in one run */
   gboolean have_reciprocal;     /* acquired from the device's tables */
+  VhGpuEvent *const *marks;     /* VH_CAMBI_GPU_MARKS, or NULL */
 };
 
 static size_t
@@ -275,6 +276,13 @@ grid_for (size_t n, unsigned block)
   return (VhGpuDim3) { (unsigned) ((n + block - 1) / block), 1, 1 };
 }
 
+/* a stage's end marked on the stream, when a benchmark asked */
+static gboolean
+mark (const VhCambiGpu *ctx, VhGpuStream *stream, int i, GError **error)
+{
+  return !ctx->marks || vh_gpu_event_record (ctx->marks[i], stream, error);
+}
+
 /* One picture's launches (fill_params' pass) */
 static gboolean
 enqueue_pass (VhCambiGpu *ctx, VhGpuStream *stream, VhGpuPtr src,
@@ -286,30 +294,38 @@ enqueue_pass (VhCambiGpu *ctx, VhGpuStream *stream, VhGpuPtr src,
   const VhGpuDim3 block = { VH_CAMBI_BLOCK, 1, 1 };
   const size_t full = (size_t) ctx->plan.width * ctx->plan.height;
   void *pre_args[] = { &pre };
-  if (!vh_gpu_launch (ctx->fn_pre, grid_for (full, VH_CAMBI_BLOCK), block,
+  if (!mark (ctx, stream, 0, error)
+      || !vh_gpu_launch (ctx->fn_pre, grid_for (full, VH_CAMBI_BLOCK), block,
           0, stream, pre_args, error)
       || !vh_gpu_launch (ctx->fn_deriv, grid_for (full, VH_CAMBI_BLOCK),
           block, 0, stream, pre_args, error)
       || !vh_gpu_launch (ctx->fn_mask, grid_for (full, VH_CAMBI_BLOCK), block,
-          0, stream, pre_args, error))
+          0, stream, pre_args, error)
+      || !mark (ctx, stream, 1, error))
     return FALSE;
-  const VhGpuDim3 cv_block = { VH_CAMBI_CV_COLS, 1, 1 };
+  const VhGpuDim3 cv_block = { VH_CAMBI_CV_THREADS, 1, 1 };
   const VhGpuDim3 select_block = { VH_CAMBI_SELECT_BLOCK, 1, 1 };
   for (int s = 0; s < SCALES; s++) {
     void *args[] = { &sc[s] };
     const size_t n = (size_t) ctx->w[s] * ctx->h[s];
     const VhGpuDim3 select_grid = { vh_cambi_select_blocks ((unsigned) n),
       1, 1 };
+    const int m = 2 + 5 * s;
     if (!vh_gpu_launch (ctx->fn_scale, grid_for (n, VH_CAMBI_BLOCK), block,
             0, stream, args, error)
+        || !mark (ctx, stream, m, error)
         || !vh_gpu_launch (ctx->fn_cvalues, (VhGpuDim3) { ctx->n_tiles[s], 1,
                 1 }, cv_block, 0, stream, args, error)
+        || !mark (ctx, stream, m + 1, error)
         || !vh_gpu_launch (ctx->fn_level2, select_grid, select_block, 0,
             stream, args, error)
+        || !mark (ctx, stream, m + 2, error)
         || !vh_gpu_launch (ctx->fn_level3, select_grid, select_block, 0,
             stream, args, error)
+        || !mark (ctx, stream, m + 3, error)
         || !vh_gpu_launch (ctx->fn_select, (VhGpuDim3) { 1, 1, 1 },
-            select_block, 0, stream, args, error))
+            select_block, 0, stream, args, error)
+        || !mark (ctx, stream, m + 4, error))
       return FALSE;
   }
   return TRUE;
@@ -335,6 +351,12 @@ vh_cambi_gpu_enqueue (VhCambiGpu *ctx, VhGpuStream *stream, VhGpuPtr dis,
               && enqueue_pass (ctx, stream, ref, pitch, 1, error)))
       && vh_gpu_copy_d2h_async (stream, sums, ctx->result,
       sizeof (VhCambiSums), error);
+}
+
+void
+vh_cambi_gpu_set_marks (VhCambiGpu *ctx, VhGpuEvent *const *marks)
+{
+  ctx->marks = marks;
 }
 
 /* ---- host emulation ------------------------------------------------------ */

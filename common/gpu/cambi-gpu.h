@@ -34,6 +34,14 @@ gboolean vh_cambi_gpu_enqueue (VhCambiGpu *ctx, VhGpuStream *stream,
     VhGpuPtr dis, VhGpuPtr ref, size_t pitch, VhCambiSums *sums,
     GError **error);
 
+/* Benchmarks: events recorded on the stream as each pass's stages end:
+ * [0] before the preprocessing, [1] after it, then per scale s
+ * [2 + 5 s ...] after its scale, cvalues, level2, level3 and select
+ * launches (VH_CAMBI_GPU_MARKS in all; recorded again for the reference's
+ * pass with full_ref).  NULL: none (the default). */
+#define VH_CAMBI_GPU_MARKS (2 + 5 * VH_CAMBI_SCALES)
+void vh_cambi_gpu_set_marks (VhCambiGpu *ctx, VhGpuEvent *const *marks);
+
 /* Host emulation (tests): the same layout in host memory, and the
  * launches' parameters for a luma plane in host memory and a pass (0: the
  * distorted picture, 1: the reference; pre: a VhCambiPre, scales:

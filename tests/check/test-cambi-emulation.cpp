@@ -88,12 +88,14 @@ emulate (VhCambiGpu *ctx, const VhPlane *luma, int pass, unsigned width,
     for (unsigned tile = 0; tile < n_tiles[s]; tile++) {
       CvShared &sm = cv[0];
       std::memset (&sm, 0xa5, sizeof sm);   /* shared memory: garbage */
-      for (unsigned t = 0; t < VH_CAMBI_CV_COLS; t++)
-        cv_load (p, tile, t, VH_CAMBI_CV_COLS, sm);
-      for (unsigned t = 0; t < VH_CAMBI_CV_COLS; t++)
-        cv_column (p, tile, t, sm);
-      for (unsigned t = 0; t < VH_CAMBI_CV_COLS; t++)
-        cv_flush (p, t, VH_CAMBI_CV_COLS, sm);
+      for (unsigned t = 0; t < VH_CAMBI_CV_THREADS; t++)
+        cv_load (p, tile, t, VH_CAMBI_CV_THREADS, sm);
+      /* a column's threads as one: each row's shares added */
+      const AllShares shares = all_shares (2 * (int) p.pad + 1);
+      for (unsigned col = 0; col < VH_CAMBI_CV_COLS; col++)
+        cv_column (p, tile, col, true, sm, shares);
+      for (unsigned t = 0; t < VH_CAMBI_CV_THREADS; t++)
+        cv_flush (p, t, VH_CAMBI_CV_THREADS, sm);
     }
     /* the selection: level 2 and level 3 over the grid, block by block
      * (in reverse order: the kernels may run them in any), then the
@@ -103,6 +105,8 @@ emulate (VhCambiGpu *ctx, const VhPlane *luma, int pass, unsigned width,
     SelShared &sm = sel[0];
     for (unsigned blk = blocks; blk-- > 0;) {
       std::memset (&sm, 0xa5, sizeof sm);
+      for (unsigned t = 0; t < n; t++)
+        select_first_load (p, t, n, sm);
       select_first (p, sm);
       for (unsigned t = 0; t < n; t++)
         select_clear (t, n, sm);
@@ -115,6 +119,8 @@ emulate (VhCambiGpu *ctx, const VhPlane *luma, int pass, unsigned width,
     }
     for (unsigned blk = blocks; blk-- > 0;) {
       std::memset (&sm, 0xa5, sizeof sm);
+      for (unsigned t = 0; t < n; t++)
+        select_first_load (p, t, n, sm);
       select_first (p, sm);
       for (unsigned t = 0; t < n; t++)
         select_load (p, t, n, VH_CAMBI_HIST_COUNT2, sm);
@@ -133,6 +139,8 @@ emulate (VhCambiGpu *ctx, const VhPlane *luma, int pass, unsigned width,
       select_part_flush (p, sm);
     }
     std::memset (&sm, 0xa5, sizeof sm);
+    for (unsigned t = 0; t < n; t++)
+      select_first_load (p, t, n, sm);
     select_first (p, sm);
     for (unsigned t = 0; t < n; t++)
       select_load (p, t, n, VH_CAMBI_HIST_COUNT2, sm);
