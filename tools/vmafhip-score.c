@@ -581,20 +581,10 @@ run (Options *o, GError **error)
             NULL, NULL));
   }
   /* as libvmaf's CLI: a model without name= is reported as "vmaf", and
-   * names must differ */
-  for (guint i = 0; i < models->len; i++) {
-    VhModelSpec *spec = g_ptr_array_index (models, i);
-    if (!spec->report_name)
-      spec->report_name = (char *) "vmaf";
-    for (guint k = 0; k < i; k++) {
-      if (!strcmp (spec->report_name, ((VhModelSpec *)
-                  g_ptr_array_index (models, k))->report_name)) {
-        fail (error, "two models are reported as '%s': give each its own "
-            "name with :name=NAME", spec->report_name);
-        goto out;
-      }
-    }
-  }
+   * names must differ (the element's rule too: common/spec.c) */
+  if (!vh_model_specs_check_report_names ((const VhModelSpec *const *)
+          models->pdata, models->len, error))
+    goto out;
   for (guint i = 0; o->features && o->features[i]; i++) {
     VhFeatureSpec *spec = vh_feature_spec_parse (o->features[i], error);
     if (!spec)

@@ -452,8 +452,7 @@ expected_run (Expected * x, const Content * c, const char *const *models,
     model = vh_model_spec_load (spec, &error);
     fail_unless (model != NULL, "%s", error ? error->message : "");
     if (i == 0)
-      x->first_model = g_intern_string (spec->report_name
-          ? spec->report_name : vh_model_name (model));
+      x->first_model = g_intern_string (vh_model_spec_report_name (spec));
     fail_unless (vh_engine_add_model_spec (x->engine, spec, model, &error),
         "%s", error ? error->message : "");
     vh_model_spec_free (spec);
