@@ -66,6 +66,156 @@ START_TEST (test_y4m_equals_raw)
 
 END_TEST;
 
+/* --raw_chroma libvmaf reads an odd-size raw file as libvmaf 3.2.0's CLI
+ * does: chroma planes w/2 wide and h/2 tall (4:2:2: h tall), packed.  A
+ * pair written that way (OW x OH, three frames, each its own content)
+ * scores as the standard-layout pair ((w+1)/2 x (h+1)/2 chroma) that
+ * holds the same samples plus a last chroma column and row equal in
+ * reference and distorted: luma metrics and VMAF the same, and PSNR's
+ * chroma over a plane of the same squared error and fewer samples, so
+ * psnr_cb/cr (libvmaf layout) = psnr_cb/cr (standard) - 10 log10
+ * (n_standard / n_libvmaf).  Without the option the file is not a whole
+ * number of standard frames and the run fails naming it. */
+#define OW 67
+#define OH 45
+#define ON 3
+
+static void
+write_odd_pair (const char *ref_path, const char *dis_path, gboolean dist,
+    unsigned sub_y, gboolean libvmaf_layout, guint32 seed)
+{
+  FILE *f = fopen (dist ? dis_path : ref_path, "wb");
+  GRand *rand = g_rand_new_with_seed (seed);
+  GRand *noise = g_rand_new_with_seed (seed + 1);
+  const unsigned cw = (OW + 1) / 2, ch = sub_y ? (OH + 1) / 2 : OH;
+  const unsigned fw = OW / 2, fh = sub_y ? OH / 2 : OH;
+
+  ck_assert (f != NULL);
+  for (guint k = 0; k < ON; k++) {
+    guint8 luma[OW * OH], chroma[2][(OW + 1) / 2 * OH];
+    /* the same content in both files; the distorted adds noise */
+    for (guint i = 0; i < OW * OH; i++)
+      luma[i] = (guint8) g_rand_int_range (rand, 16, 236);
+    for (guint p = 0; p < 2; p++)
+      for (guint i = 0; i < cw * ch; i++)
+        chroma[p][i] = (guint8) g_rand_int_range (rand, 16, 240);
+    if (dist) {
+      for (guint i = 0; i < OW * OH; i++)
+        luma[i] = (guint8) CLAMP ((int) luma[i] + g_rand_int_range (noise,
+                -6, 7), 0, 255);
+      /* the last column and row stay equal to the reference's */
+      for (guint p = 0; p < 2; p++)
+        for (guint y = 0; y < fh; y++)
+          for (guint x = 0; x < fw; x++)
+            chroma[p][y * cw + x] = (guint8) CLAMP ((int) chroma[p][y * cw
+                    + x] + g_rand_int_range (noise, -9, 10), 0, 255);
+    }
+    ck_assert_uint_eq (fwrite (luma, 1, OW * OH, f), OW * OH);
+    for (guint p = 0; p < 2; p++) {
+      if (!libvmaf_layout) {
+        ck_assert_uint_eq (fwrite (chroma[p], 1, cw * ch, f), cw * ch);
+        continue;
+      }
+      for (guint y = 0; y < fh; y++)
+        ck_assert_uint_eq (fwrite (chroma[p] + y * cw, 1, fw, f), fw);
+    }
+  }
+  fclose (f);
+  g_rand_free (rand);
+  g_rand_free (noise);
+}
+
+START_TEST (test_raw_chroma_libvmaf)
+{
+  static const struct {
+    const char *p;
+    unsigned sub_y;
+  } layouts[] = { {"420", 1}, {"422", 0} };
+
+  for (guint l = 0; l < G_N_ELEMENTS (layouts); l++) {
+    const unsigned sub_y = layouts[l].sub_y;
+    gchar *path[2][2], *log[2], *err = NULL;
+    JsonParser *parser[2];
+    JsonArray *frames[2];
+    const double n_std = (double) ((OW + 1) / 2) * (sub_y ? (OH + 1) / 2 :
+        OH), n_lib = (double) (OW / 2) * (sub_y ? OH / 2 : OH);
+
+    for (guint k = 0; k < 2; k++) {
+      for (guint d = 0; d < 2; d++)
+        path[k][d] = g_strdup_printf ("%s/odd-%s-%s-%s.yuv", dir,
+            layouts[l].p, k ? "libvmaf" : "standard", d ? "dis" : "ref");
+      for (guint d = 0; d < 2; d++)
+        write_odd_pair (path[k][0], path[k][1], d, sub_y, k, 70 + l);
+      log[k] = g_strdup_printf ("%s/odd-%s-%u.json", dir, layouts[l].p, k);
+    }
+    ck_assert_int_eq (run_cli (&err, "-r", path[0][0], "-d", path[0][1],
+            "-w", "67", "-h", "45", "-p", layouts[l].p, "-b", "8",
+            "--feature", "psnr", "--json", "-o", log[0], "-q", NULL), 0);
+    g_free (err);
+    ck_assert_int_eq (run_cli (&err, "-r", path[1][0], "-d", path[1][1],
+            "-w", "67", "-h", "45", "-p", layouts[l].p, "-b", "8",
+            "--raw_chroma", "libvmaf", "--feature", "psnr", "--json", "-o",
+            log[1], "-q", NULL), 0);
+    g_free (err);
+    for (guint k = 0; k < 2; k++) {
+      frames[k] = frames_of (load_json (log[k], &parser[k]));
+      ck_assert_uint_eq (json_array_get_length (frames[k]), ON);
+    }
+    for (guint i = 0; i < ON; i++) {
+      ck_assert (metric (frames[0], i, "vmaf") == metric (frames[1], i,
+              "vmaf"));
+      ck_assert (metric (frames[0], i, "psnr_y") == metric (frames[1], i,
+              "psnr_y"));
+      ck_assert (metric (frames[0], i, "psnr_y") < 60.0);
+      for (guint p = 0; p < 2; p++) {
+        const char *name = p ? "psnr_cr" : "psnr_cb";
+        const double std = metric (frames[0], i, name);
+        const double lib = metric (frames[1], i, name);
+        ck_assert_msg (std < 60.0, "%s frame %u: no error to compare", name,
+            i);
+        /* both printed with 6 decimals */
+        ck_assert_msg (fabs (lib - (std - 10. * log10 (n_std / n_lib)))
+            <= 1.1e-6, "%s %s frame %u: %.6f in libvmaf's layout, %.6f in "
+            "the standard one", layouts[l].p, name, i, lib, std);
+      }
+    }
+    /* the default is the standard layout: libvmaf's file is shorter */
+    ck_assert_int_eq (run_cli (&err, "-r", path[1][0], "-d", path[1][1],
+            "-w", "67", "-h", "45", "-p", layouts[l].p, "-b", "8", "-q",
+            NULL), 1);
+    ck_assert_msg (strstr (err, "partial") != NULL, "%s", err);
+    g_free (err);
+    /* a bad value, and the option without a raw input */
+    ck_assert_int_eq (run_cli (&err, "-r", path[1][0], "-d", path[1][1],
+            "-w", "67", "-h", "45", "-p", layouts[l].p, "-b", "8",
+            "--raw_chroma", "floor", NULL), 1);
+    ck_assert_msg (strstr (err, "standard or libvmaf") != NULL, "%s", err);
+    g_free (err);
+    for (guint k = 0; k < 2; k++) {
+      g_object_unref (parser[k]);
+      for (guint d = 0; d < 2; d++) {
+        g_unlink (path[k][d]);
+        g_free (path[k][d]);
+      }
+      g_unlink (log[k]);
+      g_free (log[k]);
+    }
+  }
+  {
+    gchar *ry = write_video ("rc.y4m", FALSE, 0, 2, TRUE);
+    gchar *dy = write_video ("dc.y4m", TRUE, 0, 2, TRUE);
+    gchar *err = NULL;
+    ck_assert_int_eq (run_cli (&err, "-r", ry, "-d", dy, "--raw_chroma",
+            "libvmaf", NULL), 1);
+    ck_assert_msg (strstr (err, "raw") != NULL, "%s", err);
+    g_free (err);
+    g_free (ry);
+    g_free (dy);
+  }
+}
+
+END_TEST;
+
 /* --frame_skip_ref/dist 2 and --frame_cnt 3 score frames 2..4, exactly as
  * files that start at frame 2; --subsample 2 keeps frames 0, 2, 4. */
 START_TEST (test_frame_options)
@@ -605,6 +755,7 @@ main (int argc, char **argv)
 
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_y4m_equals_raw);
+  tcase_add_test (tc, test_raw_chroma_libvmaf);
   tcase_add_test (tc, test_frame_options);
   tcase_add_test (tc, test_bad_options_fail_first);
   tcase_add_test (tc, test_no_prediction);
