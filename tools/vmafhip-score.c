@@ -507,6 +507,12 @@ print_pooled (const VhEngine *engine, const VhScoreTable *t, unsigned done,
       printf ("  %s: mean %.6f harmonic_mean %.6f min %.6f max %.6f\n", name,
           p.mean, p.harmonic_mean, p.min, p.max);
   }
+  /* the stream's aggregates (psnr=enable_apsnr=true) */
+  for (unsigned k = 0; k < vh_score_table_n_aggregates (t); k++) {
+    double v;
+    const char *name = vh_score_table_aggregate (t, k, &v);
+    printf ("  %s: %.6f\n", name, v);
+  }
 }
 
 /* Adds a final frame to the log. A log that cannot be written (full
