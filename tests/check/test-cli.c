@@ -216,6 +216,85 @@ START_TEST (test_raw_chroma_libvmaf)
 
 END_TEST;
 
+/* psnr=enable_apsnr=true: the log's aggregate_metrics hold libvmaf's
+ * apsnr_y/cb/cr, from the squared errors summed over every frame (read
+ * here from the files) with libvmaf's formula and cap; every frame counts
+ * with --subsample 2 too (libvmaf's psnr is temporal), with threads alike;
+ * with enable_chroma=false the chroma aggregates are -inf (JSON null). */
+START_TEST (test_apsnr)
+{
+  gchar *rr = write_video ("ar.yuv", FALSE, 0, N, FALSE);
+  gchar *dr = write_video ("ad.yuv", TRUE, 0, N, FALSE);
+  gchar *log = g_build_filename (dir, "apsnr.json", NULL);
+  gchar *ref = NULL, *dis = NULL, *err = NULL;
+  gsize len, dlen;
+  const size_t luma = W * H, chroma = (W / 2) * (H / 2);
+  const size_t offset[3] = { 0, luma, luma + chroma };
+  const size_t count[3] = { luma, chroma, chroma };
+  guint64 sse[3] = { 0 };
+  static const char *const names[3] = { "apsnr_y", "apsnr_cb", "apsnr_cr" };
+  static const char *const runs[][4] = {
+    {"--threads", "1", "--subsample", "1"},
+    {"--threads", "3", "--subsample", "2"},
+  };
+
+  ck_assert (g_file_get_contents (rr, &ref, &len, NULL));
+  ck_assert (g_file_get_contents (dr, &dis, &dlen, NULL));
+  ck_assert_uint_eq (len, N * (luma + 2 * chroma));
+  for (guint f = 0; f < N; f++)
+    for (guint p = 0; p < 3; p++)
+      for (size_t i = 0; i < count[p]; i++) {
+        const size_t at = f * (luma + 2 * chroma) + offset[p] + i;
+        const int e = (guint8) ref[at] - (guint8) dis[at];
+        sse[p] += (guint64) (e * e);
+      }
+  for (guint r = 0; r < G_N_ELEMENTS (runs); r++) {
+    JsonParser *parser;
+    ck_assert_int_eq (run_cli (&err, "-r", rr, "-d", dr, "-w", "96", "-h",
+            "64", "-p", "420", "-b", "8", runs[r][0], runs[r][1], runs[r][2],
+            runs[r][3], "--feature", "psnr=enable_apsnr=true", "--json",
+            "-o", log, "-q", NULL), 0);
+    g_free (err);
+    JsonObject *agg = json_object_get_object_member (load_json (log,
+            &parser), "aggregate_metrics");
+    for (guint p = 0; p < 3; p++) {
+      const double n = (double) (N * count[p]);
+      ck_assert (sse[p] > 0);
+      double want = 10 * (log10 (255.0 * 255.0) + log10 (n)
+          - log10 ((double) sse[p]));
+      want = MIN (want, ceil (10 * log10 (255.0 * 255.0 * n * 2)));
+      ck_assert_msg (json_object_has_member (agg, names[p]), "no %s",
+          names[p]);
+      ck_assert_msg (fabs (json_object_get_double_member (agg, names[p])
+              - want) <= 5e-7 + 1e-12, "%s: %.6f, the files' %.9f", names[p],
+          json_object_get_double_member (agg, names[p]), want);
+    }
+    g_object_unref (parser);
+  }
+  /* chroma off: libvmaf writes the chroma aggregates all the same, -inf */
+  {
+    JsonParser *parser;
+    ck_assert_int_eq (run_cli (&err, "-r", rr, "-d", dr, "-w", "96", "-h",
+            "64", "-p", "420", "-b", "8", "--feature",
+            "psnr=enable_apsnr=true:enable_chroma=false", "--json", "-o", log,
+            "-q", NULL), 0);
+    g_free (err);
+    JsonObject *agg = json_object_get_object_member (load_json (log,
+            &parser), "aggregate_metrics");
+    ck_assert_uint_eq (json_object_get_size (agg), 3);
+    ck_assert (!json_node_is_null (json_object_get_member (agg, "apsnr_y")));
+    ck_assert (json_node_is_null (json_object_get_member (agg, "apsnr_cb")));
+    g_object_unref (parser);
+  }
+  g_free (ref);
+  g_free (dis);
+  g_free (rr);
+  g_free (dr);
+  g_free (log);
+}
+
+END_TEST;
+
 /* --frame_skip_ref/dist 2 and --frame_cnt 3 score frames 2..4, exactly as
  * files that start at frame 2; --subsample 2 keeps frames 0, 2, 4. */
 START_TEST (test_frame_options)
@@ -756,6 +835,7 @@ main (int argc, char **argv)
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_y4m_equals_raw);
   tcase_add_test (tc, test_raw_chroma_libvmaf);
+  tcase_add_test (tc, test_apsnr);
   tcase_add_test (tc, test_frame_options);
   tcase_add_test (tc, test_bad_options_fail_first);
   tcase_add_test (tc, test_no_prediction);
