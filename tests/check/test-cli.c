@@ -524,6 +524,91 @@ START_TEST (test_no_prediction)
 
 END_TEST;
 
+/* vif=debug=true, adm=debug=true, motion=debug=true: libvmaf 3.2.0's extra
+ * keys, in its order (vif's checked against the order of its write_scores),
+ * and its relations at the log's 6 decimals: every VIF scale num/den, the
+ * totals the sums of the scales', integer_vif their quotient,
+ * integer_adm = integer_adm2, integer_motion = the SAD score. The scale
+ * scores equal the model's run. */
+START_TEST (test_feature_debug)
+{
+  static const char *const vif_order[] = {
+    "integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2",
+    "integer_vif_scale3", "integer_vif", "integer_vif_num",
+    "integer_vif_den", "integer_vif_num_scale0", "integer_vif_den_scale0",
+    "integer_vif_num_scale1", "integer_vif_den_scale1",
+    "integer_vif_num_scale2", "integer_vif_den_scale2",
+    "integer_vif_num_scale3", "integer_vif_den_scale3",
+  };
+  gchar *r = write_video ("r.y4m", FALSE, 0, 3, TRUE);
+  gchar *d = write_video ("d.y4m", TRUE, 0, 3, TRUE);
+  gchar *od = g_build_filename (dir, "debug.json", NULL);
+  gchar *om = g_build_filename (dir, "model.json", NULL);
+  gchar *err = NULL;
+  JsonParser *pd, *pm;
+  JsonArray *fd, *fm;
+
+  ck_assert_int_eq (run_cli (&err, "-r", r, "-d", d, "-n", "--feature",
+          "vif=debug=true", "--feature", "adm=debug=true", "--feature",
+          "motion=debug=true", "--json", "-o", od, "-q", NULL), 0);
+  g_free (err);
+  ck_assert_int_eq (run_cli (&err, "-r", r, "-d", d, "--json", "-o", om,
+          "-q", NULL), 0);
+  g_free (err);
+  fd = frames_of (load_json (od, &pd));
+  fm = frames_of (load_json (om, &pm));
+  ck_assert_uint_eq (json_array_get_length (fd), 3);
+  for (guint i = 0; i < 3; i++) {
+    JsonObject *m = json_object_get_object_member
+        (json_array_get_object_element (fd, i), "metrics");
+    GList *names = json_object_get_members (m);
+    guint next = 0;
+    for (GList *l = names; l; l = l->next)
+      if (next < G_N_ELEMENTS (vif_order) && g_str_has_prefix (l->data,
+              "integer_vif"))
+        ck_assert_str_eq (l->data, vif_order[next++]);
+    g_list_free (names);
+    ck_assert_uint_eq (next, G_N_ELEMENTS (vif_order));
+
+    double num = 0, den = 0;
+    for (guint k = 0; k < 4; k++) {
+      char key[64];
+      g_snprintf (key, sizeof key, "integer_vif_num_scale%u", k);
+      const double nk = metric (fd, i, key);
+      g_snprintf (key, sizeof key, "integer_vif_den_scale%u", k);
+      const double dk = metric (fd, i, key);
+      g_snprintf (key, sizeof key, "integer_vif_scale%u", k);
+      ck_assert (metric (fd, i, key) == metric (fm, i, key));
+      /* num and den to 5e-7 each: the quotient to about 1e-6 relative */
+      ck_assert_msg (fabs (metric (fd, i, key) - nk / dk) <= 1e-6 * nk / dk
+          + 6e-7, "%s frame %u: %.6f, num/den %.9f", key, i,
+          metric (fd, i, key), nk / dk);
+      num += nk;
+      den += dk;
+    }
+    ck_assert (fabs (metric (fd, i, "integer_vif_num") - num) <= 3e-6);
+    ck_assert (fabs (metric (fd, i, "integer_vif_den") - den) <= 3e-6);
+    ck_assert (fabs (metric (fd, i, "integer_vif") - num / den) <= 1e-6);
+    ck_assert (metric (fd, i, "integer_adm") == metric (fm, i,
+            "integer_adm2"));
+    ck_assert (metric (fd, i, "integer_adm2") == metric (fd, i,
+            "integer_adm"));
+    ck_assert (fabs (metric (fd, i, "integer_adm") - metric (fd, i,
+                "integer_adm_num") / metric (fd, i, "integer_adm_den"))
+        <= 1e-6);
+    ck_assert (metric (fd, i, "integer_motion") == metric (fd, i,
+            "VMAF_integer_feature_motion_sad_score"));
+  }
+  g_object_unref (pd);
+  g_object_unref (pm);
+  g_free (r);
+  g_free (d);
+  g_free (od);
+  g_free (om);
+}
+
+END_TEST;
+
 /* --backend hip works where a GPU does, and fails cleanly where none is. */
 START_TEST (test_backend_hip)
 {
@@ -839,6 +924,7 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_frame_options);
   tcase_add_test (tc, test_bad_options_fail_first);
   tcase_add_test (tc, test_no_prediction);
+  tcase_add_test (tc, test_feature_debug);
   tcase_add_test (tc, test_backend_hip);
   tcase_add_test (tc, test_scaled_distorted);
   tcase_add_test (tc, test_scaler_as_ffmpeg);
