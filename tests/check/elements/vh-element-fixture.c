@@ -459,6 +459,13 @@ expected_run (Expected * x, const Content * c, const char *const *models,
   }
   if (psnr)
     fail_unless (vh_engine_add_feature (x->engine, "psnr", &error));
+  for (guint i = 0; x->features && x->features[i]; i++) {
+    VhFeatureSpec *spec = vh_feature_spec_parse (x->features[i], &error);
+    fail_unless (spec != NULL, "%s", error ? error->message : "");
+    fail_unless (vh_engine_add_feature_spec (x->engine, spec, &error), "%s",
+        error ? error->message : "");
+    vh_feature_spec_free (spec);
+  }
   for (guint i = first; i < first + n; i++) {
     VhPicture r, d;
     vh_synth_render (synth, i, 3, &r, &d);

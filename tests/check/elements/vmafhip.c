@@ -626,6 +626,94 @@ GST_START_TEST (test_models_libvmaf_syntax)
 
 GST_END_TEST;
 
+/* features=vif=debug=true,adm=debug=true,motion=debug=true: libvmaf's
+ * debug outputs in the frame messages, the pooled message and the results
+ * file, each the engine's value (test_vif_debug checks the engine against
+ * libvmaf's relations); the vif ones in libvmaf's order in the file. */
+GST_START_TEST (test_feature_debug)
+{
+  static const char *const features[] = { "vif=debug=true",
+    "adm=debug=true", "motion=debug=true", NULL };
+  static const char *const models[] = { "vmaf_v0.6.1", NULL };
+  static const char *const extra[] = {
+    "integer_vif", "integer_vif_num", "integer_vif_den",
+    "integer_vif_num_scale0", "integer_vif_den_scale0",
+    "integer_vif_num_scale1", "integer_vif_den_scale1",
+    "integer_vif_num_scale2", "integer_vif_den_scale2",
+    "integer_vif_num_scale3", "integer_vif_den_scale3",
+    "integer_adm", "integer_adm_num", "integer_adm_den",
+    "integer_adm_num_scale0", "integer_adm_den_scale3", "integer_motion",
+  };
+  gchar *dir, *path, *props;
+  Expected x = { .features = features };
+  GList *msgs;
+  GPtrArray *frames;
+  const GstStructure *pooled;
+  guint n_pooled;
+
+  results_dir_new (&dir, &path);
+  props = g_strdup_printf ("backend=cpu features=%s,%s,%s "
+      "results-filename=%s", features[0], features[1], features[2], path);
+  Fixture *f = fixture_new (props, FALSE);
+  fixture_set_caps (f, "I420", "I420", 23);
+  push_pairs (f, 0, 3);
+  push_eos_both (f);
+  wait_eos (f);
+  expected_run (&x, &f->content, models, FALSE, FALSE, 0, 3);
+  msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT);
+  frames = frame_messages (msgs, &pooled, &n_pooled);
+  fail_unless_equals_int (frames->len, 3);
+  for (guint i = 0; i < 3; i++) {
+    const GstStructure *s = g_ptr_array_index (frames, i);
+    check_frame_scores (s, &x, i);
+    for (guint k = 0; k < G_N_ELEMENTS (extra); k++)
+      fail_unless (gst_structure_has_field (s, extra[k]), "frame %u: no %s",
+          i, extra[k]);
+  }
+  check_pooled (pooled, &x, 3, 1, "mean");
+  for (guint k = 0; k < G_N_ELEMENTS (extra); k++)
+    fail_unless (gst_structure_has_field (pooled, extra[k]), "pooled: no %s",
+        extra[k]);
+
+  JsonNode *root = check_results_json (path, 3);
+  JsonArray *arr = json_object_get_array_member (json_node_get_object (root),
+      "frames");
+  const VhScoreTable *t = vh_engine_scores (x.engine);
+  for (guint i = 0; i < 3; i++) {
+    JsonObject *m = json_object_get_object_member
+        (json_array_get_object_element (arr, i), "metrics");
+    GList *names = json_object_get_members (m);
+    guint at = 0;
+    for (GList *l = names; l; l = l->next) {
+      const char *name = l->data;
+      double want;
+      if (g_str_has_prefix (name, "integer_vif")) {
+        /* scale0..3 then libvmaf's debug order, as `extra` lists them */
+        if (at >= 4)
+          fail_unless_equals_string (name, extra[at - 4]);
+        at++;
+      }
+      if (vh_score_table_find (t, name) < 0)
+        continue;
+      fail_unless (vh_score_table_get (t, vh_score_table_find (t, name), i,
+              &want));
+      fail_unless (fabs (json_object_get_double_member (m, name) - want)
+          <= 5e-7 * MAX (1.0, fabs (want)), "frame %u %s", i, name);
+    }
+    g_list_free (names);
+    fail_unless_equals_int (at, 15);
+  }
+  json_node_unref (root);
+  g_ptr_array_unref (frames);
+  free_messages (msgs);
+  vh_engine_free (x.engine);
+  fixture_free (f);
+  results_dir_free (dir, path);
+  g_free (props);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_pool_method)
 {
   static const char *const methods[] = { "min", "max", "harmonic_mean",
@@ -911,6 +999,7 @@ vmafhip_suite (void)
   tcase_add_test (tc, test_model_keys);
   tcase_add_test (tc, test_models_names_and_phone);
   tcase_add_test (tc, test_models_libvmaf_syntax);
+  tcase_add_test (tc, test_feature_debug);
   tcase_add_test (tc, test_pool_method);
   tcase_add_test (tc, test_frame_message_off);
   tcase_add_test (tc, test_subsample);
