@@ -28,6 +28,15 @@ vh_feature_sink_put (VhFeatureSink *sink, const char *name, unsigned index,
 }
 
 void
+vh_feature_sink_set_aggregate (VhFeatureSink *sink, const char *name,
+    double value)
+{
+  /* flush() runs on the engine's own instance, whose sink is the table's */
+  g_return_if_fail (sink->table != NULL && !sink->record);
+  vh_score_table_set_aggregate (sink->table, name, value);
+}
+
+void
 vh_feature_sink_put_plain (VhFeatureSink *sink, const char *name,
     unsigned index, double value)
 {

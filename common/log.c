@@ -208,7 +208,15 @@ json_tail (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
     append_pooled (out, true, "      ", &p);
     g_string_append (out, "\n    }");
   }
-  g_string_append (out, "\n  },\n  \"aggregate_metrics\": {\n  }");
+  g_string_append (out, "\n  },\n  \"aggregate_metrics\": {");
+  /* as libvmaf: one per line, null where not finite */
+  for (unsigned k = 0; k < vh_score_table_n_aggregates (t); k++) {
+    double v;
+    const char *name = vh_score_table_aggregate (t, k, &v);
+    g_string_append_printf (out, "%s\n    \"%s\": ", k ? "," : "", name);
+    append_number (out, v);
+  }
+  g_string_append (out, "\n  }");
   if (segments)
     g_string_append_printf (out, ",\n  \"segments\": [%s\n  ]",
         segments->str);
@@ -272,7 +280,18 @@ xml_tail (GString *out, const VhScoreTable *t, const VhLogFilter *filter,
       append_pooled (out, false, "", &p);
     g_string_append (out, "/>\n");
   }
-  g_string_append (out, "  </pooled_metrics>\n  <aggregate_metrics />\n");
+  g_string_append (out, "  </pooled_metrics>\n  <aggregate_metrics ");
+  for (unsigned k = 0; k < vh_score_table_n_aggregates (t); k++) {
+    double v;
+    const char *name = vh_score_table_aggregate (t, k, &v);
+    g_string_append_printf (out, "%s=\"", name);
+    if (isfinite (v))
+      append_number (out, v);
+    else                        /* libvmaf's printf: inf, -inf, nan */
+      g_string_append (out, isnan (v) ? "nan" : v > 0 ? "inf" : "-inf");
+    g_string_append (out, "\" ");
+  }
+  g_string_append (out, "/>\n");
   if (segments)
     g_string_append_printf (out, "  <segments>\n%s  </segments>\n",
         segments->str);

@@ -5,6 +5,18 @@
  * reduced_hbd_peak); psnr_max is 6·bpc + 12 dB unless min_sse sets it.
  * Outputs psnr_y, psnr_cb, psnr_cr (only psnr_y for luma-only pictures or
  * with enable_chroma off), and mse_y/cb/cr with enable_mse.
+ *
+ * enable_apsnr: the aggregate PSNR of the whole stream, from the SSE and
+ * the sample count summed over every frame (libvmaf's flush()):
+ *   apsnr = min (10·(log10 (peak²) + log10 (n) − log10 (sse)),
+ *                ceil (10·log10 (peak² · n · 2)))
+ * per plane, written as the aggregates apsnr_y, apsnr_cb, apsnr_cr (all
+ * three, as libvmaf: a plane not computed has n = sse = 0, which gives
+ * −inf, printed null in JSON).  As libvmaf's `psnr` is a temporal
+ * extractor, it runs on every frame, --subsample's or not, so the sums
+ * take every frame; it is sequential here so that one instance sees the
+ * SSE of every frame in order, whether the CPU's workers or the GPU
+ * computed it (compute_sums / extract_sums).
  */
 #include <float.h>
 #include <math.h>
@@ -142,7 +154,7 @@ static const VhOptionDesc psnr_options[] = {
       offsetof (PsnrOptions, enable_chroma), false},
   {"enable_mse", NULL, VH_OPT_BOOL, 0, 0, 1,
       offsetof (PsnrOptions, enable_mse), false},
-  /* accepted only as false: its output is a pooled aggregate */
+  /* the stream's aggregate PSNR, at flush */
   {"enable_apsnr", NULL, VH_OPT_BOOL, 0, 0, 1,
       offsetof (PsnrOptions, enable_apsnr), false},
   {"reduced_hbd_peak", NULL, VH_OPT_BOOL, 0, 0, 1,
@@ -161,6 +173,9 @@ typedef struct {
   bool have_layout;
   unsigned nplanes;
   unsigned chroma_width, chroma_height;
+  /* enable_apsnr: sums over the frames so far, as libvmaf's (the sample
+   * count of a frame in unsigned arithmetic, then added) */
+  uint64_t apsnr_sse[3], apsnr_n[3];
 } PsnrState;
 
 static const char *const psnr_names[3] = {"psnr_y", "psnr_cb", "psnr_cr"};
@@ -188,11 +203,6 @@ psnr_init (void *priv, const void *opts, const VhVideoInfo *info,
     return FALSE;
   }
   s->opt = *(const PsnrOptions *) opts;
-  if (s->opt.enable_apsnr) {
-    g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-        "psnr: enable_apsnr (pooled APSNR) is not supported");
-    return FALSE;
-  }
   if (!(s->opt.min_sse >= 0.0)) {
     g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
         "psnr: min_sse %g is negative or not a number", s->opt.min_sse);
@@ -316,6 +326,64 @@ psnr_extract_sums (void *priv, const void *data, unsigned index,
         vh_psnr_db (mse, s->peak, s->psnr_max[p]));
     if (s->opt.enable_mse)
       vh_feature_sink_put (sink, mse_names[p], index, mse);
+    if (s->opt.enable_apsnr) {
+      s->apsnr_sse[p] += sums->sse[p];
+      s->apsnr_n[p] += (unsigned) (sums->width[p] * sums->height[p]);
+    }
+  }
+  return TRUE;
+}
+
+double
+vh_apsnr_db (uint64_t sse, uint64_t n_samples, uint32_t peak)
+{
+  /* libvmaf: peak² in uint32, the cap's product in uint64 (wrapping as
+   * libvmaf's does), then doubles */
+  const uint32_t peak_sq = peak * peak;
+  const double apsnr = 10 * (log10 ((double) peak_sq)
+      + log10 ((double) n_samples) - log10 ((double) sse));
+  const double max_apsnr = ceil (10 * log10 ((double) ((uint64_t) peak_sq
+              * n_samples * 2)));
+  /* MIN (apsnr, max_apsnr) as libvmaf's macro: NaN gives max_apsnr */
+  return apsnr < max_apsnr ? apsnr : max_apsnr;
+}
+
+static gboolean
+psnr_flush (void *priv, VhFeatureSink *sink, GError **error)
+{
+  PsnrState *s = priv;
+  static const char *const apsnr_names[3] = {"apsnr_y", "apsnr_cb",
+    "apsnr_cr"};
+
+  (void) error;
+  if (!s->opt.enable_apsnr)
+    return TRUE;
+  for (unsigned p = 0; p < 3; p++)
+    vh_feature_sink_set_aggregate (sink, apsnr_names[p],
+        vh_apsnr_db (s->apsnr_sse[p], s->apsnr_n[p], s->peak));
+  return TRUE;
+}
+
+/* One frame's SSE per plane, in any thread (a worker's instance). */
+static gboolean
+psnr_compute_sums (void *priv, const VhPicture *ref, const VhPicture *dis,
+    const VhPicture *const *earlier, unsigned index, void *out,
+    GError **error)
+{
+  PsnrState *s = priv;
+  VhPsnrSums *sums = out;
+
+  (void) earlier;
+  if (!check_planes (s, ref, dis, index, error))
+    return FALSE;
+  /* libvmaf turns chroma off for YUV400 */
+  memset (sums, 0, sizeof *sums);
+  sums->nplanes = s->opt.enable_chroma ? ref->nplanes : 1;
+  for (unsigned p = 0; p < sums->nplanes; p++) {
+    const VhPlane *rp = &ref->plane[p];
+    sums->sse[p] = vh_psnr_sse (rp, &dis->plane[p], s->bpc);
+    sums->width[p] = rp->width;
+    sums->height[p] = rp->height;
   }
   return TRUE;
 }
@@ -324,20 +392,10 @@ static gboolean
 psnr_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
     unsigned index, VhFeatureSink *sink, GError **error)
 {
-  PsnrState *s = priv;
+  VhPsnrSums sums;
 
-  if (!check_planes (s, ref, dis, index, error))
-    return FALSE;
-
-  /* libvmaf turns chroma off for YUV400 */
-  VhPsnrSums sums = { .nplanes = s->opt.enable_chroma ? ref->nplanes : 1 };
-  for (unsigned p = 0; p < sums.nplanes; p++) {
-    const VhPlane *rp = &ref->plane[p];
-    sums.sse[p] = vh_psnr_sse (rp, &dis->plane[p], s->bpc);
-    sums.width[p] = rp->width;
-    sums.height[p] = rp->height;
-  }
-  return psnr_extract_sums (s, &sums, index, sink, error);
+  return psnr_compute_sums (priv, ref, dis, NULL, index, &sums, error)
+      && psnr_extract_sums (priv, &sums, index, sink, error);
 }
 
 const VhFeatureExtractor vh_fex_psnr = {
@@ -349,6 +407,10 @@ const VhFeatureExtractor vh_fex_psnr = {
   .init = psnr_init,
   .extract = psnr_extract,
   .extract_sums = psnr_extract_sums,
-  .flush = NULL,
+  .flush = psnr_flush,
   .close = NULL,
+  /* libvmaf's psnr is temporal: every frame, in order (apsnr's sums) */
+  .sequential = true,
+  .compute_sums = psnr_compute_sums,
+  .sums_size = sizeof (VhPsnrSums),
 };

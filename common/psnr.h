@@ -26,4 +26,10 @@ double vh_psnr_from_sse (uint64_t sse, uint64_t n_samples, unsigned bpc);
  * peak² computed in uint32 as libvmaf does. */
 double vh_psnr_db (double mse, uint32_t peak, double psnr_max);
 
+/* libvmaf's aggregate PSNR (enable_apsnr) of `sse` summed over
+ * `n_samples` samples: 10·(log10 (peak²) + log10 (n) − log10 (sse)),
+ * capped at ceil (10·log10 (peak²·n·2)); +inf-free (sse 0 gives the cap),
+ * −inf for n = 0. */
+double vh_apsnr_db (uint64_t sse, uint64_t n_samples, uint32_t peak);
+
 #endif /* VH_PSNR_H */

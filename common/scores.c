@@ -11,7 +11,13 @@ typedef struct {
   VhPoolAccum retired;     /* pooled frames below first_frame */
 } Metric;
 
+typedef struct {
+  char *name;
+  double value;
+} Aggregate;
+
 struct VhScoreTable {
+  GArray *aggregates;      /* Aggregate, in first-set order */
   GPtrArray *metrics;      /* Metric* */
   GHashTable *index;       /* name -> index+1 */
   unsigned n_frames;
@@ -68,6 +74,7 @@ vh_score_table_new (void)
   VhScoreTable *t = g_new0 (VhScoreTable, 1);
   t->metrics = g_ptr_array_new_with_free_func (metric_free);
   t->index = g_hash_table_new (g_str_hash, g_str_equal);
+  t->aggregates = g_array_new (FALSE, TRUE, sizeof (Aggregate));
   return t;
 }
 
@@ -78,7 +85,47 @@ vh_score_table_free (VhScoreTable *t)
     return;
   g_hash_table_unref (t->index);
   g_ptr_array_unref (t->metrics);
+  vh_score_table_clear_aggregates (t);
+  g_array_unref (t->aggregates);
   g_free (t);
+}
+
+void
+vh_score_table_set_aggregate (VhScoreTable *t, const char *name, double value)
+{
+  for (guint i = 0; i < t->aggregates->len; i++) {
+    Aggregate *a = &g_array_index (t->aggregates, Aggregate, i);
+    if (!strcmp (a->name, name)) {
+      a->value = value;
+      return;
+    }
+  }
+  Aggregate a = { g_strdup (name), value };
+  g_array_append_val (t->aggregates, a);
+}
+
+unsigned
+vh_score_table_n_aggregates (const VhScoreTable *t)
+{
+  return t->aggregates->len;
+}
+
+const char *
+vh_score_table_aggregate (const VhScoreTable *t, unsigned i, double *value)
+{
+  g_return_val_if_fail (i < t->aggregates->len, NULL);
+  const Aggregate *a = &g_array_index (t->aggregates, Aggregate, i);
+  if (value)
+    *value = a->value;
+  return a->name;
+}
+
+void
+vh_score_table_clear_aggregates (VhScoreTable *t)
+{
+  for (guint i = 0; i < t->aggregates->len; i++)
+    g_free (g_array_index (t->aggregates, Aggregate, i).name);
+  g_array_set_size (t->aggregates, 0);
 }
 
 /* Drops every metric, and with them their running pools. */
@@ -87,6 +134,7 @@ vh_score_table_clear (VhScoreTable *t)
 {
   g_hash_table_remove_all (t->index);
   g_ptr_array_set_size (t->metrics, 0);
+  vh_score_table_clear_aggregates (t);
   t->n_frames = 0;
   t->first_frame = 0;
 }

@@ -221,12 +221,40 @@ vh_model_spec_load (const VhModelSpec *spec, GError **error)
   return model;
 }
 
+const char *
+vh_model_spec_report_name (const VhModelSpec *spec)
+{
+  g_return_val_if_fail (spec, NULL);
+  return spec->report_name ? spec->report_name : VH_MODEL_DEFAULT_REPORT_NAME;
+}
+
+gboolean
+vh_model_specs_check_report_names (const VhModelSpec *const *specs,
+    unsigned n, GError **error)
+{
+  for (unsigned i = 0; i < n; i++) {
+    const char *name = vh_model_spec_report_name (specs[i]);
+    for (unsigned k = 0; k < i; k++) {
+      if (strcmp (name, vh_model_spec_report_name (specs[k])))
+        continue;
+      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
+          "two models are reported as '%s' (models '%s' and '%s'): give "
+          "each its own name with :name=NAME%s", name, specs[k]->source,
+          specs[i]->source, specs[i]->report_name ? "" : " (a model "
+          "without name= is reported as '" VH_MODEL_DEFAULT_REPORT_NAME
+          "', as in libvmaf)");
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 gboolean
 vh_engine_add_model_spec (VhEngine *engine, const VhModelSpec *spec,
     VhModel *model, GError **error)
 {
   return vh_engine_add_loaded_model_with_overrides (engine, model,
-      spec->report_name, &spec->flags, spec->overrides, spec->n_overrides,
+      vh_model_spec_report_name (spec), &spec->flags, spec->overrides, spec->n_overrides,
       error);
 }
 

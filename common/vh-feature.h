@@ -50,6 +50,11 @@ void vh_feature_sink_put (VhFeatureSink *sink, const char *name,
 void vh_feature_sink_put_plain (VhFeatureSink *sink, const char *name,
     unsigned index, double value);
 
+/* A value for the whole stream (libvmaf's vmaf_feature_collector_
+ * set_aggregate), from flush(): the log's "aggregate_metrics". */
+void vh_feature_sink_set_aggregate (VhFeatureSink *sink, const char *name,
+    double value);
+
 typedef struct VhVideoInfo {
   unsigned width, height;  /* luma size */
   unsigned bpc;            /* 8, 10, 12 */

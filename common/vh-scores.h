@@ -32,6 +32,19 @@ unsigned vh_score_table_n_frames (const VhScoreTable *table);
 
 void vh_score_table_set (VhScoreTable *table, unsigned metric,
     unsigned frame, double value);
+
+/* Aggregate metrics: one value for the whole stream, not per frame
+ * (libvmaf's aggregate_metrics: `psnr` with enable_apsnr sets apsnr_y,
+ * apsnr_cb, apsnr_cr when the stream ends), in first-set order; setting
+ * a name again replaces its value.  Written in the logs'
+ * "aggregate_metrics" section; cleared with the table. */
+void vh_score_table_set_aggregate (VhScoreTable *table, const char *name,
+    double value);
+unsigned vh_score_table_n_aggregates (const VhScoreTable *table);
+/* The i-th aggregate's name, its value in *value (may be NULL). */
+const char *vh_score_table_aggregate (const VhScoreTable *table, unsigned i,
+    double *value);
+void vh_score_table_clear_aggregates (VhScoreTable *table);
 bool vh_score_table_get (const VhScoreTable *table, unsigned metric,
     unsigned frame, double *value);
 

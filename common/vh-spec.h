@@ -6,7 +6,8 @@
  *   path=FILE           a libvmaf JSON model file
  *   NAME_OR_PATH        either (vmafhip's short form: a built-in name if it
  *                       is one, else a path)
- *   name=REPORT         the name its scores are reported under
+ *   name=REPORT         the name its scores are reported under (without
+ *                       it: "vmaf", as libvmaf's CLI reports a model)
  *   enable_transform[=true|false], disable_clip[=true|false]
  *   FEATURE.OPTION=VALUE  an option for every feature of the model computed
  *                       by extractor FEATURE (vif, adm, motion, psnr), as
@@ -34,7 +35,7 @@ typedef struct VhModelSpec {
   char *source;              /* built-in name or path */
   enum { VH_MODEL_SOURCE_ANY, VH_MODEL_SOURCE_BUILTIN,
     VH_MODEL_SOURCE_PATH } source_kind;
-  char *report_name;         /* NULL: the model's own name */
+  char *report_name;         /* name= as given; NULL: none given */
   VhModelFlags flags;
   VhFeatureOverride *overrides;
   unsigned n_overrides;
@@ -55,8 +56,19 @@ VhModel *vh_model_spec_load (const VhModelSpec *spec, GError **error);
  * valid value. */
 gboolean vh_model_spec_check (const VhModelSpec *spec, const VhModel *model,
     GError **error);
-/* Adds a loaded model (the engine takes it) with the spec's name, flags
- * and overrides. */
+/* The key a model's scores are reported under, in logs, messages and
+ * meta, as libvmaf 3.2.0's CLI names them: the spec's name= if it has one,
+ * else "vmaf" (VH_MODEL_DEFAULT_REPORT_NAME), whichever model it is. */
+#define VH_MODEL_DEFAULT_REPORT_NAME "vmaf"
+const char *vh_model_spec_report_name (const VhModelSpec *spec);
+/* Checks that the `n` specs are reported under different keys: two models
+ * without name= (both "vmaf") or with the same name= are refused with an
+ * error naming the key and the fix, as vmafhip-score and the element both
+ * refuse them (libvmaf's CLI fails on them too). */
+gboolean vh_model_specs_check_report_names (const VhModelSpec *const *specs,
+    unsigned n, GError **error);
+/* Adds a loaded model (the engine takes it) with the spec's report name
+ * (vh_model_spec_report_name), flags and overrides. */
 gboolean vh_engine_add_model_spec (VhEngine *engine, const VhModelSpec *spec,
     VhModel *model, GError **error);
 

@@ -34,7 +34,12 @@ vh_vif_sums_to_scores (const VhVifSums *sums, double num[VH_VIF_SCALES],
  * --------------------------------------------------------------------- */
 
 
+/* libvmaf 3.2.0's integer_vif.c, in its order; debug is no feature
+ * parameter (no name suffix). */
 static const VhOptionDesc vif_options[] = {
+  { .name = "debug", .type = VH_OPT_BOOL, .default_val = 0.0, .min = 0.0,
+    .max = 1.0, .offset = offsetof (VhVifOptions, debug),
+    .feature_param = false },
   { .name = "vif_enhn_gain_limit", .alias = "egl", .type = VH_OPT_DOUBLE,
     .default_val = 100.0, .min = 1.0, .max = 100.0,
     .offset = offsetof (VhVifOptions, enhn_gain_limit), .feature_param = true },
@@ -148,19 +153,59 @@ check_luma (const VifState *s, const VhPicture *pic, const char *which,
   return TRUE;
 }
 
+static const char *const vif_num_names[VH_VIF_SCALES] = {
+  "integer_vif_num_scale0", "integer_vif_num_scale1",
+  "integer_vif_num_scale2", "integer_vif_num_scale3",
+};
+
+static const char *const vif_den_names[VH_VIF_SCALES] = {
+  "integer_vif_den_scale0", "integer_vif_den_scale1",
+  "integer_vif_den_scale2", "integer_vif_den_scale3",
+};
+
+/* debug=true: libvmaf's write_scores after the four scale scores, in its
+ * order. num and den are the scales' floats; their totals sum them in
+ * double, scale 0 left out where it is skipped, which then reads num 0
+ * and den -1. */
+static void
+put_debug (const VifState *s, const double num[VH_VIF_SCALES],
+    const double den[VH_VIF_SCALES], unsigned index, VhFeatureSink *sink)
+{
+  const unsigned first = s->opts.skip_scale0 ? 1 : 0;
+  double total_num = 0.0, total_den = 0.0;
+
+  for (unsigned i = first; i < VH_VIF_SCALES; i++) {
+    total_num += num[i];
+    total_den += den[i];
+  }
+  vh_feature_sink_put (sink, "integer_vif", index,
+      total_den == 0.0 ? 1.0 : total_num / total_den);
+  vh_feature_sink_put (sink, "integer_vif_num", index, total_num);
+  vh_feature_sink_put (sink, "integer_vif_den", index, total_den);
+  for (unsigned i = 0; i < VH_VIF_SCALES; i++) {
+    const gboolean skipped = i < first;
+    vh_feature_sink_put (sink, vif_num_names[i], index,
+        skipped ? 0.0 : num[i]);
+    vh_feature_sink_put (sink, vif_den_names[i], index,
+        skipped ? -1.0 : den[i]);
+  }
+}
+
 static gboolean
 vif_extract_sums (void *priv, const void *sums, unsigned index,
     VhFeatureSink *sink, GError **error)
 {
   VifState *s = priv;
-  double score[VH_VIF_SCALES];
+  double num[VH_VIF_SCALES], den[VH_VIF_SCALES], score[VH_VIF_SCALES];
 
   (void) error;
-  vh_vif_sums_to_scores (sums, NULL, NULL, score);
+  vh_vif_sums_to_scores (sums, num, den, score);
   if (s->opts.skip_scale0)
     score[0] = 0.0;
   for (unsigned i = 0; i < VH_VIF_SCALES; i++)
     vh_feature_sink_put (sink, vif_score_names[i], index, score[i]);
+  if (s->opts.debug)
+    put_debug (s, num, den, index, sink);
   return TRUE;
 }
 

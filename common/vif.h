@@ -30,10 +30,12 @@ typedef struct VhVifSums {
 } VhVifSums;
 
 /* The extractor's options (libvmaf's names: vif_enhn_gain_limit,
- * vif_skip_scale0); an accelerator reads them to compute the same sums. */
+ * vif_skip_scale0, debug); an accelerator reads them to compute the same
+ * sums (debug acts on the host only, on the sums). */
 typedef struct VhVifOptions {
   double enhn_gain_limit;
   bool skip_scale0;
+  bool debug;                  /* also emit num/den per scale and in all */
 } VhVifOptions;
 
 typedef struct VhVifWork VhVifWork;

@@ -36,33 +36,57 @@ vh_raw_format_names (void)
       "P010_10LE, I420_12LE, I422_12LE, Y444_12LE, GRAY8";
 }
 
-static void
-chroma_size (const VhRawFormat *f, unsigned w, unsigned h, unsigned *cw,
-    unsigned *ch)
+bool
+vh_raw_chroma_from_string (const char *s, VhRawChroma *chroma)
 {
+  if (s && !strcasecmp (s, "standard"))
+    *chroma = VH_RAW_CHROMA_STANDARD;
+  else if (s && !strcasecmp (s, "libvmaf"))
+    *chroma = VH_RAW_CHROMA_LIBVMAF;
+  else
+    return false;
+  return true;
+}
+
+/* The chroma plane's size: rounded up (standard) or down (libvmaf's CLI) */
+static void
+chroma_size (const VhRawFormat *f, unsigned w, unsigned h, VhRawChroma chroma,
+    unsigned *cw, unsigned *ch)
+{
+  if (chroma == VH_RAW_CHROMA_LIBVMAF) {
+    *cw = w >> f->sub_x;
+    *ch = h >> f->sub_y;
+    return;
+  }
   *cw = (w + (1u << f->sub_x) - 1) >> f->sub_x;
   *ch = (h + (1u << f->sub_y) - 1) >> f->sub_y;
 }
 
 size_t
-vh_raw_frame_size (const VhRawFormat *f, unsigned w, unsigned h)
+vh_raw_frame_size_chroma (const VhRawFormat *f, unsigned w, unsigned h,
+    VhRawChroma chroma)
 {
   const size_t bytes = f->bpc > 8 ? 2 : 1;
   unsigned cw, ch;
   if (f->gray)
     return (size_t) w * h * bytes;
-  chroma_size (f, w, h, &cw, &ch);
+  chroma_size (f, w, h, chroma, &cw, &ch);
   return ((size_t) w * h + 2 * (size_t) cw * ch) * bytes;
 }
 
+size_t
+vh_raw_frame_size (const VhRawFormat *f, unsigned w, unsigned h)
+{
+  return vh_raw_frame_size_chroma (f, w, h, VH_RAW_CHROMA_STANDARD);
+}
+
 void
-vh_raw_picture (const VhRawFormat *f, const void *data, unsigned w,
-    unsigned h, VhPicture *pic)
+vh_raw_picture_chroma (const VhRawFormat *f, const void *data, unsigned w,
+    unsigned h, VhRawChroma chroma, VhPicture *pic)
 {
   const size_t bytes = f->bpc > 8 ? 2 : 1;
   const uint8_t *p = data;
   unsigned cw, ch;
-
   memset (pic, 0, sizeof *pic);
   pic->bpc = f->bpc;
   pic->memory = VH_PICTURE_HOST;
@@ -72,7 +96,7 @@ vh_raw_picture (const VhRawFormat *f, const void *data, unsigned w,
     return;
   }
   pic->nplanes = 3;
-  chroma_size (f, w, h, &cw, &ch);
+  chroma_size (f, w, h, chroma, &cw, &ch);
   p += (size_t) w * h * bytes;
   if (f->semi_planar) {
     const ptrdiff_t stride = (ptrdiff_t) (2 * cw * bytes);
@@ -84,4 +108,11 @@ vh_raw_picture (const VhRawFormat *f, const void *data, unsigned w,
   const int u = f->swap_uv ? 2 : 1, v = f->swap_uv ? 1 : 2;
   pic->plane[u] = (VhPlane) { p, (ptrdiff_t) (cw * bytes), cw, ch, 1 };
   pic->plane[v] = (VhPlane) { p + csize, (ptrdiff_t) (cw * bytes), cw, ch, 1 };
+}
+
+void
+vh_raw_picture (const VhRawFormat *f, const void *data, unsigned w,
+    unsigned h, VhPicture *pic)
+{
+  vh_raw_picture_chroma (f, data, w, h, VH_RAW_CHROMA_STANDARD, pic);
 }

@@ -38,7 +38,7 @@
 
 typedef struct {
   char *ref_path, *dis_path, *pixel_format, *format, *synthetic;
-  char *output, *log_format, *backend, *scaler, *repair;
+  char *output, *log_format, *backend, *scaler, *repair, *raw_chroma;
   int width, height, bitdepth, frame_cnt, frame_skip_ref, frame_skip_dist;
   int dis_width, dis_height;
   int subsample, threads, gpu_device, seed, strength;
@@ -54,6 +54,7 @@ typedef struct {
   FILE *raw;
   VhDecoder *decoder;           /* any other file, decoded by GStreamer */
   const VhRawFormat *format;
+  VhRawChroma chroma;           /* a raw file's odd-size chroma layout */
   unsigned width, height;
   VhFrameReader *reader;
   guint64 n_skipped;            /* frames read and skipped (frame_skip_*) */
@@ -223,6 +224,10 @@ input_open (Input *in, const char *path, const Options *o, int width,
     in->format = raw_format_of (o, error);
     if (!in->format)
       return FALSE;
+    if (o->raw_chroma && !vh_raw_chroma_from_string (o->raw_chroma,
+            &in->chroma))
+      return fail (error, "--raw_chroma wants standard or libvmaf, not "
+          "'%s'", o->raw_chroma);
     in->width = (unsigned) width;
     in->height = (unsigned) height;
     in->raw = fopen (path, "rb");
@@ -238,7 +243,8 @@ input_open (Input *in, const char *path, const Options *o, int width,
 static size_t
 input_frame_size (const Input *in)
 {
-  return vh_raw_frame_size (in->format, in->width, in->height);
+  return vh_raw_frame_size_chroma (in->format, in->width, in->height,
+      in->chroma);
 }
 
 /* The reader's VhFrameReadFunc: 1 a frame, 0 the end, -1 an error.  A
@@ -320,7 +326,8 @@ input_next (Input *in, VhPicture *pic, gboolean held, GError **error)
   const int got = vh_frame_reader_next (in->reader, &buf, error);
 
   if (got == 1) {
-    vh_raw_picture (in->format, buf, in->width, in->height, pic);
+    vh_raw_picture_chroma (in->format, buf, in->width, in->height,
+        in->chroma, pic);
     pic->held = held;
   }
   return got;
@@ -500,6 +507,12 @@ print_pooled (const VhEngine *engine, const VhScoreTable *t, unsigned done,
       printf ("  %s: mean %.6f harmonic_mean %.6f min %.6f max %.6f\n", name,
           p.mean, p.harmonic_mean, p.min, p.max);
   }
+  /* the stream's aggregates (psnr=enable_apsnr=true) */
+  for (unsigned k = 0; k < vh_score_table_n_aggregates (t); k++) {
+    double v;
+    const char *name = vh_score_table_aggregate (t, k, &v);
+    printf ("  %s: %.6f\n", name, v);
+  }
 }
 
 /* Adds a final frame to the log. A log that cannot be written (full
@@ -581,20 +594,10 @@ run (Options *o, GError **error)
             NULL, NULL));
   }
   /* as libvmaf's CLI: a model without name= is reported as "vmaf", and
-   * names must differ */
-  for (guint i = 0; i < models->len; i++) {
-    VhModelSpec *spec = g_ptr_array_index (models, i);
-    if (!spec->report_name)
-      spec->report_name = (char *) "vmaf";
-    for (guint k = 0; k < i; k++) {
-      if (!strcmp (spec->report_name, ((VhModelSpec *)
-                  g_ptr_array_index (models, k))->report_name)) {
-        fail (error, "two models are reported as '%s': give each its own "
-            "name with :name=NAME", spec->report_name);
-        goto out;
-      }
-    }
-  }
+   * names must differ (the element's rule too: common/spec.c) */
+  if (!vh_model_specs_check_report_names ((const VhModelSpec *const *)
+          models->pdata, models->len, error))
+    goto out;
   for (guint i = 0; o->features && o->features[i]; i++) {
     VhFeatureSpec *spec = vh_feature_spec_parse (o->features[i], error);
     if (!spec)
@@ -630,6 +633,11 @@ run (Options *o, GError **error)
             ? o->dis_width : o->width, o->dis_height > 0 ? o->dis_height
             : o->height, error))
       goto out;
+    if (o->raw_chroma && !in[0].raw && !in[1].raw) {
+      fail (error, "--raw_chroma applies to raw (.yuv) files, and neither "
+          "input is one");
+      goto out;
+    }
     if (in[0].format->bpc != in[1].format->bpc) {
       fail (error, "the reference is %u-bit, the distorted video %u-bit: "
           "VMAF compares frames of the same depth", in[0].format->bpc,
@@ -917,6 +925,10 @@ main (int argc, char **argv)
         &o.frame_skip_ref, "Same as --frame_skip_ref", "N"},
     {"frame_skip_dist", 0, 0, G_OPTION_ARG_INT, &o.frame_skip_dist,
         "Skip the first N distorted frames", "N"},
+    {"raw_chroma", 0, 0, G_OPTION_ARG_STRING, &o.raw_chroma,
+        "Chroma planes of odd-size raw files: standard ((w+1)/2 x (h+1)/2 "
+        "for 4:2:0, the default) or libvmaf (w/2 x h/2, packed, as "
+        "libvmaf 3.2.0's vmaf CLI reads them)", "LAYOUT"},
     {"output", 'o', 0, G_OPTION_ARG_FILENAME, &o.output,
         "Write libvmaf's log here (XML unless --json, --csv or --sub)",
         "FILE"},
@@ -979,6 +991,7 @@ main (int argc, char **argv)
   g_free (o.dis_path);
   g_free (o.pixel_format);
   g_free (o.format);
+  g_free (o.raw_chroma);
   g_free (o.synthetic);
   g_free (o.output);
   g_free (o.log_format);

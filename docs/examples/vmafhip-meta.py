@@ -46,7 +46,7 @@ def main():
         s = meta.get_structure()
         index = s.get_value("index")
         if index >= 0:
-            from_meta[index] = s.get_value("vmaf_v0.6.1")
+            from_meta[index] = s.get_value("vmaf")
         return Gst.PadProbeReturn.OK
 
     sink_pad = pipeline.get_by_name("out").get_static_pad("sink")
@@ -62,7 +62,7 @@ def main():
                 from_messages[s.get_value("index")] = s.get_value("score")
             elif s.get_name() == "VMAF":
                 print(f"pooled over {s.get_value('n-frames')} frames: "
-                      f"vmaf_v0.6.1 {s.get_value('vmaf_v0.6.1'):.3f}")
+                      f"vmaf {s.get_value('vmaf'):.3f}")
         elif msg.type == Gst.MessageType.ERROR:
             err, _ = msg.parse_error()
             failed.append(err.message)
@@ -81,7 +81,7 @@ def main():
         print("error:", failed[0], file=sys.stderr)
         return 1
     for index in sorted(from_meta):
-        print(f"frame {index}: vmaf_v0.6.1 {from_meta[index]:.3f}")
+        print(f"frame {index}: vmaf {from_meta[index]:.3f}")
     if not from_meta or from_meta != from_messages:
         print(f"meta ({len(from_meta)} frames) and messages "
               f"({len(from_messages)} frames) disagree", file=sys.stderr)

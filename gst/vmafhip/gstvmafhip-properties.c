@@ -366,28 +366,35 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
    * Built-in model name (vmaf_v0.6.1, vmaf_v0.6.1neg, vmaf_4k_v0.6.1,
    * vmaf_4k_v0.6.1neg, vmaf_b_v0.6.3, the eight vmaf_v1.0.16_* models) or
    * path of a libvmaf JSON model.  Used when #GstVmafHip:models is not set.
+   * Its scores are reported as "vmaf", the key libvmaf's CLI writes for one
+   * model; #GstVmafHip:models gives another name (":name=").
    */
   g_object_class_install_property (gobject_class, PROP_MODEL_FILENAME,
       g_param_spec_string ("model-filename", "Model",
           "Built-in VMAF model name (vmaf_v0.6.1, vmaf_v0.6.1neg, "
           "vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, vmaf_b_v0.6.3, "
           "vmaf_v1.0.16_3d0h, _5d0h, _3d0h_2160, _1d5h_2160 and their hfr_ "
-          "variants) or path of a libvmaf JSON model file; ignored when "
-          "'models' is set",
+          "variants) or path of a libvmaf JSON model file, reported as "
+          "'vmaf' as libvmaf's CLI does; ignored when 'models' is set",
           DEFAULT_MODEL_FILENAME, rw));
   /**
    * GstVmafHip:models:
    *
-   * Comma-separated models, each reported under its own name, e.g.
-   * "vmaf_v0.6.1,vmaf_v0.6.1neg". An entry may add ":name=REPORT",
-   * ":enable_transform" and ":disable_clip".
+   * Comma-separated models in libvmaf's --model syntax, each reported
+   * under its ":name=" (without one: "vmaf", as libvmaf's CLI reports a
+   * model; so two models need names), e.g.
+   * "vmaf_v0.6.1,vmaf_v0.6.1neg:name=vmaf_neg". An entry may add
+   * ":enable_transform", ":disable_clip" and FEATURE.OPTION=VALUE
+   * overrides.
    */
   g_object_class_install_property (gobject_class, PROP_MODELS,
       g_param_spec_string ("models", "Models",
-          "Comma-separated list of models (built-in names or paths), each "
-          "reported under its own name, e.g. 'vmaf_v0.6.1,vmaf_v0.6.1neg'; "
-          "an entry may end in ':name=REPORT_NAME', ':enable_transform', "
-          "':disable_clip'. Overrides model-filename", NULL, rw));
+          "Comma-separated list of models (built-in names or paths, libvmaf's "
+          "--model syntax), each reported under its ':name=REPORT_NAME' or, "
+          "without one, as 'vmaf' (libvmaf's key; two models need names), "
+          "e.g. 'vmaf_v0.6.1,vmaf_v0.6.1neg:name=vmaf_neg'; an entry may "
+          "also add ':enable_transform', ':disable_clip'. Overrides "
+          "model-filename", NULL, rw));
   g_object_class_install_property (gobject_class, PROP_FEATURES,
       g_param_spec_string ("features", "Features",
           "Extra libvmaf features, comma-separated, each in libvmaf's "

@@ -144,6 +144,12 @@ gst_vmafhip_add_pooled_table (GstVmafHip * self, const VhScoreTable * t,
     if (self->cfg.psnr && !strcmp (name, "psnr_y"))
       set_pooled (s, "psnr-y", &p, method);
   }
+  /* aggregates (apsnr_y ...): one value each, under libvmaf's key */
+  for (unsigned k = 0; k < vh_score_table_n_aggregates (t); k++) {
+    double v;
+    const char *name = vh_score_table_aggregate (t, k, &v);
+    gst_structure_set (s, name, G_TYPE_DOUBLE, v, NULL);
+  }
 }
 
 /* A results file cannot be written completely (full disk, I/O error, its

@@ -282,22 +282,21 @@ gst_vmafhip_load_models (GstVmafHip * self, GError ** error)
       g_prefix_error (error, "%s '%s': ", what, spec->spec->source);
       return FALSE;
     }
-    spec->report_name = g_strdup (spec->spec->report_name
-        ? spec->spec->report_name : vh_model_name (spec->model));
+    /* libvmaf's CLI's keys, as vmafhip-score's: name= or "vmaf" */
+    spec->report_name = g_strdup (vh_model_spec_report_name (spec->spec));
     spec->bootstrap = vh_model_is_bootstrap (spec->model);
-    for (guint k = 0; k < i; k++) {
-      ModelSpec *other = g_ptr_array_index (self->specs, k);
-      if (!strcmp (other->report_name, spec->report_name)) {
-        g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-            "models: two models are reported as '%s'; give one another "
-            "name with ':name=NEW_NAME'", spec->report_name);
-        return FALSE;
-      }
-    }
-    if (!strcmp (spec->report_name, "score")) {
-      g_set_error (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT,
-          "models: 'score' is reserved for the first model's score; choose "
-          "another name");
+  }
+  {
+    const VhModelSpec **parsed = g_new (const VhModelSpec *,
+        self->specs->len);
+    gboolean distinct;
+    for (guint i = 0; i < self->specs->len; i++)
+      parsed[i] = ((ModelSpec *) g_ptr_array_index (self->specs, i))->spec;
+    distinct = vh_model_specs_check_report_names (parsed, self->specs->len,
+        error);
+    g_free (parsed);
+    if (!distinct) {
+      g_prefix_error (error, "%s: ", what);
       return FALSE;
     }
   }

@@ -313,6 +313,14 @@ gst_vmafhip_stream_conclude (GstVmafHip * self, GstVmafHipStream * s,
     }
     gst_vmafhip_stream_report (self, s, G_MAXUINT, NULL);
     n_dropped = count_unfinished (s);
+    /* the stream's aggregates (psnr=enable_apsnr=true), set by the flush,
+     * for the pooled message and the results file */
+    const VhScoreTable *t = vh_engine_scores (s->engine);
+    for (unsigned k = 0; k < vh_score_table_n_aggregates (t); k++) {
+      double v;
+      const char *name = vh_score_table_aggregate (t, k, &v);
+      vh_score_table_set_aggregate (s->record.scores, name, v);
+    }
   }
   /* every segment's frames */
   const guint n_frames = s->record.n_frames;

@@ -21,11 +21,13 @@
  * Properties:
  *
  * - `model-filename` (string, "vmaf_v0.6.1"): built-in model name or path
- *   of a libvmaf JSON model; used when `models` is not set.
+ *   of a libvmaf JSON model; used when `models` is not set; reported as
+ *   `vmaf`, the key libvmaf's CLI writes.
  * - `models` (string, NULL): comma-separated list of models, each a built-in
  *   name or a path, optionally followed by `:name=REPORT`,
  *   `:enable_transform`, `:disable_clip`; each model is reported under its
- *   own (or the given) name.
+ *   `name=`, or as `vmaf` without one (libvmaf's CLI's keys, the same rule
+ *   as vmafhip-score's), so two models need names.
  * - `disable-clip`, `enable-transform`, `phone-model` (bool, FALSE): model
  *   flags for every model (`phone-model` = `enable-transform`).
  * - `psnr` (bool, FALSE): also compute PSNR (psnr_y, psnr_cb, psnr_cr;
@@ -89,7 +91,7 @@
  * gst-launch-1.0 -m \
  *   filesrc location=ref.yuv ! rawvideoparse width=1920 height=1080 ! v.ref_sink \
  *   filesrc location=dis.yuv ! rawvideoparse width=1920 height=1080 ! v.dist_sink \
- *   vmafhip name=v models=vmaf_v0.6.1,vmaf_v0.6.1neg psnr=true \
+ *   vmafhip name=v models=vmaf_v0.6.1,vmaf_v0.6.1neg:name=vmaf_neg psnr=true \
  *       results-filename=scores.json ! fakesink
  * ]|
  */

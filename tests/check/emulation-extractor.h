@@ -39,6 +39,14 @@ vh_feature_sink_put_plain (VhFeatureSink *sink, const char *name,
   vh_feature_sink_put (sink, name, index, value);
 }
 
+/* aggregates (psnr's enable_apsnr) among the outputs, as values */
+extern "C" void
+vh_feature_sink_set_aggregate (VhFeatureSink *sink, const char *name,
+    double value)
+{
+  sink->out->emplace_back (name, value);
+}
+
 /* fex's defaults, then opts ("name=value:..." or ""): numbers, booleans
  * and the rest as strings (enum names, paths) */
 static void

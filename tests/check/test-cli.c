@@ -66,6 +66,235 @@ START_TEST (test_y4m_equals_raw)
 
 END_TEST;
 
+/* --raw_chroma libvmaf reads an odd-size raw file as libvmaf 3.2.0's CLI
+ * does: chroma planes w/2 wide and h/2 tall (4:2:2: h tall), packed.  A
+ * pair written that way (OW x OH, three frames, each its own content)
+ * scores as the standard-layout pair ((w+1)/2 x (h+1)/2 chroma) that
+ * holds the same samples plus a last chroma column and row equal in
+ * reference and distorted: luma metrics and VMAF the same, and PSNR's
+ * chroma over a plane of the same squared error and fewer samples, so
+ * psnr_cb/cr (libvmaf layout) = psnr_cb/cr (standard) - 10 log10
+ * (n_standard / n_libvmaf).  Without the option the file is not a whole
+ * number of standard frames and the run fails naming it. */
+#define OW 67
+#define OH 45
+#define ON 3
+
+static void
+write_odd_pair (const char *ref_path, const char *dis_path, gboolean dist,
+    unsigned sub_y, gboolean libvmaf_layout, guint32 seed)
+{
+  FILE *f = fopen (dist ? dis_path : ref_path, "wb");
+  GRand *rand = g_rand_new_with_seed (seed);
+  GRand *noise = g_rand_new_with_seed (seed + 1);
+  const unsigned cw = (OW + 1) / 2, ch = sub_y ? (OH + 1) / 2 : OH;
+  const unsigned fw = OW / 2, fh = sub_y ? OH / 2 : OH;
+
+  ck_assert (f != NULL);
+  for (guint k = 0; k < ON; k++) {
+    guint8 luma[OW * OH], chroma[2][(OW + 1) / 2 * OH];
+    /* the same content in both files; the distorted adds noise */
+    for (guint i = 0; i < OW * OH; i++)
+      luma[i] = (guint8) g_rand_int_range (rand, 16, 236);
+    for (guint p = 0; p < 2; p++)
+      for (guint i = 0; i < cw * ch; i++)
+        chroma[p][i] = (guint8) g_rand_int_range (rand, 16, 240);
+    if (dist) {
+      for (guint i = 0; i < OW * OH; i++)
+        luma[i] = (guint8) CLAMP ((int) luma[i] + g_rand_int_range (noise,
+                -6, 7), 0, 255);
+      /* the last column and row stay equal to the reference's */
+      for (guint p = 0; p < 2; p++)
+        for (guint y = 0; y < fh; y++)
+          for (guint x = 0; x < fw; x++)
+            chroma[p][y * cw + x] = (guint8) CLAMP ((int) chroma[p][y * cw
+                    + x] + g_rand_int_range (noise, -9, 10), 0, 255);
+    }
+    ck_assert_uint_eq (fwrite (luma, 1, OW * OH, f), OW * OH);
+    for (guint p = 0; p < 2; p++) {
+      if (!libvmaf_layout) {
+        ck_assert_uint_eq (fwrite (chroma[p], 1, cw * ch, f), cw * ch);
+        continue;
+      }
+      for (guint y = 0; y < fh; y++)
+        ck_assert_uint_eq (fwrite (chroma[p] + y * cw, 1, fw, f), fw);
+    }
+  }
+  fclose (f);
+  g_rand_free (rand);
+  g_rand_free (noise);
+}
+
+START_TEST (test_raw_chroma_libvmaf)
+{
+  static const struct {
+    const char *p;
+    unsigned sub_y;
+  } layouts[] = { {"420", 1}, {"422", 0} };
+
+  for (guint l = 0; l < G_N_ELEMENTS (layouts); l++) {
+    const unsigned sub_y = layouts[l].sub_y;
+    gchar *path[2][2], *log[2], *err = NULL;
+    JsonParser *parser[2];
+    JsonArray *frames[2];
+    const double n_std = (double) ((OW + 1) / 2) * (sub_y ? (OH + 1) / 2 :
+        OH), n_lib = (double) (OW / 2) * (sub_y ? OH / 2 : OH);
+
+    for (guint k = 0; k < 2; k++) {
+      for (guint d = 0; d < 2; d++)
+        path[k][d] = g_strdup_printf ("%s/odd-%s-%s-%s.yuv", dir,
+            layouts[l].p, k ? "libvmaf" : "standard", d ? "dis" : "ref");
+      for (guint d = 0; d < 2; d++)
+        write_odd_pair (path[k][0], path[k][1], d, sub_y, k, 70 + l);
+      log[k] = g_strdup_printf ("%s/odd-%s-%u.json", dir, layouts[l].p, k);
+    }
+    ck_assert_int_eq (run_cli (&err, "-r", path[0][0], "-d", path[0][1],
+            "-w", "67", "-h", "45", "-p", layouts[l].p, "-b", "8",
+            "--feature", "psnr", "--json", "-o", log[0], "-q", NULL), 0);
+    g_free (err);
+    ck_assert_int_eq (run_cli (&err, "-r", path[1][0], "-d", path[1][1],
+            "-w", "67", "-h", "45", "-p", layouts[l].p, "-b", "8",
+            "--raw_chroma", "libvmaf", "--feature", "psnr", "--json", "-o",
+            log[1], "-q", NULL), 0);
+    g_free (err);
+    for (guint k = 0; k < 2; k++) {
+      frames[k] = frames_of (load_json (log[k], &parser[k]));
+      ck_assert_uint_eq (json_array_get_length (frames[k]), ON);
+    }
+    for (guint i = 0; i < ON; i++) {
+      ck_assert (metric (frames[0], i, "vmaf") == metric (frames[1], i,
+              "vmaf"));
+      ck_assert (metric (frames[0], i, "psnr_y") == metric (frames[1], i,
+              "psnr_y"));
+      ck_assert (metric (frames[0], i, "psnr_y") < 60.0);
+      for (guint p = 0; p < 2; p++) {
+        const char *name = p ? "psnr_cr" : "psnr_cb";
+        const double std = metric (frames[0], i, name);
+        const double lib = metric (frames[1], i, name);
+        ck_assert_msg (std < 60.0, "%s frame %u: no error to compare", name,
+            i);
+        /* both printed with 6 decimals */
+        ck_assert_msg (fabs (lib - (std - 10. * log10 (n_std / n_lib)))
+            <= 1.1e-6, "%s %s frame %u: %.6f in libvmaf's layout, %.6f in "
+            "the standard one", layouts[l].p, name, i, lib, std);
+      }
+    }
+    /* the default is the standard layout: libvmaf's file is shorter */
+    ck_assert_int_eq (run_cli (&err, "-r", path[1][0], "-d", path[1][1],
+            "-w", "67", "-h", "45", "-p", layouts[l].p, "-b", "8", "-q",
+            NULL), 1);
+    ck_assert_msg (strstr (err, "partial") != NULL, "%s", err);
+    g_free (err);
+    /* a bad value, and the option without a raw input */
+    ck_assert_int_eq (run_cli (&err, "-r", path[1][0], "-d", path[1][1],
+            "-w", "67", "-h", "45", "-p", layouts[l].p, "-b", "8",
+            "--raw_chroma", "floor", NULL), 1);
+    ck_assert_msg (strstr (err, "standard or libvmaf") != NULL, "%s", err);
+    g_free (err);
+    for (guint k = 0; k < 2; k++) {
+      g_object_unref (parser[k]);
+      for (guint d = 0; d < 2; d++) {
+        g_unlink (path[k][d]);
+        g_free (path[k][d]);
+      }
+      g_unlink (log[k]);
+      g_free (log[k]);
+    }
+  }
+  {
+    gchar *ry = write_video ("rc.y4m", FALSE, 0, 2, TRUE);
+    gchar *dy = write_video ("dc.y4m", TRUE, 0, 2, TRUE);
+    gchar *err = NULL;
+    ck_assert_int_eq (run_cli (&err, "-r", ry, "-d", dy, "--raw_chroma",
+            "libvmaf", NULL), 1);
+    ck_assert_msg (strstr (err, "raw") != NULL, "%s", err);
+    g_free (err);
+    g_free (ry);
+    g_free (dy);
+  }
+}
+
+END_TEST;
+
+/* psnr=enable_apsnr=true: the log's aggregate_metrics hold libvmaf's
+ * apsnr_y/cb/cr, from the squared errors summed over every frame (read
+ * here from the files) with libvmaf's formula and cap; every frame counts
+ * with --subsample 2 too (libvmaf's psnr is temporal), with threads alike;
+ * with enable_chroma=false the chroma aggregates are -inf (JSON null). */
+START_TEST (test_apsnr)
+{
+  gchar *rr = write_video ("ar.yuv", FALSE, 0, N, FALSE);
+  gchar *dr = write_video ("ad.yuv", TRUE, 0, N, FALSE);
+  gchar *log = g_build_filename (dir, "apsnr.json", NULL);
+  gchar *ref = NULL, *dis = NULL, *err = NULL;
+  gsize len, dlen;
+  const size_t luma = W * H, chroma = (W / 2) * (H / 2);
+  const size_t offset[3] = { 0, luma, luma + chroma };
+  const size_t count[3] = { luma, chroma, chroma };
+  guint64 sse[3] = { 0 };
+  static const char *const names[3] = { "apsnr_y", "apsnr_cb", "apsnr_cr" };
+  static const char *const runs[][4] = {
+    {"--threads", "1", "--subsample", "1"},
+    {"--threads", "3", "--subsample", "2"},
+  };
+
+  ck_assert (g_file_get_contents (rr, &ref, &len, NULL));
+  ck_assert (g_file_get_contents (dr, &dis, &dlen, NULL));
+  ck_assert_uint_eq (len, N * (luma + 2 * chroma));
+  for (guint f = 0; f < N; f++)
+    for (guint p = 0; p < 3; p++)
+      for (size_t i = 0; i < count[p]; i++) {
+        const size_t at = f * (luma + 2 * chroma) + offset[p] + i;
+        const int e = (guint8) ref[at] - (guint8) dis[at];
+        sse[p] += (guint64) (e * e);
+      }
+  for (guint r = 0; r < G_N_ELEMENTS (runs); r++) {
+    JsonParser *parser;
+    ck_assert_int_eq (run_cli (&err, "-r", rr, "-d", dr, "-w", "96", "-h",
+            "64", "-p", "420", "-b", "8", runs[r][0], runs[r][1], runs[r][2],
+            runs[r][3], "--feature", "psnr=enable_apsnr=true", "--json",
+            "-o", log, "-q", NULL), 0);
+    g_free (err);
+    JsonObject *agg = json_object_get_object_member (load_json (log,
+            &parser), "aggregate_metrics");
+    for (guint p = 0; p < 3; p++) {
+      const double n = (double) (N * count[p]);
+      ck_assert (sse[p] > 0);
+      double want = 10 * (log10 (255.0 * 255.0) + log10 (n)
+          - log10 ((double) sse[p]));
+      want = MIN (want, ceil (10 * log10 (255.0 * 255.0 * n * 2)));
+      ck_assert_msg (json_object_has_member (agg, names[p]), "no %s",
+          names[p]);
+      ck_assert_msg (fabs (json_object_get_double_member (agg, names[p])
+              - want) <= 5e-7 + 1e-12, "%s: %.6f, the files' %.9f", names[p],
+          json_object_get_double_member (agg, names[p]), want);
+    }
+    g_object_unref (parser);
+  }
+  /* chroma off: libvmaf writes the chroma aggregates all the same, -inf */
+  {
+    JsonParser *parser;
+    ck_assert_int_eq (run_cli (&err, "-r", rr, "-d", dr, "-w", "96", "-h",
+            "64", "-p", "420", "-b", "8", "--feature",
+            "psnr=enable_apsnr=true:enable_chroma=false", "--json", "-o", log,
+            "-q", NULL), 0);
+    g_free (err);
+    JsonObject *agg = json_object_get_object_member (load_json (log,
+            &parser), "aggregate_metrics");
+    ck_assert_uint_eq (json_object_get_size (agg), 3);
+    ck_assert (!json_node_is_null (json_object_get_member (agg, "apsnr_y")));
+    ck_assert (json_node_is_null (json_object_get_member (agg, "apsnr_cb")));
+    g_object_unref (parser);
+  }
+  g_free (ref);
+  g_free (dis);
+  g_free (rr);
+  g_free (dr);
+  g_free (log);
+}
+
+END_TEST;
+
 /* --frame_skip_ref/dist 2 and --frame_cnt 3 score frames 2..4, exactly as
  * files that start at frame 2; --subsample 2 keeps frames 0, 2, 4. */
 START_TEST (test_frame_options)
@@ -290,6 +519,91 @@ START_TEST (test_no_prediction)
   g_free (r);
   g_free (d);
   g_free (on);
+  g_free (om);
+}
+
+END_TEST;
+
+/* vif=debug=true, adm=debug=true, motion=debug=true: libvmaf 3.2.0's extra
+ * keys, in its order (vif's checked against the order of its write_scores),
+ * and its relations at the log's 6 decimals: every VIF scale num/den, the
+ * totals the sums of the scales', integer_vif their quotient,
+ * integer_adm = integer_adm2, integer_motion = the SAD score. The scale
+ * scores equal the model's run. */
+START_TEST (test_feature_debug)
+{
+  static const char *const vif_order[] = {
+    "integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2",
+    "integer_vif_scale3", "integer_vif", "integer_vif_num",
+    "integer_vif_den", "integer_vif_num_scale0", "integer_vif_den_scale0",
+    "integer_vif_num_scale1", "integer_vif_den_scale1",
+    "integer_vif_num_scale2", "integer_vif_den_scale2",
+    "integer_vif_num_scale3", "integer_vif_den_scale3",
+  };
+  gchar *r = write_video ("r.y4m", FALSE, 0, 3, TRUE);
+  gchar *d = write_video ("d.y4m", TRUE, 0, 3, TRUE);
+  gchar *od = g_build_filename (dir, "debug.json", NULL);
+  gchar *om = g_build_filename (dir, "model.json", NULL);
+  gchar *err = NULL;
+  JsonParser *pd, *pm;
+  JsonArray *fd, *fm;
+
+  ck_assert_int_eq (run_cli (&err, "-r", r, "-d", d, "-n", "--feature",
+          "vif=debug=true", "--feature", "adm=debug=true", "--feature",
+          "motion=debug=true", "--json", "-o", od, "-q", NULL), 0);
+  g_free (err);
+  ck_assert_int_eq (run_cli (&err, "-r", r, "-d", d, "--json", "-o", om,
+          "-q", NULL), 0);
+  g_free (err);
+  fd = frames_of (load_json (od, &pd));
+  fm = frames_of (load_json (om, &pm));
+  ck_assert_uint_eq (json_array_get_length (fd), 3);
+  for (guint i = 0; i < 3; i++) {
+    JsonObject *m = json_object_get_object_member
+        (json_array_get_object_element (fd, i), "metrics");
+    GList *names = json_object_get_members (m);
+    guint next = 0;
+    for (GList *l = names; l; l = l->next)
+      if (next < G_N_ELEMENTS (vif_order) && g_str_has_prefix (l->data,
+              "integer_vif"))
+        ck_assert_str_eq (l->data, vif_order[next++]);
+    g_list_free (names);
+    ck_assert_uint_eq (next, G_N_ELEMENTS (vif_order));
+
+    double num = 0, den = 0;
+    for (guint k = 0; k < 4; k++) {
+      char key[64];
+      g_snprintf (key, sizeof key, "integer_vif_num_scale%u", k);
+      const double nk = metric (fd, i, key);
+      g_snprintf (key, sizeof key, "integer_vif_den_scale%u", k);
+      const double dk = metric (fd, i, key);
+      g_snprintf (key, sizeof key, "integer_vif_scale%u", k);
+      ck_assert (metric (fd, i, key) == metric (fm, i, key));
+      /* num and den to 5e-7 each: the quotient to about 1e-6 relative */
+      ck_assert_msg (fabs (metric (fd, i, key) - nk / dk) <= 1e-6 * nk / dk
+          + 6e-7, "%s frame %u: %.6f, num/den %.9f", key, i,
+          metric (fd, i, key), nk / dk);
+      num += nk;
+      den += dk;
+    }
+    ck_assert (fabs (metric (fd, i, "integer_vif_num") - num) <= 3e-6);
+    ck_assert (fabs (metric (fd, i, "integer_vif_den") - den) <= 3e-6);
+    ck_assert (fabs (metric (fd, i, "integer_vif") - num / den) <= 1e-6);
+    ck_assert (metric (fd, i, "integer_adm") == metric (fm, i,
+            "integer_adm2"));
+    ck_assert (metric (fd, i, "integer_adm2") == metric (fd, i,
+            "integer_adm"));
+    ck_assert (fabs (metric (fd, i, "integer_adm") - metric (fd, i,
+                "integer_adm_num") / metric (fd, i, "integer_adm_den"))
+        <= 1e-6);
+    ck_assert (metric (fd, i, "integer_motion") == metric (fd, i,
+            "VMAF_integer_feature_motion_sad_score"));
+  }
+  g_object_unref (pd);
+  g_object_unref (pm);
+  g_free (r);
+  g_free (d);
+  g_free (od);
   g_free (om);
 }
 
@@ -605,9 +919,12 @@ main (int argc, char **argv)
 
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_y4m_equals_raw);
+  tcase_add_test (tc, test_raw_chroma_libvmaf);
+  tcase_add_test (tc, test_apsnr);
   tcase_add_test (tc, test_frame_options);
   tcase_add_test (tc, test_bad_options_fail_first);
   tcase_add_test (tc, test_no_prediction);
+  tcase_add_test (tc, test_feature_debug);
   tcase_add_test (tc, test_backend_hip);
   tcase_add_test (tc, test_scaled_distorted);
   tcase_add_test (tc, test_scaler_as_ffmpeg);

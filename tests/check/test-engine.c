@@ -596,6 +596,127 @@ START_TEST (test_shared_feature_instances)
 }
 END_TEST
 
+/* vif=debug=true: libvmaf 3.2.0's extra outputs (integer_vif.c's
+ * write_scores), after the four scale scores and in its order: the
+ * totals integer_vif, integer_vif_num, integer_vif_den, then num and den
+ * per scale. Per scale, num and den are floats and the score is their
+ * quotient in float; the totals sum them in double, scale 0 left out
+ * with vif_skip_scale0, which then reports num 0 and den -1. The scale
+ * scores equal a plain vif's, and a plain vif has no debug keys; debug is
+ * no feature parameter (no suffix of its own), the others suffix every
+ * key. With and without worker threads alike. */
+static VhEngine *
+vif_engine (const VhModelOpt *opts, unsigned n_opts, unsigned threads,
+    unsigned n)
+{
+  GError *error = NULL;
+  VhVideoInfo info = { 120, 72, 8 };
+  VhEngine *e = vh_engine_new (&info, &error);
+  ck_assert (e);
+  ck_assert_msg (vh_engine_add_feature_with_options (e, "vif", opts, n_opts,
+          &error), "%s", error ? error->message : "?");
+  ck_assert (vh_engine_set_threads (e, threads, &error));
+  VhSynth *s = vh_synth_new (120, 72, 8, VH_SYNTH_420, 35);
+  for (unsigned i = 0; i < n; i++) {
+    VhPicture ref, dis;
+    vh_synth_render (s, i, 1 + 2 * i, &ref, &dis);
+    ck_assert_msg (vh_engine_push (e, &ref, &dis, &error), "%s",
+        error ? error->message : "?");
+  }
+  ck_assert (vh_engine_flush (e, &error));
+  vh_synth_free (s);
+  return e;
+}
+
+static double
+suffixed (VhEngine *e, const char *key, const char *suffix, unsigned frame)
+{
+  char *name = g_strconcat (key, suffix, NULL);
+  const double v = score_of (e, name, frame);
+  g_free (name);
+  return v;
+}
+
+START_TEST (test_vif_debug)
+{
+  static const char *const order[] = {
+    "integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2",
+    "integer_vif_scale3", "integer_vif", "integer_vif_num",
+    "integer_vif_den", "integer_vif_num_scale0", "integer_vif_den_scale0",
+    "integer_vif_num_scale1", "integer_vif_den_scale1",
+    "integer_vif_num_scale2", "integer_vif_den_scale2",
+    "integer_vif_num_scale3", "integer_vif_den_scale3",
+  };
+  static const struct {
+    const char *suffix;
+    VhModelOpt extra;       /* key NULL: none */
+  } variants[] = {
+    { "", { NULL, VH_OPTVAL_BOOL, 0, false, NULL } },
+    { "_ssclz", { "vif_skip_scale0", VH_OPTVAL_BOOL, 0, true, NULL } },
+    { "_egl_1", { "vif_enhn_gain_limit", VH_OPTVAL_NUMBER, 1.0, 0, NULL } },
+  };
+  const unsigned n = 4;
+
+  for (unsigned v = 0; v < G_N_ELEMENTS (variants); v++) {
+    const gboolean skip = v == 1;
+    VhModelOpt opts[2] = {
+      { "debug", VH_OPTVAL_BOOL, 0, true, NULL }, variants[v].extra,
+    };
+    const unsigned n_opts = variants[v].extra.key ? 2 : 1;
+    VhEngine *plain = vif_engine (opts + 1, n_opts - 1, 1, n);
+    const VhScoreTable *tp = vh_engine_scores (plain);
+    ck_assert_uint_eq (vh_score_table_n_metrics (tp), 4);
+
+    for (unsigned threads = 1; threads <= 3; threads += 2) {
+      VhEngine *e = vif_engine (opts, n_opts, threads, n);
+      const VhScoreTable *t = vh_engine_scores (e);
+      char name[64];
+
+      ck_assert_uint_eq (vh_score_table_n_metrics (t), G_N_ELEMENTS (order));
+      for (unsigned m = 0; m < G_N_ELEMENTS (order); m++) {
+        g_snprintf (name, sizeof name, "%s%s", order[m], variants[v].suffix);
+        ck_assert_str_eq (vh_score_table_metric_name (t, m), name);
+      }
+#define GET(key, i) suffixed (e, (key), variants[v].suffix, (i))
+      for (unsigned i = 0; i < n; i++) {
+        double num = 0.0, den = 0.0;
+        for (unsigned k = 0; k < 4; k++) {
+          char key[64];
+          g_snprintf (key, sizeof key, "integer_vif_num_scale%u", k);
+          const double nk = GET (key, i);
+          g_snprintf (key, sizeof key, "integer_vif_den_scale%u", k);
+          const double dk = GET (key, i);
+          g_snprintf (key, sizeof key, "integer_vif_scale%u", k);
+          const double sk = GET (key, i);
+          g_snprintf (name, sizeof name, "%s%s", key, variants[v].suffix);
+          ck_assert_msg (sk == score_of (plain, name, i),
+              "%s frame %u: %.17g, a plain vif's %.17g", name, i, sk,
+              score_of (plain, name, i));
+          if (skip && k == 0) {
+            ck_assert (nk == 0.0 && dk == -1.0 && sk == 0.0);
+            continue;
+          }
+          ck_assert (nk == (double) (float) nk && dk == (double) (float) dk);
+          ck_assert (dk > 0.0 && nk > 0.0);
+          ck_assert_msg (sk == (double) ((float) nk / (float) dk),
+              "scale %u frame %u: %.17g, num/den %.17g", k, i, sk,
+              (double) ((float) nk / (float) dk));
+          num += nk;
+          den += dk;
+        }
+        ck_assert (GET ("integer_vif_num", i) == num);
+        ck_assert (GET ("integer_vif_den", i) == den);
+        ck_assert (GET ("integer_vif", i) == num / den);
+        ck_assert (num / den > 0.0 && num / den <= 1.0);
+      }
+#undef GET
+      vh_engine_free (e);
+    }
+    vh_engine_free (plain);
+  }
+}
+END_TEST
+
 /* An engine configured before the picture size (as the element at start):
  * options checked and lookahead known at once, the size's checks when it
  * comes, and then the same scores as an engine made for that size. */
@@ -898,6 +1019,7 @@ engine_suite (void)
   tcase_add_test (beh, test_bit_depth_invariance);
   tcase_add_test (beh, test_layouts);
   tcase_add_test (beh, test_shared_feature_instances);
+  tcase_add_test (beh, test_vif_debug);
   tcase_add_test (beh, test_transform_and_clip);
   tcase_add_test (beh, test_metric_kinds);
   tcase_add_test (beh, test_unsized_engine);

@@ -41,7 +41,7 @@ print(out.stdout)
 print(out.stderr, file=sys.stderr)
 assert out.returncode == 0, out.returncode
 lines = out.stdout.splitlines()
-windows = [ln for ln in lines if "vmaf_v0.6.1: mean" in ln]
+windows = [ln for ln in lines if "vmaf: mean" in ln]
 # 4 s: full at 1 s, then every 0.5 s up to 4 s
 assert len(windows) == 7, windows
 assert sum("*** alarm raised" in ln for ln in lines) == 1, lines

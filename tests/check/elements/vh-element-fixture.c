@@ -452,14 +452,20 @@ expected_run (Expected * x, const Content * c, const char *const *models,
     model = vh_model_spec_load (spec, &error);
     fail_unless (model != NULL, "%s", error ? error->message : "");
     if (i == 0)
-      x->first_model = g_intern_string (spec->report_name
-          ? spec->report_name : vh_model_name (model));
+      x->first_model = g_intern_string (vh_model_spec_report_name (spec));
     fail_unless (vh_engine_add_model_spec (x->engine, spec, model, &error),
         "%s", error ? error->message : "");
     vh_model_spec_free (spec);
   }
   if (psnr)
     fail_unless (vh_engine_add_feature (x->engine, "psnr", &error));
+  for (guint i = 0; x->features && x->features[i]; i++) {
+    VhFeatureSpec *spec = vh_feature_spec_parse (x->features[i], &error);
+    fail_unless (spec != NULL, "%s", error ? error->message : "");
+    fail_unless (vh_engine_add_feature_spec (x->engine, spec, &error), "%s",
+        error ? error->message : "");
+    vh_feature_spec_free (spec);
+  }
   for (guint i = first; i < first + n; i++) {
     VhPicture r, d;
     vh_synth_render (synth, i, 3, &r, &d);

@@ -41,6 +41,9 @@ typedef struct {
   VhEngine *engine;
   const char *first_model;
   gboolean psnr, conf_interval;
+  /* set before expected_run: NULL-terminated feature specs (libvmaf's
+   * --feature syntax) added after the models and psnr; NULL: none */
+  const char *const *features;
 } Expected;
 
 VhSynthChroma chroma_of (const GstVideoInfo * info);

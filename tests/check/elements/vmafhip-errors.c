@@ -213,10 +213,15 @@ GST_START_TEST (test_error_models_list)
   const gchar *n7[] = { "outside its range", NULL };
   const gchar *n8[] = { "/nonexistent/m.json", NULL };
   const gchar *n9[] = { "not FEATURE.OPTION=VALUE", NULL };
-  const gchar *n2[] = { "reported as 'vmaf_v0.6.1'", ":name=", NULL };
+  /* libvmaf's keys: a model without name= is "vmaf", so two unnamed
+   * models collide whichever they are */
+  const gchar *n2[] = { "reported as 'vmaf'", ":name=", NULL };
+  const gchar *n2b[] = { "reported as 'x'", ":name=", NULL };
   const gchar *n3[] = { "lists no model", NULL };
   check_start_error ("models=vmaf_v0.6.1:colour=red", n1);
   check_start_error ("models=vmaf_v0.6.1,vmaf_v0.6.1", n2);
+  check_start_error ("models=vmaf_v0.6.1,vmaf_v0.6.1neg", n2);
+  check_start_error ("models=vmaf_v0.6.1:name=x,vmaf_v0.6.1neg:name=x", n2b);
   check_start_error ("models=,", n3);
   /* libvmaf's --model syntax: bad overrides and sources */
   check_start_error ("models=version=vmaf_v0.6.1:cambi.x=1", n4);

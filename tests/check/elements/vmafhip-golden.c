@@ -5,9 +5,14 @@
  * messages and from the results file, must match libvmaf 3.2.0's golden
  * scores: integer features and PSNR within 1e-6, models within 1e-4.
  *
- * Two runs per pair: vmaf_v0.6.1, vmaf_v0.6.1neg, vmaf_4k_v0.6.1 and
- * vmaf_b_v0.6.3 (conf-interval: bagging, stddev, CI, members) with psnr;
- * then phone-model=true (golden "vmaf_phone"). Skips loudly (exit 77) when
+ * Two runs per pair: vmaf_v0.6.1, vmaf_v0.6.1neg, vmaf_4k_v0.6.1,
+ * vmaf_b_v0.6.3 (conf-interval: bagging, stddev, CI, members) and the
+ * phone variant with psnr, named as libvmaf's run named them (the first
+ * without name=, so "vmaf" as libvmaf's CLI reports it); then
+ * phone-model=true alone (golden "vmaf_phone", reported as "vmaf"). The
+ * keys are libvmaf's: the results file of the first run (and of the v1
+ * run) holds exactly the golden log's keys but for those of features run
+ * elsewhere, and no key the golden log lacks. Skips loudly (exit 77) when
  * the test vectors are absent.
  */
 #include <math.h>
@@ -160,32 +165,15 @@ load_json (const char *path)
   return parser;
 }
 
-/* Our name for a golden metric of run A, or NULL if not compared there. */
+/* Our name for a golden metric of run A, or NULL if not computed there:
+ * libvmaf's own, every model named as the golden run named it. */
 static gchar *
 name_in_run_a (const char *golden)
 {
-  static const struct {
-    const char *golden, *ours;
-  } models[] = {
-    {"vmaf", "vmaf_v0.6.1"},
-    {"vmaf_neg", "vmaf_v0.6.1neg"},
-    {"vmaf_4k", "vmaf_4k_v0.6.1"},
-  };
-
-  for (gsize i = 0; i < G_N_ELEMENTS (models); i++)
-    if (!strcmp (golden, models[i].golden))
-      return g_strdup (models[i].ours);
-  /* vmaf_b, vmaf_b_bagging, _stddev, _ci_p95_lo/hi, _0001 .. _0020 */
-  if (g_str_has_prefix (golden, "vmaf_b"))
-    return g_strconcat ("vmaf_b_v0.6.3", golden + strlen ("vmaf_b"), NULL);
-  if (g_str_has_prefix (golden, "integer_")
-      || g_str_has_prefix (golden, "VMAF_integer_")
-      || !strcmp (golden, "psnr_y") || !strcmp (golden, "psnr_cb")
-      || !strcmp (golden, "psnr_cr") || !strcmp (golden, "float_ssim")
-      || !strcmp (golden, "float_ms_ssim"))
-    return g_strdup (golden);
-  /* vmaf_phone, float_ssim, ciede2000, psnr_hvs*: run B */
-  return NULL;
+  /* ciede2000, psnr_hvs*: run B */
+  if (!strcmp (golden, "ciede2000") || g_str_has_prefix (golden, "psnr_hvs"))
+    return NULL;
+  return g_strdup (golden);
 }
 
 static double
@@ -382,12 +370,13 @@ compare_results_file (const Clip * clip, JsonObject * golden_root,
   g_object_unref (parser);
 }
 
-/* Run B reports the phone model as "score" and under the model's name. */
+/* Run B's one model, unnamed (phone-model=true), is reported as "score"
+ * and as "vmaf", libvmaf's key for a model without name=. */
 static gchar *
 name_in_run_b (const char *golden)
 {
   if (!strcmp (golden, "vmaf_phone"))
-    return g_strdup ("vmaf_v0.6.1");
+    return g_strdup ("vmaf");
   /* asked for through the features property, with libvmaf's syntax */
   if (!strcmp (golden, "float_ssim") || !strcmp (golden, "ciede2000")
       || g_str_has_prefix (golden, "psnr_hvs"))
@@ -395,23 +384,61 @@ name_in_run_b (const char *golden)
   return NULL;
 }
 
-/* Run C (clips with a v1 log): the v1.0.16 models built in, and CAMBI on
- * its own through `features`. */
+/* Run C (clips with a v1 log): the v1.0.16 models built in, named as in
+ * the golden run, and CAMBI on its own through `features`: every golden
+ * key, libvmaf's. */
 static gchar *
 name_in_run_c (const char *golden)
 {
-  static const struct {
-    const char *golden, *ours;
-  } names[] = {
-    {"vmaf_v1", "vmaf_v1.0.16_3d0h"},
-    {"vmaf_v1_4k", "vmaf_v1.0.16_1d5h_2160"},
-    {"vmaf_v1_hfr", "vmaf_v1.0.16_hfr_3d0h"},
-    {"cambi", "cambi"},
+  return g_strdup (golden);
+}
+
+/* The results file's keys are libvmaf's: every metric of its frames and
+ * pooled section is a key of the golden log, and every golden key the run
+ * computes (map not NULL) is one of the file's, under the same name. */
+static void
+check_keys (const Clip * clip, JsonObject * golden_root, const char *path,
+    NameMap map, const char *run)
+{
+  JsonParser *parser = load_json (path);
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  JsonObject *golden_pooled = json_object_get_object_member (golden_root,
+      "pooled_metrics");
+  JsonObject *golden_first = json_object_get_object_member
+      (json_array_get_object_element (json_object_get_array_member
+          (golden_root, "frames"), 0), "metrics");
+  JsonObject *ours[2] = {
+    json_object_get_object_member (json_array_get_object_element
+        (json_object_get_array_member (root, "frames"), 0), "metrics"),
+    json_object_get_object_member (root, "pooled_metrics"),
   };
-  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
-    if (!strcmp (golden, names[i].golden))
-      return g_strdup (names[i].ours);
-  return NULL;
+  GList *names;
+  guint n_ours = 0;
+
+  for (guint k = 0; k < 2; k++) {
+    names = json_object_get_members (ours[k]);
+    for (GList * l = names; l; l = l->next, n_ours++)
+      fail_unless (json_object_has_member (k ? golden_pooled : golden_first,
+              l->data), "%s run %s: key '%s' is not in libvmaf's log",
+          clip->name, run, (const char *) l->data);
+    g_list_free (names);
+  }
+  for (guint k = 0; k < 2; k++) {
+    names = json_object_get_members (k ? golden_pooled : golden_first);
+    for (GList * l = names; l; l = l->next) {
+      gchar *mine = map (l->data);
+      if (mine) {
+        fail_unless_equals_string (mine, l->data);
+        fail_unless (json_object_has_member (ours[k], mine),
+            "%s run %s: libvmaf's key '%s' is not in the results file%s",
+            clip->name, run, mine, k ? " (pooled)" : "");
+      }
+      g_free (mine);
+    }
+    g_list_free (names);
+  }
+  fail_unless (n_ours > 0);
+  g_object_unref (parser);
 }
 
 static void
@@ -426,8 +453,10 @@ golden_v1_run (const Clip * clip, const char *dir, Stats * st)
   JsonParser *golden = load_json (path);
   JsonObject *root = json_node_get_object (json_parser_get_root (golden));
   gchar *log_c = g_build_filename (dir, "c.json", NULL);
-  gchar *props = g_strdup_printf ("threads=0 models=vmaf_v1.0.16_3d0h,"
-      "vmaf_v1.0.16_1d5h_2160,vmaf_v1.0.16_hfr_3d0h features=cambi "
+  gchar *props = g_strdup_printf ("threads=0 "
+      "models=version=vmaf_v1.0.16_3d0h:name=vmaf_v1,"
+      "version=vmaf_v1.0.16_1d5h_2160:name=vmaf_v1_4k,"
+      "version=vmaf_v1.0.16_hfr_3d0h:name=vmaf_v1_hfr features=cambi "
       "results-filename=\"%s\" results-format=json", log_c);
   Run c = { 0 };
   const guint before = st->compared;
@@ -437,6 +466,7 @@ golden_v1_run (const Clip * clip, const char *dir, Stats * st)
   compare_pooled_message (clip, json_object_get_object_member (root,
           "pooled_metrics"), &c, name_in_run_c, st);
   compare_results_file (clip, root, log_c, name_in_run_c, st);
+  check_keys (clip, root, log_c, name_in_run_c, "C (v1)");
   /* four metrics a frame at least, in messages and file */
   fail_unless (st->compared - before >= 8 * clip->n_frames, "%s: v1 run "
       "compared %u values", clip->name, st->compared - before);
@@ -465,9 +495,14 @@ GST_START_TEST (test_golden_clip)
   log_a = g_build_filename (dir, "a.json", NULL);
   log_b = g_build_filename (dir, "b.json", NULL);
 
-  /* run A: four models with CI, PSNR */
-  props = g_strdup_printf ("threads=0 models=vmaf_v0.6.1,vmaf_v0.6.1neg,"
-      "vmaf_4k_v0.6.1,vmaf_b_v0.6.3 conf-interval=true psnr=true ssim=true "
+  /* run A: five models with CI, PSNR, named as libvmaf's golden run
+   * named them (the first unnamed: "vmaf") */
+  props = g_strdup_printf ("threads=0 models=vmaf_v0.6.1,"
+      "version=vmaf_v0.6.1neg:name=vmaf_neg,"
+      "version=vmaf_4k_v0.6.1:name=vmaf_4k,"
+      "version=vmaf_b_v0.6.3:name=vmaf_b,"
+      "version=vmaf_v0.6.1:name=vmaf_phone:enable_transform "
+      "conf-interval=true psnr=true ssim=true "
       "ms-ssim=%s results-filename=\"%s\" results-format=json",
       /* libvmaf logs MS-SSIM only where its five scales fit */
       json_object_get_object_member (json_array_get_object_element
@@ -483,13 +518,14 @@ GST_START_TEST (test_golden_clip)
   compare_pooled_message (clip, json_object_get_object_member (root,
           "pooled_metrics"), &a, name_in_run_a, &st);
   compare_results_file (clip, root, log_a, name_in_run_a, &st);
+  check_keys (clip, root, log_a, name_in_run_a, "A");
   /* the first model is also "score" */
   for (guint i = 0; i < a.frames->len; i++) {
     gdouble s, v;
     fail_unless (gst_structure_get_double (g_ptr_array_index (a.frames, i),
             "score", &s));
     fail_unless (gst_structure_get_double (g_ptr_array_index (a.frames, i),
-            "vmaf_v0.6.1", &v));
+            "vmaf", &v));
     fail_unless (s == v);
   }
 
@@ -510,7 +546,7 @@ GST_START_TEST (test_golden_clip)
     fail_unless (gst_structure_get_double (g_ptr_array_index (b.frames, i),
             "score", &s));
     fail_unless (gst_structure_get_double (g_ptr_array_index (b.frames, i),
-            "vmaf_v0.6.1", &v));
+            "vmaf", &v));
     fail_unless (s == v);
   }
 
@@ -618,7 +654,7 @@ GST_START_TEST (test_golden_seek)
       fail_unless (gst_structure_get_double (s, "integer_motion2", &v));
       fail_unless (v == 0.0, "motion restarts after the seek");
     }
-    fail_unless (gst_structure_has_field (s, "vmaf_v0.6.1"));
+    fail_unless (gst_structure_has_field (s, "vmaf"));
     fail_unless (gst_structure_has_field (s, "integer_adm2"));
     fail_unless (gst_structure_has_field (s, "psnr_cb"));
     for (GList * l = names; l; l = l->next) {

@@ -77,7 +77,7 @@ run_pipeline (const char *props)
         gdouble v;
         fail_unless (gst_structure_get_int (s, "index", &index));
         fail_unless (gst_structure_get_uint64 (s, "running-time", &rt));
-        fail_unless (gst_structure_get_double (s, "vmaf_v0.6.1", &v));
+        fail_unless (gst_structure_get_double (s, "vmaf", &v));
         g_array_set_size (r.frame_rt, MAX (r.frame_rt->len, (guint) index + 1));
         g_array_set_size (r.frame_score, MAX (r.frame_score->len, (guint) index + 1));
         g_array_index (r.frame_rt, guint64, index) = rt;
@@ -132,18 +132,18 @@ check_span (const Run * r, const GstStructure * s)
   fail_unless (gst_structure_get_uint (s, "n-frames", &n));
   fail_unless_equals_int (frames_in (r, rt, rt + duration, &mean, &min,
           &max), n);
-  fail_unless (gst_structure_get_double (s, "vmaf_v0.6.1-mean", &v));
+  fail_unless (gst_structure_get_double (s, "vmaf-mean", &v));
   fail_unless (fabs (v - mean) < 1e-9, "mean %.17g, frames say %.17g", v,
       mean);
   fail_unless (gst_structure_get_double (s, "score", &v));
   fail_unless (fabs (v - mean) < 1e-9);
-  fail_unless (gst_structure_get_double (s, "vmaf_v0.6.1-min", &v));
+  fail_unless (gst_structure_get_double (s, "vmaf-min", &v));
   fail_unless (v == min);
-  fail_unless (gst_structure_get_double (s, "vmaf_v0.6.1-max", &v));
+  fail_unless (gst_structure_get_double (s, "vmaf-max", &v));
   fail_unless (v == max);
-  fail_unless (gst_structure_get_double (s, "vmaf_v0.6.1-p5", &v));
+  fail_unless (gst_structure_get_double (s, "vmaf-p5", &v));
   fail_unless (v >= min && v <= max);
-  fail_unless (gst_structure_get_double (s, "vmaf_v0.6.1-harmonic-mean",
+  fail_unless (gst_structure_get_double (s, "vmaf-harmonic-mean",
           &v));
   fail_unless (v <= mean + 1e-9 && v >= min);
 }
@@ -212,16 +212,16 @@ GST_START_TEST (test_intervals_in_results_file)
   for (GList * l = r.intervals; l; l = l->next, k++) {
     JsonObject *o = json_array_get_object_element (iv, k);
     JsonObject *m = json_object_get_object_member (json_object_get_object_member
-        (o, "metrics"), "vmaf_v0.6.1");
+        (o, "metrics"), "vmaf");
     guint64 rt, duration;
     guint n;
     gdouble mean, p5;
     fail_unless (gst_structure_get_uint64 (l->data, "running-time", &rt));
     fail_unless (gst_structure_get_uint64 (l->data, "duration", &duration));
     fail_unless (gst_structure_get_uint (l->data, "n-frames", &n));
-    fail_unless (gst_structure_get_double (l->data, "vmaf_v0.6.1-mean",
+    fail_unless (gst_structure_get_double (l->data, "vmaf-mean",
             &mean));
-    fail_unless (gst_structure_get_double (l->data, "vmaf_v0.6.1-p5", &p5));
+    fail_unless (gst_structure_get_double (l->data, "vmaf-p5", &p5));
     fail_unless (fabs (json_object_get_double_member (o, "start")
             - rt / 1e9) < 1e-6);
     fail_unless (fabs (json_object_get_double_member (o, "end")
@@ -256,7 +256,7 @@ GST_START_TEST (test_alarm)
   fail_unless_equals_string (gst_structure_get_string (a, "state"),
       "raised");
   fail_unless_equals_string (gst_structure_get_string (a, "model"),
-      "vmaf_v0.6.1");
+      "vmaf");
   fail_unless (gst_structure_get_uint64 (a, "running-time", &rt));
   fail_unless (gst_structure_get_uint64 (a, "duration", &duration));
   /* below from frame 9 (the first full window), raised at the end of

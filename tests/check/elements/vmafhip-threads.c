@@ -50,7 +50,7 @@ frame_scores (guint threads)
       gint index;
       gdouble v;
       fail_unless (gst_structure_get_int (s, "index", &index));
-      fail_unless (gst_structure_get_double (s, "vmaf_v0.6.1", &v));
+      fail_unless (gst_structure_get_double (s, "vmaf", &v));
       fail_unless_equals_int (index, last + 1);
       last = index;
       g_array_append_val (scores, v);

@@ -104,9 +104,11 @@ static const char *const accepted_formats[] = {
 GST_START_TEST (test_format_scores)
 {
   const char *format = accepted_formats[__i__];
-  const char *const models[] = { "vmaf_v0.6.1", "vmaf_v0.6.1neg", NULL };
-  Fixture *f = fixture_new ("models=vmaf_v0.6.1,vmaf_v0.6.1neg psnr=true",
-      FALSE);
+  const char *const models[] = { "vmaf_v0.6.1", "vmaf_v0.6.1neg:name=vmaf_neg",
+    NULL
+  };
+  Fixture *f = fixture_new ("models=vmaf_v0.6.1,vmaf_v0.6.1neg:name=vmaf_neg "
+      "psnr=true", FALSE);
   const guint n = 3;
   Expected x = { 0 };
   GList *msgs;
@@ -292,8 +294,10 @@ GST_END_TEST;
 /* Message contents: every model, feature and CI field, in order. */
 GST_START_TEST (test_messages)
 {
-  const char *const models[] = { "vmaf_v0.6.1", "vmaf_b_v0.6.3", NULL };
-  Fixture *f = fixture_new ("models=vmaf_v0.6.1,vmaf_b_v0.6.3 "
+  const char *const models[] = { "vmaf_v0.6.1", "vmaf_b_v0.6.3:name=vmaf_b",
+    NULL
+  };
+  Fixture *f = fixture_new ("models=vmaf_v0.6.1,vmaf_b_v0.6.3:name=vmaf_b "
       "conf-interval=true psnr=true", FALSE);
   const guint n = 6;
   Expected x = { 0 };
@@ -321,9 +325,9 @@ GST_START_TEST (test_messages)
     fail_unless (gst_structure_has_field_typed (s, "timestamp",
             G_TYPE_UINT64));
     fail_unless (gst_structure_has_field_typed (s, "index", G_TYPE_INT));
-    fail_unless (gst_structure_has_field_typed (s, "vmaf_b_v0.6.3_ci_p95_lo",
+    fail_unless (gst_structure_has_field_typed (s, "vmaf_b_ci_p95_lo",
             G_TYPE_DOUBLE));
-    fail_unless (gst_structure_has_field_typed (s, "vmaf_b_v0.6.3_bagging",
+    fail_unless (gst_structure_has_field_typed (s, "vmaf_b_bagging",
             G_TYPE_DOUBLE));
     fail_unless (gst_structure_has_field_typed (s, "integer_vif_scale0",
             G_TYPE_DOUBLE));
@@ -333,7 +337,7 @@ GST_START_TEST (test_messages)
     check_frame_scores (s, &x, i);
   }
   check_pooled (pooled, &x, n, 1, "mean");
-  fail_unless (gst_structure_has_field (pooled, "vmaf_b_v0.6.3_ci_p95_hi-max"));
+  fail_unless (gst_structure_has_field (pooled, "vmaf_b_ci_p95_hi-max"));
   fail_unless (gst_structure_get_uint64 (pooled, "timestamp", &u));
   fail_unless_equals_uint64 (u, 0);
   fail_unless (gst_structure_get_uint64 (pooled, "duration", &u));
@@ -352,13 +356,13 @@ GST_START_TEST (test_messages)
 GST_END_TEST;
 
 /* Without conf-interval a bootstrap model reports its score only; the
- * model-filename alone reports "score" and the model's own name. */
+ * model-filename alone reports "score" and "vmaf", libvmaf's key. */
 GST_START_TEST (test_messages_single_model)
 {
   static const struct {
     const char *props, *model, *absent;
   } cases[] = {
-    {"model-filename=vmaf_b_v0.6.3", "vmaf_b_v0.6.3", "vmaf_b_v0.6.3_ci_p95_lo"},
+    {"model-filename=vmaf_b_v0.6.3", "vmaf_b_v0.6.3", "vmaf_ci_p95_lo"},
     {"", "vmaf_v0.6.1", "psnr_y"},
   };
 
@@ -381,9 +385,10 @@ GST_START_TEST (test_messages_single_model)
     fail_unless_equals_int (frames->len, 3);
     for (guint i = 0; i < 3; i++) {
       const GstStructure *s = g_ptr_array_index (frames, i);
-      fail_unless (gst_structure_has_field (s, cases[k].model));
+      fail_unless (gst_structure_has_field (s, "vmaf"));
+      fail_if (gst_structure_has_field (s, cases[k].model));
       fail_if (gst_structure_has_field (s, cases[k].absent));
-      fail_if (gst_structure_has_field (s, "vmaf_b_v0.6.3_0001"));
+      fail_if (gst_structure_has_field (s, "vmaf_0001"));
       check_frame_scores (s, &x, i);
     }
     check_pooled (pooled, &x, 3, 1, "mean");
@@ -392,6 +397,128 @@ GST_START_TEST (test_messages_single_model)
     vh_engine_free (x.engine);
     fixture_free (f);
   }
+}
+
+GST_END_TEST;
+
+/* The keys a model is reported under are libvmaf's CLI's: "vmaf" for a
+ * model without name= (model-filename or one unnamed entry of models),
+ * the name= given otherwise; never the model's version.  Checked in the
+ * frame messages, the pooled message, the meta and the JSON and XML
+ * results files, on the element's own content. */
+GST_START_TEST (test_model_keys)
+{
+  static const struct {
+    const char *props;
+    const char *keys[3];        /* reported, NULL-ended */
+    const char *absent[3];      /* never a key */
+  } cases[] = {
+    {"", {"vmaf"}, {"vmaf_v0.6.1"}},
+    {"model-filename=vmaf_v0.6.1neg", {"vmaf"}, {"vmaf_v0.6.1neg"}},
+    {"models=vmaf_4k_v0.6.1", {"vmaf"}, {"vmaf_4k_v0.6.1"}},
+    {"models=version=vmaf_v0.6.1:name=foo", {"foo"}, {"vmaf",
+            "vmaf_v0.6.1"}},
+    {"models=vmaf_v0.6.1,version=vmaf_v0.6.1neg:name=neg", {"vmaf", "neg"},
+        {"vmaf_v0.6.1", "vmaf_v0.6.1neg"}},
+  };
+  static const char *const formats[] = { "json", "xml" };
+  gchar *dir = g_dir_make_tmp ("vmafhip-keys-XXXXXX", NULL);
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++) {
+    for (guint fmt = 0; fmt < G_N_ELEMENTS (formats); fmt++) {
+      gchar *path = g_strdup_printf ("%s/keys.%s", dir, formats[fmt]);
+      gchar *props = g_strdup_printf ("%s results-filename=%s "
+          "results-format=%s", cases[k].props, path, formats[fmt]);
+      Fixture *f = fixture_new (props, FALSE);
+      GList *msgs;
+      GPtrArray *frames;
+      const GstStructure *pooled;
+      guint n_pooled;
+      gchar *text = NULL;
+
+      fixture_set_caps (f, "I420", "I420", 5);
+      push_pairs (f, 0, 2);
+      push_eos_both (f);
+      wait_eos (f);
+      msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT);
+      frames = frame_messages (msgs, &pooled, &n_pooled);
+      fail_unless_equals_int (frames->len, 2);
+      fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+      for (guint i = 0; i < 2; i++) {
+        GstBuffer *b = gst_harness_pull (f->ref);
+        GstVmafHipMeta *meta = gst_buffer_get_vmafhip_meta (b);
+        const GstStructure *s = g_ptr_array_index (frames, i);
+        gdouble v, score;
+        fail_unless (meta != NULL);
+        fail_unless (gst_structure_get_double (s, "score", &score));
+        for (guint j = 0; cases[k].keys[j]; j++) {
+          const char *key = cases[k].keys[j];
+          fail_unless (gst_structure_get_double (s, key, &v),
+              "'%s': frame %u has no '%s'", cases[k].props, i, key);
+          /* the first model is also "score" */
+          fail_unless (j > 0 || v == score);
+          fail_unless (gst_vmafhip_meta_get_score (meta, key, &v),
+              "'%s': meta %u has no '%s'", cases[k].props, i, key);
+        }
+        for (guint j = 0; cases[k].absent[j]; j++) {
+          fail_if (gst_structure_has_field (s, cases[k].absent[j]),
+              "'%s': frame message keyed '%s'", cases[k].props,
+              cases[k].absent[j]);
+          fail_if (gst_vmafhip_meta_get_score (meta, cases[k].absent[j], &v));
+        }
+        gst_buffer_unref (b);
+      }
+      for (guint j = 0; cases[k].keys[j]; j++) {
+        gchar *field = g_strconcat (cases[k].keys[j], "-mean", NULL);
+        gchar *json_key = g_strdup_printf ("\"%s\": {", cases[k].keys[j]);
+        gchar *xml_key = g_strdup_printf ("<metric name=\"%s\" ",
+            cases[k].keys[j]);
+        fail_unless (gst_structure_has_field (pooled, field));
+        /* pooled in the file under the key, per frame likewise */
+        fail_unless (strstr (text, fmt ? xml_key : json_key) != NULL,
+            "'%s': the %s file does not pool '%s'", cases[k].props,
+            formats[fmt], cases[k].keys[j]);
+        g_free (field);
+        g_free (json_key);
+        g_free (xml_key);
+      }
+      for (guint j = 0; cases[k].absent[j]; j++) {
+        gchar *field = g_strconcat (cases[k].absent[j], "-mean", NULL);
+        gchar *quoted = g_strdup_printf ("\"%s\"", cases[k].absent[j]);
+        gchar *attr = g_strdup_printf (" %s=\"", cases[k].absent[j]);
+        fail_if (gst_structure_has_field (pooled, field));
+        fail_if (strstr (text, quoted), "'%s': %s file has key '%s'",
+            cases[k].props, formats[fmt], cases[k].absent[j]);
+        fail_if (strstr (text, attr), "'%s': %s file has key '%s'",
+            cases[k].props, formats[fmt], cases[k].absent[j]);
+        g_free (field);
+        g_free (quoted);
+        g_free (attr);
+      }
+      if (!fmt) {
+        JsonParser *parser = json_parser_new ();
+        JsonObject *root, *m;
+        fail_unless (json_parser_load_from_data (parser, text, -1, NULL));
+        root = json_node_get_object (json_parser_get_root (parser));
+        m = json_object_get_object_member (json_array_get_object_element
+            (json_object_get_array_member (root, "frames"), 1), "metrics");
+        for (guint j = 0; cases[k].keys[j]; j++)
+          fail_unless (json_object_has_member (m, cases[k].keys[j]));
+        fail_unless (json_object_has_member (json_object_get_object_member
+                (root, "pooled_metrics"), cases[k].keys[0]));
+        g_object_unref (parser);
+      }
+      g_ptr_array_unref (frames);
+      free_messages (msgs);
+      fixture_free (f);
+      g_unlink (path);
+      g_free (path);
+      g_free (props);
+      g_free (text);
+    }
+  }
+  g_rmdir (dir);
+  g_free (dir);
 }
 
 GST_END_TEST;
@@ -499,6 +626,94 @@ GST_START_TEST (test_models_libvmaf_syntax)
 
 GST_END_TEST;
 
+/* features=vif=debug=true,adm=debug=true,motion=debug=true: libvmaf's
+ * debug outputs in the frame messages, the pooled message and the results
+ * file, each the engine's value (test_vif_debug checks the engine against
+ * libvmaf's relations); the vif ones in libvmaf's order in the file. */
+GST_START_TEST (test_feature_debug)
+{
+  static const char *const features[] = { "vif=debug=true",
+    "adm=debug=true", "motion=debug=true", NULL };
+  static const char *const models[] = { "vmaf_v0.6.1", NULL };
+  static const char *const extra[] = {
+    "integer_vif", "integer_vif_num", "integer_vif_den",
+    "integer_vif_num_scale0", "integer_vif_den_scale0",
+    "integer_vif_num_scale1", "integer_vif_den_scale1",
+    "integer_vif_num_scale2", "integer_vif_den_scale2",
+    "integer_vif_num_scale3", "integer_vif_den_scale3",
+    "integer_adm", "integer_adm_num", "integer_adm_den",
+    "integer_adm_num_scale0", "integer_adm_den_scale3", "integer_motion",
+  };
+  gchar *dir, *path, *props;
+  Expected x = { .features = features };
+  GList *msgs;
+  GPtrArray *frames;
+  const GstStructure *pooled;
+  guint n_pooled;
+
+  results_dir_new (&dir, &path);
+  props = g_strdup_printf ("backend=cpu features=%s,%s,%s "
+      "results-filename=%s", features[0], features[1], features[2], path);
+  Fixture *f = fixture_new (props, FALSE);
+  fixture_set_caps (f, "I420", "I420", 23);
+  push_pairs (f, 0, 3);
+  push_eos_both (f);
+  wait_eos (f);
+  expected_run (&x, &f->content, models, FALSE, FALSE, 0, 3);
+  msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT);
+  frames = frame_messages (msgs, &pooled, &n_pooled);
+  fail_unless_equals_int (frames->len, 3);
+  for (guint i = 0; i < 3; i++) {
+    const GstStructure *s = g_ptr_array_index (frames, i);
+    check_frame_scores (s, &x, i);
+    for (guint k = 0; k < G_N_ELEMENTS (extra); k++)
+      fail_unless (gst_structure_has_field (s, extra[k]), "frame %u: no %s",
+          i, extra[k]);
+  }
+  check_pooled (pooled, &x, 3, 1, "mean");
+  for (guint k = 0; k < G_N_ELEMENTS (extra); k++)
+    fail_unless (gst_structure_has_field (pooled, extra[k]), "pooled: no %s",
+        extra[k]);
+
+  JsonNode *root = check_results_json (path, 3);
+  JsonArray *arr = json_object_get_array_member (json_node_get_object (root),
+      "frames");
+  const VhScoreTable *t = vh_engine_scores (x.engine);
+  for (guint i = 0; i < 3; i++) {
+    JsonObject *m = json_object_get_object_member
+        (json_array_get_object_element (arr, i), "metrics");
+    GList *names = json_object_get_members (m);
+    guint at = 0;
+    for (GList *l = names; l; l = l->next) {
+      const char *name = l->data;
+      double want;
+      if (g_str_has_prefix (name, "integer_vif")) {
+        /* scale0..3 then libvmaf's debug order, as `extra` lists them */
+        if (at >= 4)
+          fail_unless_equals_string (name, extra[at - 4]);
+        at++;
+      }
+      if (vh_score_table_find (t, name) < 0)
+        continue;
+      fail_unless (vh_score_table_get (t, vh_score_table_find (t, name), i,
+              &want));
+      fail_unless (fabs (json_object_get_double_member (m, name) - want)
+          <= 5e-7 * MAX (1.0, fabs (want)), "frame %u %s", i, name);
+    }
+    g_list_free (names);
+    fail_unless_equals_int (at, 15);
+  }
+  json_node_unref (root);
+  g_ptr_array_unref (frames);
+  free_messages (msgs);
+  vh_engine_free (x.engine);
+  fixture_free (f);
+  results_dir_free (dir, path);
+  g_free (props);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_pool_method)
 {
   static const char *const methods[] = { "min", "max", "harmonic_mean",
@@ -598,7 +813,7 @@ GST_START_TEST (test_subsample)
     gdouble v;
     fail_unless (meta != NULL);
     fail_unless_equals_int (gst_vmafhip_meta_get_index (meta), i);
-    fail_unless_equals_int (gst_vmafhip_meta_get_score (meta, "vmaf_v0.6.1",
+    fail_unless_equals_int (gst_vmafhip_meta_get_score (meta, "vmaf",
             &v), i % 2 == 0);
     fail_unless_equals_int (gst_vmafhip_meta_get_score (meta,
             "integer_vif_scale0", &v), i % 2 == 0);
@@ -632,9 +847,11 @@ structures_equal_doubles (const GstStructure * meta, const GstStructure * msg)
 /* The meta: on every output buffer, index and scores as the messages. */
 GST_START_TEST (test_meta)
 {
-  const char *const models[] = { "vmaf_v0.6.1", "vmaf_v0.6.1neg", NULL };
-  Fixture *f = fixture_new ("models=vmaf_v0.6.1,vmaf_v0.6.1neg psnr=true",
-      FALSE);
+  const char *const models[] = { "vmaf_v0.6.1", "vmaf_v0.6.1neg:name=vmaf_neg",
+    NULL
+  };
+  Fixture *f = fixture_new ("models=vmaf_v0.6.1,vmaf_v0.6.1neg:name=vmaf_neg "
+      "psnr=true", FALSE);
   const guint n = 5;
   Expected x = { 0 };
   GList *msgs;
@@ -659,7 +876,7 @@ GST_START_TEST (test_meta)
     fail_unless (meta != NULL, "buffer %u has no meta", i);
     fail_unless_equals_uint64 (GST_BUFFER_PTS (b), i * FRAME_DUR);
     fail_unless_equals_int (gst_vmafhip_meta_get_index (meta), i);
-    fail_unless (gst_vmafhip_meta_get_score (meta, "vmaf_v0.6.1neg", &v));
+    fail_unless (gst_vmafhip_meta_get_score (meta, "vmaf_neg", &v));
     check_frame_scores (gst_vmafhip_meta_get_scores (meta), &x, i);
     fail_unless (structures_equal_doubles (gst_vmafhip_meta_get_scores (meta),
             g_ptr_array_index (frames, i)));
@@ -669,7 +886,7 @@ GST_START_TEST (test_meta)
     meta = gst_buffer_get_vmafhip_meta (copy);
     fail_unless (meta != NULL);
     fail_unless_equals_int (gst_vmafhip_meta_get_index (meta), i);
-    fail_unless (gst_vmafhip_meta_get_score (meta, "vmaf_v0.6.1", &v));
+    fail_unless (gst_vmafhip_meta_get_score (meta, "vmaf", &v));
     gst_buffer_unref (copy);
     gst_buffer_unref (b);
   }
@@ -691,8 +908,9 @@ GST_START_TEST (test_results_file)
 
   for (guint k = 0; k < G_N_ELEMENTS (formats); k++) {
     gchar *path = g_strdup_printf ("%s/scores.%s", dir, formats[k]);
-    gchar *props = g_strdup_printf ("models=vmaf_v0.6.1,vmaf_v0.6.1neg "
-        "psnr=true results-filename=%s results-format=%s", path, formats[k]);
+    gchar *props = g_strdup_printf ("models=vmaf_v0.6.1,"
+        "vmaf_v0.6.1neg:name=vmaf_neg psnr=true results-filename=%s "
+        "results-format=%s", path, formats[k]);
     Fixture *f = fixture_new (props, FALSE);
     GList *msgs;
     GPtrArray *frames;
@@ -708,7 +926,8 @@ GST_START_TEST (test_results_file)
     frames = frame_messages (msgs, &pooled, &n_pooled);
     fail_unless (g_file_get_contents (path, &text, NULL, NULL),
         "no results file %s", path);
-    fail_unless (strstr (text, "vmaf_v0.6.1neg") != NULL);
+    fail_unless (strstr (text, "vmaf_neg") != NULL);
+    fail_if (strstr (text, "vmaf_v0.6.1"), "a model's version as a key");
     fail_unless (strstr (text, "integer_vif_scale0") != NULL);
     fail_unless (strstr (text, "psnr_y") != NULL);
     if (!strcmp (formats[k], "json") || !strcmp (formats[k], "none")) {
@@ -724,12 +943,12 @@ GST_START_TEST (test_results_file)
             (json_array_get_object_element (arr, i), "metrics");
         gdouble v;
         fail_unless (gst_structure_get_double (g_ptr_array_index (frames, i),
-                "vmaf_v0.6.1", &v));
-        fail_unless (fabs (json_object_get_double_member (m, "vmaf_v0.6.1")
+                "vmaf", &v));
+        fail_unless (fabs (json_object_get_double_member (m, "vmaf")
                 - v) <= 5e-7);
       }
       fail_unless (json_object_has_member (json_object_get_object_member
-              (root, "pooled_metrics"), "vmaf_v0.6.1"));
+              (root, "pooled_metrics"), "vmaf"));
       g_object_unref (parser);
     } else if (!strcmp (formats[k], "xml")) {
       fail_unless (strstr (text, "<VMAF version=") != NULL);
@@ -777,8 +996,10 @@ vmafhip_suite (void)
   tcase_add_test (tc, test_gray16_refused);
   tcase_add_test (tc, test_messages);
   tcase_add_test (tc, test_messages_single_model);
+  tcase_add_test (tc, test_model_keys);
   tcase_add_test (tc, test_models_names_and_phone);
   tcase_add_test (tc, test_models_libvmaf_syntax);
+  tcase_add_test (tc, test_feature_debug);
   tcase_add_test (tc, test_pool_method);
   tcase_add_test (tc, test_frame_message_off);
   tcase_add_test (tc, test_subsample);
