@@ -295,6 +295,66 @@ START_TEST (test_apsnr)
 
 END_TEST;
 
+/* On the test vectors: libvmaf 3.2.0's own aggregates (its CLI, `--threads
+ * 1 --no_prediction --feature psnr=enable_apsnr=true --json`, printed with
+ * 6 decimals), equal at every printed digit; skips loudly without them. */
+START_TEST (test_apsnr_vectors)
+{
+  static const struct
+  {
+    const char *name;
+    const char *w, *h, *fmt, *bits;
+    double apsnr[3];            /* libvmaf 3.2.0: y, cb, cr */
+  } clips[] = {
+    { "src01_160x90", "160", "90", "420", "8",
+        { 37.298282, 43.389881, 45.494265 } },
+    { "src01_576x324_10b", "576", "324", "420", "10",
+        { 32.298023, 39.035447, 41.279903 } },
+    { "hall_352x288", "352", "288", "420", "8",
+        { 36.479772, 39.479098, 41.164954 } },
+    { "dark_1920x1080", "1920", "1080", "420", "8",
+        { 49.462113, 49.969811, 53.676191 } },
+    { "bsds_481x321_444", "481", "321", "444", "8",
+        { 21.711232, 21.677629, 21.696035 } },
+  };
+  static const char *const names[3] = { "apsnr_y", "apsnr_cb", "apsnr_cr" };
+  const char *data = vh_test_testdata_dir ();
+  if (!data) {
+    fprintf (stderr, "test-cli: SKIPPED test_apsnr_vectors: no test vectors "
+        "(../shared/testdata)\n");
+    return;
+  }
+  gchar *log = g_build_filename (dir, "apsnr-vectors.json", NULL);
+  for (guint c = 0; c < G_N_ELEMENTS (clips); c++) {
+    gchar *rn = g_strdup_printf ("%s_ref.yuv", clips[c].name);
+    gchar *dn = g_strdup_printf ("%s_dis.yuv", clips[c].name);
+    gchar *ref = g_build_filename (data, "clips", rn, NULL);
+    gchar *dis = g_build_filename (data, "clips", dn, NULL);
+    gchar *err = NULL;
+    JsonParser *parser;
+    ck_assert_int_eq (run_cli (&err, "-r", ref, "-d", dis, "-w", clips[c].w,
+            "-h", clips[c].h, "-p", clips[c].fmt, "-b", clips[c].bits, "-n",
+            "--feature", "psnr=enable_apsnr=true", "--json", "-o", log, "-q",
+            NULL), 0);
+    g_free (err);
+    JsonObject *agg = json_object_get_object_member (load_json (log,
+            &parser), "aggregate_metrics");
+    for (guint p = 0; p < 3; p++)
+      ck_assert_msg (fabs (json_object_get_double_member (agg, names[p])
+              - clips[c].apsnr[p]) < 5e-7, "%s %s: %.6f, libvmaf %.6f",
+          clips[c].name, names[p], json_object_get_double_member (agg,
+              names[p]), clips[c].apsnr[p]);
+    g_object_unref (parser);
+    g_free (rn);
+    g_free (dn);
+    g_free (ref);
+    g_free (dis);
+  }
+  g_free (log);
+}
+
+END_TEST;
+
 /* --frame_skip_ref/dist 2 and --frame_cnt 3 score frames 2..4, exactly as
  * files that start at frame 2; --subsample 2 keeps frames 0, 2, 4. */
 START_TEST (test_frame_options)
@@ -921,6 +981,7 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_y4m_equals_raw);
   tcase_add_test (tc, test_raw_chroma_libvmaf);
   tcase_add_test (tc, test_apsnr);
+  tcase_add_test (tc, test_apsnr_vectors);
   tcase_add_test (tc, test_frame_options);
   tcase_add_test (tc, test_bad_options_fail_first);
   tcase_add_test (tc, test_no_prediction);
