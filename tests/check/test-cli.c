@@ -355,6 +355,117 @@ START_TEST (test_apsnr_vectors)
 
 END_TEST;
 
+/* The log's keys are libvmaf's: every metric of the first frame and of the
+ * pooled section, both ways, against the golden logs of libvmaf 3.2.0's
+ * runs (the same models under the same names, the same extra features),
+ * and their values within 1e-4; skips loudly without the vectors. */
+static void
+check_golden_keys (const char *clip, const char *log, const char *golden)
+{
+  JsonParser *pg, *po;
+  JsonObject *groot = load_json (golden, &pg), *oroot = load_json (log, &po);
+  JsonObject *g[2] = {
+    json_object_get_object_member (json_array_get_object_element
+        (frames_of (groot), 0), "metrics"),
+    json_object_get_object_member (groot, "pooled_metrics"),
+  };
+  JsonObject *o[2] = {
+    json_object_get_object_member (json_array_get_object_element
+        (frames_of (oroot), 0), "metrics"),
+    json_object_get_object_member (oroot, "pooled_metrics"),
+  };
+  for (guint k = 0; k < 2; k++) {
+    const char *section = k ? "pooled" : "frame 0";
+    ck_assert_uint_eq (json_object_get_size (o[k]),
+        json_object_get_size (g[k]));
+    GList *names = json_object_get_members (g[k]);
+    for (GList * l = names; l; l = l->next) {
+      const char *key = l->data;
+      ck_assert_msg (json_object_has_member (o[k], key),
+          "%s %s: libvmaf's key '%s' is not in the log", clip, section, key);
+      if (k == 0)
+        ck_assert_msg (fabs (json_object_get_double_member (o[k], key)
+                - json_object_get_double_member (g[k], key)) <= 1e-4,
+            "%s: %s %.6f, libvmaf %.6f", clip, key,
+            json_object_get_double_member (o[k], key),
+            json_object_get_double_member (g[k], key));
+    }
+    g_list_free (names);
+  }
+  g_object_unref (pg);
+  g_object_unref (po);
+}
+
+START_TEST (test_golden_keys_vectors)
+{
+  static const struct
+  {
+    const char *name;
+    const char *w, *h, *fmt, *bits;
+  } clips[] = {
+    { "src01_160x90", "160", "90", "420", "8" },
+    { "src01_576x324_10b", "576", "324", "420", "10" },
+    { "hall_352x288", "352", "288", "420", "8" },
+    { "dark_1920x1080", "1920", "1080", "420", "8" },
+    { "bsds_481x321_444", "481", "321", "444", "8" },
+  };
+  const char *data = vh_test_testdata_dir ();
+  if (!data) {
+    fprintf (stderr, "test-cli: SKIPPED test_golden_keys_vectors: no test "
+        "vectors (../shared/testdata)\n");
+    return;
+  }
+  gchar *log = g_build_filename (dir, "golden-keys.json", NULL);
+  for (guint c = 0; c < G_N_ELEMENTS (clips); c++) {
+    gchar *rn = g_strdup_printf ("%s_ref.yuv", clips[c].name);
+    gchar *dn = g_strdup_printf ("%s_dis.yuv", clips[c].name);
+    gchar *gn0 = g_strdup_printf ("%s.v0.json", clips[c].name);
+    gchar *gn1 = g_strdup_printf ("%s.v1.json", clips[c].name);
+    gchar *ref = g_build_filename (data, "clips", rn, NULL);
+    gchar *dis = g_build_filename (data, "clips", dn, NULL);
+    gchar *golden0 = g_build_filename (data, "golden", gn0, NULL);
+    gchar *golden1 = g_build_filename (data, "golden", gn1, NULL);
+    gchar *err = NULL;
+    /* libvmaf logs MS-SSIM only where its five scales fit */
+    const gboolean ms_ssim = atoi (clips[c].w) >= 176
+        && atoi (clips[c].h) >= 176;
+    ck_assert_int_eq (run_cli (&err, "-r", ref, "-d", dis, "-w", clips[c].w,
+            "-h", clips[c].h, "-p", clips[c].fmt, "-b", clips[c].bits,
+            "-m", "version=vmaf_v0.6.1",
+            "-m", "version=vmaf_v0.6.1neg:name=vmaf_neg",
+            "-m", "version=vmaf_4k_v0.6.1:name=vmaf_4k",
+            "-m", "version=vmaf_b_v0.6.3:name=vmaf_b",
+            "-m", "version=vmaf_v0.6.1:name=vmaf_phone:enable_transform",
+            "--feature", "psnr", "--feature", "float_ssim", "--feature",
+            "ciede", "--feature", "psnr_hvs", "--json", "-o", log, "-q",
+            /* (the list ends here without MS-SSIM) */
+            ms_ssim ? "--feature" : NULL, "float_ms_ssim", NULL), 0);
+    g_free (err);
+    check_golden_keys (clips[c].name, log, golden0);
+    if (g_file_test (golden1, G_FILE_TEST_EXISTS)) {
+      ck_assert_int_eq (run_cli (&err, "-r", ref, "-d", dis, "-w",
+              clips[c].w, "-h", clips[c].h, "-p", clips[c].fmt, "-b",
+              clips[c].bits, "-m", "version=vmaf_v1.0.16_3d0h:name=vmaf_v1",
+              "-m", "version=vmaf_v1.0.16_1d5h_2160:name=vmaf_v1_4k",
+              "-m", "version=vmaf_v1.0.16_hfr_3d0h:name=vmaf_v1_hfr",
+              "--feature", "cambi", "--json", "-o", log, "-q", NULL), 0);
+      g_free (err);
+      check_golden_keys (clips[c].name, log, golden1);
+    }
+    g_free (rn);
+    g_free (dn);
+    g_free (gn0);
+    g_free (gn1);
+    g_free (ref);
+    g_free (dis);
+    g_free (golden0);
+    g_free (golden1);
+  }
+  g_free (log);
+}
+
+END_TEST;
+
 /* --frame_skip_ref/dist 2 and --frame_cnt 3 score frames 2..4, exactly as
  * files that start at frame 2; --subsample 2 keeps frames 0, 2, 4. */
 START_TEST (test_frame_options)
@@ -982,6 +1093,7 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_raw_chroma_libvmaf);
   tcase_add_test (tc, test_apsnr);
   tcase_add_test (tc, test_apsnr_vectors);
+  tcase_add_test (tc, test_golden_keys_vectors);
   tcase_add_test (tc, test_frame_options);
   tcase_add_test (tc, test_bad_options_fail_first);
   tcase_add_test (tc, test_no_prediction);
