@@ -22,8 +22,8 @@
  *                high-resolution speed-up), 3x3 mode filter; and the values
  *                the histograms count (masked, within the band; the rest
  *                VH_CAMBI_OUTSIDE)
- *   cvalues      per tile of VH_CAMBI_CV_COLS x VH_CAMBI_CV_ROWS pixels, a
- *                column per VH_CAMBI_CV_SPLIT threads: the window's counts
+ *   cvalues      per tile of VH_CAMBI_CV_ROWS rows, a column per 4 or 16
+ *                threads (cvalues_wide): the window's counts
  *                of the values near each pixel's own, slid down the column
  *                while the value stays (two window rows a pixel, not the
  *                whole window), its contrast value, and a histogram of the
@@ -42,13 +42,16 @@
 
 #define VH_CAMBI_BLOCK 256
 #define VH_CAMBI_SELECT_BLOCK 1024
-/* contrast values: a block takes a tile VH_CAMBI_CV_COLS wide and
- * VH_CAMBI_CV_ROWS high, VH_CAMBI_CV_SPLIT adjacent threads a column (each
- * a share of every window row) */
-#define VH_CAMBI_CV_COLS 32
+/* contrast values: a block of VH_CAMBI_CV_THREADS takes a tile
+ * VH_CAMBI_CV_ROWS high, `split` adjacent threads a column (each a share
+ * of every window row): VH_CAMBI_CV_SPLIT on large scales (32 columns a
+ * tile), VH_CAMBI_CV_SPLIT_WIDE where the scale is too small to fill the
+ * GPU that way (8 columns a tile: more threads, shorter chains) */
+#define VH_CAMBI_CV_THREADS 128
 #define VH_CAMBI_CV_ROWS 32
 #define VH_CAMBI_CV_SPLIT 4
-#define VH_CAMBI_CV_THREADS (VH_CAMBI_CV_COLS * VH_CAMBI_CV_SPLIT)
+#define VH_CAMBI_CV_SPLIT_WIDE 16
+#define VH_CAMBI_CV_COLS (VH_CAMBI_CV_THREADS / VH_CAMBI_CV_SPLIT)
 /* the largest half window the kernels take (libvmaf's 65-pixel limit) */
 #define VH_CAMBI_MAX_PAD 32
 /* the luma steps the kernels count: max_log_contrast up to 2 */
@@ -107,6 +110,7 @@ typedef struct VhCambiScale {
   uint32_t decimate;
   uint32_t pad;                 /* half the window */
   uint32_t tiles_x;             /* contrast tiles across */
+  uint32_t split;               /* threads a column */
   uint32_t k;                   /* how many values the top-k sum takes */
   uint32_t band_base, band_size;
   uint32_t num_diffs, vlt_luma;
@@ -141,11 +145,10 @@ vh_cambi_select_blocks (unsigned n)
 #endif
 
 static_assert (sizeof (VhCambiPre) == 64, "VhCambiPre layout");
-static_assert (sizeof (VhCambiScale) == 152, "VhCambiScale layout");
+static_assert (sizeof (VhCambiScale) == 160, "VhCambiScale layout");
 
 namespace vh_cambi {
 
-constexpr int kCols = VH_CAMBI_CV_COLS;
 constexpr int kTileRows = VH_CAMBI_CV_ROWS;
 constexpr int kInCols = VH_CAMBI_CV_COLS + 2 * VH_CAMBI_MAX_PAD;
 constexpr int kInRows = VH_CAMBI_CV_ROWS + 2 * VH_CAMBI_MAX_PAD;
@@ -306,9 +309,9 @@ VH_CAMBI_FN void
 cv_load (const VhCambiScale &p, unsigned tile, unsigned t, unsigned n_threads,
     CvShared &sm)
 {
-  const int pad = (int) p.pad;
-  const int side_x = kCols + 2 * pad, side_y = kTileRows + 2 * pad;
-  const int x0 = (int) (tile % p.tiles_x) * kCols - pad;
+  const int pad = (int) p.pad, cols = VH_CAMBI_CV_THREADS / (int) p.split;
+  const int side_x = cols + 2 * pad, side_y = kTileRows + 2 * pad;
+  const int x0 = (int) (tile % p.tiles_x) * cols - pad;
   const int y0 = (int) (tile / p.tiles_x) * kTileRows - pad;
   const uint16_t *counted = (const uint16_t *) (uintptr_t) p.counted;
   for (unsigned i = t; i < (unsigned) (side_x * side_y); i += n_threads) {
@@ -374,11 +377,11 @@ row_pair_part (const uint16_t *row_a, const uint16_t *row_b, int begin,
   *b = y;
 }
 
-/* the window columns of share `part` of VH_CAMBI_CV_SPLIT */
+/* the window columns of share `part` of `split` */
 VH_CAMBI_FN void
-split_share (int span, int part, int *begin, int *end)
+split_share (int span, int split, int part, int *begin, int *end)
 {
-  const int seg = (span + VH_CAMBI_CV_SPLIT - 1) / VH_CAMBI_CV_SPLIT;
+  const int seg = (span + split - 1) / split;
   *begin = part * seg < span ? part * seg : span;
   *end = *begin + seg < span ? *begin + seg : span;
 }
@@ -388,17 +391,17 @@ split_share (int span, int part, int *begin, int *end)
  * the column's.  The kernel's lanes (kernels/cambi.hip) match their own
  * share and add their counts with lane shuffles. */
 struct AllShares {
-  int span;
+  int span, split;
   int chunk;                    /* rows whose matches one word can add */
   VH_CAMBI_FN void
   rows (const uint16_t *row_a, const uint16_t *row_b, uint32_t base,
       uint64_t *a, uint64_t *b) const
   {
     *a = *b = 0;
-    for (int part = 0; part < VH_CAMBI_CV_SPLIT; part++) {
+    for (int part = 0; part < split; part++) {
       int begin, end;
       uint64_t x, y;
-      split_share (span, part, &begin, &end);
+      split_share (span, split, part, &begin, &end);
       row_pair_part (row_a, row_b, begin, end, base, &x, &y);
       *a += x;
       *b += y;
@@ -413,9 +416,9 @@ struct AllShares {
 };
 
 VH_CAMBI_FN AllShares
-all_shares (int span)
+all_shares (int span, int split)
 {
-  const AllShares a = { span, 127 / span };
+  const AllShares a = { span, split, 127 / span };
   return a;
 }
 
@@ -451,7 +454,8 @@ cv_column (const VhCambiScale &p, unsigned tile, unsigned col, bool writer,
     CvShared &sm, const Lane &lane)
 {
   const int pad = (int) p.pad, span = 2 * pad + 1;
-  const int x = (int) (tile % p.tiles_x) * kCols + (int) col;
+  const int cols = VH_CAMBI_CV_THREADS / (int) p.split;
+  const int x = (int) (tile % p.tiles_x) * cols + (int) col;
   const int y0 = (int) (tile / p.tiles_x) * kTileRows;
   if (x >= (int) p.w)
     return;

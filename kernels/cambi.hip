@@ -3,7 +3,8 @@
  *
  * In order on one stream (kernels/cambi-device.h explains each step):
  *   vh_cambi_preprocess_8bit or _16bit, vh_cambi_deriv, vh_cambi_mask,
- *   then per scale vh_cambi_scale, vh_cambi_cvalues, vh_cambi_level2,
+ *   then per scale vh_cambi_scale, vh_cambi_cvalues (or _wide on small
+ *   scales), vh_cambi_level2,
  *   vh_cambi_level3, vh_cambi_select.
  * Host side: common/gpu/cambi-gpu.c. */
 #include "vh-hip-compat.h"
@@ -60,15 +61,16 @@ vh_cambi_scale (const VhCambiScale p)
     scale_pixel (p, i);
 }
 
-/* Lane shuffles within a column's threads (adjacent lanes, all taking
- * the same branches) */
+/* Lane shuffles within a column's Split threads (adjacent lanes, all
+ * taking the same branches) */
+template <int Split>
 static __device__ __forceinline__ unsigned
 column_xor (unsigned v, int lane_mask)
 {
 #if defined(VH_GPU_NVIDIA)
   const unsigned lane = threadIdx.x % warpSize;
-  const unsigned group = ((1u << VH_CAMBI_CV_SPLIT) - 1)
-      << (lane & ~(VH_CAMBI_CV_SPLIT - 1u));
+  const unsigned group = (unsigned) ((1ull << Split) - 1)
+      << (lane & ~(Split - 1u));
   return __shfl_xor_sync (group, v, lane_mask);
 #else
   return __shfl_xor (v, lane_mask);
@@ -77,6 +79,7 @@ column_xor (unsigned v, int lane_mask)
 
 /* A lane of a column: its share of the window's columns; the shares'
  * counts added (two counts of up to 65^2 a 32-bit word) */
+template <int Split>
 struct LaneShares {
   int begin, end;
   int chunk;
@@ -94,38 +97,51 @@ struct LaneShares {
     for (int i = 0; i < 5; i++)
       w[i] = counts[2 * i] | (2 * i + 1 < 9 ? counts[2 * i + 1] << 16 : 0);
 #pragma unroll
-    for (int i = 0; i < 5; i++)
-      for (int m = 1; m < VH_CAMBI_CV_SPLIT; m *= 2)
-        w[i] += column_xor (w[i], m);
+    for (int m = 1; m < Split; m *= 2)
+#pragma unroll
+      for (int i = 0; i < 5; i++)
+        w[i] += column_xor<Split> (w[i], m);
 #pragma unroll
     for (int e = 0; e < 9; e++)
       out[e] = (w[e / 2] >> (16 * (e % 2))) & 0xffffu;
   }
 };
 
-static_assert ((VH_CAMBI_CV_SPLIT & (VH_CAMBI_CV_SPLIT - 1)) == 0
-    && VH_CAMBI_CV_SPLIT <= 32, "a column's threads: a power of two within "
-    "a warp");
-
 /* One tile per block: its contrast values, and its histogram added into
  * the scale's (integer atomics: the same counts in any order). */
-VH_KERNEL void __launch_bounds__ (VH_CAMBI_CV_THREADS)
-vh_cambi_cvalues (const VhCambiScale p)
+template <int Split>
+static __device__ __forceinline__ void
+cvalues (const VhCambiScale &p)
 {
+  static_assert ((Split & (Split - 1)) == 0 && Split <= 32
+      && VH_CAMBI_CV_THREADS % Split == 0, "a column's threads: a power of "
+      "two within a warp");
   __shared__ CvShared sm;
   const unsigned t = threadIdx.x, tile = blockIdx.x;
   cv_load (p, tile, t, VH_CAMBI_CV_THREADS, sm);
   __syncthreads ();
-  const unsigned part = t % VH_CAMBI_CV_SPLIT;
-  LaneShares shares;
+  const unsigned part = t % Split;
+  LaneShares<Split> shares;
   const int span = 2 * (int) p.pad + 1;
-  split_share (span, (int) part, &shares.begin, &shares.end);
+  split_share (span, Split, (int) part, &shares.begin, &shares.end);
   /* a share is at most this wide: its matches a row, at most this many */
-  const int widest = (span + VH_CAMBI_CV_SPLIT - 1) / VH_CAMBI_CV_SPLIT;
+  const int widest = (span + Split - 1) / Split;
   shares.chunk = 127 / widest;
-  cv_column (p, tile, t / VH_CAMBI_CV_SPLIT, part == 0, sm, shares);
+  cv_column (p, tile, t / Split, part == 0, sm, shares);
   __syncthreads ();
   cv_flush (p, t, VH_CAMBI_CV_THREADS, sm);
+}
+
+VH_KERNEL void __launch_bounds__ (VH_CAMBI_CV_THREADS)
+vh_cambi_cvalues (const VhCambiScale p)
+{
+  cvalues<VH_CAMBI_CV_SPLIT> (p);
+}
+
+VH_KERNEL void __launch_bounds__ (VH_CAMBI_CV_THREADS)
+vh_cambi_cvalues_wide (const VhCambiScale p)
+{
+  cvalues<VH_CAMBI_CV_SPLIT_WIDE> (p);
 }
 
 /* The bin of sm.count holding the sm.need-th largest value into

@@ -559,14 +559,20 @@ main (int argc, char **argv)
       }
     }
     /* CAMBI's stages, one frame at a time (device events between the
-     * launches: where its time goes) */
-    if (cambi[0]) {
+     * launches: where its time goes), with the contrast grid as chosen and
+     * with 4 or 16 threads a column on every scale */
+    for (int grid = 0; cambi[0] && grid < 3; grid++) {
+      static const char *const grid_name[3] = { "as chosen",
+        "4 threads a column", "16 threads a column" };
+      const unsigned wide_below[3] = { VH_CAMBI_GPU_WIDE_BELOW, 0,
+        G_MAXUINT };
       VhGpuEvent *marks[VH_CAMBI_GPU_MARKS];
       double stage_ms[VH_CAMBI_GPU_MARKS] = { 0 };
       const int warm = 5, timed = 20;
       for (int e = 0; e < VH_CAMBI_GPU_MARKS; e++)
         if (!(marks[e] = vh_gpu_event_new (gpu, TRUE, &error)))
           die ("event", error);
+      vh_cambi_gpu_set_wide_below (cambi[0], wide_below[grid]);
       vh_cambi_gpu_set_marks (cambi[0], marks);
       for (int r = 0; r < warm + timed; r++) {
         if (!vh_cambi_gpu_enqueue (cambi[0], slots[0].stream, dband, 0,
@@ -582,10 +588,11 @@ main (int argc, char **argv)
         }
       }
       vh_cambi_gpu_set_marks (cambi[0], NULL);
+      vh_cambi_gpu_set_wide_below (cambi[0], VH_CAMBI_GPU_WIDE_BELOW);
       for (int e = 0; e < VH_CAMBI_GPU_MARKS; e++)
         vh_gpu_event_free (marks[e]);
-      printf ("%ux%u  CAMBI stages, GPU ms, one frame at a time: "
-          "preprocessing %.3f", w, h, stage_ms[1]);
+      printf ("%ux%u  CAMBI stages (%s), GPU ms, one frame at a time: "
+          "preprocessing %.3f", w, h, grid_name[grid], stage_ms[1]);
       for (int sc = 0; sc < VH_CAMBI_SCALES; sc++)
         printf (" | scale %d: decimate %.3f contrast %.3f level2 %.3f "
             "level3 %.3f select %.3f", sc, stage_ms[2 + 5 * sc],

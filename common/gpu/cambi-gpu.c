@@ -19,10 +19,12 @@ G_STATIC_ASSERT (sizeof (VhCambiSums) == 2 * sizeof (VhCambiPass));
 struct VhCambiGpu {
   VhGpu *gpu;                   /* NULL: host emulation */
   VhGpuFunction *fn_pre, *fn_deriv, *fn_mask, *fn_scale, *fn_cvalues,
-      *fn_level2, *fn_level3, *fn_select;
+      *fn_cvalues_wide, *fn_level2, *fn_level3, *fn_select;
   VhCambiPlan plan;
   unsigned w[SCALES], h[SCALES], shift[SCALES];
   unsigned tiles_x[SCALES], n_tiles[SCALES], k[SCALES];
+  unsigned split[SCALES];       /* threads a column of the contrast grid */
+  unsigned wide_below;          /* narrow tiles below which split wide */
   /* one block of memory: 10-bit picture, flags, mask, each scale's picture
    * and counted values, the contrast values, then what is cleared every
    * frame: the histograms (again before the reference's pass) and the
@@ -74,6 +76,24 @@ vh_cambi_gpu_supported (const VhCambiPlan *p, const char **why)
   return TRUE;
 }
 
+/* Each scale's contrast grid: 4 threads a column, or 16 (8-column tiles)
+ * where the 4-thread grid has fewer than ctx->wide_below tiles */
+static void
+plan_tiles (VhCambiGpu *ctx)
+{
+  for (int s = 0; s < SCALES; s++) {
+    const unsigned rows = (ctx->h[s] + VH_CAMBI_CV_ROWS - 1)
+        / VH_CAMBI_CV_ROWS;
+    const unsigned narrow = (ctx->w[s] + VH_CAMBI_CV_COLS - 1)
+        / VH_CAMBI_CV_COLS;
+    ctx->split[s] = narrow * rows < ctx->wide_below ? VH_CAMBI_CV_SPLIT_WIDE
+        : VH_CAMBI_CV_SPLIT;
+    const unsigned cols = VH_CAMBI_CV_THREADS / ctx->split[s];
+    ctx->tiles_x[s] = (ctx->w[s] + cols - 1) / cols;
+    ctx->n_tiles[s] = ctx->tiles_x[s] * rows;
+  }
+}
+
 static gboolean
 plan_layout (VhCambiGpu *ctx, const VhCambiPlan *plan, GError **error)
 {
@@ -104,15 +124,14 @@ plan_layout (VhCambiGpu *ctx, const VhCambiPlan *plan, GError **error)
     /* decimations so far: the mask of (i, j) is the full one's at
      * (i << shift, j << shift) */
     ctx->shift[s] = (unsigned) s + (plan->speedup ? 1 : 0);
-    ctx->tiles_x[s] = (w + VH_CAMBI_CV_COLS - 1) / VH_CAMBI_CV_COLS;
-    ctx->n_tiles[s] = ctx->tiles_x[s]
-        * ((h + VH_CAMBI_CV_ROWS - 1) / VH_CAMBI_CV_ROWS);
     ctx->k[s] = (unsigned) vh_cambi_topk_count (plan->topk, (int) (w * h));
     ctx->img[s] = off;
     off += aligned ((size_t) w * h * sizeof (uint16_t));
     ctx->counted[s] = off;
     off += aligned ((size_t) w * h * sizeof (uint16_t));
   }
+  ctx->wide_below = VH_CAMBI_GPU_WIDE_BELOW;
+  plan_tiles (ctx);
   /* the largest scale's: each scale's values are pooled before the next
    * one's are written (one stream) */
   ctx->c_values = off;
@@ -186,6 +205,7 @@ fill_params (const VhCambiGpu *ctx, VhGpuPtr src, size_t pitch, int pass,
     p->decimate = s > 0 || pl->speedup;
     p->pad = pl->window >> 1;
     p->tiles_x = ctx->tiles_x[s];
+    p->split = ctx->split[s];
     p->k = ctx->k[s];
     p->band_base = pl->band_base;
     p->band_size = pl->band_size;
@@ -234,6 +254,8 @@ vh_cambi_gpu_new (VhGpu *gpu, VhGpuModule *module, const VhCambiPlan *plan,
       || !(ctx->fn_scale = vh_gpu_function (module, "vh_cambi_scale", error))
       || !(ctx->fn_cvalues = vh_gpu_function (module, "vh_cambi_cvalues",
               error))
+      || !(ctx->fn_cvalues_wide = vh_gpu_function (module,
+              "vh_cambi_cvalues_wide", error))
       || !(ctx->fn_level2 = vh_gpu_function (module, "vh_cambi_level2",
               error))
       || !(ctx->fn_level3 = vh_gpu_function (module, "vh_cambi_level3",
@@ -314,8 +336,9 @@ enqueue_pass (VhCambiGpu *ctx, VhGpuStream *stream, VhGpuPtr src,
     if (!vh_gpu_launch (ctx->fn_scale, grid_for (n, VH_CAMBI_BLOCK), block,
             0, stream, args, error)
         || !mark (ctx, stream, m, error)
-        || !vh_gpu_launch (ctx->fn_cvalues, (VhGpuDim3) { ctx->n_tiles[s], 1,
-                1 }, cv_block, 0, stream, args, error)
+        || !vh_gpu_launch (ctx->split[s] == VH_CAMBI_CV_SPLIT
+            ? ctx->fn_cvalues : ctx->fn_cvalues_wide, (VhGpuDim3) {
+              ctx->n_tiles[s], 1, 1 }, cv_block, 0, stream, args, error)
         || !mark (ctx, stream, m + 1, error)
         || !vh_gpu_launch (ctx->fn_level2, select_grid, select_block, 0,
             stream, args, error)
@@ -357,6 +380,13 @@ void
 vh_cambi_gpu_set_marks (VhCambiGpu *ctx, VhGpuEvent *const *marks)
 {
   ctx->marks = marks;
+}
+
+void
+vh_cambi_gpu_set_wide_below (VhCambiGpu *ctx, unsigned tiles)
+{
+  ctx->wide_below = tiles;
+  plan_tiles (ctx);
 }
 
 /* ---- host emulation ------------------------------------------------------ */

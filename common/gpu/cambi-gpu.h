@@ -41,6 +41,12 @@ gboolean vh_cambi_gpu_enqueue (VhCambiGpu *ctx, VhGpuStream *stream,
  * pass with full_ref).  NULL: none (the default). */
 #define VH_CAMBI_GPU_MARKS (2 + 5 * VH_CAMBI_SCALES)
 void vh_cambi_gpu_set_marks (VhCambiGpu *ctx, VhGpuEvent *const *marks);
+/* The contrast kernel takes a scale with 16 threads a column (8-column
+ * tiles) where 4 a column would make fewer than this many 32x32 tiles,
+ * VH_CAMBI_GPU_WIDE_BELOW by default (benchmarks: 0 never, G_MAXUINT
+ * always).  Either gives the same values. */
+#define VH_CAMBI_GPU_WIDE_BELOW 256
+void vh_cambi_gpu_set_wide_below (VhCambiGpu *ctx, unsigned tiles);
 
 /* Host emulation (tests): the same layout in host memory, and the
  * launches' parameters for a luma plane in host memory and a pass (0: the

@@ -91,8 +91,9 @@ emulate (VhCambiGpu *ctx, const VhPlane *luma, int pass, unsigned width,
       for (unsigned t = 0; t < VH_CAMBI_CV_THREADS; t++)
         cv_load (p, tile, t, VH_CAMBI_CV_THREADS, sm);
       /* a column's threads as one: each row's shares added */
-      const AllShares shares = all_shares (2 * (int) p.pad + 1);
-      for (unsigned col = 0; col < VH_CAMBI_CV_COLS; col++)
+      const AllShares shares = all_shares (2 * (int) p.pad + 1,
+          (int) p.split);
+      for (unsigned col = 0; col < VH_CAMBI_CV_THREADS / p.split; col++)
         cv_column (p, tile, col, true, sm, shares);
       for (unsigned t = 0; t < VH_CAMBI_CV_THREADS; t++)
         cv_flush (p, t, VH_CAMBI_CV_THREADS, sm);
@@ -247,18 +248,29 @@ check (unsigned w, unsigned h, unsigned bpc, const char *opts, bool synth,
         }
       }
     }
-    for (int pass = 0; pass < (plan.full_ref ? 2 : 1); pass++) {
-      const VhPlane *luma = pass ? &r.plane[0] : &d.plane[0];
-      if (bpc == 8)
-        emulate<uint8_t> (ctx, luma, pass, w, h);
-      else
-        emulate<uint16_t> (ctx, luma, pass, w, h);
+    /* the contrast grid both ways (4 threads a column on every scale,
+     * then 16): the same sums */
+    VhCambiSums sums, wide_sums;
+    for (int wide = 0; wide < 2; wide++) {
+      vh_cambi_gpu_set_wide_below (ctx, wide ? G_MAXUINT : 0);
+      for (int pass = 0; pass < (plan.full_ref ? 2 : 1); pass++) {
+        const VhPlane *luma = pass ? &r.plane[0] : &d.plane[0];
+        if (bpc == 8)
+          emulate<uint8_t> (ctx, luma, pass, w, h);
+        else
+          emulate<uint16_t> (ctx, luma, pass, w, h);
+      }
+      std::memcpy (wide ? &wide_sums : &sums, vh_cambi_gpu_host_sums (ctx),
+          sizeof sums);
+    }
+    if (std::memcmp (&sums, &wide_sums, sizeof sums)) {
+      std::printf ("%ux%u %s frame %u: 16 threads a column give other "
+          "sums than 4\n", w, h, opts, frame);
+      failures++;
     }
 
     FeatureOutputs cpu, gpu;
     VhFeatureSink cpu_sink = { &cpu }, gpu_sink = { &gpu };
-    VhCambiSums sums;
-    std::memcpy (&sums, vh_cambi_gpu_host_sums (ctx), sizeof sums);
     if (!fex->extract (priv.data (), &r, &d, frame, &cpu_sink, &error)
         || !fex->extract_sums (priv.data (), &sums, frame, &gpu_sink,
             &error))
