@@ -145,7 +145,12 @@ vh_engine_add_loaded_model_with_overrides (VhEngine *e, VhModel *model,
         goto fail;
       }
     }
-    Instance *inst = vh_engine_get_instance (e, fn->fex, opts, error);
+    char *owner = !strcmp (bm->report_name, "vmaf")
+        ? g_strdup_printf ("model '%s'", mname)
+        : g_strdup_printf ("model '%s' (name=%s)", mname, bm->report_name);
+    Instance *inst = vh_engine_get_instance (e, fn->fex, opts, owner, TRUE,
+        error);
+    g_free (owner);
     g_free (opts);
     if (!inst) {
       g_prefix_error (error, "model '%s': ", mname);

@@ -25,6 +25,9 @@ typedef struct {
   void *opts;
   void *priv;
   char *suffix;
+  /* who added it first: "model 'vmaf_v0.6.1'", "feature 'adm'" (warnings) */
+  char *owner;
+  gboolean owner_is_model;
   VhFeatureSink sink;
   gboolean initialised;
   gpointer accel_handle;        /* non-NULL: the accelerator computes it */
@@ -52,6 +55,7 @@ struct VhEngine {
   gboolean have_info;     /* the picture size is known: instances are set up */
   GPtrArray *instances;   /* Instance* */
   GPtrArray *models;      /* BoundModel* */
+  GPtrArray *warnings;    /* char*: extractors not added (get_instance) */
   VhScoreTable *table;
   GArray *metric_kind;    /* guint8 VhMetricKind per model output metric */
   unsigned n_pushed;
@@ -108,8 +112,15 @@ vh_engine_computes (const VhEngine *e, const Instance *inst, unsigned index)
   return vh_subsample_computes (inst->fex->sequential, e->subsample, index);
 }
 
+/* The instance of `fex` with `opts`, added if new.  As libvmaf 3.2.0's
+ * feature_extractor_vector_append: an instance of the same extractor whose
+ * non-default feature parameters are the same (the same output names) is
+ * that instance, whatever the other options; where they differ the new
+ * option set is dropped with a warning (vh_engine_take_warnings).  `owner`:
+ * who asks ("model 'vmaf_v0.6.1'", "feature 'adm'"), for the warnings. */
 Instance *vh_engine_get_instance (VhEngine *e, const VhFeatureExtractor *fex,
-    const void *opts, GError **error);
+    const void *opts, const char *owner, gboolean owner_is_model,
+    GError **error);
 
 /* engine-models.c */
 void vh_engine_bound_model_free (gpointer bound_model);

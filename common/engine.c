@@ -65,6 +65,7 @@ instance_free (gpointer p)
   g_free (inst->priv);
   g_free (inst->opts);
   g_free (inst->suffix);
+  g_free (inst->owner);
   g_hash_table_unref (inst->sink.metric_of_name);
   g_hash_table_unref (inst->sink.metric_of_plain);
   g_free (inst);
@@ -108,6 +109,7 @@ vh_engine_new_unsized (void)
   VhEngine *e = g_new0 (VhEngine, 1);
   e->instances = g_ptr_array_new_with_free_func (instance_free);
   e->models = g_ptr_array_new_with_free_func (vh_engine_bound_model_free);
+  e->warnings = g_ptr_array_new_with_free_func (g_free);
   e->table = vh_score_table_new ();
   e->metric_kind = g_array_new (FALSE, TRUE, sizeof (guint8));
   e->n_threads = 1;
@@ -147,6 +149,7 @@ vh_engine_free (VhEngine *e)
   g_clear_error (&e->refused);
   g_ptr_array_unref (e->models);
   g_ptr_array_unref (e->instances);
+  g_ptr_array_unref (e->warnings);
   vh_score_table_free (e->table);
   g_array_unref (e->metric_kind);
   g_free (e);
@@ -284,16 +287,94 @@ vh_engine_n_accelerable (const VhEngine *e)
 }
 
 /* Finds the instance of `fex` with exactly these options, or makes one. */
+/* Why `opts` is not added beside `kept`, and how to get that variant */
+static void
+warn_not_added (VhEngine *e, const Instance *kept, const void *opts,
+    const char *owner)
+{
+  const VhFeatureExtractor *fex = kept->fex;
+  void *defaults = g_malloc0 (MAX (fex->opts_size, 1));
+  vh_feature_opts_init_defaults (fex, defaults);
+  /* the dropped entry as it was written (its non-default options), the
+   * options it differs by, and the kept one's values of those */
+  char **given = vh_feature_opts_differences (fex, defaults, opts);
+  char **diff = vh_feature_opts_differences (fex, kept->opts, opts);
+  char **kept_vals = vh_feature_opts_differences (fex, opts, kept->opts);
+  char *entry = g_strjoinv (":", given);
+  char *kept_with = g_strjoinv (", ", kept_vals);
+  GString *names = g_string_new (NULL);
+  GString *ovr = g_string_new (NULL);
+  gboolean has_params = FALSE;
+  GString *w = g_string_new (NULL);
+
+  for (guint k = 0; diff[k]; k++) {
+    char *eq = strchr (diff[k], '=');
+    g_string_append_printf (names, "%s%.*s", k ? ", " : "",
+        (int) (eq - diff[k]), diff[k]);
+    g_string_append_printf (ovr, ":%s.%s", fex->name, diff[k]);
+  }
+  for (const VhOptionDesc *o = fex->options; o && o->name; o++)
+    has_params |= o->feature_param;
+
+  g_string_printf (w, "%s: '%s%s%s' is not added: %s computes '%s' with "
+      "the same feature parameters already (with %s), and as in libvmaf "
+      "3.2.0 such an extractor is added once, the first: %s %s no feature "
+      "parameter, so %s not make another one, and the keys stay the first "
+      "one's. For the variant: ", owner, fex->name, *entry ? "=" : "", entry,
+      kept->owner, fex->name, kept_with, names->str,
+      diff[0] && diff[1] ? "are" : "is",
+      diff[0] && diff[1] ? "they do" : "it does");
+  if (kept->owner_is_model)
+    g_string_append_printf (w, "score without that model (vmafhip-score -n "
+        "without -m), or set it on the model (its -m or models= entry "
+        "with '%s')", ovr->str);
+  else
+    g_string_append_printf (w, "give all the options in %s", kept->owner);
+  if (has_params)
+    g_string_append_printf (w, "; or with a feature parameter of '%s' "
+        "that differs: that is another extractor, whose keys carry their "
+        "own suffix", fex->name);
+  g_string_append_c (w, '.');
+
+  /* once: a model's features reach it once per feature */
+  gboolean seen = FALSE;
+  for (guint i = 0; i < e->warnings->len && !seen; i++)
+    seen = !strcmp (g_ptr_array_index (e->warnings, i), w->str);
+  if (!seen)
+    g_ptr_array_add (e->warnings, g_string_free (w, FALSE));
+  else
+    g_string_free (w, TRUE);
+  g_string_free (names, TRUE);
+  g_string_free (ovr, TRUE);
+  g_free (entry);
+  g_free (kept_with);
+  g_strfreev (given);
+  g_strfreev (diff);
+  g_strfreev (kept_vals);
+  g_free (defaults);
+}
+
 Instance *
 vh_engine_get_instance (VhEngine *e, const VhFeatureExtractor *fex,
-    const void *opts, GError **error)
+    const void *opts, const char *owner, gboolean owner_is_model,
+    GError **error)
 {
+  char *suffix = vh_feature_opts_suffix (fex, opts);
+
+  /* libvmaf compares the extractor's name with its non-default feature
+   * parameters (vmaf_feature_name_from_options): those give the output
+   * names, so two instances alike there would write the same keys */
   for (guint i = 0; i < e->instances->len; i++) {
     Instance *inst = g_ptr_array_index (e->instances, i);
-    if (inst->fex == fex && !memcmp (inst->opts, opts, fex->opts_size))
-      return inst;
+    if (inst->fex != fex || strcmp (inst->suffix, suffix))
+      continue;
+    if (memcmp (inst->opts, opts, fex->opts_size))
+      warn_not_added (e, inst, opts, owner ? owner : fex->name);
+    g_free (suffix);
+    return inst;
   }
   if (e->n_pushed) {
+    g_free (suffix);
     g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
         "models and features must be added before the first frame");
     return NULL;
@@ -302,7 +383,10 @@ vh_engine_get_instance (VhEngine *e, const VhFeatureExtractor *fex,
   inst->fex = fex;
   inst->opts = g_memdup2 (opts, fex->opts_size);
   inst->priv = g_malloc0 (MAX (fex->priv_size, 1));
-  inst->suffix = vh_feature_opts_suffix (fex, opts);
+  inst->suffix = suffix;
+  inst->owner = owner ? g_strdup (owner)
+      : g_strdup_printf ("feature '%s'", fex->name);
+  inst->owner_is_model = owner_is_model;
   inst->sink.table = e->table;
   inst->sink.suffix = inst->suffix;
   inst->sink.metric_of_name = g_hash_table_new_full (g_str_hash, g_str_equal,
@@ -319,9 +403,22 @@ vh_engine_get_instance (VhEngine *e, const VhFeatureExtractor *fex,
   return inst;
 }
 
+char **
+vh_engine_take_warnings (VhEngine *e)
+{
+  if (!e->warnings->len)
+    return NULL;
+  GPtrArray *w = e->warnings;
+  e->warnings = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_set_free_func (w, NULL);
+  g_ptr_array_add (w, NULL);
+  return (char **) g_ptr_array_free (w, FALSE);
+}
+
 gboolean
-vh_engine_add_feature_with_options (VhEngine *e, const char *name,
-    const VhModelOpt *mopts, unsigned n_opts, GError **error)
+vh_engine_add_feature_from (VhEngine *e, const char *model,
+    const char *name, const VhModelOpt *mopts, unsigned n_opts,
+    GError **error)
 {
   const VhFeatureExtractor *fex = name ? vh_feature_extractor_lookup (name) :
       NULL;
@@ -338,10 +435,22 @@ vh_engine_add_feature_with_options (VhEngine *e, const char *name,
   gboolean ok = TRUE;
   for (unsigned k = 0; ok && k < n_opts; k++)
     ok = vh_feature_opts_set (fex, opts, &mopts[k], error);
-  if (ok)
-    ok = vh_engine_get_instance (e, fex, opts, error) != NULL;
+  if (ok) {
+    char *owner = model ? g_strdup_printf ("model '%s'", model)
+        : g_strdup_printf ("feature '%s'", name);
+    ok = vh_engine_get_instance (e, fex, opts, owner, model != NULL,
+        error) != NULL;
+    g_free (owner);
+  }
   g_free (opts);
   return ok;
+}
+
+gboolean
+vh_engine_add_feature_with_options (VhEngine *e, const char *name,
+    const VhModelOpt *mopts, unsigned n_opts, GError **error)
+{
+  return vh_engine_add_feature_from (e, NULL, name, mopts, n_opts, error);
 }
 
 gboolean

@@ -272,3 +272,49 @@ vh_feature_opts_suffix (const VhFeatureExtractor *fex, const void *opts)
   g_ptr_array_unref (set);
   return g_string_free (s, FALSE);
 }
+
+/* One option's value as libvmaf's option syntax writes it */
+static char *
+option_text (const VhFeatureExtractor *fex, const VhOptionDesc *o,
+    const void *opts)
+{
+  char num[64];
+  switch (o->type) {
+    case VH_OPT_BOOL:
+      return g_strdup (option_get (o, opts) != 0.0 ? "true" : "false");
+    case VH_OPT_INT:
+      return g_strdup_printf ("%d", (int) option_get (o, opts));
+    case VH_OPT_ENUM:
+      return g_strdup (fex->enum_names (o->name)[(int) option_get (o, opts)]);
+    case VH_OPT_STRING:
+      return g_strdup ((const char *) opts + o->offset);
+    case VH_OPT_DOUBLE:
+    default:
+      g_ascii_formatd (num, sizeof num, "%g", option_get (o, opts));
+      return g_strdup (num);
+  }
+}
+
+static gboolean
+option_equal (const VhOptionDesc *o, const void *a, const void *b)
+{
+  if (o->type == VH_OPT_STRING)
+    return !strcmp ((const char *) a + o->offset, (const char *) b + o->offset);
+  return option_get (o, a) == option_get (o, b);
+}
+
+char **
+vh_feature_opts_differences (const VhFeatureExtractor *fex, const void *a,
+    const void *b)
+{
+  GPtrArray *out = g_ptr_array_new ();
+  for (const VhOptionDesc *o = fex->options; o && o->name; o++) {
+    if (option_equal (o, a, b))
+      continue;
+    char *v = option_text (fex, o, b);
+    g_ptr_array_add (out, g_strdup_printf ("%s=%s", o->name, v));
+    g_free (v);
+  }
+  g_ptr_array_add (out, NULL);
+  return (char **) g_ptr_array_free (out, FALSE);
+}

@@ -88,6 +88,21 @@ gboolean vh_engine_add_feature (VhEngine *engine, const char *name,
 gboolean vh_engine_add_feature_with_options (VhEngine *engine,
     const char *name, const VhModelOpt *opts, unsigned n_opts,
     GError **error);
+/* Same, for model `model`'s features without the model (vmafhip-score
+ * -n); `model` NULL: vh_engine_add_feature_with_options. */
+gboolean vh_engine_add_feature_from (VhEngine *engine, const char *model,
+    const char *name, const VhModelOpt *opts, unsigned n_opts,
+    GError **error);
+/* Models and features are added as libvmaf 3.2.0 registers extractors
+ * (feature_extractor_vector_append): an extractor whose name and
+ * non-default feature parameters (the suffix of its output names) equal
+ * one added before is not added again, whatever its other options
+ * (`debug`, `adm_skip_aim` ...), so no two extractors write the same keys
+ * and the first one's keys are kept.  Where the other options differ, the
+ * dropped one is lost: each such case leaves a warning that names it, who
+ * computes it already, and how to get the variant.  Returns them
+ * (NULL-terminated, g_strfreev; NULL if none) and forgets them. */
+char **vh_engine_take_warnings (VhEngine *engine);
 
 /* Worker threads (0: one per CPU; 1: none, the default). With more than
  * one, frames are scored in parallel, each on one worker (frames in

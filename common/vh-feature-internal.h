@@ -15,6 +15,11 @@ gboolean vh_feature_opts_set (const VhFeatureExtractor *fex, void *opts,
     const VhModelOpt *opt, GError **error);
 /* "_egl_1" style suffix for the instance's non-default feature params. */
 char *vh_feature_opts_suffix (const VhFeatureExtractor *fex, const void *opts);
+/* The options whose values differ between option sets `a` and `b`, each
+ * as "OPTION=VALUE" with b's value (libvmaf's option syntax), in the
+ * extractor's order; NULL-terminated (g_strfreev), empty if none. */
+char **vh_feature_opts_differences (const VhFeatureExtractor *fex,
+    const void *a, const void *b);
 
 G_END_DECLS
 #endif

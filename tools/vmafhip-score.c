@@ -460,8 +460,8 @@ add_model_features (VhEngine *engine, const VhModelSpec *spec,
     for (unsigned k = 0; k < spec->n_overrides; k++)
       if (!strcmp (spec->overrides[k].feature, fn->fex->name))
         g_array_append_vals (opts, &spec->overrides[k].opt, 1);
-    ok = vh_engine_add_feature_with_options (engine, fn->fex->name,
-        (const VhModelOpt *) opts->data, opts->len, error);
+    ok = vh_engine_add_feature_from (engine, vh_model_name (model),
+        fn->fex->name, (const VhModelOpt *) opts->data, opts->len, error);
     g_array_free (opts, TRUE);
     if (!ok) {
       g_prefix_error (error, "model '%s': ", vh_model_name (model));
@@ -698,6 +698,11 @@ run (Options *o, GError **error)
     if (!vh_engine_add_feature_spec (engine, g_ptr_array_index (features, i),
             error))
       goto out;
+  /* what libvmaf's CLI would drop silently (an extractor added once) */
+  char **warnings = vh_engine_take_warnings (engine);
+  for (guint i = 0; warnings && warnings[i]; i++)
+    fprintf (stderr, "vmafhip-score: warning: %s\n", warnings[i]);
+  g_strfreev (warnings);
   if (!choose_backend (engine, o, &gpu, error))
     goto out;
   if (scale_rung && !vh_engine_set_distorted_scaling (engine, in[1].width,

@@ -330,6 +330,16 @@ gst_vmafhip_new_engine (GstVmafHip * self, gboolean take_loaded,
       goto failed;
     }
   }
+  /* a feature libvmaf would drop (an extractor alike is there already):
+   * the same for every engine, so posted once a start */
+  gchar **warnings = vh_engine_take_warnings (engine);
+  for (guint i = 0; warnings && warnings[i] && !self->warned_engine; i++) {
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s", warnings[i]),
+        (NULL));
+  }
+  if (warnings)
+    self->warned_engine = TRUE;
+  g_strfreev (warnings);
   return engine;
 
 failed:

@@ -256,6 +256,9 @@ struct _GstVmafHip
   gboolean reported_short_buffering;  /* the upstream cannot wait that long */
   gboolean finished;
   gboolean warned_no_timestamps, warned_unpaired;
+  /* the engine's warnings (a feature not added: an extractor alike is
+   * there already) were posted; once per start, not per engine */
+  gboolean warned_engine;
   gint results_write_failed;    /* (atomic) a file failed, write-failure=error */
   /* reference frames taken since the start (the next one's index) */
   guint64 n_ref_frames;

@@ -327,6 +327,7 @@ gst_vmafhip_stop (GstAggregator * agg)
   gst_vmafhip_aligner_clear (&self->dist_stream.align);
   g_clear_pointer (&self->dist_stream.engine, vh_engine_free);
   self->engine_sized = FALSE;
+  self->warned_engine = FALSE;
   g_ptr_array_set_size (self->specs, 0);
   gst_vmafhip_side_clear (&self->side[REF]);
   gst_vmafhip_side_clear (&self->side[DIST]);

@@ -780,6 +780,96 @@ START_TEST (test_feature_debug)
 
 END_TEST;
 
+/* A --feature beside the model, as libvmaf 3.2.0's CLI registers
+ * extractors (the model's first, an extractor alike by name and
+ * non-default feature parameters added once): adm=adm_skip_aim=true and
+ * vif=debug=true are dropped with a warning naming them and the model,
+ * the model's keys keep the values of the run without them (before, the
+ * second adm wrote integer_aim and integer_adm3 over the model's: 0 for
+ * aim) and no debug key appears; adm=adm_enhn_gain_limit=1.2 differs by a
+ * feature parameter and is added under keys of its own (_egl_1.2); with
+ * -n (no model) vif=debug=true gives its debug keys. */
+START_TEST (test_feature_beside_model)
+{
+  static const char *const kept[] = { "vmaf", "integer_aim", "integer_adm3",
+    "integer_adm2", "integer_adm_scale0", "integer_vif_scale0",
+    "integer_vif_scale3", "integer_motion2" };
+  static const char *const debug_keys[] = { "integer_vif",
+    "integer_vif_num", "integer_vif_den_scale3", "integer_adm",
+    "integer_adm_num" };
+  gchar *r = write_video ("r.y4m", FALSE, 0, 3, TRUE);
+  gchar *d = write_video ("d.y4m", TRUE, 0, 3, TRUE);
+  gchar *om = g_build_filename (dir, "model.json", NULL);
+  gchar *of = g_build_filename (dir, "beside.json", NULL);
+  gchar *on = g_build_filename (dir, "nomodel.json", NULL);
+  gchar *err = NULL;
+  JsonParser *pm, *pf, *pn;
+  JsonArray *fm, *ff, *fn;
+
+  ck_assert_int_eq (run_cli (&err, "-r", r, "-d", d, "--json", "-o", om,
+          "-q", NULL), 0);
+  ck_assert_msg (!strstr (err, "is not added"), "%s", err);
+  g_free (err);
+  ck_assert_int_eq (run_cli (&err, "-r", r, "-d", d, "--feature",
+          "adm=adm_skip_aim=true", "--feature", "vif=debug=true",
+          "--feature", "adm=adm_enhn_gain_limit=1.2", "--json", "-o", of,
+          "-q", NULL), 0);
+  ck_assert_msg (strstr (err, "warning: feature 'adm': "
+          "'adm=adm_skip_aim=true' is not added: model 'vmaf_v0.6.1' "
+          "computes 'adm'") != NULL, "%s", err);
+  ck_assert_msg (strstr (err, "warning: feature 'vif': 'vif=debug=true' "
+          "is not added: model 'vmaf_v0.6.1' computes 'vif'") != NULL, "%s",
+      err);
+  ck_assert_msg (strstr (err, "-n") && strstr (err, ":vif.debug=true"),
+      "%s", err);
+  ck_assert_msg (!strstr (err, "adm_enhn_gain_limit=1.2' is not added"),
+      "%s", err);
+  g_free (err);
+  ck_assert_int_eq (run_cli (&err, "-r", r, "-d", d, "-n", "--feature",
+          "vif=debug=true", "--json", "-o", on, "-q", NULL), 0);
+  ck_assert_msg (!strstr (err, "is not added"), "%s", err);
+  g_free (err);
+
+  fm = frames_of (load_json (om, &pm));
+  ff = frames_of (load_json (of, &pf));
+  fn = frames_of (load_json (on, &pn));
+  ck_assert_uint_eq (json_array_get_length (ff), 3);
+  for (guint i = 0; i < 3; i++) {
+    JsonObject *m = json_object_get_object_member
+        (json_array_get_object_element (ff, i), "metrics");
+    JsonObject *n = json_object_get_object_member
+        (json_array_get_object_element (fn, i), "metrics");
+    for (guint k = 0; k < G_N_ELEMENTS (kept); k++)
+      ck_assert_msg (metric (ff, i, kept[k]) == metric (fm, i, kept[k]),
+          "frame %u %s: %.6f, without the features %.6f", i, kept[k],
+          metric (ff, i, kept[k]), metric (fm, i, kept[k]));
+    for (guint k = 0; k < G_N_ELEMENTS (debug_keys); k++)
+      ck_assert_msg (!json_object_has_member (m, debug_keys[k]),
+          "frame %u: %s beside the model", i, debug_keys[k]);
+    ck_assert (json_object_has_member (m, "integer_adm2_egl_1.2"));
+    ck_assert (json_object_has_member (m, "integer_aim_egl_1.2"));
+    /* the model's keys, the egl variant's, nothing else */
+    ck_assert_uint_eq (json_object_get_size (m), json_object_get_size
+        (json_object_get_object_member (json_array_get_object_element (fm,
+                    i), "metrics")) + 7);
+    /* without a model the debug keys are there */
+    ck_assert (json_object_has_member (n, "integer_vif_num_scale0"));
+    ck_assert (json_object_has_member (n, "integer_vif"));
+    ck_assert (metric (fn, i, "integer_vif_scale0") == metric (fm, i,
+            "integer_vif_scale0"));
+  }
+  g_object_unref (pm);
+  g_object_unref (pf);
+  g_object_unref (pn);
+  g_free (r);
+  g_free (d);
+  g_free (om);
+  g_free (of);
+  g_free (on);
+}
+
+END_TEST;
+
 /* --backend hip works where a GPU does, and fails cleanly where none is. */
 START_TEST (test_backend_hip)
 {
@@ -1098,6 +1188,7 @@ main (int argc, char **argv)
   tcase_add_test (tc, test_bad_options_fail_first);
   tcase_add_test (tc, test_no_prediction);
   tcase_add_test (tc, test_feature_debug);
+  tcase_add_test (tc, test_feature_beside_model);
   tcase_add_test (tc, test_backend_hip);
   tcase_add_test (tc, test_scaled_distorted);
   tcase_add_test (tc, test_scaler_as_ffmpeg);

@@ -626,15 +626,16 @@ GST_START_TEST (test_models_libvmaf_syntax)
 
 GST_END_TEST;
 
-/* features=vif=debug=true,adm=debug=true,motion=debug=true: libvmaf's
- * debug outputs in the frame messages, the pooled message and the results
- * file, each the engine's value (test_vif_debug checks the engine against
- * libvmaf's relations); the vif ones in libvmaf's order in the file. */
+/* debug=true on the model's vif, adm and motion (models=...:vif.debug=true,
+ * as libvmaf's --model: a features= entry beside the model is dropped,
+ * test_feature_beside_model): libvmaf's debug outputs in the frame
+ * messages, the pooled message and the results file, each the engine's
+ * value (test_vif_debug checks the engine against libvmaf's relations);
+ * the vif ones in libvmaf's order in the file. */
 GST_START_TEST (test_feature_debug)
 {
-  static const char *const features[] = { "vif=debug=true",
-    "adm=debug=true", "motion=debug=true", NULL };
-  static const char *const models[] = { "vmaf_v0.6.1", NULL };
+  static const char *const models[] = { "version=vmaf_v0.6.1:vif.debug=true:"
+        "adm.debug=true:motion.debug=true", NULL };
   static const char *const extra[] = {
     "integer_vif", "integer_vif_num", "integer_vif_den",
     "integer_vif_num_scale0", "integer_vif_den_scale0",
@@ -645,15 +646,15 @@ GST_START_TEST (test_feature_debug)
     "integer_adm_num_scale0", "integer_adm_den_scale3", "integer_motion",
   };
   gchar *dir, *path, *props;
-  Expected x = { .features = features };
+  Expected x = { 0 };
   GList *msgs;
   GPtrArray *frames;
   const GstStructure *pooled;
   guint n_pooled;
 
   results_dir_new (&dir, &path);
-  props = g_strdup_printf ("backend=cpu features=%s,%s,%s "
-      "results-filename=%s", features[0], features[1], features[2], path);
+  props = g_strdup_printf ("backend=cpu models=%s results-filename=%s",
+      models[0], path);
   Fixture *f = fixture_new (props, FALSE);
   fixture_set_caps (f, "I420", "I420", 23);
   push_pairs (f, 0, 3);
@@ -710,6 +711,87 @@ GST_START_TEST (test_feature_debug)
   fixture_free (f);
   results_dir_free (dir, path);
   g_free (props);
+}
+
+GST_END_TEST;
+
+/* features= beside the model, as libvmaf 3.2.0 registers extractors: an
+ * entry whose feature parameters equal the model's extractor's
+ * (vif=debug=true, adm=adm_skip_aim=true) is dropped with a warning on the
+ * bus, the model's keys keep the values of a run without it (before, the
+ * second adm wrote integer_aim and integer_adm3 over the model's) and no
+ * debug key appears; one with another feature parameter
+ * (adm_enhn_gain_limit=1.2) is added under its own keys (_egl_1.2). */
+GST_START_TEST (test_feature_beside_model)
+{
+  static const char *const models[] = { "vmaf_v0.6.1", NULL };
+  static const char *const kept[] = { "vmaf", "integer_aim", "integer_adm3",
+    "integer_adm2", "integer_vif_scale0", "integer_motion2" };
+  static const char *const absent[] = { "integer_vif", "integer_vif_num",
+    "integer_vif_num_scale0", "integer_adm", "integer_adm_num" };
+  static const char *const features[] = { "vif=debug=true",
+    "adm=adm_skip_aim=true:debug=true", "adm=adm_enhn_gain_limit=1.2", NULL };
+  Expected plain = { 0 }, x = { .features = features };
+  GList *msgs, *warnings;
+  GPtrArray *frames;
+  const GstStructure *pooled;
+  guint n_pooled;
+  Fixture *f = fixture_new ("backend=cpu features=vif=debug=true,"
+      "adm=adm_skip_aim=true:debug=true,adm=adm_enhn_gain_limit=1.2", FALSE);
+
+  fixture_set_caps (f, "I420", "I420", 29);
+  push_pairs (f, 0, 3);
+  push_eos_both (f);
+  wait_eos (f);
+  /* the model alone, and the engine with the same features */
+  expected_run (&plain, &f->content, models, FALSE, FALSE, 0, 3);
+  expected_run (&x, &f->content, models, FALSE, FALSE, 0, 3);
+  const VhScoreTable *t = vh_engine_scores (plain.engine);
+  msgs = take_messages (f->bus, &f->seen, GST_MESSAGE_ELEMENT);
+  frames = frame_messages (msgs, &pooled, &n_pooled);
+  fail_unless_equals_int (frames->len, 3);
+  for (guint i = 0; i < 3; i++) {
+    const GstStructure *s = g_ptr_array_index (frames, i);
+    /* the keys and values the engine gives, no other */
+    check_frame_scores (s, &x, i);
+    for (guint k = 0; k < G_N_ELEMENTS (kept); k++) {
+      double v, want;
+      fail_unless (gst_structure_get_double (s, kept[k], &v), "frame %u: "
+          "no %s", i, kept[k]);
+      fail_unless (vh_score_table_get (t, vh_score_table_find (t, kept[k]),
+              i, &want));
+      fail_unless (v == want, "frame %u %s: %.9g, alone %.9g", i, kept[k], v,
+          want);
+    }
+    for (guint k = 0; k < G_N_ELEMENTS (absent); k++)
+      fail_if (gst_structure_has_field (s, absent[k]), "frame %u: %s", i,
+          absent[k]);
+    fail_unless (gst_structure_has_field (s, "integer_adm2_egl_1.2"));
+    fail_unless (gst_structure_has_field (s, "integer_aim_egl_1.2"));
+  }
+  /* one warning for each dropped entry, naming it and the model */
+  warnings = take_messages (f->bus, &f->seen, GST_MESSAGE_WARNING);
+  guint n_vif = 0, n_adm = 0;
+  for (GList *l = warnings; l; l = l->next) {
+    GError *err = NULL;
+    gst_message_parse_warning (l->data, &err, NULL);
+    if (strstr (err->message, "is not added")) {
+      fail_unless (strstr (err->message, "model 'vmaf_v0.6.1'") != NULL,
+          "%s", err->message);
+      n_vif += strstr (err->message, "'vif=debug=true'") != NULL;
+      n_adm += strstr (err->message,
+          "'adm=debug=true:adm_skip_aim=true'") != NULL;
+    }
+    g_error_free (err);
+  }
+  fail_unless_equals_int (n_vif, 1);
+  fail_unless_equals_int (n_adm, 1);
+  free_messages (warnings);
+  g_ptr_array_unref (frames);
+  free_messages (msgs);
+  vh_engine_free (plain.engine);
+  vh_engine_free (x.engine);
+  fixture_free (f);
 }
 
 GST_END_TEST;
@@ -1000,6 +1082,7 @@ vmafhip_suite (void)
   tcase_add_test (tc, test_models_names_and_phone);
   tcase_add_test (tc, test_models_libvmaf_syntax);
   tcase_add_test (tc, test_feature_debug);
+  tcase_add_test (tc, test_feature_beside_model);
   tcase_add_test (tc, test_pool_method);
   tcase_add_test (tc, test_frame_message_off);
   tcase_add_test (tc, test_subsample);
