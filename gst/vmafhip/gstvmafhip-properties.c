@@ -371,11 +371,8 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
    */
   g_object_class_install_property (gobject_class, PROP_MODEL_FILENAME,
       g_param_spec_string ("model-filename", "Model",
-          "Built-in VMAF model name (vmaf_v0.6.1, vmaf_v0.6.1neg, "
-          "vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, vmaf_b_v0.6.3, "
-          "vmaf_v1.0.16_3d0h, _5d0h, _3d0h_2160, _1d5h_2160 and their hfr_ "
-          "variants) or path of a libvmaf JSON model file, reported as "
-          "'vmaf' as libvmaf's CLI does; ignored when 'models' is set",
+          "Built-in model name (vmaf_v0.6.1, vmaf_v1.0.16_3d0h ...) or "
+          "libvmaf JSON model path; unused with 'models'",
           DEFAULT_MODEL_FILENAME, rw));
   /**
    * GstVmafHip:models:
@@ -389,19 +386,12 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
    */
   g_object_class_install_property (gobject_class, PROP_MODELS,
       g_param_spec_string ("models", "Models",
-          "Comma-separated list of models (built-in names or paths, libvmaf's "
-          "--model syntax), each reported under its ':name=REPORT_NAME' or, "
-          "without one, as 'vmaf' (libvmaf's key; two models need names), "
-          "e.g. 'vmaf_v0.6.1,vmaf_v0.6.1neg:name=vmaf_neg'; an entry may "
-          "also add ':enable_transform', ':disable_clip'. Overrides "
-          "model-filename", NULL, rw));
+          "Models in libvmaf's --model syntax, comma-separated, each "
+          "reported as its :name=, else as 'vmaf'", NULL, rw));
   g_object_class_install_property (gobject_class, PROP_FEATURES,
       g_param_spec_string ("features", "Features",
-          "Extra libvmaf features, comma-separated, each in libvmaf's "
-          "--feature syntax NAME[=OPTION=VALUE[:OPTION=VALUE...]], e.g. "
-          "'float_ssim,float_ms_ssim=enable_lcs=true,psnr': reported under "
-          "libvmaf's keys (psnr, float_ssim, float_ms_ssim, ciede, psnr_hvs, "
-          "cambi, vif, adm, motion)",
+          "Extra libvmaf features in its --feature syntax, "
+          "comma-separated (e.g. 'psnr,float_ssim')",
           NULL, rw));
   g_object_class_install_property (gobject_class, PROP_DISABLE_CLIP,
       g_param_spec_boolean ("disable-clip", "Disable clip",
@@ -433,21 +423,18 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
           GST_TYPE_VMAFHIP_POOL_METHOD, DEFAULT_POOL_METHOD, rw));
   g_object_class_install_property (gobject_class, PROP_THREADS,
       g_param_spec_uint ("threads", "Threads",
-          "Worker threads scoring frames on the CPU in parallel, one frame "
-          "each (0 = one per CPU, 1 = none; capped at the number of CPUs; "
-          "adds up to threads + 2 frames of latency)", 0, G_MAXINT,
+          "CPU worker threads, one frame each (0: one per CPU, 1: none); "
+          "up to threads + 2 frames of latency", 0, G_MAXINT,
           DEFAULT_THREADS, rw));
   g_object_class_install_property (gobject_class, PROP_SUBSAMPLE,
       g_param_spec_uint ("subsample", "Subsample",
-          "Report, pool and compute one of every N frames (the others get "
-          "motion only, which needs every frame; the meta is on every "
-          "buffer)", 1, 128, DEFAULT_SUBSAMPLE,
+          "Report, pool and compute every N-th frame (motion still runs "
+          "on every frame)", 1, 128, DEFAULT_SUBSAMPLE,
           rw));
   g_object_class_install_property (gobject_class, PROP_CONF_INTERVAL,
       g_param_spec_boolean ("conf-interval", "Confidence interval",
-          "Report the bootstrap fields of bootstrap models (vmaf_b_v0.6.3): "
-          "NAME_bagging, NAME_stddev, NAME_ci_p95_lo, NAME_ci_p95_hi and "
-          "the members", FALSE, rw));
+          "Report the bootstrap models' fields (NAME_bagging, "
+          "NAME_stddev, NAME_ci_p95_lo/hi, members)", FALSE, rw));
   g_object_class_install_property (gobject_class, PROP_FRAME_MESSAGE,
       g_param_spec_boolean ("frame-message", "Frame message",
           "Post a 'VMAF' element message for every frame (the pooled "
@@ -471,8 +458,8 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
    */
   g_object_class_install_property (gobject_class, PROP_WRITE_FAILURE,
       g_param_spec_enum ("write-failure", "Write failure",
-          "When a results file cannot be written completely: 'error' fails "
-          "the run, 'warn' posts a warning and keeps scoring",
+          "A results file that cannot be written: 'error' fails the run, "
+          "'warn' warns and keeps scoring",
           GST_TYPE_VMAFHIP_WRITE_FAILURE, DEFAULT_WRITE_FAILURE, rw));
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
@@ -494,15 +481,14 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
           | G_PARAM_CONSTRUCT_ONLY));
   g_object_class_install_property (gobject_class, PROP_UNPAIRED_REF,
       g_param_spec_uint64 ("unpaired-ref-frames", "Unpaired reference frames",
-          "Reference frames pushed without a score because no distorted "
-          "frame was within half a frame of their running time", 0,
+          "Reference frames pushed without a score (no distorted frame "
+          "within half a frame)", 0,
           G_MAXUINT64, 0, ro));
   g_object_class_install_property (gobject_class, PROP_UNPAIRED_DIST,
       g_param_spec_uint64 ("unpaired-dist-frames",
           "Unpaired distorted frames",
-          "Distorted frames dropped unscored: no reference frame at their "
-          "running time (repeated, extra or late frames; with "
-          "rate-mismatch=follow-reference, skipped frames)", 0, G_MAXUINT64,
+          "Distorted frames dropped unscored (no reference frame at their "
+          "running time)", 0, G_MAXUINT64,
           0, ro));
 
   /**
@@ -516,10 +502,8 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
    */
   g_object_class_install_property (gobject_class, PROP_RATE_MISMATCH,
       g_param_spec_enum ("rate-mismatch", "Rate mismatch",
-          "When the inputs' frame rates differ: 'error' fails at "
-          "negotiation; 'follow-reference' scores each reference frame "
-          "against the distorted frame on screen at its time (distorted "
-          "frames repeated or skipped, skipped ones counted as unpaired)",
+          "When frame rates differ: 'error' fails, 'follow-reference' "
+          "scores the distorted frame on screen",
           GST_TYPE_VMAFHIP_RATE_MISMATCH, DEFAULT_RATE_MISMATCH, rw));
   /**
    * GstVmafHip:scaler:
@@ -539,10 +523,8 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
    */
   g_object_class_install_property (gobject_class, PROP_SCALER,
       g_param_spec_enum ("scaler", "Scaler",
-          "How a distorted video smaller than the reference is scaled up to "
-          "the reference's size before scoring (FFmpeg's filters); unset, "
-          "only one of the reference's display aspect ratio (within 1 %); "
-          "set, any; none: refuse it", GST_TYPE_VMAFHIP_SCALER,
+          "How a smaller distorted video is scaled up to the reference's "
+          "size (FFmpeg's filters); none: refuse", GST_TYPE_VMAFHIP_SCALER,
           DEFAULT_SCALER, rw));
   /**
    * GstVmafHip:share-reference:
@@ -560,9 +542,8 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
    */
   g_object_class_install_property (gobject_class, PROP_SHARE_REFERENCE,
       g_param_spec_boolean ("share-reference", "Share the reference",
-          "Renditions on the GPU: the reference uploaded, and its share of "
-          "VIF, ADM and motion computed, once per frame for all of them "
-          "(the CPU backend shares nothing)",
+          "GPU renditions: the reference uploaded and its share of VIF, "
+          "ADM, motion computed once a frame",
           FALSE, rw));
   /**
    * GstVmafHip:log-level:
@@ -576,24 +557,18 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
   g_object_class_install_property (gobject_class, PROP_LOG_LEVEL,
       g_param_spec_enum ("log-level", "Log level",
           "Print vmafhip's messages at or above this level to stderr, as "
-          "libvmaf does (errors and warnings also go to the bus, everything "
-          "to the GStreamer debug log)", GST_TYPE_VMAFHIP_LOG_LEVEL,
+          "libvmaf does", GST_TYPE_VMAFHIP_LOG_LEVEL,
           DEFAULT_LOG_LEVEL, rw));
 
   g_object_class_install_property (gobject_class, PROP_ALIGN,
       g_param_spec_enum ("align", "Align",
-          "How distorted frames are matched to reference frames: off (at "
-          "the same running time), offset (the distorted frame 'offset' "
-          "frames later: a feed delayed by a known number of frames) or "
-          "auto (that lag found within search-window, then as offset; "
-          "each distorted pad searches its own; frames before the lock are "
-          "not scored; a 'vmafhip-sync' message naming the pad on lock)",
+          "Match distorted to reference frames: off (same running time), "
+          "offset, or auto (the lag searched)",
           GST_TYPE_VMAFHIP_ALIGN, DEFAULT_ALIGN, rw));
   g_object_class_install_property (gobject_class, PROP_OFFSET,
       g_param_spec_int ("offset", "Offset",
-          "With align=offset: how many frames (at the reference's rate) the "
-          "distorted stream lags behind the reference (negative: leads); "
-          "live pipelines wait that much longer", -100000, 100000,
+          "With align=offset: frames by which the distorted stream lags "
+          "the reference (negative: leads)", -100000, 100000,
           DEFAULT_OFFSET, rw));
 
   g_object_class_install_property (gobject_class, PROP_SEARCH_WINDOW,
@@ -605,19 +580,16 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
   /* live monitoring (gstvmafhip-monitor.c) */
   g_object_class_install_property (gobject_class, PROP_WINDOW,
       g_param_spec_uint64 ("window", "Window",
-          "Rolling window in ns (0 = none): mean, min, max, harmonic mean "
-          "and 5th percentile of each model's score over the frames of the "
-          "last window, posted as a 'VMAF' message of type 'window' every "
-          "window-interval", 0, G_MAXUINT64, DEFAULT_WINDOW, rw));
+          "Rolling window of each model's score in ns (0: none), posted "
+          "every window-interval", 0, G_MAXUINT64, DEFAULT_WINDOW, rw));
   g_object_class_install_property (gobject_class, PROP_WINDOW_INTERVAL,
       g_param_spec_uint64 ("window-interval", "Window interval",
           "Time in ns between two window messages (0 = one window)", 0,
           G_MAXUINT64, DEFAULT_WINDOW_INTERVAL, rw));
   g_object_class_install_property (gobject_class, PROP_ALARM_THRESHOLD,
       g_param_spec_double ("alarm-threshold", "Alarm threshold",
-          "Post a 'vmafhip-alarm' message when the first model's windowed "
-          "mean stays below this for alarm-duration, and one when it is back "
-          "at threshold + alarm-hysteresis (-1 = no alarms; needs window)",
+          "Alarm when the first model's windowed mean stays below this "
+          "for alarm-duration (-1: none)",
           -1.0, G_MAXDOUBLE, DEFAULT_ALARM_THRESHOLD, rw));
   g_object_class_install_property (gobject_class, PROP_ALARM_DURATION,
       g_param_spec_uint64 ("alarm-duration", "Alarm duration",
@@ -630,8 +602,7 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
           rw));
   g_object_class_install_property (gobject_class, PROP_INTERVAL,
       g_param_spec_uint64 ("interval", "Interval",
-          "Pool each consecutive interval of this many ns (0 = none), for "
-          "example per ABR segment: a 'VMAF' message of type 'interval' at "
-          "its end (the last one at EOS)", 0, G_MAXUINT64, DEFAULT_INTERVAL,
+          "Pool each consecutive interval of this many ns (0: none), e.g. "
+          "one per ABR segment", 0, G_MAXUINT64, DEFAULT_INTERVAL,
           rw));
 }
