@@ -11,7 +11,7 @@ if [ ! -f build-asan/build.ninja ]; then
   # against is an AMD device; NVIDIA's would only cost build time here
   meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
     --buildtype=debugoptimized -Dhip-amd-clang=disabled \
-    -Dhip-nvidia=disabled -Dcuda-memory=disabled
+    -Dhip-nvidia=disabled -Dcuda-memory=disabled -Dstrict-tests=true
 fi
 ninja -C build-asan
 

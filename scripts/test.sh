@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh
+scripts/build.sh -Dstrict-tests=true
 status=0
 meson test -C build --print-errorlogs --verbose "$@" || status=$?
 python3 scripts/test-summary.py build/meson-logs/testlog.json

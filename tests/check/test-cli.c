@@ -1102,13 +1102,15 @@ scaled_as_ffmpeg (const gchar * ffmpeg, const gchar * label,
 static const gchar *const scalers[] = { "bicubic", "lanczos", "bilinear" };
 
 /* Synthetic content (made here, any clone), every scaler: within 0.1 VMAF
- * on every frame.  Skips loudly without ffmpeg. */
+ * on every frame.  Skips loudly without ffmpeg (fails with
+ * strict-tests). */
 START_TEST (test_scaler_as_ffmpeg)
 {
   gchar *ffmpeg = g_find_program_in_path ("ffmpeg");
   if (!ffmpeg) {
-    fprintf (stderr, "test-cli: SKIPPED test_scaler_as_ffmpeg: ffmpeg not "
-        "found (apt-get install ffmpeg)\n");
+    ck_assert_msg (vh_test_may_skip ("test-cli test_scaler_as_ffmpeg",
+            "ffmpeg not found (apt-get install ffmpeg)"),
+        "ffmpeg not found, and strict-tests requires it");
     return;
   }
   gchar *ref = write_scaled ("f-ref.yuv", FALSE, 6, SW, SH, 0, NULL);
@@ -1140,10 +1142,16 @@ START_TEST (test_scaler_as_ffmpeg_vectors)
   };
   gchar *ffmpeg = g_find_program_in_path ("ffmpeg");
   const char *data = vh_test_testdata_dir ();
-  if (!ffmpeg || !data) {
-    fprintf (stderr, "test-cli: SKIPPED test_scaler_as_ffmpeg_vectors: %s\n",
-        !ffmpeg ? "ffmpeg not found (apt-get install ffmpeg)"
-        : "no test vectors");
+  if (!ffmpeg) {
+    ck_assert_msg (vh_test_may_skip ("test-cli test_scaler_as_ffmpeg_vectors",
+            "ffmpeg not found (apt-get install ffmpeg)"),
+        "ffmpeg not found, and strict-tests requires it");
+    return;
+  }
+  if (!data) {
+    /* the vectors are not the project's: their absence is a loud skip */
+    fprintf (stderr, "test-cli: SKIPPED test_scaler_as_ffmpeg_vectors: no "
+        "test vectors\n");
     g_free (ffmpeg);
     return;
   }

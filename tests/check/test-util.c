@@ -32,6 +32,20 @@ vh_test_testdata_dir (void)
       "shared test vectors");
 }
 
+gboolean
+vh_test_strict (void)
+{
+  return VH_TEST_STRICT;
+}
+
+gboolean
+vh_test_may_skip (const char *test, const char *why)
+{
+  fprintf (stderr, "\n*** %s: %s: %s ***\n\n", test,
+      VH_TEST_STRICT ? "FAILED (strict-tests)" : "SKIPPED", why);
+  return !VH_TEST_STRICT;
+}
+
 const char *
 vh_test_models_dir (void)
 {

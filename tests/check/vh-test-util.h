@@ -18,6 +18,14 @@ void vh_test_skip_case (const char *test, const char *why);
  * another (scripts/gpu-run.sh runs the element suites with "hip"). */
 const char *vh_test_backend (void);
 
+/* Whether the build was configured with -Dstrict-tests=true: a test
+ * whose tool (ffmpeg ...) is missing then fails instead of skipping. */
+gboolean vh_test_strict (void);
+
+/* A missing optional tool: says so loudly and returns TRUE to skip, or,
+ * with strict-tests, returns FALSE after the message (the caller fails). */
+gboolean vh_test_may_skip (const char *test, const char *why);
+
 /* Exit status meson counts as "skipped". */
 #define VH_TEST_SKIP 77
 
