@@ -1,7 +1,9 @@
 /* vmafhip — the engine's accelerator interface (the GPU backend).
  *
- * An accelerator computes the integer accumulators of some extractor
- * instances (VIF, ADM, motion, PSNR) for frames it was given, possibly many
+ * An accelerator computes the accumulators of some extractor instances
+ * (the GPU backend: VIF, ADM, motion, PSNR, CIEDE2000, SSIM, MS-SSIM,
+ * PSNR-HVS, CAMBI and SpEED-chroma; its table in
+ * common/gpu/gpu-backend-features.c) for frames it was given, possibly many
  * frames in flight, and hands them back in frame order. The engine turns
  * them into scores with the extractors' own code (extract_sums), so the
  * accelerated and the CPU paths share everything after the integers.

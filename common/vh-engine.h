@@ -123,8 +123,11 @@ gboolean vh_engine_set_threads (VhEngine *engine, unsigned n_threads,
 gboolean vh_engine_set_subsample (VhEngine *engine, unsigned subsample,
     GError **error);
 
-/* Hands the integer work of the extractors it can take (VIF, ADM, motion,
- * PSNR) to an accelerator (the GPU backend, common/gpu/vh-gpu-backend.h);
+/* Hands the work of the extractors it can take to an accelerator (the GPU
+ * backend, common/gpu/vh-gpu-backend.h: VIF, ADM, motion, PSNR, CIEDE2000,
+ * SSIM, MS-SSIM, PSNR-HVS, CAMBI and SpEED-chroma, its table in
+ * common/gpu/gpu-backend-features.c; an instance whose options its kernels
+ * decline stays on the CPU);
  * the engine owns `backend` from then on. Scores are the same; frames
  * become final when the accelerator hands them back. Call before the first
  * push. */

@@ -11,7 +11,8 @@
  * One kernel launch per scale s (a "level" of the pyramid) works on tiles
  * of VH_VIF_TILE_W x VH_VIF_TILE_H pixels, one block of VH_VIF_BLOCK
  * threads per tile, and does in one pass what libvmaf's CUDA code does in
- * two kernels (notes §10.3):
+ * two kernels (its CUDA VIF filters each scale vertically, then
+ * horizontally, in separate launches):
  *   0. the offsets of the tile's input rows, mirrored reflect-101 at the
  *      top and bottom of the picture, into shared memory (once per block);
  *   1. vertical pass, in jobs of one column (of the tile plus its halo) by

@@ -18,55 +18,11 @@
  * named "GstVmafHipMeta", see gstvmafhipmeta.h). Property names and
  * meanings follow GStreamer's `vmaf` element (gst-plugins-bad 1.28).
  *
- * Properties:
- *
- * - `model-filename` (string, "vmaf_v0.6.1"): built-in model name or path
- *   of a libvmaf JSON model; used when `models` is not set; reported as
- *   `vmaf`, the key libvmaf's CLI writes.
- * - `models` (string, NULL): comma-separated list of models, each a built-in
- *   name or a path, optionally followed by `:name=REPORT`,
- *   `:enable_transform`, `:disable_clip`; each model is reported under its
- *   `name=`, or as `vmaf` without one (libvmaf's CLI's keys, the same rule
- *   as vmafhip-score's), so two models need names.
- * - `disable-clip`, `enable-transform`, `phone-model` (bool, FALSE): model
- *   flags for every model (`phone-model` = `enable-transform`).
- * - `psnr` (bool, FALSE): also compute PSNR (psnr_y, psnr_cb, psnr_cr;
- *   `psnr-y` as upstream).
- * - `ssim` (bool, FALSE): also compute SSIM (libvmaf's `float_ssim`).
- * - `ms-ssim` (bool, FALSE): also compute MS-SSIM (libvmaf's
- *   `float_ms_ssim`; pictures of at least 176x176).
- * - `pool-method` (enum, mean): which pooled value is reported as each
- *   metric's value in the pooled message (all four are always present).
- * - `subsample` (uint 1..128, 1): report, pool and compute every N-th
- *   frame (motion runs on every frame).
- * - `conf-interval` (bool, FALSE): report the bootstrap fields (bagging,
- *   stddev, 95 % CI, members) of bootstrap models (vmaf_b_v0.6.3).
- * - `frame-message` (bool, FALSE, as upstream): post a "VMAF" message per
- *   frame.
- * - `results-filename` (string, NULL), `results-format` (enum none, xml,
- *   json, csv; none = json): write libvmaf's log at EOS.
- * - `threads` (uint, 0): worker threads that score frames in parallel on
- *   the CPU, one frame each (0 = one per CPU; capped at the number of CPUs
- *   with an INFO message); the latency grows by threads + 2 frames.
- * - `backend` (enum auto, cpu, hip; auto), `device-id` (int, -1): where to
- *   score. hip requires a working GPU; auto takes one if it works, else
- *   warns once and uses the CPU. `active-backend` (read-only) and an INFO
- *   message at start say which backend and device run.
- * - `force-live` (bool, construct-only): behave as with a live source.
- * - `rate-mismatch` (enum error, follow-reference; error): inputs with
- *   different frame rates fail at negotiation, or each reference frame is
- *   scored against the distorted frame on screen at its time.
- * - `scaler` (enum none, bilinear, bicubic, lanczos; bicubic): a distorted
- *   video smaller than the reference (an ABR rendition) is scaled up to
- *   the reference's size with FFmpeg's filter of that name; none refuses
- *   it, as a larger one always is.  Left unset, only a picture of the
- *   reference's display aspect ratio is scaled (another is refused: more
- *   likely wrong caps than a rung); set, any smaller one.  Each scaled pad
- *   gets an INFO message.
- * - `log-level` (enum none, error, warning, info, debug; none): also print
- *   the element's messages at or above this level to stderr, as libvmaf.
- * - `unpaired-ref-frames`, `unpaired-dist-frames` (read-only): frames that
- *   had no partner on the other pad and were not scored.
+ * Properties: each is described where it is installed
+ * (gstvmafhip-properties.c, one line for gst-inspect-1.0) and in full in
+ * docs/element.md's table, which the element-properties-docs test checks
+ * against the element.  The results file is written as frames are scored
+ * (a finished, valid file however the pipeline stops).
  *
  * Pairing: frames are paired by running time, live or not: a reference
  * frame without a distorted frame within half a frame is pushed unscored
