@@ -286,7 +286,6 @@ vh_engine_n_accelerable (const VhEngine *e)
   return n;
 }
 
-/* Finds the instance of `fex` with exactly these options, or makes one. */
 /* Why `opts` is not added beside `kept`, and how to get that variant */
 static void
 warn_not_added (VhEngine *e, const Instance *kept, const void *opts,
@@ -354,6 +353,9 @@ warn_not_added (VhEngine *e, const Instance *kept, const void *opts,
   g_free (defaults);
 }
 
+/* Finds the instance of `fex` with the same non-default feature
+ * parameters (the same output names), or makes one; one alike with other
+ * options is used as it is, with a warning (warn_not_added). */
 Instance *
 vh_engine_get_instance (VhEngine *e, const VhFeatureExtractor *fex,
     const void *opts, const char *owner, gboolean owner_is_model,
