@@ -31,7 +31,7 @@ export VMAFHIP_GOLDEN_CLIPS=${VMAFHIP_GOLDEN_CLIPS:-src01_160x90,src01_576x324_1
 # Python): the runtime preloaded, leaks not checked (the interpreter's own
 # would be reported)
 python_tests=(element-meta-python monitor-tools launch-stops live-jump install
-  cli-decode)
+  cli-decode element-properties-docs)
 mapfile -t all < <(meson test -C build-asan --list 2>/dev/null \
   | sed -n 's/^vmafhip:[^/]* \/ //p')
 native=()
