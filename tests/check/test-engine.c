@@ -12,6 +12,25 @@
 #include "vh-synth.h"
 
 /* Scores `n` synthetic frames; returns the engine (flushed). */
+/* n synthetic frame pairs (seeded; frame i distorted with strength
+ * strength + i * step) pushed into e, then flushed */
+static void
+push_synthetic (VhEngine *e, unsigned w, unsigned h, unsigned bpc,
+    unsigned seed, unsigned n, unsigned strength, unsigned step)
+{
+  GError *error = NULL;
+  VhSynth *s = vh_synth_new (w, h, bpc, VH_SYNTH_420, seed);
+  for (unsigned i = 0; i < n; i++) {
+    VhPicture ref, dis;
+    vh_synth_render (s, i, strength + i * step, &ref, &dis);
+    ck_assert_msg (vh_engine_push (e, &ref, &dis, &error), "%s",
+        error ? error->message : "?");
+  }
+  ck_assert_msg (vh_engine_flush (e, &error), "%s",
+      error ? error->message : "?");
+  vh_synth_free (s);
+}
+
 static VhEngine *
 score_synthetic (unsigned w, unsigned h, unsigned bpc, unsigned n,
     unsigned strength, const char *model, const char *feature)
@@ -25,15 +44,7 @@ score_synthetic (unsigned w, unsigned h, unsigned bpc, unsigned n,
         "%s", error ? error->message : "?");
   if (feature)
     ck_assert (vh_engine_add_feature (e, feature, &error));
-  VhSynth *s = vh_synth_new (w, h, bpc, VH_SYNTH_420, 42);
-  for (unsigned i = 0; i < n; i++) {
-    VhPicture ref, dis;
-    vh_synth_render (s, i, strength, &ref, &dis);
-    ck_assert_msg (vh_engine_push (e, &ref, &dis, &error), "%s",
-        error ? error->message : "?");
-  }
-  ck_assert (vh_engine_flush (e, &error));
-  vh_synth_free (s);
+  push_synthetic (e, w, h, bpc, 42, n, strength, 0);
   return e;
 }
 
@@ -616,15 +627,7 @@ vif_engine (const VhModelOpt *opts, unsigned n_opts, unsigned threads,
   ck_assert_msg (vh_engine_add_feature_with_options (e, "vif", opts, n_opts,
           &error), "%s", error ? error->message : "?");
   ck_assert (vh_engine_set_threads (e, threads, &error));
-  VhSynth *s = vh_synth_new (120, 72, 8, VH_SYNTH_420, 35);
-  for (unsigned i = 0; i < n; i++) {
-    VhPicture ref, dis;
-    vh_synth_render (s, i, 1 + 2 * i, &ref, &dis);
-    ck_assert_msg (vh_engine_push (e, &ref, &dis, &error), "%s",
-        error ? error->message : "?");
-  }
-  ck_assert (vh_engine_flush (e, &error));
-  vh_synth_free (s);
+  push_synthetic (e, 120, 72, 8, 35, n, 1, 2);
   return e;
 }
 
