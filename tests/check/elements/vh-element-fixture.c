@@ -257,13 +257,18 @@ push_ref (Fixture * f, guint i)
   return gst_harness_push (f->ref, make_buffer (&f->ref_info, &r, i, 0));
 }
 
-GstFlowReturn
-push_dist (Fixture * f, guint i)
+GstBuffer *
+dist_buffer (Fixture * f, guint i)
 {
   VhPicture r, d;
   render (f, i, &r, &d);
-  return gst_harness_push (f->dist, make_buffer (&f->dist_info, &d, i,
-          f->dist_offset));
+  return make_buffer (&f->dist_info, &d, i, f->dist_offset);
+}
+
+GstFlowReturn
+push_dist (Fixture * f, guint i)
+{
+  return gst_harness_push (f->dist, dist_buffer (f, i));
 }
 
 void

@@ -72,6 +72,8 @@ GstBuffer * rung_buffer (Fixture * f, guint i, const GstVideoInfo * info);
 void push_flush (Fixture * f);
 GstFlowReturn push_ref (Fixture * f, guint i);
 GstFlowReturn push_dist (Fixture * f, guint i);
+/* distorted frame i, as push_dist pushes it */
+GstBuffer *dist_buffer (Fixture * f, guint i);
 void push_pairs (Fixture * f, guint first, guint n);
 void push_eos_both (Fixture * f);
 void wait_eos (Fixture * f);

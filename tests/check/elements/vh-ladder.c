@@ -13,6 +13,10 @@ ladder_add (Ladder * l, int w, int h, int fps)
   l->rung[k] = gst_harness_new_with_element (l->f->element, "dist_sink_%u",
       NULL);
   fail_unless (l->rung[k] != NULL);
+  /* a harness answers latency queries as live unless told: one live rung
+   * would make the element wait on the harness's test clock, which no one
+   * advances */
+  gst_harness_set_live (l->rung[k], FALSE);
   video_info_init (&l->info[k], "I420", w, h);
   GST_VIDEO_INFO_FPS_N (&l->info[k]) = fps;
   gst_harness_set_src_caps (l->rung[k], gst_video_info_to_caps (&l->info[k]));

@@ -652,13 +652,19 @@ GST_START_TEST (test_rung_follow_reference)
   set_half_rate (l->rung[0], &l->info[0]);
   GThread *pusher = ladder_push_rung_async (l, 0,
       half_rate_frames (l, &l->info[0], N));
-  for (guint i = 0; i < N; i++) {
+  /* following the reference, a pad's frame is paired once its successor
+   * (or EOS) shows how long it stays on screen: each pad from its own
+   * thread, as in a pipeline */
+  GPtrArray *dist_frames = g_ptr_array_new ();
+  for (guint i = 0; i < N; i++)
+    g_ptr_array_add (dist_frames, dist_buffer (l->f, i));
+  GThread *dist_pusher = push_async (l->f->dist, dist_frames);
+  for (guint i = 0; i < N; i++)
     fail_unless_equals_int (push_ref (l->f, i), GST_FLOW_OK);
-    fail_unless_equals_int (push_dist (l->f, i), GST_FLOW_OK);
-  }
-  push_eos_both (l->f);
+  gst_harness_push_event (l->f->ref, gst_event_new_eos ());
   wait_eos (l->f);
   g_thread_join (pusher);
+  g_thread_join (dist_pusher);
   GList *msgs = take_messages (l->f->bus, &l->f->seen, GST_MESSAGE_ELEMENT);
   gint n_pooled;
   GPtrArray *got = pad_frames (msgs, "dist_sink_0", &n_pooled);

@@ -455,6 +455,7 @@ check_rendition_pads (const char *props)
   for (guint k = 0; k < 2; k++) {
     rung[k] = gst_harness_new_with_element (f->element, "dist_sink_%u",
         NULL);
+    gst_harness_set_live (rung[k], FALSE);      /* as the fixture's pads */
     video_info_init (&info[k], "I420", sizes[k][0], sizes[k][1]);
     gst_harness_set_src_caps (rung[k], gst_video_info_to_caps (&info[k]));
   }
