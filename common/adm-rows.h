@@ -56,7 +56,7 @@ typedef struct {
 extern const VhAdmRows vh_adm_rows_c;
 
 /* The best hand-written version for vh_cpu_simd_level () (AVX-512, AVX2),
- * or NULL: no x86-64 build, an older CPU, or VMAFHIP_CPU_SIMD=0. */
+ * or NULL: no x86-64 build, an older CPU, or a SIMD cap of none. */
 const VhAdmRows *vh_adm_rows_best (void);
 
 /* Every hand-written version this CPU runs, best first, up to max

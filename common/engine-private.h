@@ -77,6 +77,7 @@ struct VhEngine {
   /* Frames in flight on worker threads (frame-pool.c), from the first
    * push when n_threads > 1. */
   unsigned n_threads;
+  VhConfig config;              /* vh_engine_set_config's */
   /* of them, those not scoring a frame: the row bands' helpers are taken
    * off it (vh_parallel_for's budget), so that no more than n_threads
    * threads ever score */

@@ -61,10 +61,9 @@ vh_engine_scales_on_accelerator (const VhEngine *e)
   g_return_val_if_fail (e != NULL, FALSE);
   if (e->dis_ready)
     return e->dis_on_accel;
-  /* VMAFHIP_GPU_SCALE=0: on the CPU (benchmarks' baseline) */
+  /* config.gpu_scale FALSE: on the CPU (benchmarks' baseline) */
   return e->dis_scaled && e->accel && e->accel->scale_distorted
-      && vh_engine_all_accelerated (e)
-      && g_strcmp0 (g_getenv ("VMAFHIP_GPU_SCALE"), "0");
+      && vh_engine_all_accelerated (e) && e->config.gpu_scale;
 }
 
 gboolean

@@ -186,9 +186,9 @@ vh_engine_workers_start (VhEngine *e, const VhPicture *ref, GError **error)
   if (!n_on_workers)
     return TRUE;
 
-  /* Row bands where an extractor has them; VMAFHIP_CPU_BANDS=0 turns them
-   * off (to measure what they bring) */
-  const gboolean bands = g_strcmp0 (g_getenv ("VMAFHIP_CPU_BANDS"), "0");
+  /* Row bands where an extractor has them (the config turns them off, to
+   * measure what they bring) */
+  const gboolean bands = e->config.cpu_row_bands;
   e->idle_threads = (gint) e->n_threads;
   e->workers = g_new0 (WorkerState, e->n_threads);
   for (unsigned w = 0; w < e->n_threads; w++) {

@@ -114,6 +114,7 @@ vh_engine_new_unsized (void)
   e->metric_kind = g_array_new (FALSE, TRUE, sizeof (guint8));
   e->n_threads = 1;
   e->subsample = 1;
+  vh_config_init (&e->config);
   return e;
 }
 
@@ -152,6 +153,7 @@ vh_engine_free (VhEngine *e)
   g_ptr_array_unref (e->warnings);
   vh_score_table_free (e->table);
   g_array_unref (e->metric_kind);
+  vh_config_clear (&e->config);
   g_free (e);
 }
 
@@ -184,6 +186,22 @@ instance_attach (VhEngine *e, Instance *inst, GError **error)
 }
 
 gboolean
+vh_engine_set_config (VhEngine *e, const VhConfig *config, GError **error)
+{
+  g_return_val_if_fail (e != NULL && config != NULL, FALSE);
+  if (e->n_pushed || e->n_accelerated || e->workers) {
+    g_set_error_literal (error, VH_ERROR, VH_ERROR_STATE,
+        "the engine's settings must be set before its accelerator, threads "
+        "and first frame");
+    return FALSE;
+  }
+  vh_config_copy (&e->config, config);
+  if (e->accel && e->accel->set_config)
+    e->accel->set_config (e->accel_backend, &e->config);
+  return TRUE;
+}
+
+gboolean
 vh_engine_set_accelerator (VhEngine *e, const VhAccelOps *ops,
     gpointer backend, GError **error)
 {
@@ -197,6 +215,8 @@ vh_engine_set_accelerator (VhEngine *e, const VhAccelOps *ops,
   e->accel = ops;
   e->accel_backend = backend;
   e->n_accelerated = 0;
+  if (ops->set_config)
+    ops->set_config (backend, &e->config);
   if (ops->set_subsample)
     ops->set_subsample (backend, e->subsample);
   for (guint i = 0; i < e->instances->len; i++)

@@ -288,7 +288,7 @@ motion_sad_neon (const VhPlane *prev, const VhPlane *cur, unsigned bpc,
   return motion_sad_neon_of (prev, cur, bpc, scratch, 1);
 }
 
-/* NEON is part of every aarch64 CPU; VMAFHIP_CPU_SIMD=0 still turns it
+/* NEON is part of every aarch64 CPU; a SIMD cap of none still turns it
  * off (vh_cpu_simd_level) */
 static const VhMotionSadVersion sad_neon = { "neon", motion_sad_neon };
 static const VhCpuVersion versions[] = {

@@ -39,11 +39,11 @@ uint64_t vh_motion_sad_c (const VhPlane *prev, const VhPlane *cur,
     unsigned bpc, void *scratch);
 
 /* What motion uses: the best hand-written version the CPU runs within
- * VMAFHIP_CPU_SIMD (=0: none, =avx2: at most AVX2), else the plain C. */
+ * the SIMD cap (vh_cpu_set_simd_cap), else the plain C. */
 VhMotionSadFunc vh_motion_sad_best (void);
 
 /* Every hand-written version this CPU runs, best first, up to max (tests:
- * not capped by VMAFHIP_CPU_SIMD). */
+ * not capped). */
 unsigned vh_motion_sad_all (const VhMotionSadVersion **out, unsigned max);
 
 #endif /* VH_MOTION_SIMD_H */

@@ -187,7 +187,7 @@ psnr_sse_neon (const VhPlane *ref, const VhPlane *dis, unsigned bpc)
   return bpc == 8 ? psnr_sse_neon_8 (ref, dis) : psnr_sse_neon_16 (ref, dis);
 }
 
-/* NEON is part of every aarch64 CPU; VMAFHIP_CPU_SIMD=0 still turns it
+/* NEON is part of every aarch64 CPU; a SIMD cap of none still turns it
  * off (vh_cpu_simd_level) */
 static const VhPsnrSseVersion sse_neon = { "neon", psnr_sse_neon };
 static const VhCpuVersion versions[] = {

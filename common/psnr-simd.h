@@ -30,11 +30,11 @@ uint64_t vh_psnr_sse_planar_c (const VhPlane *ref, const VhPlane *dis,
     unsigned bpc);
 
 /* What PSNR uses: the best hand-written version the CPU runs within
- * VMAFHIP_CPU_SIMD (=0: none, =avx2: at most AVX2), else the plain C. */
+ * the SIMD cap (vh_cpu_set_simd_cap), else the plain C. */
 VhPsnrSseFunc vh_psnr_sse_best (void);
 
 /* Every hand-written version this CPU runs, best first, up to max (tests:
- * not capped by VMAFHIP_CPU_SIMD). */
+ * not capped). */
 unsigned vh_psnr_sse_all (const VhPsnrSseVersion **out, unsigned max);
 
 #endif /* VH_PSNR_SIMD_H */

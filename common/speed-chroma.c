@@ -394,7 +394,7 @@ cov_sum_avx2 (const float *x, const float *y, size_t stride, unsigned h,
 typedef double (*CovSumFunc) (const float *x, const float *y, size_t stride,
     unsigned h, unsigned w, double mx, double my);
 
-/* AVX2 with FMA where the CPU has them (and VMAFHIP_CPU_SIMD allows), else
+/* AVX2 with FMA where the CPU has them (and the SIMD cap allows), else
  * the C */
 static CovSumFunc
 choose_cov_sum (void)

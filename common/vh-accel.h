@@ -15,6 +15,7 @@
 
 #include "vh-feature.h"
 #include "scale.h"
+#include "vh-config.h"
 
 G_BEGIN_DECLS
 
@@ -67,6 +68,9 @@ typedef struct VhAccelOps {
   gboolean (*scale_distorted) (gpointer backend, unsigned nplanes,
       const unsigned width[], const unsigned height[], VhScaleFilter filter,
       GError **error);
+  /* Optional: the engine's settings (vh_engine_set_config; before any
+   * instance is attached): which kernels a feature takes. */
+  void (*set_config) (gpointer backend, const VhConfig *config);
 } VhAccelOps;
 
 G_END_DECLS

@@ -21,22 +21,20 @@ vh_cpu_simd_detected (void)
   return VH_CPU_SIMD_NONE;
 }
 
-/* the cap VMAFHIP_CPU_SIMD sets */
-static VhCpuSimd
-simd_cap (void)
+/* no cap until one is set */
+static gint simd_cap = VH_CPU_SIMD_AVX512;
+
+void
+vh_cpu_set_simd_cap (VhCpuSimd cap)
 {
-  const char *simd = g_getenv ("VMAFHIP_CPU_SIMD");
-  if (simd && !g_strcmp0 (simd, "0"))
-    return VH_CPU_SIMD_NONE;
-  if (simd && !g_ascii_strcasecmp (simd, "avx2"))
-    return VH_CPU_SIMD_AVX2;
-  return VH_CPU_SIMD_AVX512;
+  g_atomic_int_set (&simd_cap, (gint) cap);
 }
 
 VhCpuSimd
 vh_cpu_simd_level (void)
 {
-  return MIN (simd_cap (), vh_cpu_simd_detected ());
+  return MIN ((VhCpuSimd) g_atomic_int_get (&simd_cap),
+      vh_cpu_simd_detected ());
 }
 
 int

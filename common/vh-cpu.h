@@ -2,10 +2,11 @@
  *
  * The CPU's level: AVX-512 where it has F, CD, DQ, VL and BW (the
  * x86-64-v4 set, which VH_MULTIVERSION's clones assume too), else AVX2,
- * else none.  VMAFHIP_CPU_SIMD in the environment caps it for every kernel
- * alike: "0" takes the plain C everywhere, "avx2" at most AVX2 (to test
- * that path on an AVX-512 machine); unset or anything else, no cap.
- * On aarch64 "0" also turns off the NEON kernels. */
+ * else none.  vh_cpu_set_simd_cap caps it for every kernel alike (the
+ * VhConfig's simd_cap, VMAFHIP_CPU_SIMD for the tools and tests):
+ * VH_CPU_SIMD_NONE takes the plain C everywhere, VH_CPU_SIMD_AVX2 at most
+ * AVX2 (to test that path on an AVX-512 machine).  On aarch64
+ * VH_CPU_SIMD_NONE also turns off the NEON kernels. */
 #ifndef VH_CPU_H
 #define VH_CPU_H
 
@@ -18,8 +19,11 @@ typedef enum {
 
 /* what the CPU runs, not capped (tests run every version it has) */
 VhCpuSimd vh_cpu_simd_detected (void);
-/* the level the kernels use: detected, capped by VMAFHIP_CPU_SIMD */
+/* the level the kernels use: detected, capped by vh_cpu_set_simd_cap */
 VhCpuSimd vh_cpu_simd_level (void);
+/* Caps the level for the whole process (kernels choose their version when
+ * their work is made: set it before).  VH_CPU_SIMD_AVX512: no cap. */
+void vh_cpu_set_simd_cap (VhCpuSimd cap);
 /* AVX-512 VNNI (vpdpwssd), besides the AVX-512 level */
 int vh_cpu_has_avx512_vnni (void);
 

@@ -13,6 +13,7 @@
 
 #include <glib.h>
 
+#include "vh-config.h"
 #include "vh-error.h"
 #include "vh-feature.h"
 #include "vh-model.h"
@@ -131,6 +132,13 @@ gboolean vh_engine_set_subsample (VhEngine *engine, unsigned subsample,
  * the engine owns `backend` from then on. Scores are the same; frames
  * become final when the accelerator hands them back. Call before the first
  * push. */
+/* The settings that are not a feature's options (vh-config.h: row bands,
+ * GPU scaling, which GPU kernels a feature takes), copied; before the
+ * accelerator, the threads and the first frame.  Without it, the
+ * defaults (vh_config_init). */
+gboolean vh_engine_set_config (VhEngine *engine, const VhConfig *config,
+    GError **error);
+
 struct VhAccelOps;
 gboolean vh_engine_set_accelerator (VhEngine *engine,
     const struct VhAccelOps *ops, gpointer backend, GError **error);

@@ -70,8 +70,9 @@ typedef struct {
 } VhVifFilters;
 
 /* The best this CPU runs (AVX-512 with VNNI, AVX-512, AVX2), or NULL: no
- * x86-64 build, an older CPU, or VMAFHIP_CPU_SIMD=0 in the environment
- * (VMAFHIP_CPU_SIMD=avx2 takes AVX2 even where AVX-512 is there). */
+ * x86-64 build, an older CPU, or a SIMD cap of none
+ * (vh_cpu_set_simd_cap; a cap of AVX2 takes AVX2 even where AVX-512 is
+ * there). */
 const VhVifFilters *vh_vif_filters_best (void);
 
 /* Every version this CPU runs, best first, up to max (tests). */

@@ -30,8 +30,8 @@ VhVifPixelsFunc vh_vif_pixels_avx512 (void);
 /* The AVX2 version, four pixels at a time, or NULL. */
 VhVifPixelsFunc vh_vif_pixels_avx2 (void);
 
-/* What VIF uses: AVX-512, else AVX2, else the plain C; VMAFHIP_CPU_SIMD=0
- * in the environment takes the plain C, =avx2 AVX2 where both run. */
+/* What VIF uses: AVX-512, else AVX2, else the plain C; a SIMD cap of
+ * none (vh_cpu_set_simd_cap) takes the plain C, AVX2 AVX2 where both run. */
 VhVifPixelsFunc vh_vif_pixels_best (void);
 
 #endif /* VH_VIF_PIXELS_H */

@@ -12,7 +12,7 @@
  * pushed at FPS (as a live source delivers them), each frame's latency the
  * time from its arrival to the first push (or the flush) that finds it
  * final, as the element reports scores; with the row bands on and off
- * (VMAFHIP_CPU_BANDS=0).
+ * (VhConfig cpu_row_bands FALSE).
  *
  *   vmafhip-bench [--frames N] [--sizes 1920x1080,3840x2160]
  *       [--threads 1,2,4,all] [--libvmaf /path/to/vmaf] [--live 25]
@@ -25,6 +25,7 @@
 
 #include "vh-engine.h"
 #include "vh-synth.h"
+#include "vh-tool-config.h"
 
 #define DISTINCT_FRAMES 8
 
@@ -39,7 +40,9 @@ run_once (const VhVideoInfo *info, Frame *frames, unsigned n_frames,
 {
   GError *error = NULL;
   VhEngine *e = vh_engine_new (info, &error);
-  gboolean ok = e != NULL && vh_engine_set_threads (e, threads, &error);
+  gboolean ok = e != NULL
+      && vh_engine_set_config (e, vh_tool_config (), &error)
+      && vh_engine_set_threads (e, threads, &error);
   if (ok && model)
     ok = vh_engine_add_model (e, model, NULL, NULL, &error);
   if (ok && feature)
@@ -64,11 +67,16 @@ run_once (const VhVideoInfo *info, Frame *frames, unsigned n_frames,
  * latency in ms (arrival to final, seen at pushes as the element sees it) */
 static void
 run_live (const VhVideoInfo *info, Frame *frames, unsigned n_frames,
-    unsigned threads, double fps, double *mean_ms, double *worst_ms)
+    unsigned threads, double fps, gboolean row_bands, double *mean_ms,
+    double *worst_ms)
 {
   GError *error = NULL;
   VhEngine *e = vh_engine_new (info, &error);
-  gboolean ok = e != NULL && vh_engine_set_threads (e, threads, &error)
+  VhConfig config = { 0 };
+  vh_config_copy (&config, vh_tool_config ());
+  config.cpu_row_bands = row_bands;
+  gboolean ok = e != NULL && vh_engine_set_config (e, &config, &error)
+      && vh_engine_set_threads (e, threads, &error)
       && vh_engine_add_model (e, "vmaf_v0.6.1", NULL, NULL, &error);
   gint64 *arrival = g_new0 (gint64, n_frames);
   gint64 *final = g_new0 (gint64, n_frames);
@@ -107,6 +115,7 @@ run_live (const VhVideoInfo *info, Frame *frames, unsigned n_frames,
   g_free (arrival);
   g_free (final);
   vh_engine_free (e);
+  vh_config_clear (&config);
 }
 
 /* "all": every CPU; else a number (0 if it is none) */
@@ -280,13 +289,9 @@ main (int argc, char **argv)
           run_once (&info, frames, n_frames, "vmaf_v0.6.1", NULL, n));
       if (live_fps > 0) {
         double mean[2], worst[2];
-        for (int off = 0; off < 2; off++) {
-          if (off)
-            g_setenv ("VMAFHIP_CPU_BANDS", "0", TRUE);
-          run_live (&info, frames, n_frames, n, live_fps, &mean[off],
+        for (int off = 0; off < 2; off++)
+          run_live (&info, frames, n_frames, n, live_fps, !off, &mean[off],
               &worst[off]);
-          g_unsetenv ("VMAFHIP_CPU_BANDS");
-        }
         printf ("%-10s live at %g fps, %u threads: latency mean %.0f ms, "
             "worst %.0f ms (row bands off: %.0f / %.0f ms)\n", list[s],
             live_fps, n, mean[0], worst[0], mean[1], worst[1]);

@@ -10,7 +10,8 @@
  *
  * --dist-size: a smaller distorted stream (an ABR rung), which the element
  * scales up to the reference's size (scaler=bicubic): on the GPU with
- * backend=hip, on the CPU with VMAFHIP_GPU_SCALE=0 in the environment.
+ * backend=hip, on the CPU with VMAFHIP_GPU_SCALE=0 in the environment
+ * (which the element reads too).
  * --renditions R: R more distorted streams on dist_sink_%u request pads
  * (an ABR ladder in one element; the same frames as dist_sink).
  * --instances I: I such pipelines at once, each fed from its own thread
@@ -41,6 +42,7 @@
 #include <gst/app/gstappsrc.h>
 
 #include "vh-synth-gst.h"
+#include "vh-tool-config.h"
 
 #define DISTINCT 8
 #define MAX_RENDITIONS 16
@@ -318,14 +320,12 @@ main (int argc, char **argv)
       printf (", rungs %s", rung_sizes);
     else if (rung_sizes)
       printf (", rungs %s (bicubic on the %s)", rung_sizes,
-          g_strcmp0 (g_getenv ("VMAFHIP_GPU_SCALE"), "0")
-          && g_strcmp0 (runs[0].active, "cpu") ? "GPU" : "CPU");
+          vh_tool_config ()->gpu_scale && g_strcmp0 (runs[0].active, "cpu") ? "GPU" : "CPU");
     else if (sources_only)
       printf (", distorted %ux%u", dw, dh);
     else if (dw != w || dh != h)
       printf (", distorted %ux%u scaled on the %s", dw, dh,
-          g_strcmp0 (g_getenv ("VMAFHIP_GPU_SCALE"), "0")
-          && g_strcmp0 (runs[0].active, "cpu") ? "GPU" : "CPU");
+          vh_tool_config ()->gpu_scale && g_strcmp0 (runs[0].active, "cpu") ? "GPU" : "CPU");
     if (renditions || instances > 1)
       printf (", %d pipeline%s of 1 + %d distorted stream%s",
           instances, instances > 1 ? "s" : "", renditions,

@@ -20,6 +20,7 @@
 #include "vh-engine.h"
 #include "vh-memory.h"
 #include "vh-synth.h"
+#include "vh-tool-config.h"
 
 /* Frames rendered up front and pushed in turn: the synth's rendering is
  * not what is measured. */
@@ -94,7 +95,8 @@ main (int argc, char **argv)
   }
 
   VhEngine *e = vh_engine_new (&info, &error);
-  if (!e || !vh_engine_add_model (e, "vmaf_v0.6.1", NULL, NULL, &error)) {
+  if (!e || !vh_engine_set_config (e, vh_tool_config (), &error)
+      || !vh_engine_add_model (e, "vmaf_v0.6.1", NULL, NULL, &error)) {
     fprintf (stderr, "vmafhip-engine-soak: %s\n", error->message);
     return 1;
   }

@@ -39,6 +39,7 @@
 #include "vh-kernel-images.h"
 #include "vh-synth.h"
 #include "vif-gpu.h"
+#include "vh-tool-config.h"
 
 #define DISTINCT 8
 #define SLOTS 4
@@ -235,6 +236,7 @@ main (int argc, char **argv)
   }
   const unsigned bpc = (unsigned) depth, bytes = bpc > 8 ? 2 : 1;
 
+  vh_gpu_use_config (vh_tool_config ());
   VhGpu *gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, &error);
   if (!gpu) {
     printf ("no usable GPU: %s\n", error->message);
@@ -618,6 +620,8 @@ main (int argc, char **argv)
     for (int use_gpu = 1; use_gpu >= 0; use_gpu--) {
       const VhVideoInfo info = { w, h, bpc };
       VhEngine *e = vh_engine_new (&info, &error);
+      if (!e || !vh_engine_set_config (e, vh_tool_config (), &error))
+        die ("engine", error);
       if (use_gpu) {
         VhGpu *g2 = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, &error);
         VhGpuBackend *backend = g2 ? vh_gpu_backend_new (g2, 0, &error) : NULL;

@@ -10,6 +10,7 @@
 
 #include "vh-gpu.h"
 #include "vh-kernel-images.h"
+#include "vh-config.h"
 
 static const VhGpuImageSet *const modules[] = {
   &vh_kernel_probe, &vh_kernel_motion, &vh_kernel_psnr, &vh_kernel_adm,
@@ -113,6 +114,11 @@ print_devices (VhGpuVendor vendor)
 int
 main (void)
 {
+  /* the runtimes VMAFHIP_HIP_LIBRARY / VMAFHIP_CUDA_LIBRARY name */
+  VhConfig config;
+  vh_config_init (&config);
+  vh_config_load_environment (&config);
+  vh_gpu_use_config (&config);
   printf ("vmafhip %s\n", VMAFHIP_VERSION);
   print_images ();
   printf ("GPUs on this machine:\n");

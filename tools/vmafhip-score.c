@@ -30,6 +30,7 @@
 #include "scale.h"
 #include "vh-spec.h"
 #include "vh-synth.h"
+#include "vh-tool-config.h"
 #include "vh-y4m.h"
 
 #ifndef VMAFHIP_VERSION
@@ -386,6 +387,7 @@ choose_backend (VhEngine *engine, const Options *o, VhGpu **gpu_out,
     return TRUE;
   if (strcmp (backend, "auto") && strcmp (backend, "hip"))
     return fail (error, "unknown --backend '%s' (auto, cpu, hip)", backend);
+  vh_gpu_use_config (vh_tool_config ());
   gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, MAX (o->gpu_device, 0), &gpu_error);
   /* the backend takes the device, failing or not */
   accel = gpu ? vh_gpu_backend_new (gpu, 0, &gpu_error) : NULL;
@@ -676,7 +678,8 @@ run (Options *o, GError **error)
   }
 
   engine = vh_engine_new (&info, error);
-  if (!engine || !vh_engine_set_threads (engine, o->threads ? o->threads : 1,
+  if (!engine || !vh_engine_set_config (engine, vh_tool_config (), error)
+      || !vh_engine_set_threads (engine, o->threads ? o->threads : 1,
           error)
       || !vh_engine_set_subsample (engine, (unsigned) o->subsample, error))
     goto out;

@@ -21,6 +21,7 @@
 #include "vh-gpu.h"
 #include "vh-memory.h"
 #include "vh-synth-gst.h"
+#include "vh-tool-config.h"
 
 #define DISTINCT 8
 
@@ -140,6 +141,7 @@ main (int argc, char **argv)
     g_get_monotonic_time (), NULL
   };
   if (!strcmp (backend, "hip")) {
+    vh_gpu_use_config (vh_tool_config ());
     soak.gpu = vh_gpu_acquire (VH_GPU_VENDOR_AUTO, 0, &error);
     if (!soak.gpu) {
       fprintf (stderr, "vmafhip-soak: %s\n", error->message);

@@ -92,9 +92,8 @@ VhCiedeGpu *
 vh_ciede_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
     unsigned height, unsigned bpc, GError **error)
 {
-  const char *env = g_getenv ("VMAFHIP_CIEDE_TABLE");
-  return vh_ciede_gpu_new_table (gpu, module, width, height, bpc,
-      !env || strcmp (env, "0") != 0, error);
+  return vh_ciede_gpu_new_table (gpu, module, width, height, bpc, TRUE,
+      error);
 }
 
 VhCiedeGpu *

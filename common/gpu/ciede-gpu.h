@@ -13,8 +13,8 @@
  * 8-bit pictures use a table of every (y, u, v) colour's Lab, 256 MiB of
  * device memory shared by the process's contexts on the device (built
  * at the first context, freed with the last).  Where it cannot be
- * allocated, or with VMAFHIP_CIEDE_TABLE=0 in the environment, every pixel
- * is converted instead; the scores are the same either way. */
+ * allocated, or where the caller asks for none (VhConfig's
+ * ciede_lab_table), every pixel is converted instead; the scores are the same either way. */
 #ifndef VH_CIEDE_GPU_H
 #define VH_CIEDE_GPU_H
 
@@ -28,8 +28,7 @@ typedef struct VhCiedeGpu VhCiedeGpu;
 
 VhCiedeGpu *vh_ciede_gpu_new (VhGpu *gpu, VhGpuModule *module,
     unsigned width, unsigned height, unsigned bpc, GError **error);
-/* The same, the 8-bit table asked for or not (VMAFHIP_CIEDE_TABLE is what
- * _new passes here) */
+/* The same, the 8-bit table asked for or not (_new asks for it) */
 VhCiedeGpu *vh_ciede_gpu_new_table (VhGpu *gpu, VhGpuModule *module,
     unsigned width, unsigned height, unsigned bpc, gboolean use_table,
     GError **error);

@@ -33,11 +33,11 @@
  * all take the picture's size and depth. */
 #define KERNEL_CONTEXT(name, prefix) \
   static void * \
-  name##_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i, \
-      const Handle *h, GError **e) \
+  name##_ctx_new (const VhGpuBackend *b, VhGpuModule *m, \
+      const VhVideoInfo *i, const Handle *h, GError **e) \
   { \
     (void) h; \
-    return prefix##_new (gpu, m, i->width, i->height, i->bpc, e); \
+    return prefix##_new (b->gpu, m, i->width, i->height, i->bpc, e); \
   } \
   static void \
   name##_ctx_free (void *ctx) \
@@ -158,7 +158,21 @@ psnr_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
       error);
 }
 
-KERNEL_CONTEXT (ciede, vh_ciede_gpu)
+/* with the Lab table unless the engine's config turns it off */
+static void *
+ciede_ctx_new (const VhGpuBackend *b, VhGpuModule *m, const VhVideoInfo *i,
+    const Handle *h, GError **e)
+{
+  (void) h;
+  return vh_ciede_gpu_new_table (b->gpu, m, i->width, i->height, i->bpc,
+      b->ciede_lab_table, e);
+}
+
+static void
+ciede_ctx_free (void *ctx)
+{
+  vh_ciede_gpu_free (ctx);
+}
 
 /* 4:4:4, or 4:2:0 (chroma halved both ways): the engine had the
  * extractor's check_layout refuse the rest before the first frame */
@@ -195,7 +209,21 @@ ssim_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
       b->pitch[0], h->ssim_scale, ((VhSsimSums *) out)->sum, error);
 }
 
-KERNEL_CONTEXT (ms_ssim, vh_ms_ssim_gpu)
+/* the exact kernels unless the engine's config asks for the fast ones */
+static void *
+ms_ssim_ctx_new (const VhGpuBackend *b, VhGpuModule *m,
+    const VhVideoInfo *i, const Handle *h, GError **e)
+{
+  (void) h;
+  return vh_ms_ssim_gpu_new_family (b->gpu, m, i->width, i->height, i->bpc,
+      !b->ms_ssim_fast, e);
+}
+
+static void
+ms_ssim_ctx_free (void *ctx)
+{
+  vh_ms_ssim_gpu_free (ctx);
+}
 
 static gboolean
 ms_ssim_enqueue (VhGpuBackend *b, const Handle *h, Slot *s, unsigned index,
@@ -244,11 +272,11 @@ cambi_configure (VhGpuBackend *b, Handle *h, const void *opts,
 }
 
 static void *
-cambi_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i,
+cambi_ctx_new (const VhGpuBackend *b, VhGpuModule *m, const VhVideoInfo *i,
     const Handle *h, GError **e)
 {
   (void) i;
-  return vh_cambi_gpu_new (gpu, m, &h->cambi, e);
+  return vh_cambi_gpu_new (b->gpu, m, &h->cambi, e);
 }
 
 static void
@@ -285,10 +313,10 @@ speed_configure (VhGpuBackend *b, Handle *h, const void *opts,
 }
 
 static void *
-speed_ctx_new (VhGpu *gpu, VhGpuModule *m, const VhVideoInfo *i,
+speed_ctx_new (const VhGpuBackend *b, VhGpuModule *m, const VhVideoInfo *i,
     const Handle *h, GError **e)
 {
-  return vh_speed_gpu_new (gpu, m, &h->speed, i->bpc, e);
+  return vh_speed_gpu_new (b->gpu, m, &h->speed, i->bpc, e);
 }
 
 static void

@@ -72,6 +72,9 @@ struct VhGpuBackend {
   gboolean allocated;
   unsigned max_lag;
   unsigned subsample;           /* vh_engine_set_subsample's */
+  /* the engine's choice of kernels (set_config): CIEDE2000's Lab table,
+   * MS-SSIM's exact or fast kernels */
+  gboolean ciede_lab_table, ms_ssim_fast;
   gboolean want_chroma;         /* a feature reads chroma: upload it too */
   unsigned n_submitted, n_delivered;
   unsigned n_zero_copy;         /* frames uploaded straight from the caller */
@@ -110,8 +113,8 @@ struct FeatureOps {
   gboolean (*configure) (VhGpuBackend *b, Handle *h, const void *opts,
       GError **error);
   /* one kernel context per slot */
-  void *(*ctx_new) (VhGpu *gpu, VhGpuModule *module, const VhVideoInfo *info,
-      const Handle *h, GError **error);
+  void *(*ctx_new) (const VhGpuBackend *b, VhGpuModule *module,
+      const VhVideoInfo *info, const Handle *h, GError **error);
   void (*ctx_free) (void *ctx);
   /* queues frame `index`'s kernels on slot s, results into `out` */
   gboolean (*enqueue) (VhGpuBackend *b, const Handle *h, Slot *s,

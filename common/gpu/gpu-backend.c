@@ -51,6 +51,7 @@ vh_gpu_backend_new (VhGpu *gpu, unsigned slots, GError **error)
   b->gpu = gpu;
   b->n_slots = slots;
   b->subsample = 1;
+  b->ciede_lab_table = TRUE;    /* vh_config_init's */
   b->slots = g_new0 (Slot, slots);
   b->handles = g_ptr_array_new ();
   g_mutex_init (&b->stage_lock);
@@ -160,7 +161,7 @@ backend_attach (gpointer backend, const VhFeatureExtractor *fex,
     goto fail;
   h->ctx = g_new0 (void *, b->n_slots);
   for (unsigned i = 0; i < b->n_slots; i++) {
-    h->ctx[i] = h->ops->ctx_new (b->gpu, *module, info, h, error);
+    h->ctx[i] = h->ops->ctx_new (b, *module, info, h, error);
     if (!h->ctx[i])
       goto fail;
   }
@@ -693,8 +694,16 @@ backend_free (gpointer backend)
   g_free (b);
 }
 
+static void
+backend_set_config (gpointer backend, const VhConfig *config)
+{
+  VhGpuBackend *b = backend;
+  b->ciede_lab_table = config->ciede_lab_table;
+  b->ms_ssim_fast = config->ms_ssim_gpu_fast;
+}
+
 const VhAccelOps vh_gpu_backend_ops = {
   backend_attach, backend_submit, backend_collect, backend_max_in_flight,
   backend_reset, backend_free, backend_set_subsample,
-  backend_scale_distorted,
+  backend_scale_distorted, backend_set_config,
 };

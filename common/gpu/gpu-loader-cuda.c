@@ -622,7 +622,7 @@ vh_gpu_load_cuda (GString *why)
   g_mutex_lock (&lock);
   if (!loaded) {
     const char *library = NULL;
-    void *handle = vh_gpu_open_library ("VMAFHIP_CUDA_LIBRARY", cuda_libraries,
+    void *handle = vh_gpu_open_library (VH_GPU_VENDOR_NVIDIA, cuda_libraries,
         &library, why);
     if (handle && vh_gpu_resolve_symbols (handle, library, cuda_symbols,
             G_N_ELEMENTS (cuda_symbols), why)) {

@@ -563,7 +563,7 @@ vh_gpu_load_hip (GString *why)
   g_mutex_lock (&lock);
   if (!loaded) {
     const char *library = NULL;
-    void *handle = vh_gpu_open_library ("VMAFHIP_HIP_LIBRARY", hip_libraries,
+    void *handle = vh_gpu_open_library (VH_GPU_VENDOR_AMD, hip_libraries,
         &library, why);
     if (handle && vh_gpu_resolve_symbols (handle, library, hip_symbols,
             G_N_ELEMENTS (hip_symbols), why)) {

@@ -1,14 +1,48 @@
 /* vmafhip — dlopen helpers shared by the AMD and NVIDIA loaders. */
 #include "vh-gpu-funcs.h"
+#include "vh-config.h"
 
 #include <dlfcn.h>
 #include <string.h>
 
+/* vh_gpu_set_runtime_library's, per vendor (interned strings) */
+static const char *runtime_library[2], *runtime_origin[2];
+G_LOCK_DEFINE_STATIC (runtime);
+
+static unsigned
+vendor_slot (VhGpuVendor vendor)
+{
+  return vendor == VH_GPU_VENDOR_NVIDIA ? 1 : 0;
+}
+
+void
+vh_gpu_set_runtime_library (VhGpuVendor vendor, const char *library,
+    const char *origin)
+{
+  G_LOCK (runtime);
+  runtime_library[vendor_slot (vendor)] = library && *library
+      ? g_intern_string (library) : NULL;
+  runtime_origin[vendor_slot (vendor)] = g_intern_string (origin);
+  G_UNLOCK (runtime);
+}
+
+void
+vh_gpu_use_config (const VhConfig *config)
+{
+  vh_gpu_set_runtime_library (VH_GPU_VENDOR_AMD, config->hip_library,
+      "VhConfig hip_library (VMAFHIP_HIP_LIBRARY)");
+  vh_gpu_set_runtime_library (VH_GPU_VENDOR_NVIDIA, config->cuda_library,
+      "VhConfig cuda_library (VMAFHIP_CUDA_LIBRARY)");
+}
+
 void *
-vh_gpu_open_library (const char *env_var, const char *const *candidates,
+vh_gpu_open_library (VhGpuVendor vendor, const char *const *candidates,
     const char **loaded_name, GString *why)
 {
-  const char *override = env_var ? g_getenv (env_var) : NULL;
+  G_LOCK (runtime);
+  const char *override = runtime_library[vendor_slot (vendor)];
+  const char *origin = runtime_origin[vendor_slot (vendor)];
+  G_UNLOCK (runtime);
   const char *only[2] = { override, NULL };
   const char *const *names = (override && *override) ? only : candidates;
   GString *reasons = g_string_new (NULL);
@@ -33,7 +67,7 @@ vh_gpu_open_library (const char *env_var, const char *const *candidates,
   }
 
   g_string_append_printf (why, "no library loaded (tried %s%s%s)%s", tried->str,
-      override && *override ? ", from " : "", override && *override ? env_var : "",
+      override && origin ? ", from " : "", override && origin ? origin : "",
       reasons->str);
   g_string_free (reasons, TRUE);
   g_string_free (tried, TRUE);

@@ -129,20 +129,12 @@ fill_params (const VhMsSsimGpu *ctx, VhGpuPtr ref, VhGpuPtr dis,
   r->sums = ctx->sums;
 }
 
-/* VMAFHIP_MS_SSIM_EXACT is set (and not "0"): the exact kernels */
-static gboolean
-exact_requested (void)
-{
-  const char *env = g_getenv ("VMAFHIP_MS_SSIM_EXACT");
-  return env && *env && strcmp (env, "0") != 0;
-}
-
 VhMsSsimGpu *
 vh_ms_ssim_gpu_new (VhGpu *gpu, VhGpuModule *module, unsigned width,
     unsigned height, unsigned bpc, GError **error)
 {
   return vh_ms_ssim_gpu_new_family (gpu, module, width, height, bpc,
-      exact_requested (), error);
+      TRUE, error);
 }
 
 VhMsSsimGpu *

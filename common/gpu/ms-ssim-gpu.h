@@ -1,10 +1,11 @@
 /* vmafhip — float MS-SSIM on the GPU (kernels/ms-ssim.hip): the sums of l,
  * c and s over the SSIM map of each of the five scales (VhMsSsimSums).
- * The fast kernels (the default) filter with float sums: the scores within
- * 2e-6 of the CPU's (tests/check/test-ms-ssim-emulation.cpp); with
- * VMAFHIP_MS_SSIM_EXACT=1 the exact ones compute every pixel with the
- * CPU's operations, only the sums over the map in another (fixed) order,
- * at about twice the cost.  The options (enable_lcs, enable_db, clip_db) act on the host, on
+ * The exact kernels (the default) compute every pixel with the CPU's
+ * operations, only the sums over the map in another (fixed) order: the
+ * scores equal the CPU's at libvmaf's printed precision.  The fast ones
+ * (VhConfig's ms_ssim_gpu_fast) filter with float sums, at about half the
+ * cost: the scores within 2e-6 of the CPU's
+ * (tests/check/test-ms-ssim-emulation.cpp).  The options (enable_lcs, enable_db, clip_db) act on the host, on
  * these sums, exactly as on the CPU's.
  *
  *   VhMsSsimGpu *ctx = vh_ms_ssim_gpu_new (gpu, module, width, height, bpc,
@@ -29,8 +30,8 @@ typedef struct VhMsSsimGpu VhMsSsimGpu;
 VhMsSsimGpu *vh_ms_ssim_gpu_new (VhGpu *gpu, VhGpuModule *module,
     unsigned width, unsigned height, unsigned bpc, GError **error);
 void vh_ms_ssim_gpu_free (VhMsSsimGpu *ctx);
-/* _new with the family named: the exact kernels, or the fast ones (what
- * _new takes unless VMAFHIP_MS_SSIM_EXACT asks for the exact ones) */
+/* _new with the family named: the exact kernels (what _new takes), or the
+ * fast ones */
 VhMsSsimGpu *vh_ms_ssim_gpu_new_family (VhGpu *gpu, VhGpuModule *module,
     unsigned width, unsigned height, unsigned bpc, gboolean exact,
     GError **error);

@@ -178,12 +178,12 @@ typedef struct {
   void **slot;           /* where to store the address */
 } VhGpuSymbol;
 
-/* dlopens the first of candidates that loads, or only the library named by
- * the environment variable env_var when it is set.  Returns the handle and
- * the name that loaded (a string that lives forever), or NULL with the names
+/* dlopens the first of candidates that loads, or only the library set for
+ * the vendor with vh_gpu_set_runtime_library.  Returns the handle and the
+ * name that loaded (a string that lives forever), or NULL with the names
  * tried and the loader's reasons appended to why. */
-void *vh_gpu_open_library (const char *env_var, const char *const *candidates,
-    const char **loaded_name, GString *why);
+void *vh_gpu_open_library (VhGpuVendor vendor,
+    const char *const *candidates, const char **loaded_name, GString *why);
 
 /* A neutral call and the driver function it uses (its symbol's address
  * slot), or a text where no one function says it. */

@@ -4,8 +4,8 @@
  * dlopen at the first vh_gpu_open():
  *   - AMD:    libamdhip64.so.7, .6, .5 (then the same names in /opt/rocm/lib);
  *   - NVIDIA: libcuda.so.1 (the driver, not the toolkit's libcudart).
- * Environment overrides (a soname or a path; only that one is tried):
- *   VMAFHIP_HIP_LIBRARY, VMAFHIP_CUDA_LIBRARY.
+ * vh_gpu_set_runtime_library names another (a soname or a path; only that
+ * one is tried; VhConfig's hip_library and cuda_library).
  * Both vendors run the same kernel source (the .hip files in kernels/), compiled at build
  * time and embedded in the binary (see vh_gpu_module_load_embedded).
  *
@@ -76,6 +76,14 @@ int vh_gpu_device_count (VhGpuVendor vendor, GError **error);
 /* Opens GPU device_id of the preferred vendor; device_id -1 means 0. A
  * handle of its own (reference count 1). */
 VhGpu *vh_gpu_open (VhGpuVendor vendor, int device_id, GError **error);
+/* The vendor's runtime to load instead of the usual names (NULL: those),
+ * and where that name came from (for the error that names it, e.g. the
+ * environment variable); for the whole process, before the first open. */
+void vh_gpu_set_runtime_library (VhGpuVendor vendor, const char *library,
+    const char *origin);
+/* Both runtimes from the config's hip_library and cuda_library */
+struct VhConfig;
+void vh_gpu_use_config (const struct VhConfig *config);
 /* The process's one handle on that device, opened at the first call and
  * shared by every caller after (each call adds a reference): every element
  * and pool of a process on one GPU uses one context. */

@@ -296,7 +296,8 @@ gst_vmafhip_new_engine (GstVmafHip * self, gboolean take_loaded,
 {
   VhEngine *engine = vh_engine_new_unsized ();
 
-  if (!vh_engine_set_threads (engine, self->cfg.threads, error)
+  if (!vh_engine_set_config (engine, &self->engine_config, error)
+      || !vh_engine_set_threads (engine, self->cfg.threads, error)
       /* frames the element does not report are not computed */
       || !vh_engine_set_subsample (engine, self->cfg.subsample, error))
     goto failed;

@@ -226,6 +226,9 @@ struct _GstVmafHip
 
   /* From start() to stop(): streaming thread only */
   Settings cfg;
+  /* the engine's settings, from the environment at start()
+   * (vh_config_load_environment; docs/element.md, *Environment*) */
+  VhConfig engine_config;
   GPtrArray *specs;           /* ModelSpec* */
   GPtrArray *feature_specs;   /* VhFeatureSpec* from `features` */
   VhLogFormat log_format;

@@ -159,6 +159,7 @@ gst_vmafhip_finalize (GObject * object)
 
   gst_vmafhip_settings_clear (&self->props);
   gst_vmafhip_settings_clear (&self->cfg);
+  vh_config_clear (&self->engine_config);
   g_free (self->active_backend);
   g_ptr_array_unref (self->specs);
   g_ptr_array_unref (self->feature_specs);
@@ -177,6 +178,21 @@ gst_vmafhip_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* The engine's settings, through the engine's one reader of the
+ * environment (the runtime to load, the SIMD cap, the kernels' choices;
+ * VMAFHIP_SHARED_REFERENCE=1 is the test suites' switch for every
+ * element): at creation (a caps query may look for a GPU before start)
+ * and again at each start. */
+static void
+load_engine_config (GstVmafHip * self)
+{
+  vh_config_clear (&self->engine_config);
+  vh_config_init (&self->engine_config);
+  vh_config_load_environment (&self->engine_config);
+  vh_config_apply_cpu (&self->engine_config);
+  vh_gpu_use_config (&self->engine_config);
+}
+
 static gboolean
 gst_vmafhip_start (GstAggregator * agg)
 {
@@ -186,8 +202,8 @@ gst_vmafhip_start (GstAggregator * agg)
   GST_OBJECT_LOCK (self);
   gst_vmafhip_settings_copy (&self->cfg, &self->props);
   GST_OBJECT_UNLOCK (self);
-  /* (the test suites' switch for every element, read once a run) */
-  if (!g_strcmp0 (g_getenv ("VMAFHIP_SHARED_REFERENCE"), "1"))
+  load_engine_config (self);
+  if (self->engine_config.share_reference)
     self->cfg.share_reference = TRUE;
 
   if (!gst_vmafhip_parse_features (self, &error)) {
@@ -341,6 +357,8 @@ gst_vmafhip_init (GstVmafHip * self)
 {
   GstElementClass *klass = GST_ELEMENT_GET_CLASS (self);
   static const char *const names[2] = { "ref_sink", "dist_sink" };
+
+  load_engine_config (self);
 
   for (int i = 0; i < 2; i++) {
     GstPadTemplate *templ = gst_element_class_get_pad_template (klass,

@@ -42,6 +42,9 @@ typedef struct {
   unsigned scale_calls, scale_nplanes, scale_w[3], scale_h[3];
   VhScaleFilter scale_filter;
   VhPictureScaler *scaler;
+  /* set_config: the calls, and the last config's kernel choices */
+  unsigned config_calls;
+  gboolean ciede_lab_table, ms_ssim_gpu_fast;
 } CpuAccel;
 
 typedef struct {
@@ -216,10 +219,19 @@ accel_free (gpointer backend)
   g_free (a);
 }
 
+static void
+accel_set_config (gpointer backend, const VhConfig *config)
+{
+  CpuAccel *a = backend;
+  a->config_calls++;
+  a->ciede_lab_table = config->ciede_lab_table;
+  a->ms_ssim_gpu_fast = config->ms_ssim_gpu_fast;
+}
+
 static const VhAccelOps cpu_accel_ops = {
   accel_attach, accel_submit, accel_collect, accel_max_in_flight,
   accel_reset, accel_free, NULL,    /* every frame computed */
-  accel_scale_distorted,
+  accel_scale_distorted, accel_set_config,
 };
 
 static void
@@ -369,6 +381,86 @@ START_TEST (test_accel_after_push_refused)
   accel_free (backend);
   vh_synth_free (s);
   vh_engine_free (e);
+}
+END_TEST
+
+/* The engine's settings reach its accelerator, set before or after it;
+ * once frames flow they are refused, naming the order */
+START_TEST (test_config_reaches_accelerator)
+{
+  GError *error = NULL;
+  VhVideoInfo info = { 64, 48, 8 };
+  VhConfig config;
+  vh_config_init (&config);
+  ck_assert (config.ciede_lab_table && !config.ms_ssim_gpu_fast
+      && config.cpu_row_bands && config.gpu_scale);
+  config.ms_ssim_gpu_fast = TRUE;
+  config.ciede_lab_table = FALSE;
+
+  VhEngine *e = vh_engine_new (&info, &error);
+  ck_assert (vh_engine_set_config (e, &config, &error));
+  CpuAccel *backend = g_new0 (CpuAccel, 1);
+  ck_assert (vh_engine_set_accelerator (e, &cpu_accel_ops, backend, &error));
+  ck_assert_uint_eq (backend->config_calls, 1);
+  ck_assert (backend->ms_ssim_gpu_fast && !backend->ciede_lab_table);
+  /* set again with the accelerator there: handed on */
+  config.ms_ssim_gpu_fast = FALSE;
+  ck_assert (vh_engine_set_config (e, &config, &error));
+  ck_assert_uint_eq (backend->config_calls, 2);
+  ck_assert (!backend->ms_ssim_gpu_fast);
+
+  ck_assert (vh_engine_add_model (e, "vmaf_v0.6.1", NULL, NULL, &error));
+  VhSynth *s = vh_synth_new (64, 48, 8, VH_SYNTH_420, 1);
+  VhPicture ref, dis;
+  vh_synth_render (s, 0, 1, &ref, &dis);
+  ck_assert (vh_engine_push (e, &ref, &dis, &error));
+  ck_assert (!vh_engine_set_config (e, &config, &error));
+  ck_assert (error && strstr (error->message, "before its accelerator"));
+  g_clear_error (&error);
+  vh_synth_free (s);
+  vh_engine_free (e);
+  vh_config_clear (&config);
+}
+END_TEST
+
+/* The one reader of the environment: each variable over the defaults */
+START_TEST (test_config_from_environment)
+{
+  VhConfig config;
+  g_setenv ("VMAFHIP_HIP_LIBRARY", "/opt/x/libamdhip64.so.6", TRUE);
+  g_setenv ("VMAFHIP_CPU_SIMD", "avx2", TRUE);
+  g_setenv ("VMAFHIP_CPU_BANDS", "0", TRUE);
+  g_setenv ("VMAFHIP_GPU_SCALE", "0", TRUE);
+  g_setenv ("VMAFHIP_CIEDE_TABLE", "0", TRUE);
+  g_setenv ("VMAFHIP_MS_SSIM_FAST", "1", TRUE);
+  g_setenv ("VMAFHIP_SHARED_REFERENCE", "1", TRUE);
+  vh_config_init (&config);
+  vh_config_load_environment (&config);
+  ck_assert_str_eq (config.hip_library, "/opt/x/libamdhip64.so.6");
+  ck_assert_ptr_null (config.cuda_library);
+  ck_assert_int_eq (config.simd_cap, VH_CPU_SIMD_AVX2);
+  ck_assert (!config.cpu_row_bands && !config.gpu_scale
+      && !config.ciede_lab_table && config.ms_ssim_gpu_fast
+      && config.share_reference);
+  VhConfig copy = { 0 };
+  vh_config_copy (&copy, &config);
+  ck_assert (copy.hip_library != config.hip_library);
+  ck_assert_str_eq (copy.hip_library, config.hip_library);
+  vh_config_clear (&copy);
+  vh_config_clear (&config);
+
+  g_setenv ("VMAFHIP_CPU_SIMD", "0", TRUE);
+  g_setenv ("VMAFHIP_MS_SSIM_FAST", "0", TRUE);
+  g_unsetenv ("VMAFHIP_HIP_LIBRARY");
+  g_unsetenv ("VMAFHIP_CPU_BANDS");
+  vh_config_init (&config);
+  vh_config_load_environment (&config);
+  ck_assert_int_eq (config.simd_cap, VH_CPU_SIMD_NONE);
+  ck_assert (!config.ms_ssim_gpu_fast && config.cpu_row_bands);
+  ck_assert_ptr_null (config.hip_library);
+  vh_config_apply_cpu (&config);
+  ck_assert_int_eq (vh_cpu_simd_level (), VH_CPU_SIMD_NONE);
+  vh_config_clear (&config);
 }
 END_TEST
 
@@ -560,6 +652,8 @@ accel_suite (void)
   tcase_add_test (tc, test_accel_8bit);
   tcase_add_test (tc, test_accel_10bit_odd);
   tcase_add_test (tc, test_accel_after_push_refused);
+  tcase_add_test (tc, test_config_reaches_accelerator);
+  tcase_add_test (tc, test_config_from_environment);
   tcase_add_test (tc, test_accel_scaled_8bit);
   tcase_add_test (tc, test_accel_scaled_10bit_lanczos);
   tcase_add_test (tc, test_scaling_refused);

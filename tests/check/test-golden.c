@@ -12,6 +12,7 @@
 #include "vh-engine.h"
 #include "vh-rawvideo.h"
 #include "vh-test-util.h"
+#include "vh-tool-config.h"
 
 typedef struct {
   const char *name;      /* golden file stem */
@@ -440,6 +441,8 @@ golden_suite (void)
 int
 main (void)
 {
+  /* VMAFHIP_CPU_SIMD: golden-plain-c and golden-avx2 cap the SIMD here */
+  vh_tool_config ();
   testdata = vh_test_testdata_dir ();
   if (!testdata)
     return VH_TEST_SKIP;

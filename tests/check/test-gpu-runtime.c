@@ -24,6 +24,10 @@
 #include "vh-gpu.h"
 #include "vh-kernel-images.h"
 #include "vh-gpu-runtime-test.h"
+#include "vh-test-config.h"
+
+/* the engine's settings from the environment (main) */
+static VhConfig test_config;
 
 /* ======================================================================
  * host suite
@@ -268,6 +272,8 @@ START_TEST (host_missing_runtime)
   }
   g_setenv ("VMAFHIP_HIP_LIBRARY", "libvmafhip-test-missing-hip.so.0", TRUE);
   g_setenv ("VMAFHIP_CUDA_LIBRARY", "libvmafhip-test-missing-cuda.so.0", TRUE);
+  vh_config_load_environment (&test_config);
+  vh_gpu_use_config (&test_config);
   ck_assert_ptr_null (vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, &error));
   note ("no runtime at all: %s", error->message);
   assert_error (error, VH_ERROR_GPU, "no GPU runtime found (AMD or NVIDIA)");
@@ -303,6 +309,8 @@ START_TEST (host_cuda_stub_library)
     return;
   }
   g_setenv ("VMAFHIP_CUDA_LIBRARY", stub, TRUE);
+  vh_config_load_environment (&test_config);
+  vh_gpu_use_config (&test_config);
   ck_assert_ptr_null (vh_gpu_open (VH_GPU_VENDOR_NVIDIA, 0, &error));
   note ("CUDA stub library: %s", error->message);
   assert_error (error, VH_ERROR_GPU, "no GPU device found (NVIDIA)");
@@ -626,6 +634,9 @@ run_suite (Suite *suite, enum fork_status fork_mode)
 int
 main (int argc, char **argv)
 {
+  /* the runtime VMAFHIP_HIP_LIBRARY names (the mock), the SIMD cap */
+  vh_test_config_load (&test_config);
+  vh_gpu_use_config (&test_config);
   gboolean host = TRUE, device = TRUE;
   if (argc > 1 && strcmp (argv[1], "--host") == 0)
     device = FALSE;

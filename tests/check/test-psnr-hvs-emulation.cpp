@@ -287,7 +287,7 @@ emu_free (gpointer backend)
 
 static const VhAccelOps emu_ops = {
   emu_attach, emu_submit, emu_collect, emu_max_in_flight, emu_reset,
-  emu_free, NULL, NULL,
+  emu_free, NULL, NULL, NULL,
 };
 
 static void

@@ -10,6 +10,10 @@
 
 #include "adm-gpu.h"
 #include "vh-synth.h"
+#include "../vh-test-config.h"
+
+/* the engine's settings from the environment (main) */
+static VhConfig test_config;
 
 static unsigned failures, cases, refused;
 
@@ -93,6 +97,9 @@ check (unsigned w, unsigned h, unsigned bpc, VhAdmReference reference,
 int
 main (void)
 {
+  /* the runtime VMAFHIP_HIP_LIBRARY names (the mock), the SIMD cap */
+  vh_test_config_load (&test_config);
+  vh_gpu_use_config (&test_config);
   /* the minimum, odd, the AVX-512 tail widths (33-36, 65-68), a few tiles */
   static const unsigned sizes[][2] = {
     {33, 33}, {35, 41}, {65, 47}, {97, 70}, {160, 90}, {321, 181},

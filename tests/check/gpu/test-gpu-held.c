@@ -13,6 +13,10 @@
 #include "vh-gpu-backend.h"
 #include "vh-kernel-images.h"
 #include "vh-mock-gpu.h"
+#include "../vh-test-config.h"
+
+/* the engine's settings from the environment (main) */
+static VhConfig test_config;
 
 #define W 64
 #define H 48
@@ -134,6 +138,9 @@ END_TEST
 int
 main (void)
 {
+  /* the runtime VMAFHIP_HIP_LIBRARY names (the mock), the SIMD cap */
+  vh_test_config_load (&test_config);
+  vh_gpu_use_config (&test_config);
   event_syncs = (unsigned long long (*)(void))
       vh_mock_gpu_symbol ("vh_mock_hip_event_syncs", "test-gpu-held");
   if (!event_syncs)

@@ -16,6 +16,10 @@
 #include "vh-error.h"
 #include "vh-gpu.h"
 #include "vh-mock-gpu.h"
+#include "../vh-test-config.h"
+
+/* the engine's settings from the environment (main) */
+static VhConfig test_config;
 
 typedef void (*CountersFunc) (int *imports_live, int *imports_total,
     int *mappings_live);
@@ -172,6 +176,9 @@ END_TEST
 int
 main (void)
 {
+  /* the runtime VMAFHIP_HIP_LIBRARY names (the mock), the SIMD cap */
+  vh_test_config_load (&test_config);
+  vh_gpu_use_config (&test_config);
   mock_counters = (CountersFunc) vh_mock_gpu_symbol ("vh_mock_hip_counters",
       "test-gpu-import");
   if (!mock_counters)

@@ -18,6 +18,10 @@
 #include "vh-kernel-images.h"
 #include "vh-mock-gpu.h"
 #include "vif-gpu.h"
+#include "../vh-test-config.h"
+
+/* the engine's settings from the environment (main) */
+static VhConfig test_config;
 
 static void
 assert_error (GError **error, const char *part)
@@ -339,6 +343,9 @@ share_suite (void)
 int
 main (void)
 {
+  /* the runtime VMAFHIP_HIP_LIBRARY names (the mock), the SIMD cap */
+  vh_test_config_load (&test_config);
+  vh_gpu_use_config (&test_config);
   SRunner *runner = srunner_create (share_suite ());
   srunner_run_all (runner, CK_NORMAL);
   const int failed = srunner_ntests_failed (runner);

@@ -21,6 +21,10 @@
 #include "motion.h"
 #include "psnr.h"
 #include "vif.h"
+#include "../vh-test-config.h"
+
+/* the engine's settings from the environment (main) */
+static VhConfig test_config;
 
 typedef struct {
   VhGpu *gpu;
@@ -269,6 +273,9 @@ synthetic (Ctx *c, unsigned w, unsigned h, unsigned bpc, unsigned n)
 int
 main (void)
 {
+  /* the runtime VMAFHIP_HIP_LIBRARY names (the mock), the SIMD cap */
+  vh_test_config_load (&test_config);
+  vh_gpu_use_config (&test_config);
   GError *error = NULL;
   Ctx c = { 0 };
   c.gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, 0, &error);

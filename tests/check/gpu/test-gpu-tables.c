@@ -15,6 +15,10 @@
 #include "ciede-gpu.h"
 #include "vh-kernel-images.h"
 #include "vh-mock-gpu.h"
+#include "../vh-test-config.h"
+
+/* the engine's settings from the environment (main) */
+static VhConfig test_config;
 
 #define TABLE_SIZE 4096
 
@@ -166,7 +170,7 @@ END_TEST
 
 /* CIEDE2000's contexts: 8-bit ones share the Lab table (one 256 MiB
  * allocation, released with the last), deeper ones and
- * VMAFHIP_CIEDE_TABLE=0 take none */
+ * asked for none (VhConfig ciede_lab_table FALSE) take none */
 START_TEST (test_ciede_contexts_share_the_lab_table)
 {
   if (vh_mock_gpu_lacks_images (&vh_kernel_ciede, "test-gpu-tables"))
@@ -195,9 +199,8 @@ START_TEST (test_ciede_contexts_share_the_lab_table)
           &count, &error) != 0);
   ck_assert_int_eq (count.fills, 1);
   vh_gpu_table_release (gpu, "ciede-lab-8bit");
-  g_setenv ("VMAFHIP_CIEDE_TABLE", "0", TRUE);
-  VhCiedeGpu *plain = vh_ciede_gpu_new (gpu, module, 64, 32, 8, &error);
-  g_unsetenv ("VMAFHIP_CIEDE_TABLE");
+  VhCiedeGpu *plain = vh_ciede_gpu_new_table (gpu, module, 64, 32, 8, FALSE,
+      &error);
   ck_assert (plain && !vh_ciede_gpu_uses_table (plain));
   vh_ciede_gpu_free (plain);
   vh_gpu_module_free (module);
@@ -269,6 +272,9 @@ END_TEST
 int
 main (void)
 {
+  /* the runtime VMAFHIP_HIP_LIBRARY names (the mock), the SIMD cap */
+  vh_test_config_load (&test_config);
+  vh_gpu_use_config (&test_config);
   if (!g_getenv ("VMAFHIP_HIP_LIBRARY")) {
     fprintf (stderr, "test-gpu-tables: VMAFHIP_HIP_LIBRARY must name the "
         "mock HIP runtime\n");

@@ -24,6 +24,10 @@
 #include "vh-test-util.h"
 
 #include "scale-cases.h"
+#include "../vh-test-config.h"
+
+/* the engine's settings from the environment (main) */
+static VhConfig test_config;
 
 #define PAD_BYTE 0xa5
 
@@ -352,6 +356,9 @@ run_mock (void)
 int
 main (int argc, char **argv)
 {
+  /* the runtime VMAFHIP_HIP_LIBRARY names (the mock), the SIMD cap */
+  vh_test_config_load (&test_config);
+  vh_gpu_use_config (&test_config);
   if (argc > 1 && strcmp (argv[1], "--mock") == 0)
     return run_mock ();
   if (argc > 1) {

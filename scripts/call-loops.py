@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Which source files of the engine, the GPU layers and the element call
+each other in a loop.
+
+A file calls another when its object file uses a symbol the other's object
+defines (nm: undefined there, defined here).  Files that reach each other
+through such calls form a loop (a strongly connected component of the call
+graph); a layered tree has none.  Reads the objects of a build folder
+(compile_commands.json names them), so build first.
+
+    scripts/call-loops.py [BUILD_DIR] [--fail]
+
+Prints each loop's files, or "no call loops"; --fail exits 1 where there
+is one (a check for CI).
+"""
+import json
+import os
+import subprocess
+import sys
+
+# the layers whose files should call one way (tools and tests excluded)
+ROOTS = ("common/", "gst/vmafhip/")
+
+
+def symbols(obj):
+    """(defined, undefined) global symbols of one object file"""
+    out = subprocess.run(["nm", "-P", "-g", obj], capture_output=True,
+                         text=True, check=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) < 2:
+            continue
+        name, kind = parts[0], parts[1]
+        if kind == "U":
+            undefined.add(name)
+        elif kind in "TDBRVWtdbr" and kind.isupper():
+            defined.add(name)
+    return defined, undefined
+
+
+def sources_and_objects(build):
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        commands = json.load(f)
+    src_root = os.path.realpath(os.path.join(build, ".."))
+    pairs = {}
+    for c in commands:
+        src = os.path.relpath(os.path.realpath(os.path.join(c["directory"],
+                                                            c["file"])),
+                              src_root)
+        if not src.startswith(ROOTS) or not src.endswith(".c"):
+            continue
+        obj = os.path.join(c["directory"], c["output"])
+        # one object per source (a source built into two targets: either)
+        if os.path.exists(obj):
+            pairs.setdefault(src, obj)
+    return pairs
+
+
+def strongly_connected(graph):
+    """Tarjan's algorithm, iterative; components of more than one node"""
+    index, low, on_stack, stack, result = {}, {}, set(), [], []
+    counter = [0]
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            advanced = False
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter[0]
+                    counter[0] += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                    advanced = True
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    result.append(sorted(component))
+    return result
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith("--")]
+    build = args[0] if args else "build"
+    pairs = sources_and_objects(build)
+    if not pairs:
+        sys.exit("call-loops: no objects under %s (build first)" % build)
+    defined_by, uses = {}, {}
+    for src, obj in pairs.items():
+        defined, undefined = symbols(obj)
+        uses[src] = undefined
+        for name in defined:
+            defined_by.setdefault(name, src)
+    graph = {src: set() for src in pairs}
+    for src, names in uses.items():
+        for name in names:
+            callee = defined_by.get(name)
+            if callee and callee != src:
+                graph[src].add(callee)
+    loops = strongly_connected(graph)
+    for loop in sorted(loops):
+        print("call loop: " + " <-> ".join(loop))
+    if not loops:
+        print("no call loops among %d files of %s" % (len(pairs),
+                                                        ", ".join(ROOTS)))
+    return 1 if loops and "--fail" in argv else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
