@@ -23,6 +23,7 @@
 #include "vh-decode.h"
 #include "vh-engine.h"
 #include "vh-frame-reader.h"
+#include "vh-backend.h"
 #include "vh-gpu-backend.h"
 #include "vh-gpu.h"
 #include "vh-log-repair.h"
@@ -373,51 +374,49 @@ output_format (const Options *o, VhLogFormat *format, GError **error)
   return TRUE;
 }
 
-/* --backend: the GPU for hip (or auto when one works), else the CPU. */
+/* --backend, by the engine's rule (vh_backend_choose, as the element):
+ * the GPU for hip (or auto when one works), else the CPU. */
 static gboolean
 choose_backend (VhEngine *engine, const Options *o, VhGpu **gpu_out,
     GError **error)
 {
-  const char *backend = o->backend ? o->backend : "auto";
+  const char *name = o->backend ? o->backend : "auto";
+  VhBackendKind kind;
   GError *gpu_error = NULL;
-  VhGpu *gpu;
-  VhGpuBackend *accel;
 
-  if (!strcmp (backend, "cpu"))
-    return TRUE;
-  if (strcmp (backend, "auto") && strcmp (backend, "hip"))
-    return fail (error, "unknown --backend '%s' (auto, cpu, hip)", backend);
-  vh_gpu_use_config (vh_tool_config ());
-  gpu = vh_gpu_open (VH_GPU_VENDOR_AUTO, MAX (o->gpu_device, 0), &gpu_error);
-  /* the backend takes the device, failing or not */
-  accel = gpu ? vh_gpu_backend_new (gpu, 0, &gpu_error) : NULL;
-  if (accel) {
-    /* the engine owns the backend from here, attached or not: a failure
-     * can leave it half attached, so there is no falling back then */
-    if (!vh_engine_set_accelerator (engine, &vh_gpu_backend_ops, accel,
-            error)) {
-      g_prefix_error (error, "--backend %s: ", backend);
-      return FALSE;
-    }
-    /* (the inputs' buffers are its pinned memory) */
-    *gpu_out = vh_gpu_ref (vh_gpu_backend_gpu (accel));
-    if (!o->quiet)
-      fprintf (stderr, "vmafhip-score: scoring on the GPU (%u of %u "
-          "features)\n", vh_engine_n_accelerated (engine),
-          vh_engine_n_accelerable (engine));
-    return TRUE;
-  }
-  if (!strcmp (backend, "hip")) {
+  if (!vh_backend_kind_from_string (name, &kind))
+    return fail (error, "unknown --backend '%s' (auto, cpu, hip)", name);
+  VhBackendChoice *choice = vh_backend_choose (kind, o->gpu_device,
+      vh_tool_config (), &gpu_error);
+  if (!choice) {
     g_set_error (error, VH_ERROR, VH_ERROR_UNSUPPORTED,
-        "--backend hip: no usable GPU: %s", gpu_error->message);
+        "--backend hip: no usable GPU: %s (use --backend cpu or auto)",
+        gpu_error->message);
     g_clear_error (&gpu_error);
     return FALSE;
   }
-  if (!o->quiet)
+  if (vh_backend_choice_fallback (choice) && !o->quiet)
     fprintf (stderr, "vmafhip-score: no usable GPU (%s): scoring on the "
-        "CPU\n", gpu_error->message);
-  g_clear_error (&gpu_error);
-  return TRUE;
+        "CPU\n", vh_backend_choice_fallback (choice));
+  gboolean ok = TRUE;
+  if (vh_backend_choice_is_gpu (choice)) {
+    /* the engine owns the accelerator from here, attached or not: a
+     * failure can leave it half attached, so there is no falling back */
+    ok = vh_backend_choice_attach (choice, engine, 0, error);
+    if (!ok)
+      g_prefix_error (error, "--backend %s: ", name);
+    else {
+      /* (the inputs' buffers are its pinned memory) */
+      *gpu_out = vh_gpu_ref (vh_backend_choice_gpu (choice));
+      if (!o->quiet)
+        fprintf (stderr, "vmafhip-score: scoring on the GPU (%s; %u of %u "
+            "features)\n", vh_backend_choice_description (choice),
+            vh_engine_n_accelerated (engine),
+            vh_engine_n_accelerable (engine));
+    }
+  }
+  vh_backend_choice_free (choice);
+  return ok;
 }
 
 static gboolean

@@ -5,8 +5,7 @@
 
 #include <string.h>
 
-#include "vh-gpu-backend.h"
-#include "vh-kernel-images.h"
+#include "vh-backend.h"
 
 #include "gstvmafhip-private.h"
 
@@ -42,26 +41,6 @@ gst_vmafhip_side_follow (Side * side, const GstVideoInfo * info)
 
 /* ------------------------------------------------------ start and stop */
 
-/* Takes the process's shared handle on the GPU (every vmafhip element and
- * pool on that device uses it) and loads a kernel module once to prove the
- * device works with the kernels this build carries. */
-static VhGpu *
-open_working_gpu (gint device_id, GError ** error)
-{
-  VhGpu *gpu = vh_gpu_acquire (VH_GPU_VENDOR_AUTO, MAX (device_id, 0),
-      error);
-  if (!gpu)
-    return NULL;
-  VhGpuModule *module = vh_gpu_module_load_embedded (gpu, &vh_kernel_motion,
-      error);
-  if (!module) {
-    vh_gpu_close (gpu);
-    return NULL;
-  }
-  vh_gpu_module_free (module);
-  return gpu;
-}
-
 static void
 set_active_backend (GstVmafHip * self, const gchar * description)
 {
@@ -72,58 +51,48 @@ set_active_backend (GstVmafHip * self, const gchar * description)
   g_object_notify (G_OBJECT (self), "active-backend");
 }
 
-/* backend=hip needs a working GPU; auto takes one if it works, else the CPU
- * with a warning. The choice is posted as an INFO message and kept in the
- * read-only active-backend property. */
+/* The engine's rule (vh_backend_choose): backend=hip needs a working GPU;
+ * auto takes one if it works, else the CPU with a warning. The choice is
+ * posted as an INFO message and kept in the read-only active-backend
+ * property. */
 gboolean
 gst_vmafhip_choose_backend (GstVmafHip * self)
 {
+  static const VhBackendKind kinds[] = {
+    [GST_VMAFHIP_BACKEND_AUTO] = VH_BACKEND_AUTO,
+    [GST_VMAFHIP_BACKEND_CPU] = VH_BACKEND_CPU,
+    [GST_VMAFHIP_BACKEND_HIP] = VH_BACKEND_HIP,
+  };
   GError *error = NULL;
-  VhGpu *gpu = NULL;
 
   self->use_gpu = FALSE;
   g_clear_pointer (&self->gpu, vh_gpu_close);
-  if (self->cfg.backend != GST_VMAFHIP_BACKEND_CPU)
-    gpu = open_working_gpu (self->cfg.device_id, &error);
-  if (gpu) {
-    gchar *desc = g_strdup_printf ("hip: %s %s (%s), device %d",
-        vh_gpu_vendor_name (gpu), vh_gpu_device_name (gpu), vh_gpu_arch (gpu),
-        vh_gpu_device_id (gpu));
-    self->use_gpu = TRUE;
-    /* held until stop(): the engine's backend and the pinned pool take
-     * references on it instead of opening the device again */
-    self->gpu = gpu;
-    set_active_backend (self, desc);
-    const gchar *vendor = vh_gpu_vendor_name (gpu);
-    const gchar *name = vh_gpu_device_name (gpu);
-    gchar *text = g_strdup_printf ("Scoring on the GPU (HIP, device %d: "
-        "%s%s%s, %s)", vh_gpu_device_id (gpu),
-        g_str_has_prefix (name, vendor) ? "" : vendor,
-        g_str_has_prefix (name, vendor) ? "" : " ", name, vh_gpu_arch (gpu));
-    /* the text again as the detail: gst-launch-1.0 prints only that */
-    GST_ELEMENT_INFO (self, RESOURCE, SETTINGS, ("%s", text), ("%s", text));
-    g_free (text);
-    g_free (desc);
-    return TRUE;
-  }
-  if (self->cfg.backend == GST_VMAFHIP_BACKEND_HIP) {
+  g_clear_pointer (&self->backend, vh_backend_choice_free);
+  self->backend = vh_backend_choose (kinds[self->cfg.backend],
+      self->cfg.device_id, &self->engine_config, &error);
+  if (!self->backend) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("No usable HIP GPU for backend=hip: %s. Use backend=cpu or backend=auto.",
-            error->message), ("device-id=%d requested", self->cfg.device_id));
+        ("No usable HIP GPU for backend=hip: %s. Use backend=cpu or "
+            "backend=auto.", error->message),
+        ("device-id=%d requested", self->cfg.device_id));
     g_clear_error (&error);
     return FALSE;
   }
-  if (self->cfg.backend == GST_VMAFHIP_BACKEND_AUTO && !self->warned_no_gpu) {
+  const gchar *fallback = vh_backend_choice_fallback (self->backend);
+  if (fallback && !self->warned_no_gpu) {
     GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
-        ("No usable GPU (%s): scoring on the CPU.", error->message),
+        ("No usable GPU (%s): scoring on the CPU.", fallback),
         ("backend=auto; set backend=cpu to silence this warning"));
     self->warned_no_gpu = TRUE;
   }
-  g_clear_error (&error);
-  set_active_backend (self, "cpu");
-  const gchar *text = self->cfg.backend == GST_VMAFHIP_BACKEND_CPU
-      ? "Scoring on the CPU (backend=cpu)"
-      : "Scoring on the CPU (backend=auto, no usable GPU)";
+  if (vh_backend_choice_is_gpu (self->backend)) {
+    self->use_gpu = TRUE;
+    /* held until stop(): the pinned pool and the imports use it */
+    self->gpu = vh_gpu_ref (vh_backend_choice_gpu (self->backend));
+  }
+  set_active_backend (self, vh_backend_choice_description (self->backend));
+  const gchar *text = vh_backend_choice_summary (self->backend);
+  /* the text again as the detail: gst-launch-1.0 prints only that */
   GST_ELEMENT_INFO (self, RESOURCE, SETTINGS, ("%s", text), ("%s", text));
   return TRUE;
 }

@@ -32,6 +32,7 @@
 #include "vh-monitor.h"
 #include "vh-spec.h"
 #include "vh-gpu.h"
+#include "vh-backend.h"
 #include "scale.h"
 #include "gstvmafhip-record.h"
 
@@ -237,6 +238,7 @@ struct _GstVmafHip
   gboolean warned_no_gpu;
   gboolean use_gpu;           /* the HIP backend was chosen at start */
   VhGpu *gpu;                 /* its device (shared), start() to stop() */
+  VhBackendChoice *backend;   /* vh_backend_choose's, start() to stop() */
   gboolean reads_chroma;      /* a feature reads chroma (set with the
                                * engine's features; read by upstream's
                                * threads) */

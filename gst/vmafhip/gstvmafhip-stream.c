@@ -19,7 +19,6 @@
 
 #include "gstvmafhip-private.h"
 #include "vh-accel.h"
-#include "vh-gpu-backend.h"
 
 #define GST_CAT_DEFAULT gst_vmafhip_debug
 
@@ -163,15 +162,8 @@ gst_vmafhip_stream_set_video (GstVmafHip * self, GstVmafHipStream * s,
     (unsigned) GST_VIDEO_INFO_HEIGHT (ref), GST_VIDEO_INFO_COMP_DEPTH (ref, 0)
   };
 
-  if (self->use_gpu) {
-    /* the backend holds its own reference on the shared device */
-    VhGpu *gpu = vh_gpu_ref (self->gpu);
-    VhGpuBackend *backend = gpu ? vh_gpu_backend_new (gpu, 0, error) : NULL;
-    if (!backend || !vh_engine_set_accelerator (s->engine,
-            &vh_gpu_backend_ops, backend, error))
-      return FALSE;
-  }
-  if (!vh_engine_set_video_info (s->engine, &vi, error)
+  if (!vh_backend_choice_attach (self->backend, s->engine, 0, error)
+      || !vh_engine_set_video_info (s->engine, &vi, error)
       || !vh_engine_set_distorted_scaling (s->engine,
           (unsigned) GST_VIDEO_INFO_WIDTH (d),
           (unsigned) GST_VIDEO_INFO_HEIGHT (d),

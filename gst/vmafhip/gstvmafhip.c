@@ -174,6 +174,7 @@ gst_vmafhip_finalize (GObject * object)
   gst_vmafhip_scale_clear (self);
 
   g_clear_pointer (&self->gpu, vh_gpu_close);
+  g_clear_pointer (&self->backend, vh_backend_choice_free);
   gst_vmafhip_renditions_free (self);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -312,6 +313,7 @@ gst_vmafhip_stop (GstAggregator * agg)
   g_clear_pointer (&self->active_backend, g_free);
   GST_OBJECT_UNLOCK (self);
   g_clear_pointer (&self->gpu, vh_gpu_close);
+  g_clear_pointer (&self->backend, vh_backend_choice_free);
   self->use_gpu = FALSE;
   return TRUE;
 }
