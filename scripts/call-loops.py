@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Which source files of the engine, the GPU layers and the element call
-each other in a loop.
+each other in a loop, and whether the element keeps to its faces.
 
 A file calls another when its object file uses a symbol the other's object
 defines (nm: undefined there, defined here).  Files that reach each other
@@ -8,10 +8,13 @@ through such calls form a loop (a strongly connected component of the call
 graph); a layered tree has none.  Reads the objects of a build folder
 (compile_commands.json names them), so build first.
 
-    scripts/call-loops.py [BUILD_DIR] [--fail]
+    scripts/call-loops.py [BUILD_DIR [SOURCE_DIR]] [--fail] [--fail-faces]
 
 Prints each loop's files, or "no call loops"; --fail exits 1 where there
-is one (a check for CI).
+is one.  The element (gst/vmafhip/) calls the engine through its faces
+only: a call from it into the GPU layers (common/gpu/) other than the
+backend choice (backend-choice.c, vh-backend.h) is printed as "face:";
+--fail-faces exits 1 where there is one (the `layers` test).
 """
 import json
 import os
@@ -20,6 +23,10 @@ import sys
 
 # the layers whose files should call one way (tools and tests excluded)
 ROOTS = ("common/", "gst/vmafhip/")
+# the element, and the GPU layers it reaches through the backend face only
+ELEMENT = "gst/vmafhip/"
+GPU_LAYERS = "common/gpu/"
+GPU_FACE = ("backend-choice.c",)
 
 
 def symbols(obj):
@@ -39,10 +46,10 @@ def symbols(obj):
     return defined, undefined
 
 
-def sources_and_objects(build):
+def sources_and_objects(build, source):
     with open(os.path.join(build, "compile_commands.json")) as f:
         commands = json.load(f)
-    src_root = os.path.realpath(os.path.join(build, ".."))
+    src_root = os.path.realpath(source)
     pairs = {}
     for c in commands:
         src = os.path.relpath(os.path.realpath(os.path.join(c["directory"],
@@ -105,7 +112,9 @@ def strongly_connected(graph):
 def main(argv):
     args = [a for a in argv[1:] if not a.startswith("--")]
     build = args[0] if args else "build"
-    pairs = sources_and_objects(build)
+    # (the source tree: given, else the folder above the build's)
+    source = args[1] if len(args) > 1 else os.path.join(build, "..")
+    pairs = sources_and_objects(build, source)
     if not pairs:
         sys.exit("call-loops: no objects under %s (build first)" % build)
     defined_by, uses = {}, {}
@@ -126,6 +135,21 @@ def main(argv):
     if not loops:
         print("no call loops among %d files of %s" % (len(pairs),
                                                         ", ".join(ROOTS)))
+    faces = []
+    for src, names in sorted(uses.items()):
+        if not src.startswith(ELEMENT):
+            continue
+        for name in sorted(names):
+            callee = defined_by.get(name)
+            if (callee and callee.startswith(GPU_LAYERS)
+                    and os.path.basename(callee) not in GPU_FACE):
+                faces.append("face: %s calls %s (%s)" % (src, name, callee))
+    for line in faces:
+        print(line)
+    if not faces:
+        print("the element calls the GPU layers through vh-backend.h only")
+    if faces and "--fail-faces" in argv:
+        return 1
     return 1 if loops and "--fail" in argv else 0
 
 

@@ -415,7 +415,7 @@ choose_backend (VhEngine *engine, const Options *o, VhGpu **gpu_out,
             vh_engine_n_accelerable (engine));
     }
   }
-  vh_backend_choice_free (choice);
+  vh_backend_choice_unref (choice);
   return ok;
 }
 

@@ -4,9 +4,11 @@
 #include <string.h>
 
 #include "vh-gpu-backend.h"
+#include "gpu-picture.h"
 #include "vh-kernel-images.h"
 
 struct VhBackendChoice {
+  gint refs;
   VhBackendKind kind;           /* what was asked */
   VhGpu *gpu;                   /* a reference on the shared handle */
   gchar *description, *summary, *fallback;
@@ -66,6 +68,7 @@ vh_backend_choose (VhBackendKind kind, int device_id, const VhConfig *config,
   }
 
   VhBackendChoice *c = g_new0 (VhBackendChoice, 1);
+  c->refs = 1;
   c->kind = kind;
   c->gpu = gpu;
   if (gpu) {
@@ -89,10 +92,17 @@ vh_backend_choose (VhBackendKind kind, int device_id, const VhConfig *config,
   return c;
 }
 
-void
-vh_backend_choice_free (VhBackendChoice *c)
+VhBackendChoice *
+vh_backend_choice_ref (VhBackendChoice *c)
 {
-  if (!c)
+  g_atomic_int_inc (&c->refs);
+  return c;
+}
+
+void
+vh_backend_choice_unref (VhBackendChoice *c)
+{
+  if (!c || !g_atomic_int_dec_and_test (&c->refs))
     return;
   g_clear_pointer (&c->gpu, vh_gpu_close);
   g_free (c->description);
@@ -142,4 +152,143 @@ vh_backend_choice_attach (const VhBackendChoice *c, VhEngine *engine,
       error);
   return backend && vh_engine_set_accelerator (engine, &vh_gpu_backend_ops,
       backend, error);
+}
+
+/* ---- the front ends' GPU buffers ---- */
+
+gboolean
+vh_backend_choice_is_nvidia (const VhBackendChoice *c)
+{
+  return c->gpu && vh_gpu_vendor (c->gpu) == VH_GPU_VENDOR_NVIDIA;
+}
+
+int
+vh_backend_choice_device_id (const VhBackendChoice *c)
+{
+  return c->gpu ? vh_gpu_device_id (c->gpu) : -1;
+}
+
+void *
+vh_backend_choice_native_context (const VhBackendChoice *c)
+{
+  return c->gpu ? vh_gpu_native_context (c->gpu) : NULL;
+}
+
+VhBackendChoice *
+vh_backend_open_nvidia (int device_id, const VhConfig *config,
+    GError **error)
+{
+  if (config)
+    vh_gpu_use_config (config);
+  VhGpu *gpu = vh_gpu_acquire (VH_GPU_VENDOR_NVIDIA, MAX (device_id, 0),
+      error);
+  if (!gpu)
+    return NULL;
+  VhBackendChoice *c = g_new0 (VhBackendChoice, 1);
+  c->refs = 1;
+  c->kind = VH_BACKEND_HIP;
+  c->gpu = gpu;
+  c->description = g_strdup_printf ("hip: %s %s (%s), device %d",
+      vh_gpu_vendor_name (gpu), vh_gpu_device_name (gpu), vh_gpu_arch (gpu),
+      vh_gpu_device_id (gpu));
+  c->summary = g_strdup (c->description);
+  return c;
+}
+
+int
+vh_backend_count_gpus (const VhConfig *config)
+{
+  if (config)
+    vh_gpu_use_config (config);
+  return MAX (vh_gpu_device_count (VH_GPU_VENDOR_AUTO, NULL), 0);
+}
+
+static gboolean
+need_gpu (const VhBackendChoice *c, GError **error)
+{
+  if (c && c->gpu)
+    return TRUE;
+  g_set_error_literal (error, VH_ERROR, VH_ERROR_GPU,
+      "no GPU chosen (the CPU scores)");
+  return FALSE;
+}
+
+void *
+vh_backend_host_alloc (const VhBackendChoice *c, size_t size, GError **error)
+{
+  return need_gpu (c, error) ? vh_gpu_host_alloc (c->gpu, size, error) : NULL;
+}
+
+void
+vh_backend_host_free (const VhBackendChoice *c, void *block)
+{
+  if (c && c->gpu)
+    vh_gpu_host_free (c->gpu, block);
+}
+
+VhBackendImport *
+vh_backend_import_dmabuf (const VhBackendChoice *c, int fd, size_t size,
+    GError **error)
+{
+  return need_gpu (c, error) ? vh_gpu_import_dmabuf (c->gpu, fd, size, error)
+      : NULL;
+}
+
+void
+vh_backend_import_free (VhBackendImport *import)
+{
+  vh_gpu_import_free (import);
+}
+
+gboolean
+vh_backend_import_is_on (const VhBackendImport *import,
+    const VhBackendChoice *c)
+{
+  return import && c && c->gpu && vh_gpu_import_device (import) == c->gpu;
+}
+
+uint64_t
+vh_backend_import_address (const VhBackendImport *import)
+{
+  return vh_gpu_import_address (import);
+}
+
+VhBackendPicture *
+vh_backend_picture_new (const VhBackendChoice *c)
+{
+  return c && c->gpu ? vh_gpu_picture_new (c->gpu) : NULL;
+}
+
+void
+vh_backend_picture_free (VhBackendPicture *picture)
+{
+  vh_gpu_picture_free (picture);
+}
+
+VhBackendSharer *
+vh_backend_sharer_new (const VhBackendChoice *c)
+{
+  return c && c->gpu ? vh_gpu_sharer_new (c->gpu) : NULL;
+}
+
+void
+vh_backend_sharer_free (VhBackendSharer *sharer)
+{
+  vh_gpu_sharer_free (sharer);
+}
+
+void
+vh_backend_picture_set_shared (VhBackendPicture *picture,
+    VhBackendSharer *sharer)
+{
+  vh_gpu_picture_set_shared (picture, sharer);
+}
+
+gboolean
+vh_backend_picture_upload (VhBackendPicture *picture,
+    const VhBackendPicture *prev, const VhPicture *host, unsigned nplanes,
+    VhPicture *out, GError **error)
+{
+  return vh_gpu_picture_upload_after (picture, prev, host, nplanes, out,
+      error);
 }

@@ -17,9 +17,10 @@
 #ifndef VH_BACKEND_H
 #define VH_BACKEND_H
 
+#include <stdint.h>
+
 #include "vh-config.h"
 #include "vh-engine.h"
-#include "vh-gpu.h"
 
 G_BEGIN_DECLS
 
@@ -40,7 +41,9 @@ typedef struct VhBackendChoice VhBackendChoice;
  * backend=cpu, --backend cpu). */
 VhBackendChoice *vh_backend_choose (VhBackendKind kind, int device_id,
     const VhConfig *config, GError **error);
-void vh_backend_choice_free (VhBackendChoice *choice);
+/* Refcounted: the element's pinned pool and CUDA context keep theirs */
+VhBackendChoice *vh_backend_choice_ref (VhBackendChoice *choice);
+void vh_backend_choice_unref (VhBackendChoice *choice);
 
 gboolean vh_backend_choice_is_gpu (const VhBackendChoice *choice);
 /* "hip: VENDOR NAME (ARCH), device N" or "cpu" */
@@ -51,8 +54,9 @@ const char *vh_backend_choice_summary (const VhBackendChoice *choice);
 /* auto that fell back to the CPU: why no GPU (NULL otherwise) */
 const char *vh_backend_choice_fallback (const VhBackendChoice *choice);
 /* The chosen device (the process's shared handle, borrowed; NULL on the
- * CPU): for pinned buffers and imports */
-VhGpu *vh_backend_choice_gpu (const VhBackendChoice *choice);
+ * CPU), for a program that works with the device layer (vh-gpu.h) itself */
+struct VhGpu;
+struct VhGpu *vh_backend_choice_gpu (const VhBackendChoice *choice);
 
 /* Gives the engine its accelerator on the chosen GPU, `slots` frames in
  * flight (0: the default); nothing on the CPU.  The engine owns the
@@ -60,6 +64,57 @@ VhGpu *vh_backend_choice_gpu (const VhBackendChoice *choice);
  * failure here. */
 gboolean vh_backend_choice_attach (const VhBackendChoice *choice,
     VhEngine *engine, unsigned slots, GError **error);
+
+/* ---- What a front end does with the chosen GPU besides scoring: its
+ * frames in pinned memory, in GPU memory of other drivers, a reference
+ * uploaded once for several engines.  On the CPU these fail cleanly (NULL
+ * or FALSE with an error): the caller keeps host memory. ---- */
+
+/* NVIDIA, and that device's number (-1 on the CPU) */
+gboolean vh_backend_choice_is_nvidia (const VhBackendChoice *choice);
+int vh_backend_choice_device_id (const VhBackendChoice *choice);
+/* The device's primary context (CUDA: a CUcontext; NULL elsewhere) */
+void *vh_backend_choice_native_context (const VhBackendChoice *choice);
+/* NVIDIA device device_id alone (no kernel probe), to offer its CUDA
+ * context upstream before a backend is chosen; NULL with the reason */
+VhBackendChoice *vh_backend_open_nvidia (int device_id,
+    const VhConfig *config, GError **error);
+/* How many GPUs the runtimes (the config's, else the system's) see; 0
+ * where none loads */
+int vh_backend_count_gpus (const VhConfig *config);
+
+/* Pinned host memory the GPU copies from in place (vh_gpu_host_alloc) */
+void *vh_backend_host_alloc (const VhBackendChoice *choice, size_t size,
+    GError **error);
+void vh_backend_host_free (const VhBackendChoice *choice, void *block);
+
+/* A dmabuf of another driver, imported whole on the chosen GPU (holds a
+ * reference on the device; freed from any thread) */
+typedef struct VhGpuImport VhBackendImport;
+VhBackendImport *vh_backend_import_dmabuf (const VhBackendChoice *choice,
+    int fd, size_t size, GError **error);
+void vh_backend_import_free (VhBackendImport *import);
+/* Whether the import is on the chosen GPU, and its byte 0's address */
+gboolean vh_backend_import_is_on (const VhBackendImport *import,
+    const VhBackendChoice *choice);
+uint64_t vh_backend_import_address (const VhBackendImport *import);
+
+/* A reference uploaded once into GPU memory for several engines
+ * (gpu-picture.h: VhGpuPicture), with the shares of the kernels' work
+ * computed once (a sharer, for a ring of such pictures) */
+typedef struct VhGpuPicture VhBackendPicture;
+typedef struct VhGpuSharer VhBackendSharer;
+VhBackendPicture *vh_backend_picture_new (const VhBackendChoice *choice);
+void vh_backend_picture_free (VhBackendPicture *picture);
+VhBackendSharer *vh_backend_sharer_new (const VhBackendChoice *choice);
+void vh_backend_sharer_free (VhBackendSharer *sharer);
+void vh_backend_picture_set_shared (VhBackendPicture *picture,
+    VhBackendSharer *sharer);
+/* vh_gpu_picture_upload_after: host's first nplanes planes into picture,
+ * `prev` the one uploaded before it (or NULL); *out the device view */
+gboolean vh_backend_picture_upload (VhBackendPicture *picture,
+    const VhBackendPicture *prev, const VhPicture *host, unsigned nplanes,
+    VhPicture *out, GError **error);
 
 G_END_DECLS
 

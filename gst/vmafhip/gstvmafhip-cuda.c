@@ -33,15 +33,16 @@
 /* The wrapper keeps the device (and so its primary context) open for as
  * long as any element holds it. */
 static GstCudaContext *
-wrap_device_context (VhGpu * gpu)
+wrap_device_context (VhBackendChoice * device)
 {
   GstCudaContext *ctx = gst_cuda_context_new_wrapped (
-      (CUcontext) vh_gpu_native_context (gpu),
+      (CUcontext) vh_backend_choice_native_context (device),
       /* CUdevice is the ordinal */
-      (CUdevice) vh_gpu_device_id (gpu));
+      (CUdevice) vh_backend_choice_device_id (device));
   if (ctx)
-    g_object_set_data_full (G_OBJECT (ctx), "vmafhip-gpu", vh_gpu_ref (gpu),
-        (GDestroyNotify) vh_gpu_close);
+    g_object_set_data_full (G_OBJECT (ctx), "vmafhip-gpu",
+        vh_backend_choice_ref (device),
+        (GDestroyNotify) vh_backend_choice_unref);
   return ctx;
 }
 
@@ -72,15 +73,16 @@ ensure_context (GstVmafHip * self)
   }
 
   GError *error = NULL;
-  VhGpu *gpu = vh_gpu_acquire (VH_GPU_VENDOR_NVIDIA, device_id, &error);
-  if (!gpu) {
+  VhBackendChoice *device = vh_backend_open_nvidia (device_id,
+      &self->engine_config, &error);
+  if (!device) {
     GST_DEBUG_OBJECT (self, "no CUDA device to share: %s", error->message);
     g_clear_error (&error);
     self->cuda.unavailable = TRUE;
     return NULL;
   }
-  ctx = wrap_device_context (gpu);
-  vh_gpu_close (gpu);
+  ctx = wrap_device_context (device);
+  vh_backend_choice_unref (device);
   if (!ctx) {
     self->cuda.unavailable = TRUE;
     return NULL;
@@ -127,7 +129,7 @@ static gboolean
 cuda_usable (GstVmafHip * self)
 {
   if (self->dist_stream.engine && !(self->use_gpu
-          && vh_gpu_vendor (self->gpu) == VH_GPU_VENDOR_NVIDIA))
+          && vh_backend_choice_is_nvidia (self->backend)))
     return FALSE;
   GstCudaContext *ctx = ensure_context (self);
   if (!ctx)
@@ -173,7 +175,7 @@ static const char *
 not_in_place (GstVmafHip * self, const Side * side, const VhEngine * engine,
     gboolean reads_chroma)
 {
-  if (!self->use_gpu || vh_gpu_vendor (self->gpu) != VH_GPU_VENDOR_NVIDIA)
+  if (!self->use_gpu || !vh_backend_choice_is_nvidia (self->backend))
     return "the frames are not scored on an NVIDIA GPU";
   if (engine && !vh_engine_all_accelerated (engine))
     return "a feature runs on the CPU";
@@ -215,7 +217,7 @@ gst_vmafhip_cuda_map_side (GstVmafHip * self, Side * side,
 
   GstCudaContext *ctx = GST_CUDA_MEMORY_CAST (mem)->context;
   void *handle = gst_cuda_context_get_handle (ctx);
-  if (handle != vh_gpu_native_context (self->gpu)) {
+  if (handle != vh_backend_choice_native_context (self->backend)) {
     pic->device_context = handle;
     if (g_atomic_int_compare_and_exchange (&self->cuda.warned_copy, FALSE,
             TRUE)) {

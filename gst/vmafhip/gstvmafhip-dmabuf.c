@@ -37,7 +37,7 @@ dmabuf_usable (GstVmafHip * self)
   if (backend == GST_VMAFHIP_BACKEND_CPU)
     return FALSE;
   if (self->dmabuf.gpu_count < 0)
-    self->dmabuf.gpu_count = vh_gpu_device_count (VH_GPU_VENDOR_AUTO, NULL);
+    self->dmabuf.gpu_count = vh_backend_count_gpus (&self->engine_config);
   return self->dmabuf.gpu_count > 0;
 }
 
@@ -70,26 +70,26 @@ import_quark (void)
 
 /* The device address of a memory's byte 0 (its offset included), importing
  * the dmabuf it lies in at the first use; 0 with error. */
-static VhGpuPtr
+static guint64
 memory_address (GstVmafHip * self, GstMemory * mem, GError ** error)
 {
   GstMemory *root = mem->parent ? mem->parent : mem;
-  VhGpuImport *import = gst_mini_object_get_qdata (GST_MINI_OBJECT (root),
+  VhBackendImport *import = gst_mini_object_get_qdata (GST_MINI_OBJECT (root),
       import_quark ());
-  if (!import || vh_gpu_import_device (import) != self->gpu) {
+  if (!vh_backend_import_is_on (import, self->backend)) {
     gsize maxsize;
     gst_memory_get_sizes (root, NULL, &maxsize);
-    import = vh_gpu_import_dmabuf (self->gpu, gst_dmabuf_memory_get_fd (root),
-        maxsize, error);
+    import = vh_backend_import_dmabuf (self->backend,
+        gst_dmabuf_memory_get_fd (root), maxsize, error);
     if (!import)
       return 0;
     GST_DEBUG_OBJECT (self, "imported dmabuf fd %d (%" G_GSIZE_FORMAT
         " bytes)", gst_dmabuf_memory_get_fd (root), maxsize);
     gst_mini_object_set_qdata (GST_MINI_OBJECT (root), import_quark (),
-        import, (GDestroyNotify) vh_gpu_import_free);
+        import, (GDestroyNotify) vh_backend_import_free);
   }
   /* a shared memory's offset counts from its parent's byte 0 */
-  return vh_gpu_import_address (import) + mem->offset;
+  return vh_backend_import_address (import) + mem->offset;
 }
 
 /* Each plane's device address (planes past the format's count stay 0);
@@ -122,7 +122,7 @@ plane_addresses (GstVmafHip * self, const GstVideoInfo * info, GstBuffer * buf,
           "plane %u is not whole in one dmabuf", p);
       return FALSE;
     }
-    VhGpuPtr base = memory_address (self, mem, error);
+    guint64 base = memory_address (self, mem, error);
     if (!base)
       return FALSE;
     data[p] = (gpointer) (guintptr) (base + skip);

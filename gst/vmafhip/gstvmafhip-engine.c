@@ -66,8 +66,7 @@ gst_vmafhip_choose_backend (GstVmafHip * self)
   GError *error = NULL;
 
   self->use_gpu = FALSE;
-  g_clear_pointer (&self->gpu, vh_gpu_close);
-  g_clear_pointer (&self->backend, vh_backend_choice_free);
+  g_clear_pointer (&self->backend, vh_backend_choice_unref);
   self->backend = vh_backend_choose (kinds[self->cfg.backend],
       self->cfg.device_id, &self->engine_config, &error);
   if (!self->backend) {
@@ -85,11 +84,7 @@ gst_vmafhip_choose_backend (GstVmafHip * self)
         ("backend=auto; set backend=cpu to silence this warning"));
     self->warned_no_gpu = TRUE;
   }
-  if (vh_backend_choice_is_gpu (self->backend)) {
-    self->use_gpu = TRUE;
-    /* held until stop(): the pinned pool and the imports use it */
-    self->gpu = vh_gpu_ref (vh_backend_choice_gpu (self->backend));
-  }
+  self->use_gpu = vh_backend_choice_is_gpu (self->backend);
   set_active_backend (self, vh_backend_choice_description (self->backend));
   const gchar *text = vh_backend_choice_summary (self->backend);
   /* the text again as the detail: gst-launch-1.0 prints only that */

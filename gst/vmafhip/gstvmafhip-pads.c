@@ -128,7 +128,7 @@ gst_vmafhip_propose_allocation (GstAggregator * agg, GstAggregatorPad * pad,
     return TRUE;
 
   GError *error = NULL;
-  GstAllocator *allocator = gst_vmafhip_pinned_allocator_new (self->gpu,
+  GstAllocator *allocator = gst_vmafhip_pinned_allocator_new (self->backend,
       &error);
   if (!allocator) {
     GST_WARNING_OBJECT (pad, "no pinned pool offered: %s", error->message);

@@ -31,7 +31,6 @@
 #include "vh-engine.h"
 #include "vh-monitor.h"
 #include "vh-spec.h"
-#include "vh-gpu.h"
 #include "vh-backend.h"
 #include "scale.h"
 #include "gstvmafhip-record.h"
@@ -237,8 +236,9 @@ struct _GstVmafHip
   guint lookahead;            /* frames a score waits for */
   gboolean warned_no_gpu;
   gboolean use_gpu;           /* the HIP backend was chosen at start */
-  VhGpu *gpu;                 /* its device (shared), start() to stop() */
-  VhBackendChoice *backend;   /* vh_backend_choose's, start() to stop() */
+  /* vh_backend_choose's, start() to stop(): the engines' accelerator, the
+   * pinned pool's and imports' device */
+  VhBackendChoice *backend;
   gboolean reads_chroma;      /* a feature reads chroma (set with the
                                * engine's features; read by upstream's
                                * threads) */

@@ -6,7 +6,6 @@
 
 #include "gstvmafhip-private.h"
 #include "gstvmafhip-shared-refs.h"
-#include "gpu-picture.h"
 
 #define GST_CAT_DEFAULT gst_vmafhip_debug
 
@@ -21,7 +20,7 @@
  * into it waits for them on the GPU (gpu-picture.h) */
 struct _GstVmafHipSharedRef
 {
-  VhGpuPicture *picture;
+  VhBackendPicture *picture;
   VhPicture view;
   guint readers;              /* workers still to push it */
   gboolean ready, failed;     /* the upload is done / did not work */
@@ -42,7 +41,7 @@ struct _GstVmafHipSharedRefs
   GMutex lock;
   GCond changed;              /* an upload ended, or an entry was freed */
   GThreadPool *uploader;
-  VhGpuSharer *sharer;        /* the shares' kernels, for every entry */
+  VhBackendSharer *sharer;        /* the shares' kernels, for every entry */
   Side side;                  /* the uploader's view of the reference */
 };
 
@@ -82,11 +81,11 @@ run_upload (gpointer data, gpointer user_data)
   gboolean ok = FALSE;
 
   if (!ref->picture) {
-    ref->picture = vh_gpu_picture_new (self->gpu);
+    ref->picture = vh_backend_picture_new (self->backend);
     /* the reference's share of VIF and motion computed once too */
     if (!refs->sharer)
-      refs->sharer = vh_gpu_sharer_new (self->gpu);
-    vh_gpu_picture_set_shared (ref->picture, refs->sharer);
+      refs->sharer = vh_backend_sharer_new (self->backend);
+    vh_backend_picture_set_shared (ref->picture, refs->sharer);
   }
   /* in GPU memory (a decoder's), copied on the device; else uploaded */
   gboolean mapped = FALSE;
@@ -100,12 +99,12 @@ run_upload (gpointer data, gpointer user_data)
   if (mapped) {
     /* the uploader's thread uploads in order: the entry before is done
      * (and its picture stays until this thread uploads into it again) */
-    VhGpuPicture *after = NULL;
+    VhBackendPicture *after = NULL;
     g_mutex_lock (&refs->lock);
     if (ref->prev && ref->prev->ready)
       after = ref->prev->picture;
     g_mutex_unlock (&refs->lock);
-    ok = vh_gpu_picture_upload_after (ref->picture, after, &host,
+    ok = vh_backend_picture_upload (ref->picture, after, &host,
         MIN (ref->nplanes, host.nplanes), &ref->view, &error);
     gst_video_frame_unmap (&rf);
   }
@@ -187,8 +186,8 @@ gst_vmafhip_shared_refs_free (GstVmafHip * self)
     return;
   g_thread_pool_free (refs->uploader, FALSE, TRUE);
   for (guint i = 0; i < SHARED_REFS; i++)
-    vh_gpu_picture_free (refs->ref[i].picture);
-  vh_gpu_sharer_free (refs->sharer);
+    vh_backend_picture_free (refs->ref[i].picture);
+  vh_backend_sharer_free (refs->sharer);
   gst_vmafhip_side_clear (&refs->side);
   g_mutex_clear (&refs->lock);
   g_cond_clear (&refs->changed);

@@ -173,8 +173,7 @@ gst_vmafhip_finalize (GObject * object)
   gst_vmafhip_side_clear (&self->side[DIST]);
   gst_vmafhip_scale_clear (self);
 
-  g_clear_pointer (&self->gpu, vh_gpu_close);
-  g_clear_pointer (&self->backend, vh_backend_choice_free);
+  g_clear_pointer (&self->backend, vh_backend_choice_unref);
   gst_vmafhip_renditions_free (self);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -191,7 +190,6 @@ load_engine_config (GstVmafHip * self)
   vh_config_init (&self->engine_config);
   vh_config_load_environment (&self->engine_config);
   vh_config_apply_cpu (&self->engine_config);
-  vh_gpu_use_config (&self->engine_config);
 }
 
 static gboolean
@@ -312,8 +310,7 @@ gst_vmafhip_stop (GstAggregator * agg)
   gst_caps_replace (&self->ref_caps, NULL);
   g_clear_pointer (&self->active_backend, g_free);
   GST_OBJECT_UNLOCK (self);
-  g_clear_pointer (&self->gpu, vh_gpu_close);
-  g_clear_pointer (&self->backend, vh_backend_choice_free);
+  g_clear_pointer (&self->backend, vh_backend_choice_unref);
   self->use_gpu = FALSE;
   return TRUE;
 }

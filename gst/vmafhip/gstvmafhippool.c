@@ -7,7 +7,6 @@
 
 #include "gstvmafhippool.h"
 #include "vh-error.h"
-#include "vh-gpu.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_vmafhip_pool_debug);
 #define GST_CAT_DEFAULT gst_vmafhip_pool_debug
@@ -16,7 +15,7 @@ struct _GstVmafHipPinnedAllocator
 {
   GstAllocator parent;
 
-  VhGpu *gpu;                   /* owned: the blocks are pinned through it */
+  VhBackendChoice *backend;     /* owned: the blocks are pinned on its GPU */
   gint warned;                  /* atomic: the fallback was reported */
 };
 
@@ -28,7 +27,7 @@ typedef struct
 {
   GstMemory mem;
   guint8 *data;                 /* aligned start; offset counts from here */
-  guint8 *block;                /* what vh_gpu_host_alloc gave; NULL: a view */
+  guint8 *block;                /* what vh_backend_host_alloc gave; NULL: a view */
 } PinnedMemory;
 
 static GstMemory *
@@ -41,7 +40,8 @@ pinned_alloc (GstAllocator * allocator, gsize size,
   GError *error = NULL;
   /* align more bytes, to move the start onto the boundary (pinned blocks
    * are page-aligned anyway) */
-  guint8 *block = vh_gpu_host_alloc (self->gpu, maxsize + align, &error);
+  guint8 *block = vh_backend_host_alloc (self->backend, maxsize + align,
+      &error);
 
   if (!block) {
     /* Upstream still gets its frame: in system memory, which the GPU
@@ -75,7 +75,7 @@ pinned_free (GstAllocator * allocator, GstMemory * memory)
 
   /* a view's block belongs to its parent, which outlives it */
   if (mem->block)
-    vh_gpu_host_free (self->gpu, mem->block);
+    vh_backend_host_free (self->backend, mem->block);
   g_free (mem);
 }
 
@@ -129,7 +129,7 @@ gst_vmafhip_pinned_allocator_finalize (GObject * object)
   GstVmafHipPinnedAllocator *self = GST_VMAFHIP_PINNED_ALLOCATOR (object);
 
   /* every memory held a reference: all blocks are freed by now */
-  vh_gpu_close (self->gpu);
+  vh_backend_choice_unref (self->backend);
   G_OBJECT_CLASS (gst_vmafhip_pinned_allocator_parent_class)->finalize
       (object);
 }
@@ -162,20 +162,19 @@ gst_vmafhip_pinned_allocator_class_init (GstVmafHipPinnedAllocatorClass *
 }
 
 GstAllocator *
-gst_vmafhip_pinned_allocator_new (VhGpu * gpu, GError ** error)
+gst_vmafhip_pinned_allocator_new (VhBackendChoice * backend, GError ** error)
 {
   GstVmafHipPinnedAllocator *self;
 
-  if (!gpu) {
+  if (!backend || !vh_backend_choice_is_gpu (backend)) {
     g_set_error_literal (error, VH_ERROR, VH_ERROR_GPU, "no GPU device");
     return NULL;
   }
   self = g_object_new (GST_TYPE_VMAFHIP_PINNED_ALLOCATOR, NULL);
   gst_object_ref_sink (self);
-  self->gpu = vh_gpu_ref (gpu);
-  GST_DEBUG_OBJECT (self, "pinned memory on %s %s, device %d",
-      vh_gpu_vendor_name (gpu), vh_gpu_device_name (gpu),
-      vh_gpu_device_id (gpu));
+  self->backend = vh_backend_choice_ref (backend);
+  GST_DEBUG_OBJECT (self, "pinned memory on %s",
+      vh_backend_choice_description (backend));
   return GST_ALLOCATOR_CAST (self);
 }
 

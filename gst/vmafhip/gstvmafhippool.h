@@ -1,7 +1,7 @@
 /* vmafhip — pinned (page-locked) host memory for the frames upstream writes.
  *
  * With the GPU backend, the element offers upstream a buffer pool whose
- * memory comes from vh_gpu_host_alloc: frames decoded or rendered straight
+ * memory comes from vh_backend_host_alloc: frames decoded or rendered straight
  * into it are copied to the device by DMA without the backend's staging
  * copy (see common/gpu/gpu-backend.c, "zero-copy").  To everything else
  * the memory is ordinary system memory: mappable, readable and writable,
@@ -13,7 +13,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
-#include "vh-gpu.h"
+#include "vh-backend.h"
 
 G_BEGIN_DECLS
 
@@ -26,9 +26,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstVmafHipPinnedAllocator,
     gst_vmafhip_pinned_allocator, GST, VMAFHIP_PINNED_ALLOCATOR, GstAllocator)
 
-/* An allocator of pinned memory on `gpu`; it keeps a reference on the
- * device until the last memory is gone.  NULL and an error without one. */
-GstAllocator *gst_vmafhip_pinned_allocator_new (VhGpu * gpu,
+/* An allocator of pinned memory on the backend's GPU; it keeps a reference
+ * on it until the last memory is gone.  NULL and an error on the CPU. */
+GstAllocator *gst_vmafhip_pinned_allocator_new (VhBackendChoice * backend,
     GError ** error);
 
 /* A GstVideoBufferPool for caps whose buffers come from `allocator`, with

@@ -52,7 +52,7 @@ START_TEST (test_cpu)
   ck_assert (vh_engine_add_model (e, "vmaf_v0.6.1", NULL, NULL, &error));
   ck_assert (!vh_engine_is_accelerated (e));
   vh_engine_free (e);
-  vh_backend_choice_free (c);
+  vh_backend_choice_unref (c);
 }
 END_TEST
 
@@ -75,7 +75,7 @@ START_TEST (test_hip_and_auto)
     ck_assert (!vh_backend_choice_is_gpu (automatic));
     ck_assert (vh_backend_choice_fallback (automatic) != NULL);
     g_clear_error (&error);
-    vh_backend_choice_free (automatic);
+    vh_backend_choice_unref (automatic);
     return;
   }
   ck_assert_msg (hip != NULL, "%s", error ? error->message : "?");
@@ -98,8 +98,8 @@ START_TEST (test_hip_and_auto)
   VhEngine *e2 = engine_with_model ();
   ck_assert (vh_backend_choice_attach (hip, e2, 0, &error));
   vh_engine_free (e2);
-  vh_backend_choice_free (hip);
-  vh_backend_choice_free (automatic);
+  vh_backend_choice_unref (hip);
+  vh_backend_choice_unref (automatic);
 }
 END_TEST
 
@@ -124,7 +124,7 @@ START_TEST (test_no_runtime)
   ck_assert (vh_backend_choose (VH_BACKEND_HIP, 0, &config, &error) == NULL);
   ck_assert (error && strstr (error->message, "no GPU runtime found"));
   g_clear_error (&error);
-  vh_backend_choice_free (automatic);
+  vh_backend_choice_unref (automatic);
   vh_config_clear (&config);
 }
 END_TEST
