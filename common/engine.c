@@ -815,8 +815,7 @@ vh_engine_set_subsample (VhEngine *e, unsigned subsample, GError **error)
 }
 
 gboolean
-vh_engine_release_frames (VhEngine *e, unsigned upto, unsigned subsample,
-    GError **error)
+vh_engine_release_frames (VhEngine *e, unsigned upto, GError **error)
 {
   if (upto > e->n_final) {
     g_set_error (error, VH_ERROR, VH_ERROR_STATE,
@@ -824,8 +823,20 @@ vh_engine_release_frames (VhEngine *e, unsigned upto, unsigned subsample,
         e->n_final);
     return FALSE;
   }
-  vh_score_table_retire (e->table, upto, subsample);
+  vh_score_table_retire (e->table, upto, e->subsample);
   return TRUE;
+}
+
+unsigned
+vh_engine_subsample (const VhEngine *e)
+{
+  return e->subsample;
+}
+
+gboolean
+vh_engine_scores_frame (const VhEngine *e, unsigned index)
+{
+  return vh_subsample_computes (FALSE, e->subsample, index);
 }
 
 unsigned

@@ -195,12 +195,18 @@ gboolean vh_engine_flush (VhEngine *engine, GError **error);
 /* Forgets every frame and score (a flushing seek); models stay. */
 void vh_engine_reset (VhEngine *engine);
 
+/* vh_engine_set_subsample's n, and whether frame `index` is one it scores
+ * (the frames to report: the others carry the sequential extractors'
+ * values only) */
+unsigned vh_engine_subsample (const VhEngine *engine);
+gboolean vh_engine_scores_frame (const VhEngine *engine, unsigned index);
+
 /* For runs of any length: the caller is done with frames below `upto`
  * (all final). Their values leave the score table and are kept only as
- * running pooled statistics per metric (frames `subsample` selects; see
- * vh_score_table_retire), read with vh_score_table_pool_all(). */
+ * running pooled statistics per metric (of the frames the engine scores;
+ * see vh_score_table_retire), read with vh_score_table_pool_all(). */
 gboolean vh_engine_release_frames (VhEngine *engine, unsigned upto,
-    unsigned subsample, GError **error);
+    GError **error);
 
 unsigned vh_engine_n_pushed (const VhEngine *engine);
 unsigned vh_engine_n_final (const VhEngine *engine);

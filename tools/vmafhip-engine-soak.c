@@ -57,7 +57,7 @@ retire_final (VhEngine *e, VhLogWriter *log, gboolean keep,
     if (!vh_log_writer_add_frame (log, vh_engine_scores (e), *n_logged,
             error))
       return FALSE;
-  return keep || vh_engine_release_frames (e, n_final, 1, error);
+  return keep || vh_engine_release_frames (e, n_final, error);
 }
 
 int

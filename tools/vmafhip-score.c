@@ -771,11 +771,10 @@ run (Options *o, GError **error)
     /* final frames: printed, logged, then out of memory */
     for (n_final = vh_engine_n_final (engine); done < n_final; done++) {
       const VhScoreTable *t = vh_engine_scores (engine);
-      if (!o->quiet && done % (unsigned) o->subsample == 0)
+      if (!o->quiet && vh_engine_scores_frame (engine, done))
         print_frame (t, done);
       log_frame (&log, t, done, &log_error);
-      if (!vh_engine_release_frames (engine, done + 1,
-              (unsigned) o->subsample, error))
+      if (!vh_engine_release_frames (engine, done + 1, error))
         goto out;
     }
     for (int k = 0; k < 2 && !synth; k++)

@@ -258,7 +258,7 @@ gst_vmafhip_record_frame (GstVmafHip * self, GstVmafHipRecord * rec,
         ? times->duration : 0);
   /* the frames the engine computes (subsample): their values only, so that
    * the pools are those of the engine's grid */
-  if (!vh_subsample_computes (FALSE, self->cfg.subsample, frame))
+  if (!vh_engine_scores_frame (engine, frame))
     return;
   for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
     double v;
@@ -308,7 +308,7 @@ log_segment (GstVmafHip * self, GstVmafHipRecord * rec,
   if (rec->log && rec->n_frames > rec->segment_first)
     vh_log_writer_add_segment (rec->log, rec->segment_first,
         rec->n_frames - 1, rec->segment_video ? rec->segment_video : "",
-        vh_engine_scores (engine), self->cfg.subsample, &filter);
+        vh_engine_scores (engine), vh_engine_subsample (engine), &filter);
 }
 
 void
@@ -330,7 +330,7 @@ gst_vmafhip_record_end_segment (GstVmafHip * self, GstVmafHipRecord * rec,
     g_free (old_video);
     g_free (new_video);
     gst_vmafhip_add_pooled_table (self, vh_engine_scores (engine),
-        self->cfg.subsample, engine, s);
+        vh_engine_subsample (engine), engine, s);
     GST_INFO_OBJECT (self, "%s: new segment: %" GST_PTR_FORMAT,
         rec->pad_name, s);
     gst_element_post_message (GST_ELEMENT (self),

@@ -221,7 +221,7 @@ report_frame (GstVmafHip * self, GstVmafHipStream * s, guint index,
   gst_vmafhip_watch_push (&s->watch, s->engine, index, number,
       f->t.running_time, f->t.duration);
   if (self->cfg.frame_message
-      && vh_subsample_computes (FALSE, self->cfg.subsample, index)) {
+      && vh_engine_scores_frame (s->engine, index)) {
     GstStructure *m = gst_vmafhip_record_frame_message (&s->record, &f->t);
     if (scores)
       gst_structure_foreach (scores, copy_field, m);
@@ -252,7 +252,7 @@ gst_vmafhip_stream_report (GstVmafHip * self, GstVmafHipStream * s,
           s->n_reported + 1 == upto ? scores : NULL);
   }
   if (s->n_reported > from && !vh_engine_release_frames (s->engine,
-          s->n_reported, self->cfg.subsample, &error)) {
+          s->n_reported, &error)) {
     GST_WARNING_OBJECT (self, "%s: %s", gst_vmafhip_stream_name (s),
         error->message);
     g_clear_error (&error);

@@ -33,6 +33,7 @@ run_engine_n (unsigned n_frames, gboolean release, unsigned subsample,
   ck_assert (e != NULL);
   ck_assert (vh_engine_add_model (e, "vmaf_v0.6.1", NULL, NULL, &error));
   ck_assert (vh_engine_add_feature (e, "psnr", &error));
+  ck_assert (vh_engine_set_subsample (e, subsample, &error));
   *max_stored = 0;
   for (unsigned i = 0; i <= n_frames; i++) {
     const VhScoreTable *t = vh_engine_scores (e);
@@ -48,7 +49,7 @@ run_engine_n (unsigned n_frames, gboolean release, unsigned subsample,
       if (writer)
         ck_assert_msg (vh_log_writer_add_frame (writer, t, done, &error),
             "%s", error ? error->message : "");
-      ck_assert (vh_engine_release_frames (e, done + 1, subsample, &error));
+      ck_assert (vh_engine_release_frames (e, done + 1, &error));
       ck_assert_uint_eq (vh_score_table_first_frame (t), done + 1);
     }
     *max_stored = MAX (*max_stored, vh_score_table_n_frames (t)
@@ -247,7 +248,7 @@ START_TEST (test_release_bounds_memory)
   e = run_engine (FALSE, 1, NULL, &stored);
   ck_assert_uint_eq (stored, N_FRAMES);
   vh_engine_reset (e);
-  ck_assert (!vh_engine_release_frames (e, 1, 1, &error));
+  ck_assert (!vh_engine_release_frames (e, 1, &error));
   ck_assert (strstr (error->message, "final") != NULL);
   g_error_free (error);
   vh_engine_free (e);
@@ -294,11 +295,11 @@ START_TEST (test_reset_after_release)
     ck_assert (a.mean == b.mean && a.min == b.min && a.max == b.max);
   }
   /* frames not final yet cannot be released */
-  ck_assert (!vh_engine_release_frames (fresh, N_FRAMES + 1, 1, &error));
+  ck_assert (!vh_engine_release_frames (fresh, N_FRAMES + 1, &error));
   ck_assert_msg (g_error_matches (error, VH_ERROR, VH_ERROR_STATE)
       && strstr (error->message, "final"), "%s", error->message);
   g_clear_error (&error);
-  ck_assert (vh_engine_release_frames (fresh, N_FRAMES, 1, &error));
+  ck_assert (vh_engine_release_frames (fresh, N_FRAMES, &error));
   ck_assert_uint_eq (vh_score_table_first_frame (tf), N_FRAMES);
   vh_synth_free (synth);
   vh_engine_free (e);
