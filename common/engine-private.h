@@ -15,9 +15,12 @@ struct VhFeatureSink {
   const char *suffix;
   GHashTable *metric_of_name;   /* base name -> metric index + 1 */
   GHashTable *metric_of_plain;  /* unsuffixed name -> metric index + 1 */
-  /* a worker's sink: puts go to this frame's record, not the table */
+  /* a worker's sink: puts go to this frame's record, not the table, by
+   * record_put (engine-workers.c) */
   struct PoolFrame *record;
   unsigned record_instance;
+  void (*record_put) (VhFeatureSink *sink, gboolean plain, const char *name,
+      unsigned index, double value);
 };
 
 typedef struct {
@@ -113,6 +116,13 @@ vh_engine_computes (const VhEngine *e, const Instance *inst, unsigned index)
   return vh_subsample_computes (inst->fex->sequential, e->subsample, index);
 }
 
+/* engine-instances.c: an instance freed (a GPtrArray free function),
+ * initialised for the engine's video, offered to its accelerator */
+void vh_engine_instance_free (gpointer instance);
+gboolean vh_engine_instance_init (VhEngine *e, Instance *inst, GError **error);
+gboolean vh_engine_instance_attach (VhEngine *e, Instance *inst,
+    GError **error);
+
 /* The instance of `fex` with `opts`, added if new.  As libvmaf 3.2.0's
  * feature_extractor_vector_append: an instance of the same extractor whose
  * non-default feature parameters are the same (the same output names) is
@@ -146,8 +156,5 @@ void vh_engine_scale_free (VhEngine *e);
 gboolean vh_engine_workers_start (VhEngine *e, const VhPicture *ref,
     GError **error);
 void vh_engine_workers_free (VhEngine *e);
-/* A worker's put, kept with its frame (sink->record set). */
-void vh_engine_record_put (VhFeatureSink *sink, gboolean plain,
-    const char *name, unsigned index, double value);
 
 #endif /* VH_ENGINE_PRIVATE_H */

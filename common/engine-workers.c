@@ -33,8 +33,8 @@ runs_on_workers (const Instance *inst)
       && (!inst->fex->sequential || inst->fex->compute_sums);
 }
 
-void
-vh_engine_record_put (VhFeatureSink *sink, gboolean plain, const char *name,
+static void
+record_put (VhFeatureSink *sink, gboolean plain, const char *name,
     unsigned index, double value)
 {
   PoolFrame *f = sink->record;
@@ -209,6 +209,7 @@ vh_engine_workers_start (VhEngine *e, const VhPicture *ref, GError **error)
       e->workers[w].priv[i] = priv;
       e->workers[w].sink[i] = (VhFeatureSink) {
         .suffix = inst->suffix, .record_instance = i,
+        .record_put = record_put,
       };
     }
   }

@@ -34,7 +34,7 @@ typedef struct {
   VhMotionSadFunc sad;
 } VhMotionSadVersion;
 
-/* The plain C (motion.c). */
+/* The plain C (motion-sad.c). */
 uint64_t vh_motion_sad_c (const VhPlane *prev, const VhPlane *cur,
     unsigned bpc, void *scratch);
 

@@ -25,8 +25,11 @@ typedef struct {
   VhPsnrSseFunc sse;
 } VhPsnrSseVersion;
 
-/* The plain C (psnr.c). */
+/* The plain C (psnr-sse.c). */
 uint64_t vh_psnr_sse_planar_c (const VhPlane *ref, const VhPlane *dis,
+    unsigned bpc);
+/* Pairs with a sample step (interleaved chroma): plain C only */
+uint64_t vh_psnr_sse_stepped_c (const VhPlane *ref, const VhPlane *dis,
     unsigned bpc);
 
 /* What PSNR uses: the best hand-written version the CPU runs within
