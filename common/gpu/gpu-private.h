@@ -25,6 +25,9 @@ struct VhGpu {
   size_t total_memory;
   GMutex tables_lock;
   GHashTable *tables;       /* name -> VhGpuTable *: vh_gpu_table_acquire */
+  /* frees the tables still held at the last close: set with the first
+   * table (gpu-work.c), called by gpu.c */
+  void (*tables_clear) (VhGpu *gpu);
 };
 
 struct VhGpuStream {
@@ -61,7 +64,5 @@ gboolean vh_gpu_invalid (GError **error, const char *message);
 gboolean vh_gpu_make_current_or_warn (VhGpu *gpu);
 gboolean vh_gpu_make_current (VhGpu *gpu, GError **error);
 
-/* Frees the tables still held at the device's last close (gpu-work.c). */
-void vh_gpu_tables_clear (VhGpu *gpu);
 
 #endif /* VH_GPU_PRIVATE_H */

@@ -85,6 +85,8 @@ typedef struct {
   int users;
 } VhGpuTable;
 
+static void tables_clear (VhGpu *gpu);
+
 VhGpuPtr
 vh_gpu_table_acquire (VhGpu *gpu, const char *name, size_t size,
     VhGpuTableFill fill, void *data, GError **error)
@@ -94,9 +96,11 @@ vh_gpu_table_acquire (VhGpu *gpu, const char *name, size_t size,
   /* the lock is held through the fill: a second user of the same table
    * waits for it rather than reading it half written */
   g_mutex_lock (&gpu->tables_lock);
-  if (!gpu->tables)
+  if (!gpu->tables) {
     gpu->tables = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
         g_free);
+    gpu->tables_clear = tables_clear;
+  }
   VhGpuTable *table = g_hash_table_lookup (gpu->tables, name);
   if (table && table->size != size) {
     g_mutex_unlock (&gpu->tables_lock);
@@ -140,8 +144,8 @@ vh_gpu_table_release (VhGpu *gpu, const char *name)
     g_warning ("vh_gpu_table_release: no shared table %s", name);
 }
 
-void
-vh_gpu_tables_clear (VhGpu *gpu)
+static void
+tables_clear (VhGpu *gpu)
 {
   if (gpu->tables) {
     GHashTableIter iter;
@@ -154,7 +158,6 @@ vh_gpu_tables_clear (VhGpu *gpu)
     g_hash_table_destroy (gpu->tables);
     gpu->tables = NULL;
   }
-  g_mutex_clear (&gpu->tables_lock);
 }
 
 /* ---- pinned-memory registry --------------------------------------------

@@ -52,17 +52,6 @@ vh_gpu_invalid (GError **error, const char *message)
   return FALSE;
 }
 
-const char *
-vh_gpu_vendor_to_string (VhGpuVendor vendor)
-{
-  switch (vendor) {
-    case VH_GPU_VENDOR_AUTO: return "auto";
-    case VH_GPU_VENDOR_AMD: return "AMD";
-    case VH_GPU_VENDOR_NVIDIA: return "NVIDIA";
-  }
-  return "unknown";
-}
-
 /* ---- device ------------------------------------------------------------- */
 
 gboolean
@@ -339,7 +328,9 @@ vh_gpu_close (VhGpu *gpu)
   g_mutex_unlock (&shared_lock);
   if (!last)
     return;
-  vh_gpu_tables_clear (gpu);
+  if (gpu->tables_clear)
+    gpu->tables_clear (gpu);
+  g_mutex_clear (&gpu->tables_lock);
   if (gpu->context_open)
     vh_gpu_warn_if_failed (gpu->f, gpu->f->context_close (gpu->device_id, gpu->context),
         VH_GPU_CALL_CONTEXT_CLOSE);

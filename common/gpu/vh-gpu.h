@@ -95,7 +95,17 @@ int vh_gpu_refcount (const VhGpu *gpu);            /* 0 for NULL */
 
 VhGpuVendor vh_gpu_vendor (const VhGpu *gpu);
 const char *vh_gpu_vendor_name (const VhGpu *gpu);       /* "AMD", "NVIDIA" */
-const char *vh_gpu_vendor_to_string (VhGpuVendor vendor); /* also "auto" */
+/* "AMD", "NVIDIA", also "auto" */
+static inline const char *
+vh_gpu_vendor_to_string (VhGpuVendor vendor)
+{
+  switch (vendor) {
+    case VH_GPU_VENDOR_AUTO: return "auto";
+    case VH_GPU_VENDOR_AMD: return "AMD";
+    case VH_GPU_VENDOR_NVIDIA: return "NVIDIA";
+  }
+  return "unknown";
+}
 /* The runtime library that was loaded, e.g. "libcuda.so.1". */
 const char *vh_gpu_library (const VhGpu *gpu);
 int vh_gpu_device_id (const VhGpu *gpu);
