@@ -40,7 +40,7 @@ gboolean
 gst_vmafhip_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     GstEvent * event)
 {
-  GstVmafHip *self = GST_VMAFHIP (agg);
+  GstVmafHip *self = GST_VMAFHIP_CAST (agg);
   const int which = which_side (self, pad);
 
   if (gst_vmafhip_is_rendition_pad (self, pad)) {
@@ -106,7 +106,7 @@ gboolean
 gst_vmafhip_propose_allocation (GstAggregator * agg, GstAggregatorPad * pad,
     GstQuery * decide_query, GstQuery * query)
 {
-  GstVmafHip *self = GST_VMAFHIP (agg);
+  GstVmafHip *self = GST_VMAFHIP_CAST (agg);
   GstCaps *caps = NULL;
   gboolean need_pool = FALSE;
   GstVideoInfo info;
@@ -158,7 +158,7 @@ gboolean
 gst_vmafhip_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
     GstQuery * query)
 {
-  GstVmafHip *self = GST_VMAFHIP (agg);
+  GstVmafHip *self = GST_VMAFHIP_CAST (agg);
 
   switch (GST_QUERY_TYPE (query)) {
     case GST_QUERY_CAPS:{
@@ -258,7 +258,7 @@ check_upstream_buffering (GstVmafHip * self)
 gboolean
 gst_vmafhip_src_query (GstAggregator * agg, GstQuery * query)
 {
-  GstVmafHip *self = GST_VMAFHIP (agg);
+  GstVmafHip *self = GST_VMAFHIP_CAST (agg);
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
       && !check_upstream_buffering (self))
@@ -304,7 +304,7 @@ GstFlowReturn
 gst_vmafhip_update_src_caps (GstAggregator * agg, GstCaps * downstream,
     GstCaps ** ret)
 {
-  GstVmafHip *self = GST_VMAFHIP (agg);
+  GstVmafHip *self = GST_VMAFHIP_CAST (agg);
   GstCaps *caps;
 
   GST_OBJECT_LOCK (self);

@@ -148,7 +148,7 @@ gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
   GST_OBJECT_UNLOCK (pad);
   if (inside) {
     /* (in order, as frames reach the head of their pad) */
-    gst_vmafhip_timeline_check (GST_VMAFHIP (agg), pad, buf,
+    gst_vmafhip_timeline_check (GST_VMAFHIP_CAST (agg), pad, buf,
         gst_vmafhip_buffer_running_time (pad, buf));
     return buf;
   }
@@ -163,7 +163,7 @@ gst_vmafhip_clip (GstAggregator * agg, GstAggregatorPad * pad,
 GstClockTime
 gst_vmafhip_get_next_time (GstAggregator * agg)
 {
-  GstVmafHip *self = GST_VMAFHIP (agg);
+  GstVmafHip *self = GST_VMAFHIP_CAST (agg);
   GstClockTime next = GST_CLOCK_TIME_NONE;
 
   for (int i = 0; i < 2; i++) {
@@ -592,7 +592,7 @@ aggregate_following_reference (GstVmafHip * self, GstBuffer * ref,
 GstFlowReturn
 gst_vmafhip_aggregate (GstAggregator * agg, gboolean timeout)
 {
-  GstVmafHip *self = GST_VMAFHIP (agg);
+  GstVmafHip *self = GST_VMAFHIP_CAST (agg);
   GstAggregatorPad *rpad = self->side[REF].pad;
   GstAggregatorPad *dpad = self->side[DIST].pad;
   const gboolean follow =

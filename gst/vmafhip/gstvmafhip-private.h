@@ -39,6 +39,10 @@ G_BEGIN_DECLS
 
 GST_DEBUG_CATEGORY_EXTERN (gst_vmafhip_debug);
 
+/* The element from a pointer the aggregator hands its vfuncs, without the
+ * checked cast's call into gstvmafhip.c (files called by it use this) */
+#define GST_VMAFHIP_CAST(obj) ((GstVmafHip *) (obj))
+
 /* User settings; copied at start() so streaming never sees a half-changed
  * configuration. */
 typedef struct

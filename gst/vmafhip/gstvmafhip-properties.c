@@ -105,7 +105,7 @@ void
 gst_vmafhip_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstVmafHip *self = GST_VMAFHIP (object);
+  GstVmafHip *self = GST_VMAFHIP_CAST (object);
   Settings *p = &self->props;
 
   GST_OBJECT_LOCK (self);
@@ -232,7 +232,7 @@ void
 gst_vmafhip_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
-  GstVmafHip *self = GST_VMAFHIP (object);
+  GstVmafHip *self = GST_VMAFHIP_CAST (object);
   Settings *p = &self->props;
 
   GST_OBJECT_LOCK (self);

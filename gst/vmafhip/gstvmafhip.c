@@ -58,7 +58,6 @@
 
 #include "gstvmafhip-private.h"
 
-GST_DEBUG_CATEGORY (gst_vmafhip_debug);
 #define GST_CAT_DEFAULT gst_vmafhip_debug
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
