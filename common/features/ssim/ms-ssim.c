@@ -13,7 +13,7 @@
 
 #include "ssim.h"
 #include "vh-feature-internal.h"
-#include "../kernels/ms-ssim-device.h"
+#include "ms-ssim-device.h"
 
 #define SCALES VH_MS_SSIM_SCALES
 #define LPF_LEN VH_MS_SSIM_LPF

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "vh-error.h"
-#include "../../kernels/scale-device.h"
+#include "scale-device.h"
 
 G_STATIC_ASSERT (sizeof (VhScaleParams) == VH_SCALE_PARAMS_SIZE);
 G_STATIC_ASSERT (offsetof (VhScaleParams, src_step) == 72);

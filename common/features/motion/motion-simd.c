@@ -3,7 +3,7 @@
 #include "motion-simd.h"
 
 #include "vh-cpu.h"
-#include "../kernels/motion-params.h"
+#include "motion-params.h"
 
 #include <glib.h>
 

@@ -13,7 +13,7 @@
 
 #include "vh-error.h"
 /* The launch parameters shared with the kernels (its C part only). */
-#include "../../kernels/vif-device.h"
+#include "vif-device.h"
 
 _Static_assert (sizeof (VhVifLevelParams) == 120,
     "VhVifLevelParams must match the kernels' layout");

@@ -6,7 +6,7 @@
 
 #include "vh-error.h"
 
-#include "../../kernels/ms-ssim-device.h"
+#include "ms-ssim-device.h"
 
 #define SCALES VH_MS_SSIM_SCALES
 #define SUMS_BYTES (SCALES * 3 * sizeof (double))

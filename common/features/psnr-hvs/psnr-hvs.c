@@ -15,7 +15,7 @@
 
 #include "psnr-hvs.h"
 #include "vh-feature-internal.h"
-#include "../kernels/psnr-hvs-device.h"
+#include "psnr-hvs-device.h"
 
 typedef struct {
   unsigned bpc;

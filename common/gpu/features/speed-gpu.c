@@ -6,7 +6,7 @@
 
 #include "vh-error.h"
 
-#include "../../kernels/speed-device.h"
+#include "speed-device.h"
 
 #define PICTURES VH_SPEED_DEV_PICTURES
 #define NB VH_SPEED_DEV_NB

@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 #include "vh-error.h"
-#include "../../kernels/psnr-hvs-device.h"
+#include "psnr-hvs-device.h"
 
 
 /* the kernels' VhPsnrHvsParams */

@@ -29,7 +29,7 @@
 #include "vh-feature.h"
 
 /* The blur's taps: one source with the GPU kernels. */
-#include "../kernels/motion-params.h"
+#include "motion-params.h"
 
 struct VhMotionWork {
   unsigned width, height;

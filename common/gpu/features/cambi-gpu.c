@@ -6,7 +6,7 @@
 
 #include "vh-error.h"
 
-#include "../../kernels/cambi-device.h"
+#include "cambi-device.h"
 
 #define SCALES VH_CAMBI_SCALES
 #define RECIPROCAL_NAME "cambi-reciprocal"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "vh-error.h"
-#include "../../kernels/ciede-device.h"
+#include "ciede-device.h"
 
 /* blocks of the first pass: enough to fill any GPU, few enough to add up
  * in one block */

@@ -11,7 +11,7 @@
 
 #include "adm-gpu.h"
 #include "vh-error.h"
-#include "../../kernels/adm-device.h"
+#include "adm-device.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846264338327

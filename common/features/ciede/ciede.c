@@ -15,7 +15,7 @@
 
 #include "vh-feature-internal.h"
 #include "ciede.h"
-#include "../kernels/ciede-device.h"
+#include "ciede-device.h"
 
 typedef struct {
   unsigned bpc, width, height;
