@@ -77,7 +77,7 @@ const int16_t *vh_scaler_taps (const VhScaler *s, gboolean horizontal,
 
 /* The sizes and the passes' fixed point, exactly as vh_scaler_run uses
  * them, for other implementations of the same integer arithmetic (the
- * GPU's: common/gpu/scale-gpu.c). With c the 14-bit coefficients:
+ * GPU's: common/gpu/features/scale-gpu.c). With c the 14-bit coefficients:
  *   horizontal  t = MIN ((Σ s·c + ((1 << h_shift) >> 1)) >> h_shift, top)
  *               in int32 (arithmetic shift: t may be negative);
  *   vertical    out = CLAMP ((Σ t·c + (1 << (v_shift − 1))) >> v_shift,

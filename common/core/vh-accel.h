@@ -3,7 +3,7 @@
  * An accelerator computes the accumulators of some extractor instances
  * (the GPU backend: VIF, ADM, motion, PSNR, CIEDE2000, SSIM, MS-SSIM,
  * PSNR-HVS, CAMBI and SpEED-chroma; its table in
- * common/gpu/gpu-backend-features.c) for frames it was given, possibly many
+ * common/gpu/backend/gpu-backend-features.c) for frames it was given, possibly many
  * frames in flight, and hands them back in frame order. The engine turns
  * them into scores with the extractors' own code (extract_sums), so the
  * accelerated and the CPU paths share everything after the integers.
@@ -63,7 +63,7 @@ typedef struct VhAccelOps {
   void (*set_subsample) (gpointer backend, unsigned n);
   /* Optional: distorted pictures come with these plane sizes and are
    * scaled to the reference's with `filter` on the accelerator, bit for
-   * bit as common/scale.c does (vh_engine_set_distorted_scaling; called
+   * bit as common/core/scale.c does (vh_engine_set_distorted_scaling; called
    * before the first submit).  NULL: the engine scales on the CPU. */
   gboolean (*scale_distorted) (gpointer backend, unsigned nplanes,
       const unsigned width[], const unsigned height[], VhScaleFilter filter,

@@ -45,7 +45,7 @@ typedef struct VhPicture {
   void *device_context;
   /* VH_PICTURE_DEVICE references only: work on this picture already done
    * on the GPU, which the GPU backend reads instead of redoing (a
-   * VhGpuRefShare, common/gpu/gpu-picture.h); NULL: none. Pictures in GPU
+   * VhGpuRefShare, common/gpu/backend/gpu-picture.h); NULL: none. Pictures in GPU
    * memory must therefore be zero-initialised before their fields are
    * set (as every picture should: fields get added). */
   const void *device_share;

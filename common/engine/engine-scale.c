@@ -3,7 +3,7 @@
  * engine decides at the first push where the scaling runs: on the
  * accelerator when it scores every feature and can scale (the small
  * picture is what gets uploaded), else on the CPU ahead of the features.
- * Both give common/scale.c's samples. */
+ * Both give common/core/scale.c's samples. */
 #include "engine-private.h"
 
 gboolean

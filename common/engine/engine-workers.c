@@ -1,5 +1,5 @@
 /* vmafhip — the engine's frames in flight (vh_engine_set_threads): each
- * CPU extractor gets a state per worker, frames go to common/frame-pool.c,
+ * CPU extractor gets a state per worker, frames go to common/core/frame-pool.c,
  * and what the workers compute reaches the score table in the pushing
  * thread, in frame order (the table has no lock). */
 #include <string.h>

@@ -107,7 +107,7 @@ char **vh_engine_take_warnings (VhEngine *engine);
 
 /* Worker threads (0: one per CPU; 1: none, the default). With more than
  * one, frames are scored in parallel, each on one worker (frames in
- * flight, common/frame-pool.h): a push copies the pictures and returns, and
+ * flight, common/core/frame-pool.h): a push copies the pictures and returns, and
  * a frame becomes final once its worker is done and every earlier frame is
  * (scores are the same, frame by frame). At most n_threads + 2 frames are
  * in flight, besides the lookahead (vh_engine_frames_in_flight). More
@@ -125,9 +125,9 @@ gboolean vh_engine_set_subsample (VhEngine *engine, unsigned subsample,
     GError **error);
 
 /* Hands the work of the extractors it can take to an accelerator (the GPU
- * backend, common/gpu/vh-gpu-backend.h: VIF, ADM, motion, PSNR, CIEDE2000,
+ * backend, common/gpu/backend/vh-gpu-backend.h: VIF, ADM, motion, PSNR, CIEDE2000,
  * SSIM, MS-SSIM, PSNR-HVS, CAMBI and SpEED-chroma, its table in
- * common/gpu/gpu-backend-features.c; an instance whose options its kernels
+ * common/gpu/backend/gpu-backend-features.c; an instance whose options its kernels
  * decline stays on the CPU);
  * the engine owns `backend` from then on. Scores are the same; frames
  * become final when the accelerator hands them back. Call before the first
@@ -162,7 +162,7 @@ gboolean vh_engine_check_layout (const VhEngine *engine,
     const VhPicture *layout, GError **error);
 
 /* Distorted pictures of another size (an ABR ladder's rung) scaled to the
- * engine's size before scoring, with `filter` (common/scale.h: FFmpeg's
+ * engine's size before scoring, with `filter` (common/core/scale.h: FFmpeg's
  * bilinear, bicubic, lanczos).  width x height is the distorted luma; its
  * chroma planes are taken from the first pushed picture and must keep
  * their sizes.  The scaling runs on the accelerator where every feature

@@ -18,9 +18,9 @@
  *   vmaf_v1.0.16_hfr/vmaf_v1.0.16_hfr_1d5h_2160.json  sha256 0371db55d3de81a760125f6d65eb4386f1d38af6cf1d00c2f48158e3596246d4
  *
  * Regenerate with:
- *   python3 tools/gen-builtin-models.py <dir with those files> common/model-builtin.c
+ *   python3 tools/gen-builtin-models.py <dir with those files> common/models/model-builtin.c
  *
- * Layout: common/model-tables.h. Doubles are printed with Python's repr(),
+ * Layout: common/models/model-tables.h. Doubles are printed with Python's repr(),
  * which reads back to the same double as the JSON text does. Support
  * vectors are dense rows: an index absent from libsvm's sparse SV line is 0.
  */

@@ -3,7 +3,7 @@
  * Everything about ADM that is not pixel arithmetic: the libvmaf options
  * and their checks, the CSF weights, and each scale's regions, shifts and
  * the columns of libvmaf's AVX-512 loops (vh_adm_plan). The CPU code
- * (adm.c) and the GPU host (common/gpu/adm-gpu.c) both take them from here,
+ * (adm.c) and the GPU host (common/gpu/features/adm-gpu.c) both take them from here,
  * so the two cannot drift apart.
  */
 #include <math.h>

@@ -121,7 +121,7 @@ typedef struct VhAdmScores {
 typedef struct VhAdmWork VhAdmWork;
 
 /* The geometry of one scale: the one source for the CPU code and the GPU
- * host (common/gpu/adm-gpu.c), so the two cannot drift apart. */
+ * host (common/gpu/features/adm-gpu.c), so the two cannot drift apart. */
 typedef struct VhAdmPlan {
   int scale;
   int w, h;                 /* band size */

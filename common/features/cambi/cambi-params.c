@@ -1,6 +1,6 @@
 /* vmafhip — CAMBI's options and the parameters derived from them
  * (vh_cambi_plan), shared by the CPU extractor (cambi.c) and the GPU
- * backend (common/gpu/cambi-gpu.c): libvmaf 3.2.0's option rules, its
+ * backend (common/gpu/features/cambi-gpu.c): libvmaf 3.2.0's option rules, its
  * luminance model (BT.1886 or PQ, 10-bit limited range) and the
  * threshold-versus-intensity limits found by its bisection. */
 #include <math.h>

@@ -1,6 +1,6 @@
 /* vmafhip — CAMBI (libvmaf 3.2.0's `cambi`): what the CPU extractor
  * (cambi.c) and the GPU kernels (kernels/cambi.hip through
- * common/gpu/cambi-gpu.c) share.
+ * common/gpu/features/cambi-gpu.c) share.
  *
  * vh_cambi_plan () checks the options against the picture and derives
  * everything the algorithm needs (window, threshold-versus-intensity

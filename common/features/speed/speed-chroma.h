@@ -1,6 +1,6 @@
 /* vmafhip — SpEED-chroma (libvmaf 3.2.0's `speed_chroma`): what the CPU
  * extractor (speed-chroma.c) and the GPU kernels (kernels/speed.hip through
- * common/gpu/speed-gpu.c) share.
+ * common/gpu/features/speed-gpu.c) share.
  *
  * The GPU computes, for the four chroma pictures (reference U, distorted U,
  * reference V, distorted V), the 1/16 picture with its local mean taken off

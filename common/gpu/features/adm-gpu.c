@@ -1,7 +1,7 @@
 /* vmafhip — integer ADM on the GPU, host side (see adm-gpu.h).
  *
  * The geometry of each scale (regions, shifts, the columns of libvmaf's
- * AVX-512 loops) comes from common/adm.c's own vh_adm_plan (one source for
+ * AVX-512 loops) comes from common/features/adm/adm.c's own vh_adm_plan (one source for
  * both), and is handed to the kernels as one VhAdmGpuScale per launch
  * (kernels/adm-device.h).
  */

@@ -1,7 +1,7 @@
 /* vmafhip — integer ADM on the GPU (kernels/adm.hip), host side.
  *
  * Computes exactly the accumulators of the CPU engine's
- * vh_adm_compute_sums () (common/adm.h), integer for integer, for the same
+ * vh_adm_compute_sums () (common/features/adm/adm.h), integer for integer, for the same
  * VhAdmParams (any csf mode, egl, skip flags, and either VhAdmReference),
  * bpc 8, 10 or 12, any size the CPU accepts (odd sizes too).  The scores
  * then come from the CPU's vh_adm_sums_to_scores ().

@@ -9,7 +9,7 @@
 #define MOTION_THREADS 128
 #define MOTION_TILE_W 124
 #define MOTION_TILE_H 16
-/* The blur reflects one sample past each edge: common/motion.h's limit. */
+/* The blur reflects one sample past each edge: common/features/motion/motion.h's limit. */
 #define MOTION_MIN_SIZE VH_MOTION_MIN_SIZE
 
 struct VhMotionGpu {

@@ -1,6 +1,6 @@
 /* vmafhip — integer motion SAD on the GPU (kernels/motion.hip).
  *
- * Gives, integer for integer, what vh_motion_sad() (common/motion.c) gives
+ * Gives, integer for integer, what vh_motion_sad() (common/features/motion/motion.c) gives
  * for the same two luma planes: Σ|blur(prev − cur)| of libvmaf 3.2.0's
  * integer motion (not libvmaf's CUDA algorithm).  Only the SAD runs on the
  * GPU; the score (vh_motion_sad_score), motion2/motion3 and the blend stay

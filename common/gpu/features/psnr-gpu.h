@@ -1,7 +1,7 @@
 /* vmafhip — integer PSNR's sums of squared errors on the GPU
  * (kernels/psnr.hip).
  *
- * Gives, integer for integer, what vh_psnr_sse() (common/psnr.c) gives for
+ * Gives, integer for integer, what vh_psnr_sse() (common/features/psnr/psnr.c) gives for
  * each plane pair: the uint64 SSE.  The dB values (vh_psnr_db, with the
  * extractor's peak, caps and min_sse) stay on the host.
  *

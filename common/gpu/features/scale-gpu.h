@@ -1,5 +1,5 @@
 /* vmafhip — the plane scaler on the GPU (kernels/scale.hip): the same
- * samples as vh_scaler_run (common/scale.h), bit for bit, from a device
+ * samples as vh_scaler_run (common/core/scale.h), bit for bit, from a device
  * plane to a device plane (issue 15: renditions scaled to the reference's
  * size on the backend that scores them).
  *

@@ -5,7 +5,7 @@
  * ordered) and one 128-byte copy back. The kernels, their tiling and their
  * arithmetic are described in kernels/vif-device.h; this file sets up the
  * geometry and the rounding shifts per scale, exactly those of the CPU
- * core (common/vif.c).
+ * core (common/features/vif/vif.c).
  */
 #include "vif-gpu.h"
 
@@ -22,7 +22,7 @@ _Static_assert (sizeof (VhVifSums)
     == VH_VIF_SCALES * VH_VIF_SUMS_PER_SCALE * sizeof (int64_t),
     "VhVifSums is 4 x 4 int64");
 
-#define VIF_MIN_SIZE VH_VIF_MIN_SIZE    /* common/vif.h: one limit */
+#define VIF_MIN_SIZE VH_VIF_MIN_SIZE    /* common/features/vif/vif.h: one limit */
 #define VIF_MAX_SIZE (1u << 20)
 /* The log2 table entries the kernels read, T[32768..65535] (x >> k always
  * has bit 15 set). */

@@ -1,5 +1,5 @@
 /* vmafhip — integer VIF on the GPU (kernels/vif.hip), bit-exact with the
- * CPU core of common/vif.h: for the same planes, bit depth, gain limit and
+ * CPU core of common/features/vif/vif.h: for the same planes, bit depth, gain limit and
  * first scale, the VhVifSums are identical, integer for integer.
  *
  * Usage (the module is loaded by the caller, once per VhGpu, and may serve
@@ -12,7 +12,7 @@
  *   vh_vif_gpu_enqueue (vif, stream, ref, ref_pitch, dis, dis_pitch,
  *       100.0, 0, sums, &error);
  *   ... vh_gpu_stream_sync (stream, &error) or an event ...
- *   vh_vif_sums_to_scores (sums, NULL, NULL, scores);    // common/vif.h
+ *   vh_vif_sums_to_scores (sums, NULL, NULL, scores);    // common/features/vif/vif.h
  *   vh_vif_gpu_free (vif);  vh_gpu_host_free (gpu, sums);  vh_gpu_module_free (module);
  *
  * A context holds the device scratch of one frame in flight (the pyramid
