@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cambi.h"
-#include "vh-feature-internal.h"
+#include "vh-feature.h"
 
 #define MIN_WIDTH_HEIGHT 216
 #define DEFAULT_TOPK 0.6

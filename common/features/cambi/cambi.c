@@ -26,7 +26,7 @@
 #include <glib/gstdio.h>
 
 #include "cambi.h"
-#include "vh-feature-internal.h"
+#include "vh-feature.h"
 #include "vh-multiversion.h"
 
 #define NUM_SCALES VH_CAMBI_SCALES

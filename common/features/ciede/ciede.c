@@ -13,7 +13,7 @@
  */
 #include <math.h>
 
-#include "vh-feature-internal.h"
+#include "vh-feature.h"
 #include "ciede.h"
 #include "ciede-device.h"
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "psnr-hvs.h"
-#include "vh-feature-internal.h"
+#include "vh-feature.h"
 #include "psnr-hvs-device.h"
 
 typedef struct {

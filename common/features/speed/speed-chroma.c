@@ -20,7 +20,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "vh-feature-internal.h"
+#include "vh-feature.h"
 #include "vh-cpu.h"
 #include "vh-multiversion.h"
 #include "vh-parallel.h"

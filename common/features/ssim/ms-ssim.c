@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "ssim.h"
-#include "vh-feature-internal.h"
+#include "vh-feature.h"
 #include "ms-ssim-device.h"
 
 #define SCALES VH_MS_SSIM_SCALES

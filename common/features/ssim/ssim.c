@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "ssim.h"
-#include "vh-feature-internal.h"
+#include "vh-feature.h"
 
 typedef VhSsimOptions SsimOptions;
 
