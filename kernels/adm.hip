@@ -1,4 +1,4 @@
-/* vmafhip — integer ADM kernels (bit-exact with the CPU engine, common/adm.c).
+/* vmafhip — integer ADM kernels (bit-exact with the CPU engine, common/features/adm/adm.c).
  *
  * One launch per scale, each a grid of tiles; what a block does, phase by
  * phase, is in adm-device.h, shared with the host code that checks it.
@@ -11,7 +11,7 @@
  * for several distorted pictures, _dis a distorted picture's part against
  * it (VH_ADM_PART_*, adm-device.h).
  * Launch each with blockDim (VH_ADM_THREADS, 1, 1), no dynamic shared
- * memory, and one VhAdmGpuScale by value; common/gpu/adm-gpu.c does.
+ * memory, and one VhAdmGpuScale by value; common/gpu/features/adm-gpu.c does.
  */
 #include "vh-hip-compat.h"
 #include "adm-device.h"

@@ -1,12 +1,12 @@
 /* vmafhip — CAMBI kernels (libvmaf 3.2.0 `cambi`, no-reference form, on
- * the distorted luma; every contrast value as common/cambi.c computes it).
+ * the distorted luma; every contrast value as common/features/cambi/cambi.c computes it).
  *
  * In order on one stream (kernels/cambi-device.h explains each step):
  *   vh_cambi_preprocess_8bit or _16bit, vh_cambi_deriv, vh_cambi_mask,
  *   then per scale vh_cambi_scale, vh_cambi_cvalues (or _wide on small
  *   scales), vh_cambi_level2,
  *   vh_cambi_level3, vh_cambi_select.
- * Host side: common/gpu/cambi-gpu.c. */
+ * Host side: common/gpu/features/cambi-gpu.c. */
 #include "vh-hip-compat.h"
 #include "cambi-device.h"
 

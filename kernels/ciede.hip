@@ -12,7 +12,7 @@
  * looks both colours up and computes only the difference (about half of
  * the per-pixel work was the two Lab conversions).  A pixel whose triple
  * is the same in both pictures differs by exactly 0 and is skipped.
- * Host side: common/gpu/ciede-gpu.c. */
+ * Host side: common/gpu/features/ciede-gpu.c. */
 #include "vh-hip-compat.h"
 #include "ciede-device.h"
 
@@ -30,7 +30,7 @@ struct VhCiedeParams {
   double *partial;
 };
 static_assert (sizeof (VhCiedeParams) == 96,
-    "VhCiedeParams layout is shared with common/gpu/ciede-gpu.c");
+    "VhCiedeParams layout is shared with common/gpu/features/ciede-gpu.c");
 
 /* a sample as a double without a conversion instruction (those run at
  * a quarter of the FP64 rate): 2^52 + v by its bits, less 2^52, exact */

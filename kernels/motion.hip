@@ -1,12 +1,12 @@
 /* vmafhip — integer motion SAD (libvmaf 3.2.0 `motion`, bit-exact).
  *
  * Σ|blur(prev − cur)| over a luma plane, as vh_motion_sad() in
- * common/motion.c computes it: the difference is blurred (vertical pass to
+ * common/features/motion/motion.c computes it: the difference is blurred (vertical pass to
  * the 16-bit scale, horizontal pass to Q0, reflect-101 edges) and |result|
  * summed.  Not libvmaf's CUDA kernel, which still blurs each frame and takes
  * the SAD of the blurred frames (the v3.0 algorithm, other edges).
  *
- * Launch (host side: common/gpu/motion-gpu.c):
+ * Launch (host side: common/gpu/features/motion-gpu.c):
  *   grid  ceil(width / VH_MOTION_TILE_W) x ceil(height / VH_MOTION_TILE_H)
  *   block VH_MOTION_THREADS x 1 x 1 (exactly), no dynamic shared memory;
  *   *sad zeroed before the launch (the blocks add into it).

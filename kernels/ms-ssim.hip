@@ -1,5 +1,5 @@
 /* vmafhip — float MS-SSIM kernels (libvmaf 3.2.0 `float_ms_ssim`; the exact
- * ones compute every pixel as common/ms-ssim.c does).
+ * ones compute every pixel as common/features/ssim/ms-ssim.c does).
  *
  * Five launches, one per scale, in order (each reads the pictures the one
  * before wrote), then one reduction:
@@ -10,7 +10,7 @@
  * (the default, float sums) run in about a third of the instructions.
  * One block of VH_MS_SSIM_BLOCK threads per tile, no dynamic shared memory, one
  * argument by value; kernels/ms-ssim-device.h holds the arithmetic and
- * explains the passes.  Host side: common/gpu/ms-ssim-gpu.c. */
+ * explains the passes.  Host side: common/gpu/features/ms-ssim-gpu.c. */
 #include "vh-hip-compat.h"
 #include "ms-ssim-device.h"
 

@@ -14,7 +14,7 @@
  *   more than all the rest: serial, strided.)
  * vh_psnr_hvs_walk: one block of VH_PSNR_HVS_LANES threads per plane: the
  *   float sum in libvmaf's order, exactly, into result[plane].
- * Host side: common/gpu/psnr-hvs-gpu.c. */
+ * Host side: common/gpu/features/psnr-hvs-gpu.c. */
 #include "vh-hip-compat.h"
 #include "psnr-hvs-device.h"
 
@@ -35,7 +35,7 @@ struct VhPsnrHvsParams {
   float *result;                 /* 3 */
 };
 static_assert (sizeof (VhPsnrHvsParams) == 176,
-    "VhPsnrHvsParams layout is shared with common/gpu/psnr-hvs-gpu.c");
+    "VhPsnrHvsParams layout is shared with common/gpu/features/psnr-hvs-gpu.c");
 
 /* The errors kernel keeps its ~240 registers: capping them (2 or more
  * blocks of 64 threads per SM more) spilled and measured slower on an H100. */

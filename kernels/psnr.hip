@@ -1,10 +1,10 @@
 /* vmafhip — integer PSNR: sum of squared errors per plane (libvmaf 3.2.0
- * `psnr`, bit-exact with vh_psnr_sse() in common/psnr.c).
+ * `psnr`, bit-exact with vh_psnr_sse() in common/features/psnr/psnr.c).
  *
  * One launch covers up to 3 plane pairs (luma, Cb, Cr) of any sizes and
  * sample steps (2 for the interleaved chroma of NV12 / P010).
  *
- * Launch (host side: common/gpu/psnr-gpu.c):
+ * Launch (host side: common/gpu/features/psnr-gpu.c):
  *   grid  ceil(max plane height / VH_PSNR_ROWS) x n_planes
  *   block VH_PSNR_THREADS x 1 x 1, no dynamic shared memory;
  *   sse[0 .. n_planes − 1] zeroed before the launch (the blocks add into it).
@@ -14,9 +14,9 @@
 #include "motion-device.h"
 
 static_assert (sizeof (struct VhPsnrPlaneJob) == 48,
-    "VhPsnrPlaneJob layout is shared with common/gpu/psnr-gpu.c");
+    "VhPsnrPlaneJob layout is shared with common/gpu/features/psnr-gpu.c");
 static_assert (sizeof (struct VhPsnrJobs) == 144,
-    "VhPsnrJobs layout is shared with common/gpu/psnr-gpu.c");
+    "VhPsnrJobs layout is shared with common/gpu/features/psnr-gpu.c");
 
 template <typename pixel_t>
 __device__ __forceinline__ void
@@ -72,7 +72,7 @@ vh_psnr_sse_16 (struct VhPsnrJobs jobs, unsigned int n_planes,
  * backend's own copy of the plane: any sample with a bit above `mask` is
  * ORed into *bits, for the host to refuse the frame with, and masked in
  * place, so that no feature kernel queued after this one reads beyond its
- * tables.  Host side: common/gpu/gpu-backend.c. */
+ * tables.  Host side: common/gpu/backend/gpu-backend.c. */
 VH_KERNEL void __launch_bounds__ (256)
 vh_depth_check_16 (unsigned long long plane, unsigned int pitch,
     unsigned int width, unsigned int mask, unsigned int *VH_RESTRICT bits)

@@ -1,8 +1,8 @@
 /* vmafhip — the plane scaler on the GPU (issue 15: renditions scaled to
  * the reference's size before scoring), bit-exact with vh_scaler_run
- * (common/scale.c); the arithmetic is kernels/scale-device.h.
+ * (common/core/scale.c); the arithmetic is kernels/scale-device.h.
  *
- * Launch (host side: common/gpu/scale-gpu.c), both with one VhScaleParams
+ * Launch (host side: common/gpu/features/scale-gpu.c), both with one VhScaleParams
  * by value and blocks of VH_SCALE_BLOCK_W x VH_SCALE_BLOCK_H threads:
  *   vh_scale_h_8 / _16            grid ⌈dst_w / W⌉ x ⌈rows / H⌉: the
  *                                 intermediate, one sample a thread;
@@ -15,7 +15,7 @@
 #include "scale-device.h"
 
 static_assert (sizeof (VhScaleParams) == VH_SCALE_PARAMS_SIZE,
-    "VhScaleParams layout is shared with common/gpu/scale-gpu.c");
+    "VhScaleParams layout is shared with common/gpu/features/scale-gpu.c");
 
 #define THREADS (VH_SCALE_BLOCK_W * VH_SCALE_BLOCK_H)
 

@@ -1,10 +1,10 @@
 /* vmafhip — SpEED-chroma kernels (libvmaf 3.2.0 `speed_chroma`: the part
- * that reads every chroma sample, as common/speed-chroma.c computes it).
+ * that reads every chroma sample, as common/features/speed/speed-chroma.c computes it).
  *
  * In order on one stream (kernels/speed-device.h explains each step):
  *   vh_speed_small_8bit or _16bit, vh_speed_centre, vh_speed_means,
  *   vh_speed_cov.
- * Host side: common/gpu/speed-gpu.c. */
+ * Host side: common/gpu/features/speed-gpu.c. */
 #include "vh-hip-compat.h"
 #include "speed-device.h"
 

@@ -1,5 +1,5 @@
 /* vmafhip — float SSIM on the GPU (libvmaf 3.2.0 `float_ssim`, the same
- * operations as common/ssim.c, pixel for pixel).
+ * operations as common/features/ssim/ssim.c, pixel for pixel).
  *
  * vh_ssim_load_{8,16}bit: luma to float (10/12-bit scaled to 8 bits), down-
  *   sampled by `scale` with IQA's box filter and mirrored edges (scale 1:
@@ -10,7 +10,7 @@
  * vh_ssim_map: the Gaussian along the columns, SSIM's l, c, s per pixel of
  *   the valid region, and each block's sums (double) -> partial[4 * block].
  * vh_ssim_reduce: the partials added up in a fixed order -> sums[4].
- * Host side: common/gpu/ssim-gpu.c. */
+ * Host side: common/gpu/features/ssim-gpu.c. */
 #include "vh-hip-compat.h"
 
 #define SSIM_THREADS 256
@@ -31,7 +31,7 @@ struct VhSsimLoad {
   float *out_ref, *out_dis;
 };
 static_assert (sizeof (VhSsimLoad) == 64,
-    "VhSsimLoad layout is shared with common/gpu/ssim-gpu.c");
+    "VhSsimLoad layout is shared with common/gpu/features/ssim-gpu.c");
 
 template <typename pixel_t>
 __device__ __forceinline__ float
@@ -96,7 +96,7 @@ struct VhSsimMaps {
   double *partial;               /* 4 per block */
 };
 static_assert (sizeof (VhSsimMaps) == 72,
-    "VhSsimMaps layout is shared with common/gpu/ssim-gpu.c");
+    "VhSsimMaps layout is shared with common/gpu/features/ssim-gpu.c");
 
 VH_KERNEL void __launch_bounds__ (SSIM_THREADS)
 vh_ssim_rows (const VhSsimMaps p)

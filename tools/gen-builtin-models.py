@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate common/model-builtin.c: vmafhip's built-in VMAF models as C tables.
+"""Generate common/models/model-builtin.c: vmafhip's built-in VMAF models as C tables.
 
 Usage:
     python3 tools/gen-builtin-models.py MODELS_DIR [OUTPUT]
@@ -7,14 +7,14 @@ Usage:
 MODELS_DIR holds libvmaf's published JSON model files (vmaf_v0.6.1.json,
 vmaf_v0.6.1neg.json, vmaf_4k_v0.6.1.json, vmaf_4k_v0.6.1neg.json,
 vmaf_b_v0.6.3.json, and the v1.0.16 models in vmaf_v1.0.16/ and
-vmaf_v1.0.16_hfr/). OUTPUT defaults to common/model-builtin.c next to this
+vmaf_v1.0.16_hfr/). OUTPUT defaults to common/models/model-builtin.c next to this
 script's directory.
 
 The JSON files are not shipped: their parameters (SVM gamma, rho, support
 vector coefficients and vectors, slopes, intercepts, features and their
 options, score transform, clip) are written out as constant C tables in the
-layout of common/model-tables.h, which is also what the JSON loader
-(common/model.c) builds, so built-in and file-loaded models share one
+layout of common/models/model-tables.h, which is also what the JSON loader
+(common/models/model.c) builds, so built-in and file-loaded models share one
 structure and one prediction path.
 
 Doubles are written with repr(), the shortest text that reads back to the same
@@ -500,7 +500,7 @@ def main(argv):
         return 2
     models_dir = argv[1]
     output = argv[2] if len(argv) == 3 else os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "common", "model-builtin.c")
+        os.path.dirname(os.path.abspath(__file__)), "..", "common", "models", "model-builtin.c")
 
     out = []
     sources = []
@@ -526,9 +526,9 @@ def main(argv):
         out.append(" * " + s)
     out.append(" *")
     out.append(" * Regenerate with:")
-    out.append(" *   python3 tools/gen-builtin-models.py <dir with those files> common/model-builtin.c")
+    out.append(" *   python3 tools/gen-builtin-models.py <dir with those files> common/models/model-builtin.c")
     out.append(" *")
-    out.append(" * Layout: common/model-tables.h. Doubles are printed with Python's repr(),")
+    out.append(" * Layout: common/models/model-tables.h. Doubles are printed with Python's repr(),")
     out.append(" * which reads back to the same double as the JSON text does. Support")
     out.append(" * vectors are dense rows: an index absent from libsvm's sparse SV line is 0.")
     out.append(" */")

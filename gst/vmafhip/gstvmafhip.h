@@ -38,7 +38,7 @@ typedef enum {
 } GstVmafHipRateMismatch;
 
 /* How a distorted video smaller than the reference is scaled up to it
- * (FFmpeg's filters, common/scale.c); none: such a video is refused. */
+ * (FFmpeg's filters, common/core/scale.c); none: such a video is refused. */
 typedef enum {
   GST_VMAFHIP_SCALER_NONE = 0,
   GST_VMAFHIP_SCALER_BILINEAR = 1,

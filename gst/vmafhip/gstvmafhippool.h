@@ -3,7 +3,7 @@
  * With the GPU backend, the element offers upstream a buffer pool whose
  * memory comes from vh_backend_host_alloc: frames decoded or rendered straight
  * into it are copied to the device by DMA without the backend's staging
- * copy (see common/gpu/gpu-backend.c, "zero-copy").  To everything else
+ * copy (see common/gpu/backend/gpu-backend.c, "zero-copy").  To everything else
  * the memory is ordinary system memory: mappable, readable and writable,
  * shareable.
  */

@@ -1,9 +1,9 @@
 /* vmafhip — the CAMBI kernels' per-thread code (kernels/cambi-device.h)
  * run on the host, block by block and thread by thread (each step over
  * every thread, as the kernels' barriers order them), against the CPU
- * extractor (common/cambi.c): the GPU's preprocessing, mask, scales,
+ * extractor (common/features/cambi/cambi.c): the GPU's preprocessing, mask, scales,
  * contrast values and top-k selection checked in CI without a GPU.  The
- * launches' parameters come from common/gpu/cambi-gpu.c, host memory
+ * launches' parameters come from common/gpu/features/cambi-gpu.c, host memory
  * standing in for the device's; the scores go through the extractor's own
  * extract_sums, as the backend's do. */
 #include <algorithm>

@@ -284,7 +284,7 @@ write_log (const char *name, const char *format, const char *extra,
 }
 
 /* Where a finished log's head ends, where each frame ends and where its
- * frames' end starts, by the writer's layout (common/log.c): a JSON frame
+ * frames' end starts, by the writer's layout (common/io/log.c): a JSON frame
  * closes with "\n    }", an XML frame is "<frame ... />\n", CSV and
  * subtitles have a frame a line. */
 static GArray *

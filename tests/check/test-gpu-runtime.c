@@ -1,4 +1,4 @@
-/* vmafhip — GPU device layer tests (common/gpu) and the embedded kernels.
+/* vmafhip — GPU device layer tests (common/gpu/device) and the embedded kernels.
  *
  * One binary for every machine; what runs is decided at run time:
  *   host suite    (always) opening with AUTO / AMD / NVIDIA fails cleanly

@@ -1,4 +1,4 @@
-/* vmafhip — libvmaf's --model and --feature strings (common/vh-spec.h):
+/* vmafhip — libvmaf's --model and --feature strings (common/engine/vh-spec.h):
  * what each part parses to, every malformed part failing with a message
  * that names it, and overrides changing the features and scores exactly as
  * libvmaf's vmaf_model_feature_overload does: on the project's own

@@ -1,4 +1,4 @@
-/* vmafhip — live monitoring (common/monitor.c) on crafted score sequences:
+/* vmafhip — live monitoring (common/io/monitor.c) on crafted score sequences:
  * windows (which frames, when, their statistics against a direct
  * computation), alarms (raised after the duration below the threshold,
  * not before; cleared only above threshold + hysteresis; the worst

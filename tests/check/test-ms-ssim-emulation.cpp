@@ -3,7 +3,7 @@
  * every thread, as the kernel's barriers order them), against the CPU
  * extractor's outputs: the GPU's arithmetic, tiling, decimation and
  * reductions checked in CI without a GPU.  The launches' parameters come
- * from common/gpu/ms-ssim-gpu.c, host memory standing in for the device's;
+ * from common/gpu/features/ms-ssim-gpu.c, host memory standing in for the device's;
  * the scores then go through the extractor's own extract_sums, as the
  * backend's do.  Both kernel families: the exact one (every pixel the
  * CPU's, only the sums over the map in another order) and the fast one

@@ -1,4 +1,4 @@
-/* vmafhip — the plane scaler (common/scale.c): identity, constants,
+/* vmafhip — the plane scaler (common/core/scale.c): identity, constants,
  * coefficient rows, a bilinear ramp, clipping, the two passes against a
  * double-precision sum of the same coefficients, bad arguments, and the
  * output against FFmpeg's `scale` filter when ffmpeg is on PATH (loudly

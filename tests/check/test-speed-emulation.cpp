@@ -1,8 +1,8 @@
 /* vmafhip — the SpEED-chroma kernels' per-thread code
  * (kernels/speed-device.h) run on the host, thread by thread, against the
- * CPU extractor (common/speed-chroma.c): the GPU's 1/16 pictures, local
+ * CPU extractor (common/features/speed/speed-chroma.c): the GPU's 1/16 pictures, local
  * means, window means and covariances checked in CI without a GPU.  The
- * launches' parameters come from common/gpu/speed-gpu.c, host memory
+ * launches' parameters come from common/gpu/features/speed-gpu.c, host memory
  * standing in for the device's; the scores go through the extractor's own
  * extract_sums, as the backend's do, and must equal extract's exactly. */
 #include <cmath>

@@ -1,5 +1,5 @@
 /* vmafhip — the engine with worker threads (frames in flight,
- * common/frame-pool.c), on content the project makes itself: every score
+ * common/core/frame-pool.c), on content the project makes itself: every score
  * of every frame equal to one thread's, frames final in order and never
  * lost or scored twice, reset and errors in the middle of a stream; and
  * VIF's and ADM's row bands: the same sums however a picture's rows are

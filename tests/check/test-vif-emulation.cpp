@@ -2,7 +2,7 @@
  * the host, block by block and thread by thread, against the CPU engine's
  * integer sums: the GPU's VIF arithmetic, tiling, mirroring and pyramid
  * checked in CI, without a GPU. The launches' own parameters come from
- * common/gpu/vif-gpu.c (vh_vif_gpu_host_level), host memory standing in for
+ * common/gpu/features/vif-gpu.c (vh_vif_gpu_host_level), host memory standing in for
  * the device's. */
 #include <cstdio>
 #include <cstring>

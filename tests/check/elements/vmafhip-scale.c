@@ -1,7 +1,7 @@
 /* vmafhip — a distorted video smaller than the reference (an ABR rung)
  * scaled up with `scaler` before scoring: every frame's scores equal to
  * those of the same upscale pushed at full size (the scaler is
- * deterministic integer arithmetic, common/scale.c), luma-only and with
+ * deterministic integer arithmetic, common/core/scale.c), luma-only and with
  * chroma (PSNR); a larger distorted video, and a smaller one with
  * scaler=none, refused at negotiation with a message that says what to
  * do.  Scaling is said, not guessed: left unset, `scaler` scales only a

@@ -1,4 +1,4 @@
-/* vmafhip — the GPU scaler (common/gpu/scale-gpu.c, kernels/scale.hip)
+/* vmafhip — the GPU scaler (common/gpu/features/scale-gpu.c, kernels/scale.hip)
  * against the CPU scaler (vh_scaler_run).
  *
  *   test-scale-gpu           on a GPU: every case of ../scale-cases.h

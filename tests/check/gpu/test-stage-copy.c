@@ -1,4 +1,4 @@
-/* The GPU backend's staging copy (common/gpu/stage-copy.c) against a
+/* The GPU backend's staging copy (common/gpu/device/stage-copy.c) against a
  * sample-by-sample reference: every alignment of source and destination,
  * widths around the 16- and 64-byte blocks of the streaming stores, padded
  * and contiguous rows, 8 and 16-bit samples, planar and interleaved (step
