@@ -40,6 +40,8 @@
 
 #include <stdint.h>
 
+#include "cambi-params.h"
+
 #define VH_CAMBI_BLOCK 256
 #define VH_CAMBI_SELECT_BLOCK 1024
 /* contrast values: a block of VH_CAMBI_CV_THREADS takes a tile
@@ -225,7 +227,7 @@ mask_pixel (const VhCambiPre &p, unsigned i)
 {
   const uint8_t *deriv = (const uint8_t *) (uintptr_t) p.deriv;
   const int x = (int) (i % p.width), y = (int) (i / p.width);
-  const int r = 3;
+  const int r = VH_CAMBI_MASK_FILTER / 2;
   const int x0 = x - r < 0 ? 0 : x - r;
   const int x1 = x + r >= (int) p.width ? (int) p.width - 1 : x + r;
   const int y0 = y - r < 0 ? 0 : y - r;
