@@ -4,17 +4,17 @@
  * and thread index, so that the same code runs in three places:
  *   - kernels/adm.hip: one kernel per input kind, a loop over the phases
  *     below with __syncthreads() between them;
- *   - common/gpu/adm-gpu.c: the host side, which fills VhAdmGpuScale (the
+ *   - common/gpu/features/adm-gpu.c: the host side, which fills VhAdmGpuScale (the
  *     one kernel argument) from the CPU's options;
  *   - host tests: a C or C++ compiler runs the phases over every thread of
  *     every block, standing in for the grid, and compares the sums with the
- *     CPU engine's (common/adm.c).
+ *     CPU engine's (common/features/adm/adm.c).
  * So it is written in the common subset of C11 and C++ (no templates, no
  * references) and needs no GPU header.
  *
- * The arithmetic is the CPU engine's (common/adm.c), pixel for pixel,
+ * The arithmetic is the CPU engine's (common/features/adm/adm.c), pixel for pixel,
  * including its QUIRKs and, where VhAdmParams.reference asks for it (the
- * default), the "AVX-512 flavour" of libvmaf's x86 code.  Where common/adm.c
+ * default), the "AVX-512 flavour" of libvmaf's x86 code.  Where common/features/adm/adm.c
  * computes in int32 and relies on two's-complement wrap-around, this code
  * wraps explicitly (through uint32_t) so that the result is defined and the
  * same on every compiler.
@@ -45,6 +45,8 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "adm-params.h"
 
 #if defined(__CUDACC__) || defined(__HIP__)
 #define VH_ADM_FN static __host__ __device__ __forceinline__
@@ -114,7 +116,7 @@ enum { VH_ADM_DLM, VH_ADM_AIM };
  *
  * One per launch (scale), by value.  Device memory is given as integer
  * addresses (VhGpuPtr on the host).  Filled by adm-gpu.c from the CPU
- * engine's VhAdmParams and the geometry common/adm.c derives (adm_plan). */
+ * engine's VhAdmParams and the geometry common/features/adm/adm.c derives (adm_plan). */
 typedef struct VhAdmGpuScale {
   uint64_t src[2];          /* ref, dis input of this scale */
   uint64_t src_pitch[2];    /* bytes between its rows */
@@ -255,10 +257,7 @@ vh_adm_cm_mirror (int i, int n)
 
 /* ---- DWT ---------------------------------------------------------------- */
 
-#define VH_ADM_DWT_LO(s0, s1, s2, s3) \
-  (15826 * (s0) + 27411 * (s1) + 7345 * (s2) - 4240 * (s3))
-#define VH_ADM_DWT_HI(s0, s1, s2, s3) \
-  (-4240 * (s0) - 7345 * (s1) + 27411 * (s2) - 15826 * (s3))
+/* The db2 filters, VH_ADM_DWT_LO and VH_ADM_DWT_HI, are adm-params.h's. */
 
 /* Vertical pass of input column col (0 ≤ col < in_w) for band row Y of one
  * image: both filters down input rows 2Y − 1 .. 2Y + 2 (mirrored). The
@@ -301,7 +300,7 @@ vh_adm_vertical (const VhAdmGpuScale *p, int kind, int img, int Y, int col,
     /* Scale 0 recentres: the low-pass gain times half the range. */
     const int bpc = kind == VH_ADM_SRC_U8 ? 8 : p->bpc;
     const int32_t half = 1 << (bpc - 1);
-    const int32_t add_lo = half - 46342 * half;
+    const int32_t add_lo = half - VH_ADM_DWT_LO_SUM * half;
     *lo = (l + add_lo) >> bpc;
     *hi = (h + half) >> bpc;
   }
@@ -485,21 +484,22 @@ vh_adm_restore (const VhAdmGpuScale *p, int32_t o, int32_t t, int32_t k,
 VH_ADM_FN int32_t
 vh_adm_csf_s0 (int32_t weighted, int band)
 {
-  return band == VH_ADM_BAND_D ? vh_adm_wadd (weighted, 65535) >> 17
-      : vh_adm_wadd (weighted, 16384) >> 15;
+  return band == VH_ADM_BAND_D
+      ? vh_adm_wadd (weighted, VH_ADM_CSF_S0_ADD_D) >> VH_ADM_CSF_S0_SHIFT_D
+      : vh_adm_wadd (weighted, VH_ADM_CSF_S0_ADD_HV) >> VH_ADM_CSF_S0_SHIFT_HV;
 }
 
 /* |c|/30 (stored int16 by libvmaf) and |c|/15 at scale 0. */
 VH_ADM_FN int32_t
 vh_adm_flt_s0 (int32_t c)
 {
-  return (int16_t) ((4369 * vh_adm_wabs (c) + 2048) >> 12);
+  return (int16_t) ((VH_ADM_ONE_BY_30 * vh_adm_wabs (c) + 2048) >> 12);
 }
 
 VH_ADM_FN int32_t
 vh_adm_centre_raw_s0 (int32_t c)
 {
-  return (8738 * vh_adm_wabs (c) + 2048) >> 12;
+  return (VH_ADM_ONE_BY_15 * vh_adm_wabs (c) + 2048) >> 12;
 }
 
 VH_ADM_FN int32_t
@@ -512,13 +512,15 @@ vh_adm_csf_s123 (int32_t v, uint32_t weight)
 VH_ADM_FN int32_t
 vh_adm_flt_s123 (int32_t c)
 {
-  return (int32_t) (((int64_t) 143165577 * vh_adm_wabs (c) + INT32_MIN) >> 32);
+  return (int32_t) (((int64_t) VH_ADM_I4_ONE_BY_30 * vh_adm_wabs (c)
+          + INT32_MIN) >> 32);
 }
 
 VH_ADM_FN int32_t
 vh_adm_centre_s123 (int32_t c)
 {
-  return (int32_t) (((int64_t) 286331153 * vh_adm_wabs (c) + INT32_MIN) >> 32);
+  return (int32_t) (((int64_t) VH_ADM_I4_ONE_BY_15 * vh_adm_wabs (c)
+          + INT32_MIN) >> 32);
 }
 
 /* Decouple and CSF of one band pixel at band column X, from the ref (o)

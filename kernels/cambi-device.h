@@ -1,10 +1,10 @@
 /* vmafhip — CAMBI on the GPU: the per-thread arithmetic.
  *
- * Included by kernels/cambi.hip (device code), by common/gpu/cambi-gpu.c
+ * Included by kernels/cambi.hip (device code), by common/gpu/features/cambi-gpu.c
  * (C: the launch parameters and geometry only) and by the host test
  * tests/check/test-cambi-emulation.cpp, which runs these functions block
  * by block and thread by thread against the CPU extractor
- * (common/cambi.c).  Every contrast value is the CPU's, bit for bit: the
+ * (common/features/cambi/cambi.c).  Every contrast value is the CPU's, bit for bit: the
  * same integer counts and the same float operations.  The top-k pooling
  * adds the selected values exactly (fixed point, units of 2^-24) where the
  * CPU adds them in double in its quick-select's order: the pooled value
@@ -39,6 +39,8 @@
 #define VH_CAMBI_DEVICE_H
 
 #include <stdint.h>
+
+#include "cambi-params.h"
 
 #define VH_CAMBI_BLOCK 256
 #define VH_CAMBI_SELECT_BLOCK 1024
@@ -225,7 +227,7 @@ mask_pixel (const VhCambiPre &p, unsigned i)
 {
   const uint8_t *deriv = (const uint8_t *) (uintptr_t) p.deriv;
   const int x = (int) (i % p.width), y = (int) (i / p.width);
-  const int r = 3;
+  const int r = VH_CAMBI_MASK_FILTER / 2;
   const int x0 = x - r < 0 ? 0 : x - r;
   const int x1 = x + r >= (int) p.width ? (int) p.width - 1 : x + r;
   const int y0 = y - r < 0 ? 0 : y - r;

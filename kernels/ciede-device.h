@@ -1,5 +1,5 @@
 /* vmafhip — CIEDE2000 per pixel, shared by the CPU extractor
- * (common/ciede.c) and the GPU kernel (kernels/ciede.hip).
+ * (common/features/ciede/ciede.c) and the GPU kernel (kernels/ciede.hip).
  *
  * vh_ciede_*: libvmaf 3.2.0's `ciede`, which mixes float and double in
  * every step (Lab components and most intermediate terms are floats, the

@@ -4,7 +4,7 @@
  * and, as plain C++, by host tests: there a loop over blocks and threads
  * calls the same functions as the kernels, so the integers a GPU must give
  * can be checked on a machine without one.  Everything here is integer
- * arithmetic that reproduces common/motion.c and common/psnr.c exactly; the
+ * arithmetic that reproduces common/features/motion/motion.c and common/features/psnr/psnr.c exactly; the
  * kernels add only shared-memory staging, a block reduction and one 64-bit
  * atomicAdd per block (exact in any order).
  *
@@ -35,7 +35,7 @@
 
 /* ---- motion ------------------------------------------------------------ */
 
-/* The 5-tap Q16 blur of common/motion.c: its taps and radius. */
+/* The 5-tap Q16 blur of common/features/motion/motion.c: its taps and radius. */
 #include "motion-params.h"
 
 /* One block of THREADS threads blurs a tile of TILE_W x TILE_H output
@@ -79,7 +79,7 @@ vh_motion_reflect (int i, int n)
 
 /* Vertical pass of tile column j (0 <= j < VTILE_W), i.e. of picture column
  * reflect(x0 − RADIUS + j): writes vtile[i·VTILE_W + j] for the TILE_H rows
- * y0 .. y0 + TILE_H − 1.  As in common/motion.c: d = prev − cur, v = (Σ
+ * y0 .. y0 + TILE_H − 1.  As in common/features/motion/motion.c: d = prev − cur, v = (Σ
  * tap·d + 2^(bpc−1)) >> bpc in int32 (|Σ| <= 65536·4095), arithmetic shift.
  * Blurring the reflected column is the horizontal reflect-101 of the CPU's
  * vertical-pass row (its out[-2] = out[2], ...), so the horizontal pass
@@ -124,7 +124,7 @@ vh_motion_tile_columns (int width, int x0)
 }
 
 /* |horizontal blur| of one output from its 5 vertical-pass neighbours, as
- * common/motion.c: each symmetric pair times its tap in int32 (|pair| <=
+ * common/features/motion/motion.c: each symmetric pair times its tap in int32 (|pair| <=
  * 131040, 16004·131040 < 2^31), the sum in int64, rounded to Q0. */
 VH_MP_FN uint32_t
 vh_motion_abs_hblur (int32_t v0, int32_t v1, int32_t v2, int32_t v3,
@@ -204,7 +204,7 @@ vh_motion_thread_horizontal (const int32_t *vtile, int width, int height,
 /* ---- PSNR -------------------------------------------------------------- */
 
 /* One plane pair, passed by value in the kernel's parameters.  Layout (48
- * bytes, no padding) mirrored by common/gpu/psnr-gpu.c. */
+ * bytes, no padding) mirrored by common/gpu/features/psnr-gpu.c. */
 struct VhPsnrPlaneJob {
   uint64_t ref, dis;              /* device addresses of the first sample */
   uint64_t ref_pitch, dis_pitch;  /* bytes between rows */
@@ -234,7 +234,7 @@ vh_psnr_packed (const struct VhPsnrPlaneJob *job)
           & (align - 1)) == 0;
 }
 
-/* e² as common/psnr.c: difference in int32, square in uint32 (exact, |e| <
+/* e² as common/features/psnr/psnr.c: difference in int32, square in uint32 (exact, |e| <
  * 2^12).  A chunk's 4 squares stay below 2^26. */
 VH_MP_FN uint32_t
 vh_psnr_sq (uint32_t a, uint32_t b)

@@ -1,10 +1,10 @@
 /* vmafhip — float MS-SSIM on the GPU: the per-thread arithmetic.
  *
- * Included by kernels/ms-ssim.hip (device code), by common/gpu/ms-ssim-gpu.c
+ * Included by kernels/ms-ssim.hip (device code), by common/gpu/features/ms-ssim-gpu.c
  * (C: the launch parameters and geometry only) and by the host test
  * tests/check/test-ms-ssim-emulation.cpp, which runs these very functions
  * block by block and thread by thread against the CPU extractor
- * (common/ms-ssim.c).
+ * (common/features/ssim/ms-ssim.c).
  *
  * Two families of kernels share this code (template argument kFast):
  *   - exact: every per-pixel operation is the CPU's, in its order and with
@@ -36,11 +36,13 @@
 
 #include <stdint.h>
 
+#include "ssim-params.h"
+
 #define VH_MS_SSIM_SCALES 5
-#define VH_MS_SSIM_WINDOW 11
+#define VH_MS_SSIM_WINDOW VH_SSIM_WINDOW   /* SSIM's, ssim-params.h */
 #define VH_MS_SSIM_LPF 9
 /* IQA's 9x9 low-pass, as its 2-D table (used as such, not separated): the
- * CPU (common/ms-ssim.c) and the kernels read these */
+ * CPU (common/features/ssim/ms-ssim.c) and the kernels read these */
 #define VH_MS_SSIM_LPF_TAPS { \
   0.000714f, -0.000450f, -0.002090f, 0.007132f, 0.016114f, 0.007132f, -0.002090f, -0.000450f, 0.000714f, \
   -0.000450f, 0.000283f, 0.001316f, -0.004490f, -0.010146f, -0.004490f, 0.001316f, 0.000283f, -0.000450f, \
@@ -246,14 +248,8 @@ tile_load (const VhMsSsimParams &p, unsigned tile, unsigned t, Shared &sm)
   }
 }
 
-/* The Gaussian's taps (common/ssim.c's) */
-#define VH_MS_SSIM_GAUSS { \
-  0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f, \
-  0.213006f, 0.109361f, 0.036001f, 0.007599f, 0.001028f, \
-}
-
 /* Step 2: the Gaussian along the rows.  Exact (kFast false): as
- * common/ssim.c's convolve: float products (the squares float first),
+ * common/features/ssim/ssim.c's convolve: float products (the squares float first),
  * double sums, the result float; kPos: scale 0, every sample and product
  * non-negative.  Fast: float sums of fused multiply-adds, a thread taking
  * kRun outputs side by side (each input and its squares read and formed
@@ -264,7 +260,7 @@ template <bool kFast, bool kPos>
 VH_MS_SSIM_FN void
 tile_rows (unsigned t, Shared &sm)
 {
-  const float g[VH_MS_SSIM_WINDOW] = VH_MS_SSIM_GAUSS;
+  const float g[VH_MS_SSIM_WINDOW] = { VH_SSIM_GAUSSIAN };   /* SSIM's */
   if (kFast) {
     for (unsigned i = t; i < (unsigned) (kIn * kTile / kRun); i += kBlock) {
       const int x = (int) (i % (kTile / kRun)) * kRun;
@@ -319,9 +315,9 @@ tile_rows (unsigned t, Shared &sm)
 
 /* SSIM's constants, and one pixel's means and (co)variances from its five
  * filtered values, as vh_ssim_compute forms them (in float) */
-constexpr float kC1 = (0.01f * 255) * (0.01f * 255);
-constexpr float kC2 = (0.03f * 255) * (0.03f * 255);
-constexpr float kC3 = kC2 / 2.0f;
+constexpr float kC1 = VH_SSIM_C1;
+constexpr float kC2 = VH_SSIM_C2;
+constexpr float kC3 = VH_SSIM_C3;
 
 struct Moments {
   float mr, mc, sr, sc, sb;
@@ -382,7 +378,7 @@ VH_MS_SSIM_FN void
 tile_columns (const VhMsSsimParams &p, unsigned tile, unsigned t,
     const Shared &sm, double acc[3])
 {
-  const float g[VH_MS_SSIM_WINDOW] = VH_MS_SSIM_GAUSS;
+  const float g[VH_MS_SSIM_WINDOW] = { VH_SSIM_GAUSSIAN };   /* SSIM's */
   const int dw = (int) p.width - VH_MS_SSIM_WINDOW + 1;
   const int dh = (int) p.height - VH_MS_SSIM_WINDOW + 1;
   const int x = (int) (t % kTile), y = (int) (t / kTile) * kRows;

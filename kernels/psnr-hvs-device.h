@@ -1,5 +1,5 @@
 /* vmafhip — PSNR-HVS per 8x8 block and its exact float sum, shared by the
- * CPU extractor (common/psnr-hvs.c), the GPU kernels (kernels/psnr-hvs.hip)
+ * CPU extractor (common/features/psnr-hvs/psnr-hvs.c), the GPU kernels (kernels/psnr-hvs.hip)
  * and their host emulation (tests/check/test-psnr-hvs-emulation.cpp).
  *
  * Per block: libvmaf 3.2.0's operations (Daala's integer DCT, float

@@ -1,9 +1,9 @@
 /* vmafhip — the plane scaler's per-sample integer arithmetic, shared by
  * the GPU kernels (kernels/scale.hip), their host side
- * (common/gpu/scale-gpu.c, which fills VhScaleParams) and their host
+ * (common/gpu/features/scale-gpu.c, which fills VhScaleParams) and their host
  * emulation (tests/check/test-scale-emulation.cpp).
  *
- * The CPU scaler (common/scale.c, vh_scaler_run) defines the result: a
+ * The CPU scaler (common/core/scale.c, vh_scaler_run) defines the result: a
  * horizontal pass into an int32 intermediate, its overshoot capped (not
  * its undershoot), then a vertical pass rounded, shifted and clipped; the
  * coefficient tables and windows are the CPU scaler's own (uploaded).
@@ -31,7 +31,7 @@
 #define VH_SCALE_BLOCK_H 8
 
 /* The kernels' one parameter, by value; the host fills it
- * (common/gpu/scale-gpu.c).  Addresses are device addresses (host ones in
+ * (common/gpu/features/scale-gpu.c).  Addresses are device addresses (host ones in
  * the emulation).  Every field is fixed-width and naturally aligned, so C
  * and the device compilers lay it out alike (120 bytes; both check). */
 typedef struct VhScaleParams {

@@ -1,9 +1,9 @@
 /* vmafhip — SpEED-chroma on the GPU: the per-thread arithmetic.
  *
- * Included by kernels/speed.hip (device code), by common/gpu/speed-gpu.c
+ * Included by kernels/speed.hip (device code), by common/gpu/features/speed-gpu.c
  * (C: the launch parameters only) and by the host test
  * tests/check/test-speed-emulation.cpp, which runs these functions thread
- * by thread against the CPU extractor (common/speed-chroma.c).  Every
+ * by thread against the CPU extractor (common/features/speed/speed-chroma.c).  Every
  * value is the CPU's, bit for bit: the same float and double operations in
  * the same order (kernels built without contraction into FMAs; the
  * covariance's FMAs are libvmaf's own).
@@ -27,31 +27,30 @@
 
 #include <stdint.h>
 
-#define VH_SPEED_DEV_BLOCK 5
-#define VH_SPEED_DEV_NB 25
-#define VH_SPEED_DEV_PICTURES 4
-#define VH_SPEED_DEV_TAPS 40
+/* VH_SPEED_BLOCK, VH_SPEED_NB, VH_SPEED_PICTURES, VH_SPEED_MAX_TAPS */
+#include "speed-params.h"
+
 #define VH_SPEED_THREADS 256
 /* covariance: lanes per pair, pairs per block, pairs in all */
 #define VH_SPEED_LANES 16
 #define VH_SPEED_PAIRS_PER_BLOCK (VH_SPEED_THREADS / VH_SPEED_LANES)
-#define VH_SPEED_PAIRS (VH_SPEED_DEV_NB * (VH_SPEED_DEV_NB + 1) / 2)
+#define VH_SPEED_PAIRS (VH_SPEED_NB * (VH_SPEED_NB + 1) / 2)
 #define VH_SPEED_MEANS_THREADS 32
 
 typedef struct VhSpeedParams {
-  uint64_t src[VH_SPEED_DEV_PICTURES];  /* chroma planes, 8 or 16-bit */
+  uint64_t src[VH_SPEED_PICTURES];  /* chroma planes, 8 or 16-bit */
   uint64_t small;               /* float [4][ow * oh] */
   uint64_t means;               /* float [4][NB] */
   uint64_t cov;                 /* float [4][NB * NB] */
   uint64_t centred;             /* float [4][tw * th] */
-  uint32_t pitch[VH_SPEED_DEV_PICTURES];  /* bytes per row of src[k] */
+  uint32_t pitch[VH_SPEED_PICTURES];  /* bytes per row of src[k] */
   uint32_t bpc;
   uint32_t w, h;                /* chroma size read (libvmaf's) */
   uint32_t ow, oh;              /* 1/16 picture */
   uint32_t tw, th;              /* cut to whole blocks */
   uint32_t subw, subh;          /* covariance window */
   uint32_t fa_width, f4_width;
-  float fa[VH_SPEED_DEV_TAPS], f4[VH_SPEED_DEV_TAPS];
+  float fa[VH_SPEED_MAX_TAPS], f4[VH_SPEED_MAX_TAPS];
 } VhSpeedParams;
 
 #ifdef __cplusplus
@@ -65,8 +64,8 @@ static_assert (sizeof (VhSpeedParams) == 448, "VhSpeedParams layout");
 
 namespace vh_speed {
 
-constexpr int kBlock = VH_SPEED_DEV_BLOCK;
-constexpr int kNB = VH_SPEED_DEV_NB;
+constexpr int kBlock = VH_SPEED_BLOCK;
+constexpr int kNB = VH_SPEED_NB;
 
 VH_SPEED_FN int
 mirror (int i, int n)

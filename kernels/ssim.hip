@@ -12,14 +12,12 @@
  * vh_ssim_reduce: the partials added up in a fixed order -> sums[4].
  * Host side: common/gpu/features/ssim-gpu.c. */
 #include "vh-hip-compat.h"
+#include "ssim-params.h"
 
 #define SSIM_THREADS 256
-#define SSIM_WINDOW 11
+#define SSIM_WINDOW VH_SSIM_WINDOW
 
-__constant__ float vh_ssim_gauss[SSIM_WINDOW] = {
-  0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f,
-  0.213006f, 0.109361f, 0.036001f, 0.007599f, 0.001028f,
-};
+__constant__ float vh_ssim_gauss[SSIM_WINDOW] = { VH_SSIM_GAUSSIAN };
 
 struct VhSsimLoad {
   const void *ref, *dis;
@@ -131,9 +129,7 @@ vh_ssim_map (const VhSsimMaps p)
   const int r = SSIM_WINDOW / 2;
   const unsigned int dw = p.w - SSIM_WINDOW + 1, dh = p.h - SSIM_WINDOW + 1;
   const unsigned int n = dw * dh;
-  const float c1 = (0.01f * 255) * (0.01f * 255);
-  const float c2 = (0.03f * 255) * (0.03f * 255);
-  const float c3 = c2 / 2.0f;
+  const float c1 = VH_SSIM_C1, c2 = VH_SSIM_C2, c3 = VH_SSIM_C3;
   double acc[4] = { 0.0, 0.0, 0.0, 0.0 };
   for (unsigned int i = blockIdx.x * SSIM_THREADS + threadIdx.x; i < n;
       i += gridDim.x * SSIM_THREADS) {

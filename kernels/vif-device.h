@@ -1,10 +1,10 @@
 /* vmafhip — integer VIF on the GPU: the per-thread arithmetic.
  *
  * Included by kernels/vif.hip (device code, hipcc or nvcc -x cu), by
- * common/gpu/vif-gpu.c (C: only the launch parameters and tile geometry
+ * common/gpu/features/vif-gpu.c (C: only the launch parameters and tile geometry
  * below) and by host-side C++ tests, which run the very functions the
  * kernels run, one "thread" after the other, and compare the sums with the
- * CPU engine (common/vif.c). Everything after `#ifdef __cplusplus` is
+ * CPU engine (common/features/vif/vif.c). Everything after `#ifdef __cplusplus` is
  * therefore __host__ __device__ and free of device-only built-ins except
  * where a device branch is spelled out.
  *
@@ -40,12 +40,14 @@
 
 #include <stdint.h>
 
+#include "vif-params.h"
+
 /* Tile geometry.  The vertical pass needs TILE_W + 2·half columns (half =
- * 8, 4, 2, 1 for scales 0..3), at most VH_VIF_VCOLS = 128: jobs of 128
- * columns x 4 groups of 4 rows, thread t taking column t % 128 of groups
- * t / 128 and t / 128 + 2. The horizontal pass is 16 rows x 16 threads x
- * 7 pixels. TILE_W and TILE_H are even so that the kept pixels of a
- * subsample are the tile's even rows and columns. */
+ * VH_VIF_HALF_S0..S3 = 8, 4, 2, 1 for scales 0..3), at most VH_VIF_VCOLS
+ * = 128: jobs of 128 columns x 4 groups of 4 rows, thread t taking column
+ * t % 128 of groups t / 128 and t / 128 + 2. The horizontal pass is 16
+ * rows x 16 threads x 7 pixels. TILE_W and TILE_H are even so that the
+ * kept pixels of a subsample are the tile's even rows and columns. */
 #define VH_VIF_TILE_W 112
 #define VH_VIF_TILE_H 16
 #define VH_VIF_BLOCK 256
@@ -62,7 +64,8 @@
  * check against the device limit. */
 #define VH_VIF_SHARED_BYTES \
   (4 * 4 * VH_VIF_TILE_H * VH_VIF_STAT_PITCH \
-      + 4 * (VH_VIF_TILE_H / 2) * VH_VIF_VCOLS + 2 * 4 * (VH_VIF_TILE_H + 16))
+      + 4 * (VH_VIF_TILE_H / 2) * VH_VIF_VCOLS \
+      + 2 * 4 * (VH_VIF_TILE_H + 2 * VH_VIF_HALF_S0))
 
 /* The four accumulators of a scale, in the order of VhVifScaleSums. */
 #define VH_VIF_SUMS_PER_SCALE 4
@@ -138,11 +141,13 @@ static_assert (VH_VIF_TILE_H % VH_VIF_ROWS_PER_JOB == 0
     && VH_VIF_ROWS_PER_JOB % 2 == 0, "tile geometry");
 static_assert (VH_VIF_H_OUTPUTS * VH_VIF_H_THREADS_PER_ROW == VH_VIF_TILE_W,
     "tile geometry");
-static_assert (VH_VIF_TILE_W + 2 * 8 <= VH_VIF_VCOLS, "tile geometry");
+static_assert (VH_VIF_TILE_W + 2 * VH_VIF_HALF_S0 <= VH_VIF_VCOLS,
+    "tile geometry");
 static_assert (VH_VIF_BLOCK % VH_VIF_VCOLS == 0, "tile geometry");
 static_assert (VH_VIF_TILE_W % 2 == 0 && VH_VIF_TILE_H % 2 == 0,
     "tile geometry");
-static_assert (2 * (VH_VIF_TILE_H + 2 * 8) <= VH_VIF_BLOCK, "tile geometry");
+static_assert (2 * (VH_VIF_TILE_H + 2 * VH_VIF_HALF_S0) <= VH_VIF_BLOCK,
+    "tile geometry");
 
 namespace vh_vif {
 
@@ -156,24 +161,29 @@ constexpr int kHThreadsPerRow = VH_VIF_H_THREADS_PER_ROW;
 constexpr int kHOutputs = VH_VIF_H_OUTPUTS;
 constexpr int kStatPitch = VH_VIF_STAT_PITCH;
 /* σ_n² = 2 in the units of the statistics ((8-bit pixel)² · 2^16). */
-constexpr int32_t kSigmaNsq = 2 * 65536;
+constexpr int32_t kSigmaNsq = VH_VIF_SIGMA_NSQ;
 
-/* Q16 Gaussian taps of libvmaf (each set sums to 65536), symmetric: tap k
- * of the filter of half width `half` (k in [0, 2·half]). A constexpr
- * function rather than an array so that, with the loops unrolled, every
- * tap is an immediate operand and no memory is read. */
+/* Q16 Gaussian taps of libvmaf (vif-params.h; each set sums to 65536),
+ * symmetric: tap k of the filter of half width `half` (k in [0, 2·half]).
+ * A constexpr function rather than an array so that, with the loops
+ * unrolled, every tap is an immediate operand and no memory is read. */
 VH_VIF_HD constexpr uint32_t
 tap_at (int half, int m)        /* m: distance from the end, 0..half */
 {
   /* One expression: hipcc compiles C++11, whose constexpr functions are
    * a single return statement. */
-  return half == 8 ? (m == 0 ? 489 : m == 1 ? 935 : m == 2 ? 1640
-          : m == 3 ? 2640 : m == 4 ? 3896 : m == 5 ? 5274 : m == 6 ? 6547
-          : m == 7 ? 7455 : m == 8 ? 7784 : 0)
-      : half == 4 ? (m == 0 ? 1244 : m == 1 ? 3663 : m == 2 ? 7925
-          : m == 3 ? 12590 : m == 4 ? 14692 : 0)
-      : half == 2 ? (m == 0 ? 3571 : m == 1 ? 16004 : m == 2 ? 26386 : 0)
-      : half == 1 ? (m == 0 ? 10904 : m == 1 ? 43728 : 0)
+  return half == VH_VIF_HALF_S0 ? (m == 0 ? VH_VIF_S0_TAP0
+          : m == 1 ? VH_VIF_S0_TAP1 : m == 2 ? VH_VIF_S0_TAP2
+          : m == 3 ? VH_VIF_S0_TAP3 : m == 4 ? VH_VIF_S0_TAP4
+          : m == 5 ? VH_VIF_S0_TAP5 : m == 6 ? VH_VIF_S0_TAP6
+          : m == 7 ? VH_VIF_S0_TAP7 : m == 8 ? VH_VIF_S0_TAP8 : 0)
+      : half == VH_VIF_HALF_S1 ? (m == 0 ? VH_VIF_S1_TAP0
+          : m == 1 ? VH_VIF_S1_TAP1 : m == 2 ? VH_VIF_S1_TAP2
+          : m == 3 ? VH_VIF_S1_TAP3 : m == 4 ? VH_VIF_S1_TAP4 : 0)
+      : half == VH_VIF_HALF_S2 ? (m == 0 ? VH_VIF_S2_TAP0
+          : m == 1 ? VH_VIF_S2_TAP1 : m == 2 ? VH_VIF_S2_TAP2 : 0)
+      : half == VH_VIF_HALF_S3 ? (m == 0 ? VH_VIF_S3_TAP0
+          : m == 1 ? VH_VIF_S3_TAP1 : 0)
       : 0;
 }
 
@@ -303,11 +313,11 @@ add_pixel (int32_t sigma1_sq, int32_t sigma2_sq, int32_t sigma12,
   }
   /* log2(1 + σ₁²/σ_n²) as L(σ_n² + σ₁²) − L(σ_n²), L(2^17) = 17·2048. */
   acc.den_log += log2_q11_32 (table_hi,
-      (uint32_t) kSigmaNsq + (uint32_t) sigma1_sq) - 17 * 2048;
+      (uint32_t) kSigmaNsq + (uint32_t) sigma1_sq) - VH_VIF_LOG2_SIGMA_NSQ;
   if (sigma12 > 0 && sigma2_sq > 0) {
     /* g = σ₁₂ / (σ₁² + ε) with libvmaf's ε = 65536·1e−10 (a constant the
      * C compiler folds to the double nearest the product). */
-    const double eps = 65536 * 1.0e-10;
+    const double eps = VH_VIF_EPS;
     double g = ddiv ((double) sigma12, dadd ((double) sigma1_sq, eps));
     /* sv² = σ₂² − g·σ₁₂, the product rounded first, truncated to int32
      * and clamped at 0: a positive value is at most σ₂², so the
@@ -382,8 +392,8 @@ struct TileShared {
   /* Sample offset of each input row the tile reads (tile row i − half,
    * mirrored) in the reference and the distorted plane: the same for
    * every column, so computed once per block. */
-  uint32_t ref_row_offset[kTileH + 2 * 8];
-  uint32_t dis_row_offset[kTileH + 2 * 8];
+  uint32_t ref_row_offset[kTileH + 2 * VH_VIF_HALF_S0];
+  uint32_t dis_row_offset[kTileH + 2 * VH_VIF_HALF_S0];
 };
 
 static_assert (sizeof (TileShared) == VH_VIF_SHARED_BYTES, "shared memory");

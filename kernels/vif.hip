@@ -104,31 +104,31 @@ vif_level (const VhVifLevelParams &p, TileShared &sm)
   vh_vif_scale0_8bit##suffix (VhVifLevelParams p) \
   { \
     __shared__ TileShared sm; \
-    vif_level<8, 4, uint8_t, part> (p, sm); \
+    vif_level<VH_VIF_HALF_S0, VH_VIF_HALF_S1, uint8_t, part> (p, sm); \
   } \
   VH_KERNEL void scale0_bounds \
   vh_vif_scale0_16bit##suffix (VhVifLevelParams p) \
   { \
     __shared__ TileShared sm; \
-    vif_level<8, 4, uint16_t, part> (p, sm); \
+    vif_level<VH_VIF_HALF_S0, VH_VIF_HALF_S1, uint16_t, part> (p, sm); \
   } \
   VH_KERNEL void VH_VIF_SCALE123_BOUNDS \
   vh_vif_scale1##suffix (VhVifLevelParams p) \
   { \
     __shared__ TileShared sm; \
-    vif_level<4, 2, uint16_t, part> (p, sm); \
+    vif_level<VH_VIF_HALF_S1, VH_VIF_HALF_S2, uint16_t, part> (p, sm); \
   } \
   VH_KERNEL void VH_VIF_SCALE123_BOUNDS \
   vh_vif_scale2##suffix (VhVifLevelParams p) \
   { \
     __shared__ TileShared sm; \
-    vif_level<2, 1, uint16_t, part> (p, sm); \
+    vif_level<VH_VIF_HALF_S2, VH_VIF_HALF_S3, uint16_t, part> (p, sm); \
   } \
   VH_KERNEL void VH_VIF_SCALE123_BOUNDS \
   vh_vif_scale3##suffix (VhVifLevelParams p) \
   { \
     __shared__ TileShared sm; \
-    vif_level<1, 0, uint16_t, part> (p, sm); \
+    vif_level<VH_VIF_HALF_S3, 0, uint16_t, part> (p, sm); \
   }
 
 VH_VIF_KERNELS (, VH_VIF_PART_PAIR, VH_VIF_SCALE0_BOUNDS)

@@ -595,7 +595,7 @@ run (Options *o, GError **error)
             NULL, NULL));
   }
   /* as libvmaf's CLI: a model without name= is reported as "vmaf", and
-   * names must differ (the element's rule too: common/spec.c) */
+   * names must differ (the element's rule too: common/engine/spec.c) */
   if (!vh_model_specs_check_report_names ((const VhModelSpec *const *)
           models->pdata, models->len, error))
     goto out;
@@ -825,7 +825,7 @@ static const char *const format_names[] = {
   [VH_LOG_SUB] = "subtitles",
 };
 
-/* --repair FILE: finishes a log cut short (common/vh-log-repair.h) and
+/* --repair FILE: finishes a log cut short (common/io/vh-log-repair.h) and
  * says what it did. */
 static int
 repair (const Options *o, GError **error)

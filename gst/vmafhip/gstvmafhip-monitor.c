@@ -1,6 +1,6 @@
 /* vmafhip — live monitoring in the element: the models' scores of every
  * frame a distorted pad reports, at its running time, into that pad's
- * monitor (common/monitor.c: dist_sink's and each rendition's, a
+ * monitor (common/io/monitor.c: dist_sink's and each rendition's, a
  * GstVmafHipWatch), and its events as messages naming the pad: "VMAF" of
  * type "window" and "interval", and "vmafhip-alarm" (docs/element.md). */
 #ifdef HAVE_CONFIG_H

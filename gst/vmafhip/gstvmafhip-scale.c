@@ -1,6 +1,6 @@
 /* vmafhip — a distorted video smaller than the reference (an ABR
  * ladder's lower rung) scaled up to the reference's size before scoring,
- * with the `scaler` the user picks (common/scale.c: FFmpeg's bilinear,
+ * with the `scaler` the user picks (common/core/scale.c: FFmpeg's bilinear,
  * bicubic and lanczos, docs/scaling.md).  The engine scales
  * (vh_engine_set_distorted_scaling): on the GPU where it scores every
  * feature there, else on the CPU; the samples are the same.

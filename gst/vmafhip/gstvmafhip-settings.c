@@ -209,7 +209,7 @@ gst_vmafhip_model_spec_free (gpointer p)
 
 /* --------------------------------------------------------- model setup */
 
-/* One model: libvmaf's --model syntax (common/vh-spec.h), parsed by the
+/* One model: libvmaf's --model syntax (common/engine/vh-spec.h), parsed by the
  * engine's parser as vmafhip-score does. */
 static ModelSpec *
 model_spec_new (const gchar * text, const VhModelFlags * global,

@@ -1,6 +1,6 @@
 /* vmafhip — the `vmafhip` GStreamer element.
  *
- * Thin glue around the vmafhip engine (common/vh-engine.h): pairs the
+ * Thin glue around the vmafhip engine (common/engine/vh-engine.h): pairs the
  * reference and distorted frames, hands them to the engine as plane views,
  * and pushes each reference buffer once its scores are final, with the
  * scores attached (GstVmafHipMeta) and posted ("VMAF" element messages).

@@ -29,16 +29,16 @@ template <typename Pixel>
 static void
 emulate (const VhSpeedParams &p)
 {
-  for (unsigned k = 0; k < VH_SPEED_DEV_PICTURES; k++)
+  for (unsigned k = 0; k < VH_SPEED_PICTURES; k++)
     for (unsigned i = 0; i < p.ow * p.oh; i++)
       small_pixel<Pixel> (p, k, i);
-  for (unsigned k = 0; k < VH_SPEED_DEV_PICTURES; k++)
+  for (unsigned k = 0; k < VH_SPEED_PICTURES; k++)
     for (unsigned i = 0; i < p.tw * p.th; i++)
       centre_pixel (p, k, i);
-  for (unsigned k = 0; k < VH_SPEED_DEV_PICTURES; k++)
+  for (unsigned k = 0; k < VH_SPEED_PICTURES; k++)
     for (unsigned rc = 0; rc < (unsigned) kNB; rc++)
       window_mean (p, k, rc);
-  for (unsigned k = 0; k < VH_SPEED_DEV_PICTURES; k++)
+  for (unsigned k = 0; k < VH_SPEED_PICTURES; k++)
     for (unsigned q = 0; q < VH_SPEED_PAIRS; q++) {
       unsigned a, b;
       pair_of (q, &a, &b);

@@ -66,15 +66,15 @@ emulate_scale (const VhVifLevelParams &p, unsigned n_blocks, unsigned s,
     unsigned bpc)
 {
   if (s == 0 && bpc == 8)
-    emulate_level<8, 4, uint8_t, PART> (p, n_blocks);
+    emulate_level<VH_VIF_HALF_S0, VH_VIF_HALF_S1, uint8_t, PART> (p, n_blocks);
   else if (s == 0)
-    emulate_level<8, 4, uint16_t, PART> (p, n_blocks);
+    emulate_level<VH_VIF_HALF_S0, VH_VIF_HALF_S1, uint16_t, PART> (p, n_blocks);
   else if (s == 1)
-    emulate_level<4, 2, uint16_t, PART> (p, n_blocks);
+    emulate_level<VH_VIF_HALF_S1, VH_VIF_HALF_S2, uint16_t, PART> (p, n_blocks);
   else if (s == 2)
-    emulate_level<2, 1, uint16_t, PART> (p, n_blocks);
+    emulate_level<VH_VIF_HALF_S2, VH_VIF_HALF_S3, uint16_t, PART> (p, n_blocks);
   else
-    emulate_level<1, 0, uint16_t, PART> (p, n_blocks);
+    emulate_level<VH_VIF_HALF_S3, 0, uint16_t, PART> (p, n_blocks);
 }
 
 /* The four scales of one part (VH_VIF_PART_*). */

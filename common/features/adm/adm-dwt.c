@@ -5,14 +5,7 @@
 #include "adm-dwt.h"
 #include "adm-dwt-x86.h"
 #include "vh-multiversion.h"
-
-/* db2 analysis filters in Q15 (DWT_LO, DWT_HI below); the low-pass taps
- * sum to 46342 ≈ √2·2^15. */
-#define DWT_LO_SUM 46342
-
-/* db2 low-pass and high-pass taps applied to four samples. */
-#define DWT_LO(s0, s1, s2, s3) (15826 * (s0) + 27411 * (s1) + 7345 * (s2) - 4240 * (s3))
-#define DWT_HI(s0, s1, s2, s3) (-4240 * (s0) - 7345 * (s1) + 27411 * (s2) - 15826 * (s3))
+#include "adm-params.h"   /* the db2 taps, VH_ADM_DWT_LO/_HI */
 
 /* Both tap sets down four rows. Scale 0 fits int32 (8-12 bit input, so
  * 16x16-bit products), the coarser scales need int64 like libvmaf. */
@@ -24,8 +17,8 @@
   {                                                                           \
     FOR_COLUMNS (j, 0, n, {                                                   \
       const mul_t s0 = r0[j], s1 = r1[j], s2 = r2[j], s3 = r3[j];             \
-      lo[j] = (int32_t) ((DWT_LO (s0, s1, s2, s3) + add_lo) >> shift);        \
-      hi[j] = (int32_t) ((DWT_HI (s0, s1, s2, s3) + add_hi) >> shift);        \
+      lo[j] = (int32_t) ((VH_ADM_DWT_LO (s0, s1, s2, s3) + add_lo) >> shift); \
+      hi[j] = (int32_t) ((VH_ADM_DWT_HI (s0, s1, s2, s3) + add_hi) >> shift); \
     });                                                                       \
   }
 
@@ -46,8 +39,8 @@ DEF_DWT_VERTICAL (dwt_vertical_i32, int32_t, int64_t, int64_t)
     FOR_COLUMNS (j, 0, half, {                                                \
       const mul_t s0 = t[2 * j - 1], s1 = t[2 * j], s2 = t[2 * j + 1],        \
           s3 = t[2 * j + 2];                                                  \
-      lo[j] = (int32_t) ((DWT_LO (s0, s1, s2, s3) + add) >> shift);           \
-      hi[j] = (int32_t) ((DWT_HI (s0, s1, s2, s3) + add) >> shift);           \
+      lo[j] = (int32_t) ((VH_ADM_DWT_LO (s0, s1, s2, s3) + add) >> shift);    \
+      hi[j] = (int32_t) ((VH_ADM_DWT_HI (s0, s1, s2, s3) + add) >> shift);    \
     });                                                                       \
   }
 
@@ -93,7 +86,7 @@ vh_adm_dwt_vertical (const VhAdmSource *src, int y, int scale, unsigned bpc,
 
   if (scale == 0) {
     const int32_t half = 1 << (bpc - 1);
-    const int32_t add_lo = half - DWT_LO_SUM * half;
+    const int32_t add_lo = half - VH_ADM_DWT_LO_SUM * half;
 #ifdef VH_ADM_DWT_X86
     if (avx2 && src->kind == VH_ADM_SRC_U8)
       vh_adm_dwt_vertical_u8_avx2 (r[0], r[1], r[2], r[3], n, add_lo, half,

@@ -27,6 +27,7 @@
 #include "vh-multiversion.h"
 #include "vh-feature.h"
 #include "vh-parallel.h"
+#include "adm-params.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846264338327
@@ -397,8 +398,10 @@ restore_row_s0 (const int32_t *o, const int32_t *t, const int32_t *k,
 static inline int32_t
 csf_s0 (int32_t weighted, int band)
 {
-  static const int32_t add[3] = { 16384, 16384, 65535 };
-  static const int shift[3] = { 15, 15, 17 };
+  static const int32_t add[3] = { VH_ADM_CSF_S0_ADD_HV, VH_ADM_CSF_S0_ADD_HV,
+    VH_ADM_CSF_S0_ADD_D };
+  static const int shift[3] = { VH_ADM_CSF_S0_SHIFT_HV,
+    VH_ADM_CSF_S0_SHIFT_HV, VH_ADM_CSF_S0_SHIFT_D };
   return (weighted + add[band]) >> shift[band];
 }
 
@@ -407,13 +410,13 @@ csf_s0 (int32_t weighted, int band)
 static inline int32_t
 flt_s0 (int32_t c)
 {
-  return (int16_t) ((4369 * abs (c) + 2048) >> 12);
+  return (int16_t) ((VH_ADM_ONE_BY_30 * abs (c) + 2048) >> 12);
 }
 
 static inline int32_t
 centre_raw_s0 (int32_t c)
 {
-  return (8738 * abs (c) + 2048) >> 12;
+  return (VH_ADM_ONE_BY_15 * abs (c) + 2048) >> 12;
 }
 
 /* Scales 1-3: Q32 weight, result >> 28 with rounding. */
@@ -428,13 +431,15 @@ csf_s123 (int32_t v, uint32_t weight)
 static inline int32_t
 flt_s123 (int32_t c)
 {
-  return (int32_t) (((int64_t) 143165577 * abs (c) + INT32_MIN) >> 32);
+  return (int32_t) (((int64_t) VH_ADM_I4_ONE_BY_30 * abs (c) + INT32_MIN)
+      >> 32);
 }
 
 static inline int32_t
 centre_s123 (int32_t c)
 {
-  return (int32_t) (((int64_t) 286331153 * abs (c) + INT32_MIN) >> 32);
+  return (int32_t) (((int64_t) VH_ADM_I4_ONE_BY_15 * abs (c) + INT32_MIN)
+      >> 32);
 }
 
 /* CSF of the restored signal r and the impairment t − r for a scale-0

@@ -14,6 +14,7 @@
 #include <glib.h>
 
 #include "vh-feature.h"
+#include "cambi-params.h"   /* VH_CAMBI_MASK_FILTER */
 
 G_BEGIN_DECLS
 
@@ -21,8 +22,6 @@ G_BEGIN_DECLS
 #define VH_CAMBI_MAX_DIFFS 32
 /* libvmaf's reciprocal table: 1/i for i < 4226 (windows up to 65x65) */
 #define VH_CAMBI_RECIPROCAL_SIZE 4226
-/* the 7x7 count of zero-derivative pixels behind the spatial mask */
-#define VH_CAMBI_MASK_FILTER 7
 
 enum { VH_CAMBI_EOTF_BT1886, VH_CAMBI_EOTF_PQ };
 

@@ -6,7 +6,7 @@
 #include "motion-simd.h"
 
 /* The blur's taps: one source with the GPU kernels. */
-#include "../kernels/motion-params.h"
+#include "motion-params.h"
 
 /* Reflect-101 for indices at most VH_MOTION_RADIUS outside [0, n), n >= 3. */
 static inline int

@@ -15,6 +15,7 @@
 
 #include "vh-feature.h"
 #include "speed-linalg.h"
+#include "speed-params.h"
 
 G_BEGIN_DECLS
 
@@ -33,8 +34,6 @@ typedef struct {
 
 /* the decimation: by 2^4 */
 #define VH_SPEED_NUM_SCALES 4
-/* the longest filter libvmaf's kernel scales give (scale 1, 360/97: 35) */
-#define VH_SPEED_MAX_TAPS 40
 
 typedef struct {
   unsigned w, h;                    /* chroma plane (libvmaf's w/2 for 4:2:x) */
@@ -73,8 +72,6 @@ typedef struct {
   uint32_t w, h;                    /* chroma size (libvmaf's) */
   uint32_t tw, th;
 } VhSpeedSums;
-
-#define VH_SPEED_PICTURES 4
 
 static inline size_t
 vh_speed_sums_size (unsigned tw, unsigned th)

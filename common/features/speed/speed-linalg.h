@@ -5,8 +5,8 @@
 #ifndef VH_SPEED_LINALG_H
 #define VH_SPEED_LINALG_H
 
-#define VH_SPEED_BLOCK 5                          /* block side */
-#define VH_SPEED_NB (VH_SPEED_BLOCK * VH_SPEED_BLOCK)  /* the matrix size */
+#include "speed-params.h"   /* VH_SPEED_BLOCK, VH_SPEED_NB */
+
 /* libvmaf's threshold: off-diagonals chopped, pivots and eigenvalues
  * treated as zero below it */
 #define VH_SPEED_EPS (1e-6)

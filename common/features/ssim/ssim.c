@@ -25,10 +25,7 @@ typedef struct {
 } SsimState;
 
 /* IQA's 11-tap Gaussian (sigma 1.5), as libvmaf's table spells it */
-static const float gaussian[VH_SSIM_WINDOW] = {
-  0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f,
-  0.213006f, 0.109361f, 0.036001f, 0.007599f, 0.001028f,
-};
+static const float gaussian[VH_SSIM_WINDOW] = { VH_SSIM_GAUSSIAN };
 
 gboolean
 vh_ssim_buffers_init (VhSsimBuffers *b, unsigned w, unsigned h)
@@ -180,9 +177,7 @@ void
 vh_ssim_compute (VhSsimBuffers *b, const float *ref, const float *cmp, int w,
     int h, VhSsimResult *res)
 {
-  const float c1 = (0.01f * 255) * (0.01f * 255);
-  const float c2 = (0.03f * 255) * (0.03f * 255);
-  const float c3 = c2 / 2.0f;
+  const float c1 = VH_SSIM_C1, c2 = VH_SSIM_C2, c3 = VH_SSIM_C3;
   const size_t n = (size_t) w * h;
 
   convolve (ref, w, h, b->cache, b->mu_ref);

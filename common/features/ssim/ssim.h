@@ -7,10 +7,9 @@
 #include <glib.h>
 
 #include "vh-picture.h"
+#include "ssim-params.h"   /* VH_SSIM_WINDOW and the rest */
 
 G_BEGIN_DECLS
-
-#define VH_SSIM_WINDOW 11       /* the Gaussian window's width */
 
 /* float_ssim's options (libvmaf's) */
 typedef struct {

@@ -34,10 +34,11 @@ vh_vif_pixels_scalar (const int32_t *sigma1_sq, const int32_t *sigma2_sq,
       continue;
     }
     /* log2(1 + σ₁²/σ_n²) as L(σ_n² + σ₁²) − L(σ_n²), L(2^17) = 17·2048. */
-    acc->den_log += log2_q11_32 (log2, VH_VIF_SIGMA_NSQ + s1) - 17 * 2048;
+    acc->den_log += log2_q11_32 (log2, VH_VIF_SIGMA_NSQ + s1)
+        - VH_VIF_LOG2_SIGMA_NSQ;
     if (s12 > 0 && s2 > 0) {
       /* The epsilon is libvmaf's, kept for bit-exactness. */
-      double g = s12 / (s1 + 65536 * 1.0e-10);
+      double g = s12 / (s1 + VH_VIF_EPS);
       /* libvmaf rounds g·σ₁₂ before subtracting (no FMA). The volatile
        * keeps it so whatever the compiler's contraction setting. */
       volatile double g_sigma12 = g * s12;
@@ -94,7 +95,7 @@ pixels_avx512 (const int32_t *sigma1_sq, const int32_t *sigma2_sq,
 {
   const __m256i nsq = _mm256_set1_epi32 (VH_VIF_SIGMA_NSQ);
   const __m256i zero = _mm256_setzero_si256 ();
-  const __m512d eps = _mm512_set1_pd (65536 * 1.0e-10);
+  const __m512d eps = _mm512_set1_pd (VH_VIF_EPS);
   const __m512d limit = _mm512_set1_pd (enhn_gain_limit);
   __m512i num_non_log = _mm512_setzero_si512 ();
   __m512i den_log = _mm512_setzero_si512 ();
@@ -125,7 +126,7 @@ pixels_avx512 (const int32_t *sigma1_sq, const int32_t *sigma2_sq,
             _mm256_srlv_epi32 (x, k), big), _mm256_slli_epi32 (k, 11));
     den_log = _mm512_mask_add_epi64 (den_log, big, den_log,
         _mm512_cvtepi32_epi64 (_mm256_sub_epi32 (l,
-                _mm256_set1_epi32 (17 * 2048))));
+                _mm256_set1_epi32 (VH_VIF_LOG2_SIGMA_NSQ))));
 
     const __mmask8 pos = big & _mm256_cmpgt_epi32_mask (s12, zero)
         & _mm256_cmpgt_epi32_mask (s2, zero);
@@ -208,7 +209,7 @@ pixels_avx2 (const int32_t *sigma1_sq, const int32_t *sigma2_sq,
     const uint16_t *log2, VhVifScaleSums *acc)
 {
   const __m128i nsq = _mm_set1_epi32 (VH_VIF_SIGMA_NSQ);
-  const __m256d eps = _mm256_set1_pd (65536 * 1.0e-10);
+  const __m256d eps = _mm256_set1_pd (VH_VIF_EPS);
   const __m256d limit = _mm256_set1_pd (enhn_gain_limit);
   const __m256d zero_pd = _mm256_setzero_pd ();
   __m256i num_non_log = _mm256_setzero_si256 ();
@@ -237,7 +238,7 @@ pixels_avx2 (const int32_t *sigma1_sq, const int32_t *sigma2_sq,
     const __m256i l = log2_q11_pd (log2, u32_to_pd (_mm_add_epi32 (s1, nsq)),
         _mm_xor_si128 (small, _mm_set1_epi32 (-1)));
     den_log = _mm256_add_epi64 (den_log, _mm256_and_si256 (big,
-            _mm256_sub_epi64 (l, _mm256_set1_epi64x (17 * 2048))));
+            _mm256_sub_epi64 (l, _mm256_set1_epi64x (VH_VIF_LOG2_SIGMA_NSQ))));
 
     const __m128i pos32 = _mm_andnot_si128 (small, _mm_and_si128
         (_mm_cmpgt_epi32 (s12, _mm_setzero_si128 ()), _mm_cmpgt_epi32 (s2,

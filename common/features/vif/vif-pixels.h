@@ -11,9 +11,7 @@
 #include <stdint.h>
 
 #include "vif.h"
-
-/* σ_n² = 2 in the units of the statistics ((8-bit pixel)² · 2^16). */
-#define VH_VIF_SIGMA_NSQ (2 * 65536)
+#include "vif-params.h"   /* VH_VIF_SIGMA_NSQ and the rest */
 
 typedef void (*VhVifPixelsFunc) (const int32_t *sigma1_sq,
     const int32_t *sigma2_sq, const int32_t *sigma12, unsigned n,

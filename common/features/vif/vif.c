@@ -40,17 +40,20 @@
 #include "vh-multiversion.h"
 #include "vh-feature.h"
 #include "vh-parallel.h"
+#include "vif-params.h"
 
-/* Q16 Gaussian taps per scale (σ = N/5), each summing to 65536. */
+/* Q16 Gaussian taps per scale (σ = N/5), each summing to 65536
+ * (kernels/vif-params.h). */
 static const uint16_t vif_taps[VH_VIF_SCALES][17] = {
-  { 489, 935, 1640, 2640, 3896, 5274, 6547, 7455, 7784, 7455, 6547, 5274,
-    3896, 2640, 1640, 935, 489 },
-  { 1244, 3663, 7925, 12590, 14692, 12590, 7925, 3663, 1244 },
-  { 3571, 16004, 26386, 16004, 3571 },
-  { 10904, 43728, 10904 },
+  { VH_VIF_FILTER_S0 },
+  { VH_VIF_FILTER_S1 },
+  { VH_VIF_FILTER_S2 },
+  { VH_VIF_FILTER_S3 },
 };
 /* Half widths: 17, 9, 5 and 3 taps. */
-static const unsigned vif_half[VH_VIF_SCALES] = { 8, 4, 2, 1 };
+static const unsigned vif_half[VH_VIF_SCALES] = {
+  VH_VIF_HALF_S0, VH_VIF_HALF_S1, VH_VIF_HALF_S2, VH_VIF_HALF_S3,
+};
 
 #define VIF_MAX_TAPS 17
 /* Vectorised runs are multiples of this: 64 8-bit samples fill the

@@ -74,7 +74,7 @@ void vh_vif_sums_to_scores (const VhVifSums *sums, double num[VH_VIF_SCALES],
     double den[VH_VIF_SCALES], double score[VH_VIF_SCALES]);
 
 /* The Q11 log2 table, T[i] for i in [32767, 65535] (shared with the GPU).
- * 65536 entries; those below 32767 are 0. In common/vif-tables.c. */
+ * 65536 entries; those below 32767 are 0. In common/features/vif/vif-tables.c. */
 const uint16_t *vh_vif_log2_table (void);
 
 #endif /* VH_VIF_H */

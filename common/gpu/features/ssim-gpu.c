@@ -4,9 +4,10 @@
 #include <stddef.h>
 
 #include "vh-error.h"
+#include "ssim-params.h"
 
 #define SSIM_THREADS 256
-#define SSIM_WINDOW 11
+#define SSIM_WINDOW VH_SSIM_WINDOW
 #define SSIM_BLOCKS 1024        /* first passes; the partials fit one block */
 
 /* the kernels' parameter blocks */

@@ -1,24 +1,28 @@
 /* vmafhip — ADM's scale-0 DWT passes in AVX2 (adm-dwt-x86.h).
  *
- * Each output is 15826 s0 + 27411 s1 + 7345 s2 - 4240 s3 (low pass) or
- * -4240 s0 - 7345 s1 + 27411 s2 - 15826 s3 (high pass) of four samples
- * that fit int16, an int32 sum that cannot overflow: vpmaddwd forms it from
- * the pairs (s0, s1) and (s2, s3) exactly, and the rounding and shift
- * follow as in adm.c.  The tails take adm.c's formula column by column. */
+ * Each output is the db2 low-pass or high-pass sum (VH_ADM_DWT_LO, _HI of
+ * kernels/adm-params.h) of four samples that fit int16, an int32 sum that
+ * cannot overflow: vpmaddwd forms it from the pairs (s0, s1) and (s2, s3)
+ * exactly, and the rounding and shift follow as in adm-dwt.c.  The tails
+ * take its formula column by column. */
 #include "adm-dwt-x86.h"
 
 #ifdef VH_ADM_DWT_X86
 
 #include <immintrin.h>
 
+#include "adm-params.h"
+
 #define AVX2 __attribute__ ((target ("avx2")))
 
-#define TAP_LO_01 _mm256_set1_epi32 ((int32_t) ((uint32_t) 27411 << 16 | 15826))
-#define TAP_LO_23 _mm256_set1_epi32 ((int32_t) ((uint32_t) (uint16_t) -4240 << 16 | 7345))
-#define TAP_HI_01 _mm256_set1_epi32 ((int32_t) ((uint32_t) (uint16_t) -7345 << 16 \
-        | (uint16_t) -4240))
-#define TAP_HI_23 _mm256_set1_epi32 ((int32_t) ((uint32_t) (uint16_t) -15826 << 16 \
-        | 27411))
+/* Taps a (of the even sample) and b (of the odd one) as the int16 pair
+ * vpmaddwd multiplies a sample pair with. */
+#define TAP_PAIR(a, b) _mm256_set1_epi32 ((int32_t) ((uint32_t) (uint16_t) (b) \
+        << 16 | (uint16_t) (a)))
+#define TAP_LO_01 TAP_PAIR (VH_ADM_DB2_H0, VH_ADM_DB2_H1)
+#define TAP_LO_23 TAP_PAIR (VH_ADM_DB2_H2, -VH_ADM_DB2_H3)
+#define TAP_HI_01 TAP_PAIR (-VH_ADM_DB2_H3, -VH_ADM_DB2_H2)
+#define TAP_HI_23 TAP_PAIR (VH_ADM_DB2_H1, -VH_ADM_DB2_H0)
 
 /* The samples as the vector lanes read them, int16 (the same for every
  * sample within 15 bits): the sums then cannot overflow, whatever a
@@ -26,13 +30,13 @@
 static inline int32_t
 dwt_lo (int16_t s0, int16_t s1, int16_t s2, int16_t s3)
 {
-  return 15826 * s0 + 27411 * s1 + 7345 * s2 - 4240 * s3;
+  return VH_ADM_DWT_LO (s0, s1, s2, s3);
 }
 
 static inline int32_t
 dwt_hi (int16_t s0, int16_t s1, int16_t s2, int16_t s3)
 {
-  return -4240 * s0 - 7345 * s1 + 27411 * s2 - 15826 * s3;
+  return VH_ADM_DWT_HI (s0, s1, s2, s3);
 }
 
 /* one pass's tap sums of the sample pairs (s0, s1) and (s2, s3), plus

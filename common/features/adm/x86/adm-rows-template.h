@@ -47,15 +47,15 @@
 TARGET static inline V
 FN (flt_s0) (V c)
 {
-  return WRAP16 (SRAI32 (ADD32 (MULLO32 (ABS32 (c), SET1_32 (4369)),
-              SET1_32 (2048)), 12));
+  return WRAP16 (SRAI32 (ADD32 (MULLO32 (ABS32 (c),
+                  SET1_32 (VH_ADM_ONE_BY_30)), SET1_32 (2048)), 12));
 }
 
 /* |c|/15 of an int16 c, unwrapped */
 TARGET static inline V
 FN (centre_raw_s0) (V c16)
 {
-  return SRAI32 (ADD32 (MULLO32 (ABS32 (c16), SET1_32 (8738)),
+  return SRAI32 (ADD32 (MULLO32 (ABS32 (c16), SET1_32 (VH_ADM_ONE_BY_15)),
           SET1_32 (2048)), 12);
 }
 
@@ -91,8 +91,10 @@ FN (csf_s0) (const int32_t *rr, const int32_t *t, int l, int r,
 {
   /* adm.c's csf_s0: the d band rounds with 65535 (QUIRK) */
   const V w = SET1_32 (weight);
-  const V add = SET1_32 (band == 2 ? 65535 : 16384);
-  const __m128i shift = COUNT (band == 2 ? 17 : 15);
+  const V add = SET1_32 (band == 2 ? VH_ADM_CSF_S0_ADD_D
+      : VH_ADM_CSF_S0_ADD_HV);
+  const __m128i shift = COUNT (band == 2 ? VH_ADM_CSF_S0_SHIFT_D
+      : VH_ADM_CSF_S0_SHIFT_HV);
   /* vec as a constant in each loop */
 #define CSF_S0_BLOCK(j, tail, m, vec) FN (csf_s0_block) (rr, t, j, tail, m,  \
       w, add, shift, vec, x_dlm, x_aim, m_dlm, c_dlm, craw_dlm, m_aim, c_aim, \
@@ -137,7 +139,8 @@ FN (csf_s123_block) (const int32_t *rr, const int32_t *t, int j, bool tail,
     int32_t *c_dlm, int32_t *m_aim, int32_t *c_aim)
 {
   /* adm.c's flt_s123 and centre_s123 */
-  const V k_flt = SET1_32 (143165577), k_centre = SET1_32 (286331153);
+  const V k_flt = SET1_32 (VH_ADM_I4_ONE_BY_30),
+      k_centre = SET1_32 (VH_ADM_I4_ONE_BY_15);
   const V r = LD (rr + j);
   const V csf_r = FN (csf_q28) (r, weight);
   const V csf_a = FN (csf_q28) (SUB32 (LD (t + j), r), weight);

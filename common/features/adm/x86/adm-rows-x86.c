@@ -2,6 +2,7 @@
  * (adm-rows.h): written once (adm-rows-template.h) and built here for
  * each instruction set. */
 #include "adm-rows.h"
+#include "adm-params.h"   /* for adm-rows-template.h */
 
 #include "vh-cpu.h"
 
