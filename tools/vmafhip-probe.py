@@ -306,6 +306,18 @@ def launch_description(c):
 
 # ---------------------------------------------------------------- channels
 
+def error_text(msg):
+    """An error message as one line: the element, the message and the
+    last line of the debug text (where it names the file, the host)."""
+    err, debug = msg.parse_error()
+    src = msg.src.get_name() if msg.src else "?"
+    text = f"{src}: {err.message}"
+    last = (debug or "").strip().splitlines()[-1:] or [""]
+    if last[0] and len(last[0]) < 300 and "): " not in last[0]:
+        text += f" ({last[0].strip()})"
+    return text
+
+
 class PadStats:
     """What one distorted pad of a channel reported."""
 
@@ -442,8 +454,7 @@ class Channel:
             msg = self.bus.pop_filtered(Gst.MessageType.ERROR)
             why = "could not start the pipeline"
             if msg:
-                src = msg.src.get_name() if msg.src else "?"
-                why = f"{src}: {msg.parse_error()[0].message}"
+                why = error_text(msg)
             self.restart_later("error", why)
         return False
 
@@ -543,10 +554,8 @@ class Channel:
             if not self.tearing_down:
                 self.restart_later("eos", "end of stream")
         elif t == Gst.MessageType.ERROR:
-            err, _ = msg.parse_error()
-            src = msg.src.get_name() if msg.src else "?"
             if not self.tearing_down:
-                self.restart_later("error", f"{src}: {err.message}")
+                self.restart_later("error", error_text(msg))
         elif t == Gst.MessageType.WARNING:
             err, _ = msg.parse_warning()
             src = msg.src.get_name() if msg.src else "?"
@@ -792,6 +801,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     server_version = "vmafhip-probe"
     sys_version = ""
     protocol_version = "HTTP/1.1"
+    default_request_version = "HTTP/1.0"    # a status line, always
     timeout = REQUEST_TIMEOUT
 
     def handle(self):
