@@ -923,14 +923,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
 # ---------------------------------------------------------------- the probe
 
 class Probe:
-    def __init__(self, settings, channels):
+    def __init__(self, settings, channels, chart_js=CHART_JS):
         self.settings = settings
         self.lock = threading.Lock()
         self.channels = [Channel(self, c) for c in channels]
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(ProbeCollector(self))
         self.chart_js = None
-        for path in CHART_JS:
+        for path in chart_js:
             try:
                 with open(path, "rb") as f:
                     self.chart_js = f.read()
@@ -999,6 +999,10 @@ def main(argv=None):
     p.add_argument("--listen", help="HOST:PORT of the HTTP server "
                    f"(default: [probe] listen, else {DEFAULT_LISTEN}); "
                    "port 0 takes a free one, logged at start")
+    p.add_argument("--chart-js", metavar="FILE",
+                   help="Chart.js (its UMD build) for the dashboard "
+                   "(default: Debian's libjs-chart.js); 'none': plain "
+                   "lines drawn by the page itself")
     p.add_argument("--check", action="store_true",
                    help="check the config (and parse every pipeline), "
                    "then exit")
@@ -1033,7 +1037,14 @@ def main(argv=None):
         print(f"vmafhip-probe: {args.config}: {len(channels)} channel(s), "
               "ok")
         return 0
-    probe = Probe(settings, channels)
+    chart_js = CHART_JS
+    if args.chart_js:
+        chart_js = () if args.chart_js == "none" else (args.chart_js,)
+        if args.chart_js != "none" and not os.path.isfile(args.chart_js):
+            print(f"vmafhip-probe: --chart-js {args.chart_js}: no such "
+                  "file", file=sys.stderr)
+            return 2
+    probe = Probe(settings, channels, chart_js)
     try:
         probe.run(listen)
     except ConfigError as e:
@@ -1221,10 +1232,14 @@ function render(d) {
     panel.reason.textContent = ch.state === 'running' ? '' : ch.reason;
     const sets = series(ch, d.now);
     const points = sets.reduce((n, s) => n + s.data.length, 0);
+    // the x axis: the history kept, or less while there is less (60 s+)
+    const oldest = sets.reduce((m, s) => s.data.length ?
+                               Math.min(m, s.data[0].x) : m, 0);
+    const span = Math.min(d.history, Math.max(60, Math.ceil(-oldest)));
     panel.canvas.dataset.points = String(points);
     if (panel.chart) {
       const c = panel.chart;
-      c.options.scales.x.min = -d.history;
+      c.options.scales.x.min = -span;
       c.options.scales.x.max = 0;
       const ds = sets.map(s => ({label: s.label, data: s.data,
                                  borderColor: s.color,
@@ -1232,12 +1247,12 @@ function render(d) {
       if (ch.threshold !== null)
         ds.push({label: 'threshold', borderColor: '#e03131',
                  backgroundColor: '#e03131', borderDash: [4, 4],
-                 data: [{x: -d.history, y: ch.threshold},
+                 data: [{x: -span, y: ch.threshold},
                         {x: 0, y: ch.threshold}]});
       c.data.datasets = ds;
       c.update('none');
     } else {
-      drawPlain(panel.canvas, sets, d.history, ch.threshold);
+      drawPlain(panel.canvas, sets, span, ch.threshold);
     }
   }
   for (const [name, panel] of panels)

@@ -73,7 +73,7 @@ class Probe:
     """A vmafhip-probe process on 127.0.0.1, a free port (--listen :0,
     read back from its log)."""
 
-    def __init__(self, script, config_text, tmp, name="probe"):
+    def __init__(self, script, config_text, tmp, name="probe", args=()):
         self.tmp = tmp
         self.config = os.path.join(tmp, f"{name}.toml")
         with open(self.config, "w") as f:
@@ -82,7 +82,7 @@ class Probe:
         self.log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
             [sys.executable, script, "--config", self.config,
-             "--listen", "127.0.0.1:0"],
+             "--listen", "127.0.0.1:0", *args],
             stdout=self.log, stderr=subprocess.STDOUT)
         self.url = None
         deadline = time.monotonic() + 30
