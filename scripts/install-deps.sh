@@ -17,6 +17,9 @@ packages=(
   hipcc libamdhip64-dev rocm-device-libs
   clang-19 lld-19 clang-tools-19
   python3-gi gir1.2-gstreamer-1.0 python3-matplotlib
+  # vmafhip-probe and its tests: metrics, Prometheus, the dashboard's
+  # charts, headless Chromium
+  python3-prometheus-client prometheus libjs-chart.js chromium
   ffmpeg          # test-scale compares the scaler with FFmpeg's scale filter
 )
 [ "${1:-}" != --cuda-memory ] || packages+=(libgstreamer-plugins-bad1.0-dev)
