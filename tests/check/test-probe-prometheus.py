@@ -83,7 +83,10 @@ try:
          f"--web.listen-address=127.0.0.1:{port}",
          "--web.console.templates=" + tmp,
          "--web.console.libraries=" + tmp],
-        stdout=prom_log, stderr=subprocess.STDOUT)
+        stdout=prom_log, stderr=subprocess.STDOUT,
+        # the server is not vmafhip's: not under the sanitizer runtime the
+        # sanitizer pass preloads for the probes
+        env={k: v for k, v in os.environ.items() if k != "LD_PRELOAD"})
     api = f"http://127.0.0.1:{port}/api/v1/"
 
     def get(path, **params):
