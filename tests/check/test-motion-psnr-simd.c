@@ -15,7 +15,7 @@
 
 #include "motion-simd.h"
 #include "psnr-simd.h"
-#include "vh-config.h"
+#include "vh-test-config.h"
 
 #define MAX_VERSIONS 4
 
@@ -234,22 +234,6 @@ START_TEST (test_psnr_sse_wrapping_rows)
 }
 END_TEST
 
-/* VMAFHIP_CPU_SIMD (read by the config loader, applied as the process's
- * SIMD cap; unset: no cap) */
-static void
-simd_env (const char *value)
-{
-  VhConfig config;
-  if (value)
-    g_setenv ("VMAFHIP_CPU_SIMD", value, TRUE);
-  else
-    g_unsetenv ("VMAFHIP_CPU_SIMD");
-  vh_config_init (&config);
-  vh_config_load_environment (&config);
-  vh_config_apply_cpu (&config);
-  vh_config_clear (&config);
-}
-
 /* VMAFHIP_CPU_SIMD=0 selects the plain C, =avx2 at most AVX2, unset the
  * best version */
 START_TEST (test_selection)
@@ -259,17 +243,17 @@ START_TEST (test_selection)
   const unsigned n_motion = vh_motion_sad_all (motion, MAX_VERSIONS);
   const unsigned n_psnr = vh_psnr_sse_all (psnr, MAX_VERSIONS);
 
-  simd_env ("0");
+  vh_test_set_simd_env ("0");
   ck_assert (vh_motion_sad_best () == vh_motion_sad_c);
   ck_assert (vh_psnr_sse_best () == vh_psnr_sse_planar_c);
-  simd_env ("avx2");
+  vh_test_set_simd_env ("avx2");
   for (unsigned i = 0; i < n_motion; i++)
     if (!strcmp (motion[i]->name, "avx2"))
       ck_assert (vh_motion_sad_best () == motion[i]->sad);
   for (unsigned i = 0; i < n_psnr; i++)
     if (!strcmp (psnr[i]->name, "avx2"))
       ck_assert (vh_psnr_sse_best () == psnr[i]->sse);
-  simd_env (NULL);
+  vh_test_set_simd_env (NULL);
   ck_assert (vh_motion_sad_best () == (n_motion ? motion[0]->sad
           : vh_motion_sad_c));
   ck_assert (vh_psnr_sse_best () == (n_psnr ? psnr[0]->sse

@@ -12,7 +12,7 @@
 
 #include "vif.h"
 #include "vif-pixels.h"
-#include "vh-config.h"
+#include "vh-test-config.h"
 
 #define N 4099
 
@@ -99,37 +99,21 @@ START_TEST (test_simd_equals_c)
 }
 END_TEST
 
-/* VMAFHIP_CPU_SIMD (read by the config loader, applied as the process's
- * SIMD cap; unset: no cap) */
-static void
-simd_env (const char *value)
-{
-  VhConfig config;
-  if (value)
-    g_setenv ("VMAFHIP_CPU_SIMD", value, TRUE);
-  else
-    g_unsetenv ("VMAFHIP_CPU_SIMD");
-  vh_config_init (&config);
-  vh_config_load_environment (&config);
-  vh_config_apply_cpu (&config);
-  vh_config_clear (&config);
-}
-
 /* VMAFHIP_CPU_SIMD=0 selects the plain C version. */
 START_TEST (test_env_selects_c)
 {
-  simd_env ("0");
+  vh_test_set_simd_env ("0");
   ck_assert (vh_vif_pixels_best () == vh_vif_pixels_scalar);
-  simd_env (NULL);
+  vh_test_set_simd_env (NULL);
   VhVifPixelsFunc simd = vh_vif_pixels_avx512 ();
   if (!simd)
     simd = vh_vif_pixels_avx2 ();
   ck_assert (vh_vif_pixels_best () == (simd ? simd : vh_vif_pixels_scalar));
   /* =avx2 takes AVX2 where it runs */
-  simd_env ("avx2");
+  vh_test_set_simd_env ("avx2");
   if (vh_vif_pixels_avx2 ())
     ck_assert (vh_vif_pixels_best () == vh_vif_pixels_avx2 ());
-  simd_env (NULL);
+  vh_test_set_simd_env (NULL);
 }
 END_TEST
 

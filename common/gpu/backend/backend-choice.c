@@ -45,6 +45,20 @@ open_working_gpu (int device_id, GError **error)
   return gpu;
 }
 
+/* The choice's description and summary, from its device */
+static void
+describe_gpu (VhBackendChoice *c)
+{
+  const char *vendor = vh_gpu_vendor_name (c->gpu);
+  const char *name = vh_gpu_device_name (c->gpu);
+  const gboolean named = g_str_has_prefix (name, vendor);
+  c->description = g_strdup_printf ("hip: %s %s (%s), device %d", vendor,
+      name, vh_gpu_arch (c->gpu), vh_gpu_device_id (c->gpu));
+  c->summary = g_strdup_printf ("Scoring on the GPU (HIP, device %d: "
+      "%s%s%s, %s)", vh_gpu_device_id (c->gpu), named ? "" : vendor,
+      named ? "" : " ", name, vh_gpu_arch (c->gpu));
+}
+
 VhBackendChoice *
 vh_backend_choose (VhBackendKind kind, int device_id, const VhConfig *config,
     GError **error)
@@ -72,14 +86,7 @@ vh_backend_choose (VhBackendKind kind, int device_id, const VhConfig *config,
   c->kind = kind;
   c->gpu = gpu;
   if (gpu) {
-    const char *vendor = vh_gpu_vendor_name (gpu);
-    const char *name = vh_gpu_device_name (gpu);
-    const gboolean named = g_str_has_prefix (name, vendor);
-    c->description = g_strdup_printf ("hip: %s %s (%s), device %d", vendor,
-        name, vh_gpu_arch (gpu), vh_gpu_device_id (gpu));
-    c->summary = g_strdup_printf ("Scoring on the GPU (HIP, device %d: "
-        "%s%s%s, %s)", vh_gpu_device_id (gpu), named ? "" : vendor,
-        named ? "" : " ", name, vh_gpu_arch (gpu));
+    describe_gpu (c);
   } else {
     c->description = g_strdup ("cpu");
     c->summary = g_strdup (kind == VH_BACKEND_CPU
@@ -188,10 +195,7 @@ vh_backend_open_nvidia (int device_id, const VhConfig *config,
   c->refs = 1;
   c->kind = VH_BACKEND_HIP;
   c->gpu = gpu;
-  c->description = g_strdup_printf ("hip: %s %s (%s), device %d",
-      vh_gpu_vendor_name (gpu), vh_gpu_device_name (gpu), vh_gpu_arch (gpu),
-      vh_gpu_device_id (gpu));
-  c->summary = g_strdup (c->description);
+  describe_gpu (c);
   return c;
 }
 
