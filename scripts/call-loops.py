@@ -11,7 +11,9 @@ graph); a layered tree has none.  Reads the objects of a build folder
     scripts/call-loops.py [BUILD_DIR [SOURCE_DIR]] [--fail] [--fail-faces]
 
 Prints each loop's files, or "no call loops"; --fail exits 1 where there
-is one.  The element (gst/vmafhip/) calls the engine through its faces
+is one.  Include loops too: the files of common/ and gst/vmafhip/ whose
+`#include "..."` lines reach each other (each name resolved to the one
+file of that name in the tree); --fail exits 1 where there is one.  The element (gst/vmafhip/) calls the engine through its faces
 only: a call from it into the GPU layers (common/gpu/) other than the
 backend choice (backend-choice.c, vh-backend.h) is printed as "face:";
 --fail-faces exits 1 where there is one (the `layers` test).
@@ -109,7 +111,71 @@ def strongly_connected(graph):
     return result
 
 
+def include_graph(source):
+    """file -> the project files it includes (#include "name"), over the
+    sources and headers of ROOTS and the kernels' shared headers"""
+    src_root = os.path.realpath(source)
+    files, by_name = [], {}
+    for top in ROOTS + ("kernels/",):
+        for folder, _, names in os.walk(os.path.join(src_root, top)):
+            for name in names:
+                if name.endswith((".c", ".h")):
+                    rel = os.path.relpath(os.path.join(folder, name), src_root)
+                    files.append(rel)
+                    by_name.setdefault(name, []).append(rel)
+    graph = {}
+    for rel in files:
+        if not rel.startswith(ROOTS):
+            continue
+        targets = set()
+        with open(os.path.join(src_root, rel), errors="replace") as f:
+            for line in f:
+                line = line.strip()
+                if not line.startswith("#") or "include" not in line:
+                    continue
+                parts = line.replace("#", "", 1).split()
+                if len(parts) < 2 or parts[0] != "include" \
+                        or not parts[1].startswith('"'):
+                    continue
+                name = os.path.basename(parts[1].strip('"'))
+                # a name in one folder only (bare includes are found on
+                # the include path); a relative one resolved from here
+                found = by_name.get(name, [])
+                if len(found) > 1:
+                    here = os.path.normpath(os.path.join(
+                        os.path.dirname(rel), parts[1].strip('"')))
+                    found = [c for c in found if c == here] or found[:1]
+                for target in found:
+                    if target != rel and target.startswith(ROOTS):
+                        targets.add(target)
+        graph[rel] = targets
+    for targets in list(graph.values()):
+        for t in targets:
+            graph.setdefault(t, set())
+    return graph
+
+
+def self_test():
+    """The include-loop finder on a made-up tree: two headers that include
+    each other are a loop, a third that includes one of them is not in it"""
+    import tempfile
+    with tempfile.TemporaryDirectory() as root:
+        for rel, text in (("common/a/a.h", '#include "b.h"\n'),
+                          ("common/b/b.h", '#include "a.h"\n#include <glib.h>\n'),
+                          ("gst/vmafhip/c.c", '#include "a.h"\n'),
+                          ("kernels/k.h", '#include "a.h"\n')):
+            os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
+            with open(os.path.join(root, rel), "w") as f:
+                f.write(text)
+        found = strongly_connected(include_graph(root))
+    expected = [["common/a/a.h", "common/b/b.h"]]
+    print("self-test: include loops found %s, expected %s" % (found, expected))
+    return 0 if found == expected else 1
+
+
 def main(argv):
+    if "--self-test" in argv:
+        return self_test()
     args = [a for a in argv[1:] if not a.startswith("--")]
     build = args[0] if args else "build"
     # (the source tree: given, else the folder above the build's)
@@ -135,6 +201,14 @@ def main(argv):
     if not loops:
         print("no call loops among %d files of %s" % (len(pairs),
                                                         ", ".join(ROOTS)))
+    includes = include_graph(source)
+    include_loops = strongly_connected(includes)
+    for loop in sorted(include_loops):
+        print("include loop: " + " <-> ".join(loop))
+    if not include_loops:
+        print("no include loops among %d files of %s" % (len(includes),
+                                                           ", ".join(ROOTS)))
+    loops = loops + include_loops
     faces = []
     for src, names in sorted(uses.items()):
         if not src.startswith(ELEMENT):
