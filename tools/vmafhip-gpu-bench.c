@@ -202,7 +202,7 @@ int
 main (int argc, char **argv)
 {
   int n_frames = 600, depth = 8, strength = 3, rungs = 6;
-  char *sizes = NULL;
+  char *sizes = NULL, *engine_model = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames per run (600)", "N"},
     {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes,
@@ -214,6 +214,8 @@ main (int argc, char **argv)
     {"strength", 0, 0, G_OPTION_ARG_INT, &strength,
         "Distortion of the synthetic pictures, 0 (none) to 8 (heavy) (3)",
         "N"},
+    {"engine-model", 0, 0, G_OPTION_ARG_STRING, &engine_model,
+        "The model of the engine's timing, built in (vmaf_v0.6.1)", "NAME"},
     {NULL, 0, 0, 0, NULL, NULL, NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- vmafhip GPU benchmark");
@@ -629,7 +631,8 @@ main (int argc, char **argv)
                 backend, &error))
           die ("backend", error);
       }
-      if (!vh_engine_add_model (e, "vmaf_v0.6.1", "vmaf", NULL, &error))
+      if (!vh_engine_add_model (e, engine_model ? engine_model
+              : "vmaf_v0.6.1", "vmaf", NULL, &error))
         die ("model", error);
       const int n = use_gpu ? n_frames : MIN (n_frames, 24);
       const double t = now_s ();
@@ -643,14 +646,15 @@ main (int argc, char **argv)
       vh_engine_free (e);
     }
 
-    printf ("%-10s kernels-only %8.0f fps | engine+GPU from host %7.0f fps | "
+    printf ("%-10s kernels-only %8.0f fps | engine+GPU from host (%s) %7.0f fps | "
         "CPU engine (1 thread) %5.1f fps | GPU ms/frame: VIF %.3f ADM %.3f "
         "motion %.3f CIEDE2000 %.3f (no table %.3f) SSIM %.3f MS-SSIM %.3f "
         "(exact %.3f) PSNR-HVS %.3f CAMBI %.3f SpEED-chroma %.3f | GPU "
         "ms/frame, %d frames in flight: VIF %.3f ADM %.3f motion %.3f "
         "CIEDE2000 %.3f (no table %.3f) SSIM %.3f MS-SSIM %.3f (exact %.3f) "
         "PSNR-HVS %.3f CAMBI %.3f SpEED-chroma %.3f\n",
-        list[si], kernels_fps, engine_fps[1], engine_fps[0], ms[VIF],
+        list[si], kernels_fps, engine_model ? engine_model : "vmaf_v0.6.1",
+        engine_fps[1], engine_fps[0], ms[VIF],
         ms[ADM], ms[MOTION], ms[CIEDE], ms[CIEDE_CONVERT], ms[SSIM],
         ms[MS_SSIM], ms[MS_SSIM_EXACT], ms[PSNR_HVS], ms[CAMBI], ms[SPEED],
         SLOTS, ms_flight[VIF],
@@ -683,6 +687,7 @@ main (int argc, char **argv)
   }
   g_strfreev (list);
   g_free (sizes);
+  g_free (engine_model);
   vh_gpu_module_free (motion_module);
   vh_gpu_module_free (ciede_module);
   vh_gpu_module_free (ms_ssim_module);
