@@ -56,6 +56,9 @@ except ImportError:  # said at startup, with the Debian package's name
 
 DEFAULT_LISTEN = "127.0.0.1:9464"
 STATES = ("starting", "running", "restarting", "failed", "stopped")
+# how often each channel's bus is read (ms): one wake-up for every channel
+# instead of one per message (a frame message per scored frame)
+BUS_POLL_MS = 100
 # where Debian's libjs-chart.js puts Chart.js (v4 names first, then v3's)
 CHART_JS = ("/usr/share/javascript/chart.js/chart.umd.min.js",
             "/usr/share/javascript/chart.js/chart.umd.js",
@@ -397,7 +400,6 @@ class Channel:
         self.pipeline = None
         self.element = None
         self.bus = None
-        self.watch = None
         self.timer = None
         self.tearing_down = False
         self.models = ["vmaf"]
@@ -442,9 +444,9 @@ class Channel:
         thr = v.get_property("alarm-threshold")
         self.threshold = thr if thr >= 0 else None
         self.pipeline, self.element = pipeline, v
+        # read by Probe.drain, every BUS_POLL_MS: no wake-up of the main
+        # loop per message
         self.bus = pipeline.get_bus()
-        self.bus.add_signal_watch()
-        self.watch = self.bus.connect("message", self.on_message, self.run)
         self.tearing_down = False
         self.run_start = self.last_activity = time.time()
         log(channel=self.name, event="starting", run=self.run)
@@ -474,15 +476,13 @@ class Channel:
                 break
             self.on_message(self.bus, msg, self.run)
         self.pipeline.set_state(Gst.State.NULL)
-        self.bus.disconnect(self.watch)
-        self.bus.remove_signal_watch()
         with self.probe.lock:
             for k in self.unpaired:
                 self.unpaired[k] += self.unpaired_now[k]
                 self.unpaired_now[k] = 0
             for p in self.pads.values():
                 p.reset_live()
-        self.pipeline = self.element = self.bus = self.watch = None
+        self.pipeline = self.element = self.bus = None
 
     def restart_later(self, event, reason):
         lasted = time.time() - (self.run_start or time.time())
@@ -541,6 +541,16 @@ class Channel:
                                f"{stall:g} s")
 
     # -- the bus
+
+    def drain_bus(self):
+        """The messages posted since the last call (a message may tear
+        the run down: then its bus is gone)."""
+        bus = self.bus
+        while bus is not None and bus is self.bus:
+            msg = bus.pop()
+            if msg is None:
+                break
+            self.on_message(bus, msg, self.run)
 
     def on_message(self, bus, msg, run):
         if run != self.run:
@@ -953,6 +963,11 @@ class Probe:
             c.tick(now)
         return True
 
+    def drain(self):
+        for c in self.channels:
+            c.drain_bus()
+        return True
+
     def stop(self, signum):
         if self.stopping:
             return True
@@ -983,6 +998,7 @@ class Probe:
         for sig in (signal.SIGTERM, signal.SIGINT):
             GLib.unix_signal_add(GLib.PRIORITY_HIGH, sig, self.stop, sig)
         GLib.timeout_add(1000, self.tick)
+        GLib.timeout_add(BUS_POLL_MS, self.drain)
         for c in self.channels:
             GLib.idle_add(c.start)
         self.loop.run()
