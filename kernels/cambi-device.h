@@ -14,8 +14,9 @@
  *   preprocess   luma -> 10 bits (anti-dithering mean when the encode had
  *                fewer bits), samples above the bit depth counted
  *   deriv        zero-derivative flags (equal to the right and lower
- *                neighbours)
- *   mask         7x7 count of the flags over the mask index
+ *                neighbours), each pixel's column of 7 counted
+ *   mask         7x7 count of the flags (7 column counts) over the mask
+ *                index
  *   then per scale (5):
  *   scale        the previous scale's picture decimated (every other pixel
  *                both ways; before the first scale only with the
@@ -87,7 +88,7 @@
 typedef struct VhCambiPre {
   uint64_t src;                 /* luma, 8 or 16-bit samples */
   uint64_t img;                 /* uint16 [width * height], 10 bits */
-  uint64_t deriv;               /* uint8 [width * height] */
+  uint64_t deriv;               /* uint8 [width * height]: column counts */
   uint64_t mask;                /* uint8 [width * height] */
   uint64_t bad;                 /* uint32: samples above the bit depth */
   uint32_t pitch;               /* bytes per row of src */
@@ -209,33 +210,50 @@ preprocess_pixel (const VhCambiPre &p, unsigned i, bool *bad)
   return (uint16_t) v;
 }
 
-/* 1 where the pixel equals its right and lower neighbours (the picture's
- * edges count as equal) */
-VH_CAMBI_FN uint8_t
-deriv_pixel (const VhCambiPre &p, unsigned i)
+/* 1 where the pixel at (x, y) equals its right and lower neighbours (the
+ * picture's edges count as equal) */
+VH_CAMBI_FN uint32_t
+deriv_at (const uint16_t *img, unsigned width, unsigned height, unsigned x,
+    unsigned y)
 {
-  const uint16_t *img = (const uint16_t *) (uintptr_t) p.img;
-  const unsigned x = i % p.width, y = i / p.width;
+  const size_t i = (size_t) y * width + x;
   const uint16_t v = img[i];
-  const uint16_t below = y + 1 < p.height ? img[i + p.width] : v;
-  const uint16_t right = x + 1 < p.width ? img[i + 1] : v;
-  return (uint8_t) ((v == right) & (v == below));
+  const uint16_t below = y + 1 < height ? img[i + width] : v;
+  const uint16_t right = x + 1 < width ? img[i + 1] : v;
+  return (uint32_t) ((v == right) & (v == below));
 }
 
+/* The 7x7 count of the flags, summed as columns then rows (the same
+ * integers as the window summed whole, a fifth of the reads): first each
+ * pixel's column of 7 flags (rows clipped to the picture), into `deriv`
+ */
 VH_CAMBI_FN uint8_t
-mask_pixel (const VhCambiPre &p, unsigned i)
+deriv_column_pixel (const VhCambiPre &p, unsigned i)
 {
-  const uint8_t *deriv = (const uint8_t *) (uintptr_t) p.deriv;
+  const uint16_t *img = (const uint16_t *) (uintptr_t) p.img;
   const int x = (int) (i % p.width), y = (int) (i / p.width);
   const int r = VH_CAMBI_MASK_FILTER / 2;
-  const int x0 = x - r < 0 ? 0 : x - r;
-  const int x1 = x + r >= (int) p.width ? (int) p.width - 1 : x + r;
   const int y0 = y - r < 0 ? 0 : y - r;
   const int y1 = y + r >= (int) p.height ? (int) p.height - 1 : y + r;
   uint32_t sum = 0;
   for (int yy = y0; yy <= y1; yy++)
-    for (int xx = x0; xx <= x1; xx++)
-      sum += deriv[(size_t) yy * p.width + xx];
+    sum += deriv_at (img, p.width, p.height, (unsigned) x, (unsigned) yy);
+  return (uint8_t) sum;
+}
+
+/* then each pixel's row of 7 column counts (clipped), over the index */
+VH_CAMBI_FN uint8_t
+mask_pixel (const VhCambiPre &p, unsigned i)
+{
+  const uint8_t *columns = (const uint8_t *) (uintptr_t) p.deriv;
+  const int x = (int) (i % p.width), y = (int) (i / p.width);
+  const int r = VH_CAMBI_MASK_FILTER / 2;
+  const int x0 = x - r < 0 ? 0 : x - r;
+  const int x1 = x + r >= (int) p.width ? (int) p.width - 1 : x + r;
+  const uint8_t *row = columns + (size_t) y * p.width;
+  uint32_t sum = 0;
+  for (int xx = x0; xx <= x1; xx++)
+    sum += row[xx];
   return (uint8_t) (sum > p.mask_index);
 }
 

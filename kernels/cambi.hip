@@ -42,7 +42,7 @@ vh_cambi_deriv (const VhCambiPre p)
 {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < p.width * p.height)
-    ((uint8_t *) (uintptr_t) p.deriv)[i] = deriv_pixel (p, i);
+    ((uint8_t *) (uintptr_t) p.deriv)[i] = deriv_column_pixel (p, i);
 }
 
 VH_KERNEL void __launch_bounds__ (VH_CAMBI_BLOCK)

@@ -75,7 +75,7 @@ emulate (VhCambiGpu *ctx, const VhPlane *luma, int pass, unsigned width,
       atomic_add32 ((uint32_t *) (uintptr_t) pre.bad, 1);
   }
   for (unsigned i = 0; i < full; i++)
-    ((uint8_t *) (uintptr_t) pre.deriv)[i] = deriv_pixel (pre, i);
+    ((uint8_t *) (uintptr_t) pre.deriv)[i] = deriv_column_pixel (pre, i);
   for (unsigned i = 0; i < full; i++)
     ((uint8_t *) (uintptr_t) pre.mask)[i] = mask_pixel (pre, i);
 
