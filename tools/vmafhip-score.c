@@ -8,12 +8,14 @@
  *       --feature psnr --threads 4 --backend auto
  *   vmafhip-score --synthetic 640x360 --frame_cnt 24
  *   vmafhip-score --repair log.json      (finish a log cut short)
+ *   vmafhip-score -r ref.y4m -d dis.y4m --chunk 2/4 -o part2
+ *   vmafhip-score --merge part1 part2 part3 part4 --json -o log.json
+ *                                        (a title in chunks: score-chunk.h)
  *
  * Every option is checked, the inputs' headers read, the models loaded and
  * the output opened before the first frame is read.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
