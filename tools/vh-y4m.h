@@ -26,4 +26,14 @@ const VhRawFormat *vh_y4m_format (const VhY4m *y4m);
  * the end of the file, -1 on error (a truncated frame, a bad FRAME line). */
 int vh_y4m_read_frame (VhY4m *y4m, guint8 *buf, GError **error);
 
+/* Skips the next n frames by their FRAME lines, seeking past their data:
+ * 1 done, 0 the file ended first (a frame cut short ends it), -1 an
+ * error (a bad FRAME line). */
+int vh_y4m_skip_frames (VhY4m *y4m, guint64 n, GError **error);
+/* The whole frames from the current one to the end, by seeking over them;
+ * the position is kept.  1 with *n set (*cut: a frame cut short follows
+ * them, whose reading fails), -1 an error. */
+int vh_y4m_count_frames (VhY4m *y4m, guint64 *n, gboolean *cut,
+    GError **error);
+
 #endif

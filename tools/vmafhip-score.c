@@ -8,366 +8,53 @@
  *       --feature psnr --threads 4 --backend auto
  *   vmafhip-score --synthetic 640x360 --frame_cnt 24
  *   vmafhip-score --repair log.json      (finish a log cut short)
+ *   vmafhip-score -r ref.y4m -d dis.y4m --chunk 2/4 -o part2
+ *   vmafhip-score --merge part1 part2 part3 part4 --json -o log.json
+ *                                        (a title in chunks: score-chunk.h)
  *
  * Every option is checked, the inputs' headers read, the models loaded and
  * the output opened before the first frame is read.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "vh-decode.h"
+#include "score-chunk.h"
+#include "score-input.h"
+#include "score-merge.h"
+#include "score-options.h"
 #include "vh-engine.h"
-#include "vh-frame-reader.h"
 #include "vh-backend.h"
 #include "vh-gpu-backend.h"
 #include "vh-gpu.h"
 #include "vh-log-repair.h"
-#include "vh-rawvideo.h"
-#include "scale.h"
 #include "vh-spec.h"
 #include "vh-synth.h"
 #include "vh-tool-config.h"
-#include "vh-y4m.h"
 
 #ifndef VMAFHIP_VERSION
 #define VMAFHIP_VERSION "0.1.0"
 #endif
 
-typedef struct {
-  char *ref_path, *dis_path, *pixel_format, *format, *synthetic;
-  char *output, *log_format, *backend, *scaler, *repair, *raw_chroma;
-  int width, height, bitdepth, frame_cnt, frame_skip_ref, frame_skip_dist;
-  int dis_width, dis_height;
-  int subsample, threads, gpu_device, seed, strength;
-  gboolean xml, json, csv, sub, quiet, version, no_prediction;
-  char **models, **features;
-} Options;
-
-/* One input: a y4m file or a raw file, read ahead by a thread of its own
- * into the buffers the engine reads (tools/frame-reader.c) */
-typedef struct {
-  const char *path;
-  VhY4m *y4m;
-  FILE *raw;
-  VhDecoder *decoder;           /* any other file, decoded by GStreamer */
-  const VhRawFormat *format;
-  VhRawChroma chroma;           /* a raw file's odd-size chroma layout */
-  unsigned width, height;
-  VhFrameReader *reader;
-  guint64 n_skipped;            /* frames read and skipped (frame_skip_*) */
-} Input;
-
-static gboolean G_GNUC_PRINTF (2, 3)
-fail (GError **error, const char *fmt, ...)
-{
-  va_list args;
-  va_start (args, fmt);
-  char *msg = g_strdup_vprintf (fmt, args);
-  va_end (args);
-  g_set_error_literal (error, VH_ERROR, VH_ERROR_INVALID_ARGUMENT, msg);
-  g_free (msg);
-  return FALSE;
-}
-
-/* libvmaf's -p/-b pair as a raw layout. */
-static const VhRawFormat *
-raw_format_of (const Options *o, GError **error)
-{
-  static const char *const names[3][3] = {
-    {"I420", "I420_10LE", "I420_12LE"},
-    {"Y42B", "I422_10LE", "I422_12LE"},
-    {"Y444", "Y444_10LE", "Y444_12LE"},
-  };
-  int layout, depth;
-
-  if (o->format) {
-    const VhRawFormat *f = vh_raw_format_lookup (o->format);
-    if (!f)
-      fail (error, "unknown pixel format '%s' for -f/--format (%s)",
-          o->format, vh_raw_format_names ());
-    return f;
-  }
-  if (!o->pixel_format || !o->bitdepth) {
-    fail (error, "a .yuv input needs --width/-w, --height/-h, "
-        "--pixel_format/-p and --bitdepth/-b (or a .y4m file)");
-    return NULL;
-  }
-  /* -p and -b were checked in run () */
-  layout = !strcmp (o->pixel_format, "420") ? 0 :
-      !strcmp (o->pixel_format, "422") ? 1 : 2;
-  depth = o->bitdepth == 8 ? 0 : o->bitdepth == 10 ? 1 : 2;
-  return vh_raw_format_lookup (names[layout][depth]);
-}
-
-/* The chroma layout a raw format stores, as the y4m and -p names go. */
-static const char *
-chroma_layout (const VhRawFormat *f)
-{
-  if (f->gray)
-    return "mono";
-  return f->sub_y ? "4:2:0" : f->sub_x ? "4:2:2" : "4:4:4";
-}
-
-/* libvmaf's -p values as chroma layouts; NULL for any other. */
-static const char *
-pixel_format_layout (const char *pixel_format)
-{
-  if (!strcmp (pixel_format, "420"))
-    return "4:2:0";
-  if (!strcmp (pixel_format, "422"))
-    return "4:2:2";
-  if (!strcmp (pixel_format, "444"))
-    return "4:4:4";
-  return NULL;
-}
-
-/* -w/-h/-p/-b given with a y4m file must agree with its header: libvmaf
- * would read the file as raw with them, header included. */
-static gboolean
-check_y4m_against_options (const Input *in, const Options *o, GError **error)
-{
-  if ((o->width > 0 && (unsigned) o->width != in->width)
-      || (o->height > 0 && (unsigned) o->height != in->height))
-    return fail (error, "'%s' is %ux%u by its %s, not %dx%d as "
-        "-w/-h say", in->path, in->width, in->height,
-        in->y4m ? "y4m header" : "decoder",
-        o->width > 0 ? o->width : (int) in->width,
-        o->height > 0 ? o->height : (int) in->height);
-  if (o->bitdepth && (unsigned) o->bitdepth != in->format->bpc)
-    return fail (error, "'%s' is %u-bit by its %s, not %d-bit as "
-        "-b says", in->path, in->format->bpc,
-        in->y4m ? "y4m header" : "decoder", o->bitdepth);
-  if (o->pixel_format && strcmp (pixel_format_layout (o->pixel_format),
-          chroma_layout (in->format)))
-    return fail (error, "'%s' is %s by its %s, not %s as -p says",
-        in->path, chroma_layout (in->format),
-        in->y4m ? "y4m header" : "decoder", o->pixel_format);
-  return TRUE;
-}
-
-/* The filter a smaller distorted video is scaled up with (issue 15's
- * renditions; the engine scales, on the GPU where it scores there).
- * FALSE: an unknown name, or a distorted video larger than the reference. */
-static gboolean
-upscale_filter (const Input *ref, const Input *dis, const char *scaler_name,
-    VhScaleFilter *filter, GError **error)
-{
-  if (!vh_scale_filter_from_string (scaler_name ? scaler_name : "bicubic",
-          filter)) {
-    fail (error, "unknown --scaler '%s' (bicubic, lanczos, bilinear)",
-        scaler_name);
-    return FALSE;
-  }
-  if (dis->width > ref->width || dis->height > ref->height) {
-    fail (error, "the distorted video (%ux%u) is larger than the "
-        "reference (%ux%u): renditions are scaled up to the reference's "
-        "size, never down", dis->width, dis->height, ref->width,
-        ref->height);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* Whether the file's name says it is compressed or in a container (then it
- * is decoded, whatever -w/-h say: libvmaf's users give them for raw) */
-static gboolean
-is_container (const char *path)
-{
-  static const char *const ext[] = { ".mp4", ".m4v", ".mov", ".mkv",
-    ".webm", ".ts", ".m2ts", ".mts", ".avi", ".mxf", ".flv", ".ivf",
-    ".h264", ".264", ".h265", ".265", ".hevc", ".mpg", ".mpeg", ".ogv",
-    ".obu", ".av1", ".vp9"
-  };
-  for (unsigned i = 0; i < G_N_ELEMENTS (ext); i++) {
-    const size_t n = strlen (path), m = strlen (ext[i]);
-    if (n > m && !g_ascii_strcasecmp (path + n - m, ext[i]))
-      return TRUE;
-  }
-  return FALSE;
-}
-
-/* Opens an input and reads its header; no frame is read.  A raw file is
- * width x height (the distorted one may have its own size). */
-static gboolean
-input_open (Input *in, const char *path, const Options *o, int width,
-    int height, GError **error)
-{
-  in->path = path;
-  if (vh_y4m_probe (path)) {
-    in->y4m = vh_y4m_open (path, error);
-    if (!in->y4m)
-      return FALSE;
-    in->format = vh_y4m_format (in->y4m);
-    in->width = vh_y4m_width (in->y4m);
-    in->height = vh_y4m_height (in->y4m);
-    if (width == o->width && height == o->height
-        && !check_y4m_against_options (in, o, error))
-      return FALSE;
-  } else if (is_container (path) || width <= 0 || height <= 0) {
-    /* neither y4m nor raw (no size given): what GStreamer decodes */
-    if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) && access (path, R_OK))
-      return fail (error, "cannot open '%s': %s", path, g_strerror (errno));
-    if (!(in->decoder = vh_decoder_open (path, error)))
-      return FALSE;
-    in->format = vh_decoder_format (in->decoder);
-    in->width = vh_decoder_width (in->decoder);
-    in->height = vh_decoder_height (in->decoder);
-    if (width == o->width && height == o->height
-        && !check_y4m_against_options (in, o, error))
-      return FALSE;
-  } else {
-    if (!g_file_test (path, G_FILE_TEST_IS_REGULAR) && access (path, R_OK))
-      return fail (error, "cannot open '%s': %s", path, g_strerror (errno));
-    in->format = raw_format_of (o, error);
-    if (!in->format)
-      return FALSE;
-    if (o->raw_chroma && !vh_raw_chroma_from_string (o->raw_chroma,
-            &in->chroma))
-      return fail (error, "--raw_chroma wants standard or libvmaf, not "
-          "'%s'", o->raw_chroma);
-    in->width = (unsigned) width;
-    in->height = (unsigned) height;
-    in->raw = fopen (path, "rb");
-    if (!in->raw)
-      return fail (error, "cannot open '%s': %s", path, g_strerror (errno));
-    /* frames go straight into the reader's buffers (pread, no stdio
-     * copy), and the kernel reads the file ahead of them */
-    posix_fadvise (fileno (in->raw), 0, 0, POSIX_FADV_SEQUENTIAL);
-  }
-  return TRUE;
-}
-
-static size_t
-input_frame_size (const Input *in)
-{
-  return vh_raw_frame_size_chroma (in->format, in->width, in->height,
-      in->chroma);
-}
-
-/* The reader's VhFrameReadFunc: 1 a frame, 0 the end, -1 an error.  A
- * y4m file is read in order (one thread); a raw file's frame i at its
- * offset (several threads at once). */
-static int
-input_read_into (void *source, guint64 index, guint8 *buf, GError **error)
-{
-  Input *in = source;
-  const size_t size = input_frame_size (in);
-  size_t n = 0;
-
-  if (in->y4m)
-    return vh_y4m_read_frame (in->y4m, buf, error);
-  if (in->decoder)
-    return vh_decoder_read (in->decoder, buf, error);
-  const off_t at = (off_t) (index * size);
-  while (n < size) {
-    const ssize_t got = pread (fileno (in->raw), buf + n, size - n,
-        at + (off_t) n);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got < 0) {
-      g_set_error (error, VH_ERROR, VH_ERROR_IO, "cannot read '%s': %s",
-          in->path, g_strerror (errno));
-      return -1;
-    }
-    if (got == 0)
-      break;
-    n += (size_t) got;
-  }
-  if (n == size)
-    return 1;
-  if (n == 0)
-    return 0;
-  g_set_error (error, VH_ERROR, VH_ERROR_IO, "'%s' ends with a partial "
-      "frame (%zu of %zu bytes): wrong size or format?", in->path, n, size);
-  return -1;
-}
-
-static void *
-pinned_alloc (void *gpu, size_t size, GError **error)
-{
-  return vh_gpu_host_alloc (gpu, size, error);
-}
-
-static void
-pinned_free (void *gpu, void *ptr)
-{
-  vh_gpu_host_free (gpu, ptr);
-}
-
-/* Its reader, started: n_slots buffers, pinned host memory of `gpu` where
- * the GPU scores (uploaded in place), else the heap.  A raw file is read
- * by several threads (a 2160p frame is 12 MB: one thread's copy from the
- * page cache would hold the GPU back), a quarter of the CPUs, 2 to 4. */
-static gboolean
-input_start (Input *in, VhGpu *gpu, unsigned n_slots, GError **error)
-{
-  const VhFrameMemory pinned = { pinned_alloc, pinned_free, gpu };
-  const unsigned n_threads = in->y4m || in->decoder ? 1
-      : CLAMP (g_get_num_processors () / 4, 2, 4);
-
-  in->reader = vh_frame_reader_new (input_read_into, in,
-      input_frame_size (in), n_slots, n_threads, gpu ? &pinned : NULL,
-      error);
-  if (!in->reader)
-    g_prefix_error (error, "'%s': ", in->path);
-  return in->reader != NULL;
-}
-
-/* The next frame as a picture: 1, 0 at the end, -1 on error.  held: the
- * caller releases it once its frame is final (the GPU reads it in place
- * until then). */
-static int
-input_next (Input *in, VhPicture *pic, gboolean held, GError **error)
-{
-  guint8 *buf;
-  const int got = vh_frame_reader_next (in->reader, &buf, error);
-
-  if (got == 1) {
-    vh_raw_picture_chroma (in->format, buf, in->width, in->height,
-        in->chroma, pic);
-    pic->held = held;
-  }
-  return got;
-}
-
-/* The input's frames before its n-th scored one are done with */
-static void
-input_release (Input *in, guint64 n)
-{
-  vh_frame_reader_release (in->reader, in->n_skipped + n);
-}
-
-static void
-input_close (Input *in)
-{
-  /* (the thread stopped before its file closes) */
-  vh_frame_reader_free (in->reader);
-  vh_y4m_close (in->y4m);
-  vh_decoder_close (in->decoder);
-  if (in->raw)
-    fclose (in->raw);
-}
 
 /* The output's format: one of --json/--xml/--csv/--sub (or --log-format),
  * XML when none is given, as libvmaf's CLI. */
 static gboolean
-output_format (const Options *o, VhLogFormat *format, GError **error)
+output_format (const ScoreOptions *o, VhLogFormat *format, GError **error)
 {
   const int n = !!o->xml + !!o->json + !!o->csv + !!o->sub;
 
   if (n > 1)
-    return fail (error, "give one output format (--json, --xml, --csv or "
+    return score_fail (error, "give one output format (--json, --xml, --csv or "
         "--sub), not %d", n);
   *format = o->json ? VH_LOG_JSON : o->csv ? VH_LOG_CSV : o->sub ? VH_LOG_SUB
       : VH_LOG_XML;
   if (o->log_format && (n || !vh_log_format_from_string (o->log_format,
               format)))
-    return fail (error, n ? "--log-format and --%s both set the format" :
+    return score_fail (error, n ? "--log-format and --%s both set the format" :
         "unknown --log-format '%s' (json, xml, csv, sub)", n ? (o->json ?
             "json" : o->xml ? "xml" : o->csv ? "csv" : "sub") :
         o->log_format);
@@ -377,7 +64,7 @@ output_format (const Options *o, VhLogFormat *format, GError **error)
 /* --backend, by the engine's rule (vh_backend_choose, as the element):
  * the GPU for hip (or auto when one works), else the CPU. */
 static gboolean
-choose_backend (VhEngine *engine, const Options *o, VhGpu **gpu_out,
+choose_backend (VhEngine *engine, const ScoreOptions *o, VhGpu **gpu_out,
     GError **error)
 {
   const char *name = o->backend ? o->backend : "auto";
@@ -385,7 +72,7 @@ choose_backend (VhEngine *engine, const Options *o, VhGpu **gpu_out,
   GError *gpu_error = NULL;
 
   if (!vh_backend_kind_from_string (name, &kind))
-    return fail (error, "unknown --backend '%s' (auto, cpu, hip)", name);
+    return score_fail (error, "unknown --backend '%s' (auto, cpu, hip)", name);
   VhBackendChoice *choice = vh_backend_choose (kind, o->gpu_device,
       vh_tool_config (), &gpu_error);
   if (!choice) {
@@ -429,7 +116,7 @@ check_output_path (const char *path, GError **error)
       == 0;
 
   if (!ok)
-    fail (error, "cannot write output '%s': %s", path,
+    score_fail (error, "cannot write output '%s': %s", path,
         !g_file_test (dir, G_FILE_TEST_IS_DIR) ? "no such folder" :
         g_file_test (path, G_FILE_TEST_IS_DIR) ? "it is a folder" :
         g_strerror (errno));
@@ -452,7 +139,7 @@ add_model_features (VhEngine *engine, const VhModelSpec *spec,
     gboolean ok;
 
     if (!fn || !fn->fex)
-      return fail (error, "model '%s' needs feature '%s', which vmafhip "
+      return score_fail (error, "model '%s' needs feature '%s', which vmafhip "
           "does not implement yet", vh_model_name (model), fn ? fn->alias :
           internal);
     opts = g_array_new (FALSE, FALSE, sizeof (VhModelOpt));
@@ -472,10 +159,11 @@ add_model_features (VhEngine *engine, const VhModelSpec *spec,
   return TRUE;
 }
 
+/* The table's frame `frame`, as frame `shown` of the title */
 static void
-print_frame (const VhScoreTable *t, unsigned frame)
+print_frame (const VhScoreTable *t, unsigned frame, unsigned shown)
 {
-  printf ("frame %u:", frame);
+  printf ("frame %u:", shown);
   for (unsigned m = 0; m < vh_score_table_n_metrics (t); m++) {
     double v;
     const char *name = vh_score_table_metric_name (t, m);
@@ -489,9 +177,10 @@ print_frame (const VhScoreTable *t, unsigned frame)
   printf ("\n");
 }
 
+/* The models' (report names) pooled scores, and the aggregates */
 static void
-print_pooled (const VhEngine *engine, const VhScoreTable *t, unsigned done,
-    double secs, unsigned subsample)
+print_pooled (const char *const *models, const VhScoreTable *t,
+    unsigned done, double secs, unsigned subsample)
 {
   /* (the frames pooled: with --subsample N every N-th of those read) */
   const unsigned pooled = (done + subsample - 1) / subsample;
@@ -500,8 +189,8 @@ print_pooled (const VhEngine *engine, const VhScoreTable *t, unsigned done,
         pooled, subsample, done, done / secs);
   else
     printf ("pooled over %u frames (%.1f fps):\n", done, done / secs);
-  for (unsigned i = 0; i < vh_engine_n_models (engine); i++) {
-    const char *name = vh_engine_model_report_name (engine, i);
+  for (unsigned i = 0; models[i]; i++) {
+    const char *name = models[i];
     VhPooled p;
     if (vh_score_table_pool_all (t, (unsigned) vh_score_table_find (t, name),
             subsample, &p))
@@ -531,10 +220,42 @@ log_frame (VhLogWriter **log, const VhScoreTable *t, unsigned frame,
   g_clear_pointer (log, vh_log_writer_free);
 }
 
-static int
-run (Options *o, GError **error)
+/* A final frame out: printed and logged, or, in a chunk, into its part
+ * file where it is one of the chunk's own (the table's frame `frame` is
+ * the title's read_first + frame). */
+static gboolean
+report_frame (const ScoreOptions *o, const VhEngine *engine,
+    VhLogWriter **log, ScorePart *part, const ScoreChunkRange *range,
+    unsigned frame, GError **log_error, GError **error)
 {
-  Input in[2] = { {0}, {0} };
+  const VhScoreTable *t = vh_engine_scores (engine);
+  const unsigned title_frame = range->read_first + frame;
+
+  if (part && !score_chunk_owns (range, title_frame))
+    return TRUE;
+  if (!o->quiet && vh_engine_scores_frame (engine, frame))
+    print_frame (t, frame, title_frame);
+  if (part)
+    return score_part_add_frame (part, t, frame, title_frame, error);
+  log_frame (log, t, frame, log_error);
+  return TRUE;
+}
+
+/* The models' report names, NULL-terminated (g_free, not the names) */
+static const char **
+model_names (const VhEngine *engine)
+{
+  const unsigned n = vh_engine_n_models (engine);
+  const char **names = g_new0 (const char *, n + 1);
+  for (unsigned i = 0; i < n; i++)
+    names[i] = vh_engine_model_report_name (engine, i);
+  return names;
+}
+
+static int
+run (ScoreOptions *o, GError **error)
+{
+  ScoreInput in[2] = { {0}, {0} };
   VhScaleFilter upscale = VH_SCALE_BICUBIC;
   gboolean scale_rung = FALSE;
   VhSynth *synth = NULL;
@@ -544,6 +265,11 @@ run (Options *o, GError **error)
   GError *log_error = NULL;
   VhLogFormat format = VH_LOG_XML;
   VhVideoInfo info = { 0 };
+  /* --chunk: the chunk, its frames and its part file; without it the
+   * frames read are the title's (read_first 0) */
+  ScoreChunk chunk = { 0, 0 };
+  ScoreChunkRange range = { 0 };
+  ScorePart *part = NULL;
   GPtrArray *models = g_ptr_array_new_with_free_func (
       (GDestroyNotify) vh_model_spec_free);
   GPtrArray *features = g_ptr_array_new_with_free_func (
@@ -554,24 +280,24 @@ run (Options *o, GError **error)
 
   /* -------- everything checked before the first frame is read -------- */
   if (o->subsample < 1) {
-    fail (error, "--subsample must be at least 1, not %d", o->subsample);
+    score_fail (error, "--subsample must be at least 1, not %d", o->subsample);
     goto out;
   }
   if (o->threads < 0 || o->frame_cnt < 0 || o->frame_skip_ref < 0
       || o->frame_skip_dist < 0) {
-    fail (error, "--threads, --frame_cnt and --frame_skip_* take numbers "
+    score_fail (error, "--threads, --frame_cnt and --frame_skip_* take numbers "
         "of at least 0");
     goto out;
   }
   /* -p and -b as libvmaf's parser checks them, whatever the input */
-  if (o->pixel_format && !pixel_format_layout (o->pixel_format)) {
-    fail (error, "invalid --pixel_format/-p '%s': should be 420, 422 or "
+  if (o->pixel_format && !score_pixel_format_layout (o->pixel_format)) {
+    score_fail (error, "invalid --pixel_format/-p '%s': should be 420, 422 or "
         "444", o->pixel_format);
     goto out;
   }
   if (o->bitdepth && o->bitdepth != 8 && o->bitdepth != 10
       && o->bitdepth != 12) {
-    fail (error, "invalid --bitdepth/-b %d: vmafhip scores 8, 10 or 12 "
+    score_fail (error, "invalid --bitdepth/-b %d: vmafhip scores 8, 10 or 12 "
         "bits", o->bitdepth);
     goto out;
   }
@@ -585,7 +311,7 @@ run (Options *o, GError **error)
     g_ptr_array_add (models, spec);
   }
   if (!models->len && o->no_prediction && !o->features) {
-    fail (error, "nothing to compute: --no_prediction/-n without --model "
+    score_fail (error, "nothing to compute: --no_prediction/-n without --model "
         "or --feature");
     goto out;
   }
@@ -605,53 +331,59 @@ run (Options *o, GError **error)
       goto out;
     g_ptr_array_add (features, spec);
   }
+  if (o->chunk && (!score_chunk_parse (o->chunk, &chunk, error)
+          || !score_chunk_check_options (o, models, features, error)))
+    goto out;
 
   if (o->synthetic) {
     if (sscanf (o->synthetic, "%ux%u", &info.width, &info.height) != 2) {
-      fail (error, "--synthetic wants WIDTHxHEIGHT, not '%s'", o->synthetic);
+      score_fail (error, "--synthetic wants WIDTHxHEIGHT, not '%s'",
+          o->synthetic);
       goto out;
     }
     info.bpc = o->bitdepth ? (unsigned) o->bitdepth : 8;
     synth = vh_synth_new (info.width, info.height, info.bpc, VH_SYNTH_420,
         (uint32_t) o->seed);
     if (!synth) {
-      fail (error, "cannot make a %ux%u %u-bit synthetic pair", info.width,
-          info.height, info.bpc);
+      score_fail (error, "cannot make a %ux%u %u-bit synthetic pair",
+          info.width, info.height, info.bpc);
       goto out;
     }
   } else {
     if (!o->ref_path || !o->dis_path) {
-      fail (error, "give the reference (-r/--reference) and the distorted "
-          "video (-d/--distorted), .y4m or .yuv, or --synthetic WxH");
+      score_fail (error, "give the reference (-r/--reference) and the "
+          "distorted video (-d/--distorted), .y4m or .yuv, or --synthetic "
+          "WxH");
       goto out;
     }
     if ((o->dis_width > 0) != (o->dis_height > 0)) {
-      fail (error, "give both --dis_width and --dis_height, or neither");
+      score_fail (error, "give both --dis_width and --dis_height, or neither");
       goto out;
     }
-    if (!input_open (&in[0], o->ref_path, o, o->width, o->height, error)
-        || !input_open (&in[1], o->dis_path, o, o->dis_width > 0
+    if (!score_input_open (&in[0], o->ref_path, o, o->width, o->height, error)
+        || !score_input_open (&in[1], o->dis_path, o, o->dis_width > 0
             ? o->dis_width : o->width, o->dis_height > 0 ? o->dis_height
             : o->height, error))
       goto out;
     if (o->raw_chroma && !in[0].raw && !in[1].raw) {
-      fail (error, "--raw_chroma applies to raw (.yuv) files, and neither "
-          "input is one");
+      score_fail (error, "--raw_chroma applies to raw (.yuv) files, and "
+          "neither input is one");
       goto out;
     }
     if (in[0].format->bpc != in[1].format->bpc) {
-      fail (error, "the reference is %u-bit, the distorted video %u-bit: "
+      score_fail (error, "the reference is %u-bit, the distorted video %u-bit: "
           "VMAF compares frames of the same depth", in[0].format->bpc,
           in[1].format->bpc);
       goto out;
     }
     /* as libvmaf's "pixel formats do not match": caught here, not by the
      * engine at the first frame */
-    if (strcmp (chroma_layout (in[0].format), chroma_layout (in[1].format))) {
-      fail (error, "the reference is %s (%s), the distorted video %s (%s): "
-          "VMAF compares frames of the same chroma layout",
-          chroma_layout (in[0].format), in[0].format->name,
-          chroma_layout (in[1].format), in[1].format->name);
+    if (strcmp (score_chroma_layout (in[0].format),
+            score_chroma_layout (in[1].format))) {
+      score_fail (error, "the reference is %s (%s), the distorted video %s "
+          "(%s): VMAF compares frames of the same chroma layout",
+          score_chroma_layout (in[0].format), in[0].format->name,
+          score_chroma_layout (in[1].format), in[1].format->name);
       goto out;
     }
     info = (VhVideoInfo) { in[0].width, in[0].height, in[0].format->bpc };
@@ -659,19 +391,20 @@ run (Options *o, GError **error)
         || in[0].height != in[1].height;
     /* scaling is asked for, never assumed: libvmaf refuses such a pair */
     if (sizes_differ && !o->scaler && o->dis_width <= 0) {
-      fail (error, "the reference is %ux%u, the distorted video %ux%u: "
+      score_fail (error, "the reference is %ux%u, the distorted video %ux%u: "
           "give --scaler (or --dis_width/--dis_height for raw input) to "
           "scale a smaller distorted video up to the reference",
           in[0].width, in[0].height, in[1].width, in[1].height);
       goto out;
     }
-    if (sizes_differ && !upscale_filter (&in[0], &in[1], o->scaler,
+    if (sizes_differ && !score_upscale_filter (&in[0], &in[1], o->scaler,
             &upscale, error))
       goto out;
     scale_rung = sizes_differ;
     if (o->scaler && !sizes_differ) {
-      fail (error, "--scaler: the distorted video is the reference's size "
-          "already (%ux%u): nothing to scale", in[0].width, in[0].height);
+      score_fail (error, "--scaler: the distorted video is the reference's "
+          "size already (%ux%u): nothing to scale", in[0].width,
+          in[0].height);
       goto out;
     }
   }
@@ -705,12 +438,26 @@ run (Options *o, GError **error)
   for (guint i = 0; warnings && warnings[i]; i++)
     fprintf (stderr, "vmafhip-score: warning: %s\n", warnings[i]);
   g_strfreev (warnings);
+  /* a chunk's frames, those read around them for motion, and its part */
+  if (o->chunk && (!score_chunk_title_frames (o, synth ? NULL : in,
+              &range.n_title, error)
+          || !score_chunk_range (&chunk, range.n_title,
+              vh_engine_lookahead (engine), (unsigned) o->subsample, &range,
+              error)))
+    goto out;
   if (!choose_backend (engine, o, &gpu, error))
     goto out;
   if (scale_rung && !vh_engine_set_distorted_scaling (engine, in[1].width,
           in[1].height, upscale, error))
     goto out;
-  if (o->output) {
+  if (o->chunk) {
+    const char *default_model[] = { "version=vmaf_v0.6.1", NULL };
+    part = score_part_open (o->output, &chunk, &range, o, o->models
+        || o->no_prediction ? (const char *const *) o->models :
+        default_model, synth ? NULL : in, &info, engine, error);
+    if (!part)
+      goto out;
+  } else if (o->output) {
     const VhLogInfo li = { info.width, info.height, NAN,
       (unsigned) o->subsample
     };
@@ -730,34 +477,33 @@ run (Options *o, GError **error)
   const unsigned n_slots = vh_engine_lookahead (engine)
       + VH_GPU_BACKEND_DEFAULT_SLOTS + 4;
   for (int k = 0; k < 2 && !synth; k++) {
-    if (!input_start (&in[k], gpu, n_slots, error))
-      goto out;
+    /* a chunk starts reading at its first frame read */
     const int skip = k ? o->frame_skip_dist : o->frame_skip_ref;
-    for (int n = 0; n < skip; n++) {
-      VhPicture pic;
-      int got = input_next (&in[k], &pic, FALSE, error);
-      if (got < 0)
-        goto out;
-      if (!got) {
-        fail (error, "'%s' has fewer than %d frames to skip", in[k].path,
-            skip);
-        goto out;
-      }
-      in[k].n_skipped++;
-      input_release (&in[k], 0);
+    const int got = score_input_skip (&in[k], (guint64) skip
+        + range.read_first, error);
+    if (got < 0)
+      goto out;
+    if (!got) {
+      score_fail (error, "'%s' has fewer than %d frames to skip", in[k].path,
+          skip);
+      goto out;
     }
+    if (!score_input_start (&in[k], gpu, n_slots, error))
+      goto out;
   }
+  /* frames to read: a chunk's, else --frame_cnt's (0: all) */
+  const int n_read = o->chunk ? (int) (range.read_end - range.read_first)
+      : o->frame_cnt ? o->frame_cnt : synth ? 24 : 0;
+  int n = 0;
   t0 = g_get_monotonic_time ();
-  for (int n = 0; !o->frame_cnt || n < o->frame_cnt; n++) {
+  for (; !n_read || n < n_read; n++) {
     VhPicture ref, dis;
     if (synth) {
-      if (n >= (o->frame_cnt ? o->frame_cnt : 24))
-        break;
-      vh_synth_render (synth, (unsigned) n, (unsigned) o->strength, &ref,
-          &dis);
+      vh_synth_render (synth, range.read_first + (unsigned) n,
+          (unsigned) o->strength, &ref, &dis);
     } else {
-      int a = input_next (&in[0], &ref, held, error);
-      int b = a < 0 ? -1 : input_next (&in[1], &dis, held, error);
+      int a = score_input_next (&in[0], &ref, held, error);
+      int b = a < 0 ? -1 : score_input_next (&in[1], &dis, held, error);
       if (a < 0 || b < 0)
         goto out;
       if (a != b)             /* libvmaf's CLI says so too */
@@ -770,32 +516,47 @@ run (Options *o, GError **error)
       goto out;
     /* final frames: printed, logged, then out of memory */
     for (n_final = vh_engine_n_final (engine); done < n_final; done++) {
-      const VhScoreTable *t = vh_engine_scores (engine);
-      if (!o->quiet && vh_engine_scores_frame (engine, done))
-        print_frame (t, done);
-      log_frame (&log, t, done, &log_error);
-      if (!vh_engine_release_frames (engine, done + 1, error))
+      if (!report_frame (o, engine, &log, part, &range, done, &log_error,
+              error) || !vh_engine_release_frames (engine, done + 1, error))
         goto out;
     }
     for (int k = 0; k < 2 && !synth; k++)
-      input_release (&in[k], held ? done : (guint64) n + 1);
+      score_input_release (&in[k], held ? done : (guint64) n + 1);
   }
   if (!vh_engine_flush (engine, error))
     goto out;
-  for (n_final = vh_engine_n_final (engine); done < n_final; done++) {
-    const VhScoreTable *t = vh_engine_scores (engine);
-    if (!o->quiet && done % (unsigned) o->subsample == 0)
-      print_frame (t, done);
-    log_frame (&log, t, done, &log_error);
-  }
+  for (n_final = vh_engine_n_final (engine); done < n_final; done++)
+    if (!report_frame (o, engine, &log, part, &range, done, &log_error,
+            error))
+      goto out;
   if (!done) {
     g_set_error_literal (error, VH_ERROR, VH_ERROR_IO, "no frame to score");
     goto out;
   }
 
   const double secs = (g_get_monotonic_time () - t0) / 1e6;
+  if (part) {
+    /* (an input shorter than counted: a decoded one and --frame_cnt) */
+    if (n < n_read) {
+      score_fail (error, "--chunk %s: the inputs end after frame %u of the "
+          "title, before the chunk's last frame read, %u: --frame_cnt "
+          "says more frames than the title has", o->chunk,
+          range.read_first + n - 1, range.read_end - 1);
+      goto out;
+    }
+    if (!score_part_finish (part, secs, error))
+      goto out;
+    printf ("chunk %u/%u: frames %u-%u of %u (%u read, %.1f fps) written to "
+        "'%s'; join the parts with vmafhip-score --merge\n", chunk.index,
+        chunk.count, range.first, range.last, range.n_title, n, n / secs,
+        o->output);
+    rc = 0;
+    goto out;
+  }
   const VhScoreTable *t = vh_engine_scores (engine);
-  print_pooled (engine, t, done, secs, (unsigned) o->subsample);
+  const char **names = model_names (engine);
+  print_pooled (names, t, done, secs, (unsigned) o->subsample);
+  g_free (names);
   fflush (stdout);
   if (log_error) {
     g_propagate_error (error, g_steal_pointer (&log_error));
@@ -808,12 +569,13 @@ run (Options *o, GError **error)
 out:
   g_clear_error (&log_error);
   vh_log_writer_free (log);
+  score_part_free (part);
   /* the engine first (the GPU's reads of held buffers done), then the
    * inputs' buffers, then the device they are pinned on */
   vh_engine_free (engine);
   vh_synth_free (synth);
-  input_close (&in[0]);
-  input_close (&in[1]);
+  score_input_close (&in[0]);
+  score_input_close (&in[1]);
   vh_gpu_close (gpu);
   g_ptr_array_unref (models);
   g_ptr_array_unref (features);
@@ -828,13 +590,13 @@ static const char *const format_names[] = {
 /* --repair FILE: finishes a log cut short (common/io/vh-log-repair.h) and
  * says what it did. */
 static int
-repair (const Options *o, GError **error)
+repair (const ScoreOptions *o, GError **error)
 {
   VhLogRepairReport report;
   const char *path = o->repair;
 
   if (o->ref_path || o->dis_path || o->synthetic || o->output) {
-    fail (error, "--repair FILE works on that file alone: give no "
+    score_fail (error, "--repair FILE works on that file alone: give no "
         "-r/-d/--synthetic/-o with it");
     return 1;
   }
@@ -882,10 +644,44 @@ repair (const Options *o, GError **error)
   return 0;
 }
 
+/* --merge PART... -o LOG: the parts of a title's chunks joined into its
+ * log (score-merge.h), and its pooled scores printed as a run prints
+ * them. */
+static int
+merge (const ScoreOptions *o, const char *const *parts, GError **error)
+{
+  VhLogFormat format;
+  ScoreMerged merged;
+
+  if (o->ref_path || o->dis_path || o->synthetic || o->models || o->features
+      || o->chunk || o->repair) {
+    score_fail (error, "--merge joins part files, which carry the inputs "
+        "and options of their run: give no -r/-d/--synthetic/-m/--feature/"
+        "--chunk with it");
+    return 1;
+  }
+  if (!o->output) {
+    score_fail (error, "--merge: give the log's path with -o (and its "
+        "format: --json, --xml (the default), --csv or --sub)");
+    return 1;
+  }
+  if (!output_format (o, &format, error) || !check_output_path (o->output,
+          error) || !score_merge (parts, o->output, format, &merged, error))
+    return 1;
+  printf ("vmafhip-score: %u parts merged into '%s' (%s)\n", merged.n_parts,
+      o->output, format_names[format]);
+  print_pooled ((const char *const *) merged.models, merged.table,
+      merged.n_frames, merged.seconds, merged.subsample);
+  score_merged_clear (&merged);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
-  Options o = { .subsample = 1, .seed = 1, .strength = 3, .gpu_device = -1 };
+  ScoreOptions o = { .subsample = 1, .seed = 1, .strength = 3,
+    .gpu_device = -1
+  };
   GOptionEntry entries[] = {
     {"reference", 'r', 0, G_OPTION_ARG_FILENAME, &o.ref_path,
         "Reference video, .y4m or raw .yuv", "FILE"},
@@ -959,6 +755,12 @@ main (int argc, char **argv)
         "Finish a results file cut short (killed, full disk, power loss) "
         "in place: keep its complete frames, write the pooled section",
         "FILE"},
+    {"chunk", 0, 0, G_OPTION_ARG_STRING, &o.chunk,
+        "Score the I-th of N frame ranges of the title (I from 1) into a "
+        "part file (-o), for --merge", "I/N"},
+    {"merge", 0, 0, G_OPTION_ARG_NONE, &o.merge,
+        "Join the part files given as arguments (every chunk's) into the "
+        "title's log (-o, with its format)", NULL},
     {"synthetic", 's', 0, G_OPTION_ARG_STRING, &o.synthetic,
         "Score a seeded synthetic pair of this size instead of files",
         "WxH"},
@@ -984,11 +786,17 @@ main (int argc, char **argv)
     printf ("vmafhip-score %s (scores of libvmaf 3.2.0)\n", VMAFHIP_VERSION);
     return 0;
   }
-  if (argc > 1) {
+  if (argc > 1 && !o.merge) {
     fprintf (stderr, "vmafhip-score: unexpected argument '%s'\n", argv[1]);
     return 2;
   }
-  rc = o.repair ? repair (&o, &error) : run (&o, &error);
+  /* --merge's parts: the arguments left, NULL-terminated */
+  char **parts = g_new0 (char *, argc);
+  for (int i = 1; i < argc; i++)
+    parts[i - 1] = argv[i];
+  rc = o.merge ? merge (&o, (const char *const *) parts, &error)
+      : o.repair ? repair (&o, &error) : run (&o, &error);
+  g_free (parts);
   if (error) {
     fprintf (stderr, "vmafhip-score: %s\n", error->message);
     g_clear_error (&error);
@@ -1004,6 +812,7 @@ main (int argc, char **argv)
   g_free (o.backend);
   g_free (o.scaler);
   g_free (o.repair);
+  g_free (o.chunk);
   g_strfreev (o.models);
   g_strfreev (o.features);
   return rc;

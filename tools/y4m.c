@@ -1,6 +1,7 @@
 /* vmafhip — YUV4MPEG2 reader (see vh-y4m.h). */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "vh-error.h"
 #include "vh-y4m.h"
@@ -185,4 +186,72 @@ vh_y4m_read_frame (VhY4m *y, guint8 *buf, GError **error)
   }
   y->frames_read++;
   return 1;
+}
+
+/* Past the next frame without reading its data: 1, 0 at the end or in a
+ * frame cut short (the file's size says; *cut set), -1 a bad FRAME
+ * line. */
+static int
+skip_frame (VhY4m *y, off_t file_size, gboolean *cut, GError **error)
+{
+  char line[1024];
+  int c = fgetc (y->file);
+
+  *cut = FALSE;
+  if (c == EOF)
+    return 0;
+  ungetc (c, y->file);
+  if (!read_line (y->file, line, sizeof line)
+      || !g_str_has_prefix (line, "FRAME")) {
+    g_set_error (error, VH_ERROR, VH_ERROR_IO,
+        "'%s': frame %u does not start with a FRAME line", y->path,
+        y->frames_read);
+    return -1;
+  }
+  const off_t at = ftello (y->file);
+  if (at < 0 || at + (off_t) y->frame_size > file_size
+      || fseeko (y->file, (off_t) y->frame_size, SEEK_CUR)) {
+    *cut = TRUE;                /* (reading it fails: "ends inside") */
+    return 0;
+  }
+  y->frames_read++;
+  return 1;
+}
+
+static off_t
+file_size (VhY4m *y)
+{
+  struct stat st;
+  return fstat (fileno (y->file), &st) ? -1 : st.st_size;
+}
+
+int
+vh_y4m_skip_frames (VhY4m *y, guint64 n, GError **error)
+{
+  const off_t size = file_size (y);
+  gboolean cut;
+  int got = 1;
+
+  for (guint64 k = 0; k < n && got == 1; k++)
+    got = skip_frame (y, size, &cut, error);
+  return got;
+}
+
+int
+vh_y4m_count_frames (VhY4m *y, guint64 *n, gboolean *cut, GError **error)
+{
+  const off_t at = ftello (y->file), size = file_size (y);
+  const unsigned frames_read = y->frames_read;
+  int got;
+
+  *n = 0;
+  while ((got = skip_frame (y, size, cut, error)) == 1)
+    (*n)++;
+  y->frames_read = frames_read;
+  if (at < 0 || fseeko (y->file, at, SEEK_SET)) {
+    g_set_error (error, VH_ERROR, VH_ERROR_IO, "cannot seek in '%s': %s",
+        y->path, g_strerror (errno));
+    return -1;
+  }
+  return got < 0 ? -1 : 1;
 }

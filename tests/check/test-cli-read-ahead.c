@@ -44,7 +44,7 @@ START_TEST (test_raw_on_the_gpu)
   ck_assert_msg (strstr (err, "scoring on the GPU") != NULL, "%s", err);
   ck_assert_uint_eq (n_frames (out), N);
   g_free (err);
-  /* frames skipped on both sides go through the readers too */
+  /* frames skipped on both sides (by their offset, before the readers) */
   ck_assert_msg (run_cli (&err, "-r", r, "-d", d, "-w", "96", "-h", "64",
           "-p", "420", "-b", "8", "--backend", "hip", "--frame_skip_ref", "3", "--frame_skip_dist",
           "3", "--json", "-o", out, NULL) == 0, "%s", err);

@@ -53,15 +53,28 @@ write_video (const char *name, gboolean dist, guint first, guint n,
 int
 run_cli_va (gchar ** out, gchar ** err, va_list ap)
 {
-  GPtrArray *argv = g_ptr_array_new ();
+  GPtrArray *args = g_ptr_array_new ();
   const char *a;
+
+  while ((a = va_arg (ap, const char *)))
+    g_ptr_array_add (args, (gpointer) a);
+  g_ptr_array_add (args, NULL);
+  const int rc = run_cli_argv (out, err, (const char *const *) args->pdata);
+  g_ptr_array_free (args, TRUE);
+  return rc;
+}
+
+int
+run_cli_argv (gchar ** out, gchar ** err, const char *const *args)
+{
+  GPtrArray *argv = g_ptr_array_new ();
   gchar *dropped = NULL;
   int status = 0;
   GError *error = NULL;
 
   g_ptr_array_add (argv, (gpointer) score_bin);
-  while ((a = va_arg (ap, const char *)))
-    g_ptr_array_add (argv, (gpointer) a);
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
   g_ptr_array_add (argv, NULL);
   ck_assert_msg (g_spawn_sync (NULL, (gchar **) argv->pdata, NULL, 0, NULL,
           NULL, out ? out : &dropped, err, &status, &error), "%s",

@@ -27,6 +27,8 @@ gchar *write_video (const char *name, gboolean dist, guint first, guint n,
 /* Runs vmafhip-score with the arguments (NULL-terminated); returns its
  * exit status, stderr in *err, stdout in *out (run_cli: dropped). */
 int run_cli_va (gchar ** out, gchar ** err, va_list ap);
+/* The same with the arguments in a NULL-terminated array */
+int run_cli_argv (gchar ** out, gchar ** err, const char *const *args);
 int run_cli (gchar ** err, ...);
 int run_cli_out (gchar ** out, gchar ** err, ...);
 JsonObject *load_json (const char *path, JsonParser ** parser);
