@@ -50,8 +50,11 @@ if [ "${1:-}" = --check ]; then
     ./dist/vmafhip-tools_*.deb ./dist/gstreamer1.0-vmafhip-dev_*.deb
   # as a user runs them: no GST_PLUGIN_PATH, a registry of its own
   registry=$(mktemp -u)
-  env -u GST_PLUGIN_PATH -u GST_PLUGIN_PATH_1_0 GST_REGISTRY_1_0="$registry" \
-    gst-inspect-1.0 vmafhip | grep -q "dist_sink_%u"
+  # (read whole: grep -q would end the pipe early, and pipefail would take
+  # gst-inspect's SIGPIPE for a failure)
+  inspect=$(env -u GST_PLUGIN_PATH -u GST_PLUGIN_PATH_1_0 \
+    GST_REGISTRY_1_0="$registry" gst-inspect-1.0 vmafhip)
+  grep -q "dist_sink_%u" <<< "$inspect"
   rm -f "$registry"
   vmafhip-score --synthetic 64x48 --frame_cnt 4 --backend cpu -q \
     | grep "pooled over 4 frames"
