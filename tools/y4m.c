@@ -160,11 +160,12 @@ vh_y4m_format (const VhY4m *y)
   return y->format;
 }
 
-int
-vh_y4m_read_frame (VhY4m *y, guint8 *buf, GError **error)
+/* The next frame's FRAME line: 1 read (its data follows), 0 the end of
+ * the file, -1 not a FRAME line. */
+static int
+frame_header (VhY4m *y, GError **error)
 {
   char line[1024];
-  size_t got;
   int c = fgetc (y->file);
 
   if (c == EOF)
@@ -177,6 +178,17 @@ vh_y4m_read_frame (VhY4m *y, guint8 *buf, GError **error)
         y->frames_read);
     return -1;
   }
+  return 1;
+}
+
+int
+vh_y4m_read_frame (VhY4m *y, guint8 *buf, GError **error)
+{
+  size_t got;
+  const int header = frame_header (y, error);
+
+  if (header != 1)
+    return header;
   got = fread (buf, 1, y->frame_size, y->file);
   if (got != y->frame_size) {
     g_set_error (error, VH_ERROR, VH_ERROR_IO,
@@ -194,20 +206,10 @@ vh_y4m_read_frame (VhY4m *y, guint8 *buf, GError **error)
 static int
 skip_frame (VhY4m *y, off_t file_size, gboolean *cut, GError **error)
 {
-  char line[1024];
-  int c = fgetc (y->file);
-
   *cut = FALSE;
-  if (c == EOF)
-    return 0;
-  ungetc (c, y->file);
-  if (!read_line (y->file, line, sizeof line)
-      || !g_str_has_prefix (line, "FRAME")) {
-    g_set_error (error, VH_ERROR, VH_ERROR_IO,
-        "'%s': frame %u does not start with a FRAME line", y->path,
-        y->frames_read);
-    return -1;
-  }
+  const int header = frame_header (y, error);
+  if (header != 1)
+    return header;
   const off_t at = ftello (y->file);
   if (at < 0 || at + (off_t) y->frame_size > file_size
       || fseeko (y->file, (off_t) y->frame_size, SEEK_CUR)) {
