@@ -296,76 +296,31 @@ START_TEST (test_merge_refusals)
   gchar *skipped = edited_part (p[2], "skipped.part", "frame 4 ",
       "frame 5 ");
 
-  {
-    const char *parts[] = { p[1], p[3], NULL };
-    const char *says[] = { "chunk 2/3 (frames 3-5) is missing",
-      "--chunk I/3", NULL
-    };
-    merge_fails (parts, out, says);
-  }
-  {
-    const char *parts[] = { p[3], NULL };
-    const char *says[] = { "chunks 1/3 (frames 0-2), 2/3 (frames 3-5) are "
-          "missing", NULL };
-    merge_fails (parts, out, says);
-  }
-  {
-    const char *parts[] = { p[1], p[2], p[2], p[3], NULL };
-    const char *says[] = { "chunk 2/3 is given twice", NULL };
-    merge_fails (parts, out, says);
-  }
-  {
-    const char *parts[] = { p[1], p2_neg, p[3], NULL };
-    const char *says[] = { "not of one run", "models (-m) differ",
-      "vmaf_v0.6.1neg", NULL
-    };
-    merge_fails (parts, out, says);
-  }
-  {
-    const char *parts[] = { p[1], p2_d2, p[3], NULL };
-    const char *says[] = { "not of one run", "distorted videos", NULL };
-    merge_fails (parts, out, says);
-  }
-  {
-    const char *parts[] = { p[1], p2_of4, p[3], NULL };
-    const char *says[] = { "not of one run", "numbers of chunks",
-      "'3' against '4'", NULL
-    };
-    merge_fails (parts, out, says);
-  }
-  {
-    const char *parts[] = { p[1], cut, p[3], NULL };
-    const char *says[] = { "cut.part", "cut short", "score that chunk "
-          "again", NULL };
-    merge_fails (parts, out, says);
-  }
-  {
+  gchar *missing = g_build_filename (dir, "none.part", NULL);
+  /* each refusal: the parts given, and what its message says */
+  const struct {
+    const char *parts[5];
+    const char *says[4];
+  } refusals[] = {
+    {{p[1], p[3]}, {"chunk 2/3 (frames 3-5) is missing", "--chunk I/3"}},
+    {{p[3]}, {"chunks 1/3 (frames 0-2), 2/3 (frames 3-5) are missing"}},
+    {{p[1], p[2], p[2], p[3]}, {"chunk 2/3 is given twice"}},
+    {{p[1], p2_neg, p[3]}, {"not of one run", "models (-m) differ",
+            "vmaf_v0.6.1neg"}},
+    {{p[1], p2_d2, p[3]}, {"not of one run", "distorted videos"}},
+    {{p[1], p2_of4, p[3]}, {"not of one run", "numbers of chunks",
+            "'3' against '4'"}},
+    {{p[1], cut, p[3]}, {"cut.part", "cut short", "score that chunk again"}},
     /* found while writing: the log begun is removed */
-    const char *parts[] = { p[1], damaged, p[3], NULL };
-    const char *says[] = { "damaged.part' (chunk 2/3)", "for a value",
-      NULL
-    };
-    merge_fails (parts, out, says);
-  }
-  {
-    const char *parts[] = { p[1], skipped, p[3], NULL };
-    const char *says[] = { "skipped.part' (chunk 2/3)", "is not frame 4",
-      NULL
-    };
-    merge_fails (parts, out, says);
-  }
-  {
-    const char *parts[] = { p[1], r, p[3], NULL };
-    const char *says[] = { "not a part file", NULL };
-    merge_fails (parts, out, says);
-  }
-  {
-    gchar *missing = g_build_filename (dir, "none.part", NULL);
-    const char *parts[] = { p[1], missing, p[3], NULL };
-    const char *says[] = { "cannot read part", "none.part", NULL };
-    merge_fails (parts, out, says);
-    g_free (missing);
-  }
+    {{p[1], damaged, p[3]}, {"damaged.part' (chunk 2/3)", "for a value"}},
+    {{p[1], skipped, p[3]}, {"skipped.part' (chunk 2/3)",
+            "is not frame 4"}},
+    {{p[1], r, p[3]}, {"not a part file"}},
+    {{p[1], missing, p[3]}, {"cannot read part", "none.part"}},
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (refusals); k++)
+    merge_fails (refusals[k].parts, out, refusals[k].says);
+  g_free (missing);
   /* the three parts of one run merge */
   run_ok (args_of (NULL, "--merge", p[3], p[1], p[2], "-o", out, NULL));
   ck_assert (g_file_test (out, G_FILE_TEST_EXISTS));
