@@ -381,7 +381,10 @@ GST_END_TEST;
 
 /* A live pipeline whose sources buffer at most 1 s (appsrc max-latency):
  * align=auto with a 2 s search window cannot wait that long, an error
- * naming search-window; the same pipeline without align runs. */
+ * naming search-window; the same pipeline without align runs.  threads=2
+ * because the frames in flight (threads + 2) add to the latency and to
+ * the frames pushed before the first one comes out: with the default (one
+ * worker a CPU) both would depend on the machine's cores. */
 static GstMessage *
 run_live (const char *align, GstClockTime wait)
 {
@@ -389,7 +392,8 @@ run_live (const char *align, GstClockTime wait)
       "max-latency=1000000000 caps=video/x-raw,format=I420,width=176,"
       "height=144,framerate=25/1";
   gchar *desc = g_strdup_printf ("%s name=r ! v.ref_sink %s name=d ! "
-      "v.dist_sink vmafhip name=v backend=cpu %s ! fakesink sync=true", src,
+      "v.dist_sink vmafhip name=v backend=cpu threads=2 %s ! fakesink "
+      "sync=true", src,
       src, align);
   GError *error = NULL;
   GstElement *pipe = gst_parse_launch (desc, &error);
