@@ -16,6 +16,10 @@
  *   engine   the engine with the GPU backend from system memory
  *            (staging copy, upload, kernels, read-back, scores, model),
  *            and the same engine on the CPU for the baseline.
+ * First, the ceiling of every path from host memory: what the bus carries
+ * from pinned host memory to the device (--upload-seconds; with
+ * --upload-only nothing else, e.g. beside another program to see what
+ * the two share).
  * A benchmark program, not a test. Exits 77 without a GPU.
  */
 #include <stdio.h>
@@ -50,6 +54,49 @@ die (const char *what, GError *error)
   fprintf (stderr, "vmafhip-gpu-bench: %s: %s\n", what,
       error ? error->message : "failed");
   exit (1);
+}
+
+static double now_s (void);
+
+/* Host-to-device bandwidth from pinned memory, GB/s: 32 MiB copies kept
+ * queued on two streams (the copy engines busy all the time) for about
+ * `seconds` */
+static double
+upload_gbps (VhGpu *gpu, double seconds)
+{
+  const size_t block = 32u << 20;
+  GError *error = NULL;
+  void *host = vh_gpu_host_alloc (gpu, 2 * block, &error);
+  VhGpuPtr dev = host ? vh_gpu_mem_alloc (gpu, 2 * block, &error) : 0;
+  if (!dev)
+    die ("upload bandwidth", error);
+  memset (host, 1, 2 * block);  /* touched: no first-use cost in the timing */
+  VhGpuStream *streams[2];
+  for (int i = 0; i < 2; i++)
+    if (!(streams[i] = vh_gpu_stream_new (gpu, &error)))
+      die ("upload bandwidth", error);
+  /* 4 copies a stream per round, then a wait: never idle for long */
+  size_t copies = 0;
+  const double t0 = now_s ();
+  double t = t0;
+  do {
+    for (int k = 0; k < 4; k++)
+      for (int i = 0; i < 2; i++) {
+        if (!vh_gpu_copy_h2d_async (streams[i], dev + (size_t) i * block,
+                (char *) host + (size_t) i * block, block, &error))
+          die ("upload bandwidth", error);
+        copies++;
+      }
+    for (int i = 0; i < 2; i++)
+      if (!vh_gpu_stream_sync (streams[i], &error))
+        die ("upload bandwidth", error);
+    t = now_s ();
+  } while (t - t0 < seconds);
+  for (int i = 0; i < 2; i++)
+    vh_gpu_stream_free (streams[i]);
+  vh_gpu_mem_free (gpu, dev);
+  vh_gpu_host_free (gpu, host);
+  return (double) copies * (double) block / (t - t0) / 1e9;
 }
 
 typedef struct {
@@ -203,6 +250,8 @@ main (int argc, char **argv)
 {
   int n_frames = 600, depth = 8, strength = 3, rungs = 6;
   char *sizes = NULL, *engine_model = NULL;
+  double upload_seconds = 1.0;
+  gboolean upload_only = FALSE;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames per run (600)", "N"},
     {"sizes", 0, 0, G_OPTION_ARG_STRING, &sizes,
@@ -216,6 +265,10 @@ main (int argc, char **argv)
         "N"},
     {"engine-model", 0, 0, G_OPTION_ARG_STRING, &engine_model,
         "The model of the engine's timing, built in (vmaf_v0.6.1)", "NAME"},
+    {"upload-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &upload_seconds,
+        "How long the host-to-device bandwidth is measured (1)", "S"},
+    {"upload-only", 0, 0, G_OPTION_ARG_NONE, &upload_only,
+        "Measure the host-to-device bandwidth alone", NULL},
     {NULL, 0, 0, 0, NULL, NULL, NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- vmafhip GPU benchmark");
@@ -236,6 +289,11 @@ main (int argc, char **argv)
     fprintf (stderr, "vmafhip-gpu-bench: --strength %d: 0 to 8\n", strength);
     return 2;
   }
+  if (!(upload_seconds > 0.0 && upload_seconds <= 3600.0)) {
+    fprintf (stderr, "vmafhip-gpu-bench: --upload-seconds %g: above 0, at "
+        "most 3600\n", upload_seconds);
+    return 2;
+  }
   const unsigned bpc = (unsigned) depth, bytes = bpc > 8 ? 2 : 1;
 
   vh_gpu_use_config (vh_tool_config ());
@@ -247,6 +305,13 @@ main (int argc, char **argv)
   printf ("# %s %s (%s); %u-bit 4:2:0 synthetic content, distortion %d; %d "
       "frames per run\n", vh_gpu_vendor_name (gpu), vh_gpu_device_name (gpu),
       vh_gpu_arch (gpu), bpc, strength, n_frames);
+  printf ("upload: %.1f GB/s host to device from pinned memory (%.1f s)\n",
+      upload_gbps (gpu, upload_seconds), upload_seconds);
+  fflush (stdout);
+  if (upload_only) {
+    vh_gpu_close (gpu);
+    return 0;
+  }
   VhGpuModule *motion_module = vh_gpu_module_load_embedded (gpu,
       &vh_kernel_motion, &error);
   /* CIEDE2000 (timed alone below): NULL where this build has no kernels
