@@ -210,11 +210,16 @@ def raw_frame_count(path, row):
 
 
 def frame_count(path, row):
-    with open(path, "rb") as f:
-        is_y4m = f.read(10) == b"YUV4MPEG2 "
-    if is_y4m:
-        return y4m_frame_count(path)
-    return raw_frame_count(path, row)
+    """The input's frames; None where this cannot tell (vmafhip-score
+    reads the input and says what is wrong with it)."""
+    try:
+        with open(path, "rb") as f:
+            is_y4m = f.read(10) == b"YUV4MPEG2 "
+        if is_y4m:
+            return y4m_frame_count(path)
+        return raw_frame_count(path, row)
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def make_pair(number, row, where, args, base_dir):
@@ -450,10 +455,6 @@ def main(argv):
         pairs = load_pairs(args)
     except CatalogueError as e:
         print(f"vmafhip-dask: {e}", file=sys.stderr)
-        return 2
-    except (OSError, ValueError, KeyError) as e:
-        print(f"vmafhip-dask: {args.catalogue}: cannot count an input's "
-              f"frames: {e}", file=sys.stderr)
         return 2
     for directory in {os.path.dirname(p.output) for p in pairs} | {
             args.work_dir, os.path.dirname(args.summary)}:
