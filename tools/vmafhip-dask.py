@@ -142,8 +142,9 @@ def read_json_lines(path, text):
 def read_csv(path, text):
     reader = csv.DictReader(text.splitlines())
     if not reader.fieldnames:
-        raise CatalogueError(f"{path}: empty; a header line naming the "
-                             f"fields is wanted: {', '.join(CATALOGUE_FIELDS)}")
+        raise CatalogueError(
+            f"{path}: empty; a header line naming the fields is wanted: "
+            f"{', '.join(CATALOGUE_FIELDS)}")
     rows = []
     for row in reader:
         if None in row:
@@ -291,8 +292,9 @@ def load_pairs(args):
         pair = make_pair(number, row, where, args, base_dir)
         if pair.output in outputs:
             raise CatalogueError(
-                f"{where}: log '{pair.output}' is line {outputs[pair.output]}'s "
-                "too; give each pair its own 'output'")
+                f"{where}: log '{pair.output}' is line "
+                f"{outputs[pair.output]}'s too; give each pair its own "
+                "'output'")
         outputs[pair.output] = number
         pair.chunks = chunk_count(pair, args.chunk_frames)
         pairs.append(pair)
@@ -332,8 +334,10 @@ def submit_pairs(client, pairs, score_bin, work_dir, retries):
             name = os.path.basename(pair.output)
             chunk_futures = []
             for i in range(1, pair.chunks + 1):
-                part = os.path.join(work_dir, f"{name}.{tag}.{i}of{pair.chunks}.part")
-                command = base + ["--chunk", f"{i}/{pair.chunks}", "-o", OUTPUT_SLOT]
+                part = os.path.join(
+                    work_dir, f"{name}.{tag}.{i}of{pair.chunks}.part")
+                command = base + ["--chunk", f"{i}/{pair.chunks}", "-o",
+                                  OUTPUT_SLOT]
                 chunk_futures.append(client.submit(
                     run_vmafhip_score, command, part,
                     key=f"chunk-{i}of{pair.chunks}-{tag}", retries=retries,

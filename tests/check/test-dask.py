@@ -20,6 +20,7 @@ without Python's distributed, unless VMAFHIP_STRICT_TESTS=1: then it
 fails.
 """
 import csv
+import importlib
 import json
 import math
 import os
@@ -124,8 +125,9 @@ class Test:
                     pooled = json.load(f, parse_float=str)["pooled_metrics"]
                 means = {k: v["mean"] for k, v in pooled.items()}
             elif name.endswith(".xml"):
-                means = {m.get("name"): m.get("mean") for m in ElementTree.parse(
-                    log).getroot().iterfind("pooled_metrics/metric")}
+                root = ElementTree.parse(log).getroot()
+                means = {m.get("name"): m.get("mean")
+                         for m in root.iterfind("pooled_metrics/metric")}
             else:       # a CSV log has no pooled values: the run's printed
                 means = dict(re.findall(r"^\s+(\S+): mean (\S+) ",
                                         self.expected[name][1], re.M))
@@ -261,13 +263,14 @@ os.execv({self.score_bin!r}, [{self.score_bin!r}] + args)
             r = self.dask(path, self.video("out4"), "--vmafhip-score",
                           self.score_bin)
             check(r.returncode == 2 and message in r.stderr,
-                  f"{name}: exit {r.returncode}, {r.stderr!r}, not {message!r}")
+                  f"{name}: exit {r.returncode}, {r.stderr!r}, "
+                  f"not {message!r}")
 
 
 def main():
     tool, score_bin = sys.argv[1], sys.argv[2]
     try:
-        import distributed  # noqa: F401
+        importlib.import_module("distributed")
     except ImportError:
         verdict = "FAILED (strict-tests)" if STRICT else "SKIPPED"
         print(f"test-dask: {verdict}: Python's distributed is missing "
