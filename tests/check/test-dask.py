@@ -11,6 +11,8 @@ processes:
   (retried): the logs still equal;
 * a pair that fails for good: the others' logs and summary rows written,
   the failure named, exit 1;
+* a cluster started as on several machines (dask-scheduler, a
+  dask-worker in another folder) through --scheduler: the log equal;
 * malformed catalogues refused before any cluster starts, naming the
   line and the field.
 
@@ -26,6 +28,7 @@ import math
 import os
 import random
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -237,6 +240,47 @@ os.execv({self.score_bin!r}, [{self.score_bin!r}] + args)
         check(status == [("failed", True), ("ok", False)],
               f"summary status {status}")
 
+    def test_scheduler(self):
+        # a cluster started as on several machines: dask-scheduler and a
+        # dask-worker in another folder (the paths must be absolute)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        address = f"tcp://127.0.0.1:{port}"
+        cli = [sys.executable, "-m"]
+        processes = [subprocess.Popen(
+            cli + ["distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                   "--port", str(port), "--no-dashboard"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+        try:
+            processes.append(subprocess.Popen(
+                cli + ["distributed.cli.dask_worker", address, "--nworkers",
+                       "1", "--nthreads", "2", "--no-dashboard"],
+                cwd="/", stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL))
+            catalogue = self.video("catalogue-cluster.csv")
+            with open(catalogue, "w") as f:
+                f.write("reference,distorted,output\n"
+                        "a-ref.y4m,a-dis.y4m,out5/a.json\n")
+            out = self.video("out5")
+            r = run(["/usr/bin/python3", self.tool, catalogue, "--scheduler",
+                     address, "--output-dir", out, "--chunk-frames", "6",
+                     "--vmafhip-score", self.score_bin, "-q"])
+            check(r.returncode == 0, f"--scheduler run: {r.stdout}{r.stderr}")
+            self.check_logs(out, ["a.json"], "--scheduler")
+            self.check_summary(out, ["a.json"], "--scheduler")
+            with open(os.path.join(out, "summary.csv")) as f:
+                chunks = [row["chunks"] for row in csv.DictReader(f)]
+            check(chunks == ["2"], f"--scheduler: chunks {chunks}, not 2")
+        finally:
+            for process in reversed(processes):
+                process.terminate()
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
     def test_malformed(self):
         cases = [
             ("m1.csv", "reference,distorted\na-ref.y4m,\n",
@@ -282,8 +326,9 @@ def main():
         test.test_catalogue()
         test.test_worker_dies()
         test.test_failed_pair()
+        test.test_scheduler()
     print("test-dask: catalogue, worker killed, retries, a failed pair, "
-          "malformed catalogues: all as expected")
+          "a dask-scheduler's cluster, malformed catalogues: all as expected")
 
 
 if __name__ == "__main__":
