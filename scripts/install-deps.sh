@@ -20,6 +20,7 @@ packages=(
   # vmafhip-probe and its tests: metrics, Prometheus, the dashboard's
   # charts, headless Chromium
   python3-prometheus-client prometheus libjs-chart.js chromium
+  python3-distributed   # vmafhip-dask and its test: Dask's scheduler, workers
   ffmpeg          # test-scale compares the scaler with FFmpeg's scale filter
 )
 [ "${1:-}" != --cuda-memory ] || packages+=(libgstreamer-plugins-bad1.0-dev)

@@ -53,9 +53,12 @@ def main():
                "64x48", "--frame_cnt", "4", "--backend", "cpu", "-q"])
     assert "pooled over 4 frames" in out, out
     run([os.path.join(bin_dir, "vmafhip-info"), "--help"])
-    for tool in ("vmafhip-monitor", "vmafhip-plot"):
+    for tool in ("vmafhip-monitor", "vmafhip-plot", "vmafhip-dask"):
         path = os.path.join(bin_dir, tool)
         assert os.access(path, os.X_OK), path
+    # its catalogue options, without Dask (imported once a catalogue is read)
+    out = run([os.path.join(bin_dir, "vmafhip-dask"), "--help"])
+    assert "--scheduler ADDRESS" in out, out
 
     # the header-only meta, with its pkg-config file's flags
     pc_dir = under(dest, os.path.join(libdir, "pkgconfig"), prefix)
