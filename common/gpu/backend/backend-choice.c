@@ -156,6 +156,9 @@ open_least_loaded (Placement **placement, int *n_gpus, GError **error)
   const int count = vh_gpu_device_count (VH_GPU_VENDOR_AUTO, &count_error);
   *n_gpus = count;
   if (count <= 0) {
+    if (!count_error)
+      g_set_error_literal (&count_error, VH_ERROR, VH_ERROR_GPU,
+          "no GPU device found");
     g_propagate_error (error, count_error);
     return NULL;
   }
