@@ -6,7 +6,7 @@
  *   GST_PLUGIN_PATH=build/gst/vmafhip vmafhip-element-bench \
  *       [--frames N] [--size 1920x1080] [--backend hip|cpu] [--threads N]
  *       [--model NAME] [--dist-size 960x540] [--renditions R]
- *       [--instances I]
+ *       [--instances I] [--gpu auto|N]
  *
  * --dist-size: a smaller distorted stream (an ABR rung), which the element
  * scales up to the reference's size (scaler=bicubic): on the GPU with
@@ -17,6 +17,9 @@
  * --instances I: I such pipelines at once, each fed from its own thread
  * (separate elements, as one per rung would be).  The rate printed counts
  * every distorted frame scored, over all pads and pipelines.
+ * --gpu auto|N: each element's device-id (default 0): auto (-1) spreads
+ * the --instances over the host's GPUs, the least loaded first; the line
+ * printed then counts the pipelines on each GPU.
  * --sources-only: the same pipelines with each source into a fakesink
  * and no vmafhip: the ceiling the sources (and this feeding) set.
  * --rung-sizes WxH,WxH,...: a ladder of distorted streams of these sizes:
@@ -63,6 +66,7 @@ typedef struct {
    * monotonic us; frames out */
   gint64 first_out_us, last_out_us;
   gint64 n_out;
+  int device_id;                /* the element's device-id (--gpu) */
 } Run;
 
 static GstPadProbeReturn
@@ -104,9 +108,9 @@ run_pipeline (gpointer data)
   }
   if (!run->sources_only)
     g_string_append_printf (desc, "vmafhip name=v backend=%s threads=%d "
-        "frame-message=false model-filename=%s ! fakesink name=out "
-        "sync=false",
-        run->backend, MAX (run->threads, 0), run->model);
+        "device-id=%d frame-message=false model-filename=%s ! fakesink "
+        "name=out sync=false",
+        run->backend, MAX (run->threads, 0), run->device_id, run->model);
   GstElement *pipe = gst_parse_launch (desc->str, &error);
   g_string_free (desc, TRUE);
   /* a missing element is an error with a pipeline all the same: feeding
@@ -186,13 +190,41 @@ run_pipeline (gpointer data)
   return NULL;
 }
 
+/* "; pipelines per GPU: device 0: 8, device 1: 8" where the elements'
+ * active-backend name more than one device */
+static void
+print_spread (const Run * runs, int instances)
+{
+  GArray *devices = g_array_new (FALSE, TRUE, sizeof (int));
+  for (int i = 0; i < instances; i++) {
+    const char *at = runs[i].active ? strstr (runs[i].active, ", device ")
+        : NULL;
+    const int d = at ? atoi (at + strlen (", device ")) : -1;
+    if (d >= 0 && (guint) d >= devices->len)
+      g_array_set_size (devices, (guint) d + 1);
+    if (d >= 0)
+      g_array_index (devices, int, d)++;
+  }
+  guint used = 0;
+  for (guint d = 0; d < devices->len; d++)
+    used += g_array_index (devices, int, d) > 0;
+  if (used > 1) {
+    printf ("; pipelines per GPU:");
+    for (guint d = 0; d < devices->len; d++)
+      printf ("%s device %u: %d", d ? "," : "", d,
+          g_array_index (devices, int, d));
+  }
+  g_array_unref (devices);
+}
+
 int
 main (int argc, char **argv)
 {
   int n_frames = 600, threads = 0, renditions = 0, instances = 1;
   gboolean sources_only = FALSE;
   char *size = NULL, *dist_size = NULL, *backend = NULL, *model = NULL;
-  char *rung_sizes = NULL;
+  char *rung_sizes = NULL, *gpu = NULL;
+  int device_id = 0;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "Frames (600)", "N"},
     {"size", 0, 0, G_OPTION_ARG_STRING, &size, "WxH (1920x1080)", "WxH"},
@@ -208,6 +240,9 @@ main (int argc, char **argv)
         "More distorted streams on dist_sink_%u request pads (0)", "R"},
     {"instances", 0, 0, G_OPTION_ARG_INT, &instances,
         "Pipelines at once, each with its own element (1)", "I"},
+    {"gpu", 0, 0, G_OPTION_ARG_STRING, &gpu,
+        "Each element's GPU: its index (0), or auto (the least-loaded GPU, "
+        "spreading the instances)", "auto|N"},
     {"sources-only", 0, 0, G_OPTION_ARG_NONE, &sources_only,
         "The same pipelines without vmafhip, each source into a fakesink: "
         "the ceiling the sources set", NULL},
@@ -225,6 +260,11 @@ main (int argc, char **argv)
     return 2;
   }
   g_option_context_free (ctx);
+  if (gpu && !vh_tool_parse_gpu ("--gpu", gpu, &device_id, &error)) {
+    fprintf (stderr, "%s\n", error->message);
+    g_clear_error (&error);
+    return 2;
+  }
   unsigned w = 1920, h = 1080;
   if (size && sscanf (size, "%ux%u", &w, &h) != 2)
     return 2;
@@ -293,7 +333,7 @@ main (int argc, char **argv)
   for (int i = 0; i < instances; i++) {
     runs[i] = (Run) { backend ? backend : "hip", model ? model :
       "vmaf_v0.6.1", sources_only, threads, n_frames, renditions, w, h,
-      { 0 }, { 0 }, ref_frames, { NULL }, NULL, FALSE, 0, 0, 0
+      { 0 }, { 0 }, ref_frames, { NULL }, NULL, FALSE, 0, 0, 0, device_id
     };
     /* one element: its pads take the sizes in turn; separate elements
      * with --rung-sizes: one rung each */
@@ -350,6 +390,8 @@ main (int argc, char **argv)
         printf (" (%.0f distorted frames a second)", steady
             * (1 + renditions));
     }
+    if (!sources_only && instances > 1)
+      print_spread (runs, instances);
     printf ("\n");
   }
   for (int i = 0; i < instances; i++)
@@ -366,5 +408,6 @@ main (int argc, char **argv)
   g_free (dist_size);
   g_free (backend);
   g_free (model);
+  g_free (gpu);
   return rc;
 }

@@ -14,7 +14,7 @@ A channel whose pipeline ends (EOS) or fails is torn down (its results file
 finished) and started again after 1 s, 2 s, 4 s ... up to 30 s; the others
 go on. SIGTERM or SIGINT stop every channel cleanly and exit 0.
 
-  vmafhip-probe --config probe.toml [--listen 127.0.0.1:9464]
+  vmafhip-probe --config probe.toml [--listen 127.0.0.1:9464] [--gpu auto|N]
 
 The HTTP server is read-only (GET and HEAD) and binds to 127.0.0.1 unless
 told otherwise; put it behind a reverse proxy with TLS and authentication
@@ -75,6 +75,7 @@ PROBE_KEYS = {
     "max-restarts": int,        # 0: for ever; else failed after that many
     "stall-timeout": (int, float),  # restart without a message (0: off)
     "max-connections": int,     # concurrent HTTP connections
+    "gpu": (str, int),          # "auto" or N: the element's device-id
 }
 PROBE_DEFAULTS = {
     "history": 300, "restart-delay": 1.0, "restart-max-delay": 30.0,
@@ -82,7 +83,7 @@ PROBE_DEFAULTS = {
     "max-connections": 32,
 }
 CHANNEL_ONLY_KEYS = {"name", "reference", "distorted", "renditions",
-                     "properties"}
+                     "properties", "gpu"}
 PER_CHANNEL_KEYS = ("restart-delay", "restart-max-delay", "restart-reset",
                     "max-restarts", "stall-timeout")
 # element properties the probe sets itself, or that name the element
@@ -141,6 +142,20 @@ def parse_listen(text):
         raise ConfigError(f"listen address {text!r}: not HOST:PORT")
     host = host.strip("[]") or "127.0.0.1"
     return host, int(port)
+
+
+def gpu_device(value, where):
+    """A gpu setting ("auto" or a GPU index N) as the element's device-id
+    (-1 for auto); a ConfigError naming `where` otherwise."""
+    if value == "auto":
+        return -1
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise ConfigError(f"{where}: gpu = {value!r}: give \"auto\" (each "
+                      "channel on the least-loaded GPU) or a GPU index "
+                      "(0, 1, ...)")
 
 
 def _number(value):
@@ -220,9 +235,10 @@ def report_names(models):
     return names
 
 
-def load_config(path, element):
+def load_config(path, element, gpu=None):
     """The config file as (probe settings, [channel settings]); a
-    ConfigError says what is wrong where."""
+    ConfigError says what is wrong where.  `gpu` (--gpu) takes the place
+    of [probe] gpu."""
     try:
         with open(path, "rb") as f:
             doc = tomllib.load(f)
@@ -242,6 +258,10 @@ def load_config(path, element):
         if not isinstance(value, PROBE_KEYS[key]) or isinstance(value, bool):
             raise ConfigError(f"[probe]: {key} = {value!r}: wrong type")
         probe[key] = value
+    if gpu is not None:
+        probe["gpu"] = gpu
+    if "gpu" in probe:
+        gpu_device(probe["gpu"], "--gpu" if gpu is not None else "[probe]")
     channels = doc.get("channel", [])
     if not isinstance(channels, list) or not channels:
         raise ConfigError("no [[channel]] in the config")
@@ -291,6 +311,15 @@ def load_config(path, element):
                 c["force-live"] = text
             else:
                 c["properties"].append((prop, text))
+        # gpu: the channel's, else the probe's (a device-id of the
+        # channel's properties wins over the probe's)
+        if "gpu" in ch and "device-id" in props:
+            raise ConfigError(f"channel {label}: gpu and properties' "
+                              "device-id both set: give one")
+        if "gpu" in ch or ("gpu" in probe and "device-id" not in props):
+            device = gpu_device(ch.get("gpu", probe.get("gpu")),
+                                f"channel {label}")
+            c["properties"].append(("device-id", str(device)))
         out.append(c)
     return probe, out
 
@@ -404,6 +433,7 @@ class Channel:
         self.tearing_down = False
         self.models = ["vmaf"]
         self.threshold = None
+        self.backend = None         # active-backend, once started
         self.pads = {}
         self.unpaired = {"ref_sink": 0, "dist_sink": 0}   # finished runs
         self.unpaired_now = {"ref_sink": 0, "dist_sink": 0}
@@ -458,6 +488,12 @@ class Channel:
             if msg:
                 why = error_text(msg)
             self.restart_later("error", why)
+            return False
+        # chosen at the element's start, within set_state
+        backend = v.get_property("active-backend")
+        with self.probe.lock:
+            self.backend = backend
+        log(channel=self.name, event="backend", backend=backend or "")
         return False
 
     def teardown(self):
@@ -673,6 +709,7 @@ class Channel:
             "restarts": self.restarts,
             "models": list(self.models),
             "threshold": self.threshold,
+            "backend": self.backend,
             "unpaired": {k: self.unpaired[k] + self.unpaired_now[k]
                          for k in self.unpaired},
             "pads": pads,
@@ -1019,6 +1056,11 @@ def main(argv=None):
                    help="Chart.js (its UMD build) for the dashboard "
                    "(default: Debian's libjs-chart.js); 'none': plain "
                    "lines drawn by the page itself")
+    p.add_argument("--gpu", metavar="auto|N",
+                   help="every channel's GPU (the element's device-id), in "
+                   "place of [probe] gpu: auto puts each channel on the "
+                   "least-loaded GPU, N on GPU N; a channel's own gpu "
+                   "still wins")
     p.add_argument("--check", action="store_true",
                    help="check the config (and parse every pipeline), "
                    "then exit")
@@ -1036,7 +1078,7 @@ def main(argv=None):
               "set GST_PLUGIN_PATH to its folder)", file=sys.stderr)
         return 1
     try:
-        settings, channels = load_config(args.config, element)
+        settings, channels = load_config(args.config, element, args.gpu)
         listen = parse_listen(args.listen or settings.get("listen")
                               or DEFAULT_LISTEN)
         for c in channels:   # every description parses before any runs

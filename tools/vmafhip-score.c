@@ -73,6 +73,14 @@ choose_backend (VhEngine *engine, const ScoreOptions *o, VhGpu **gpu_out,
 
   if (!vh_backend_kind_from_string (name, &kind))
     return score_fail (error, "unknown --backend '%s' (auto, cpu, hip)", name);
+  if (kind != VH_BACKEND_CPU && o->gpu_given && o->gpu_device >= 0) {
+    /* a GPU asked for by index that is not there: no falling back */
+    const int n = vh_backend_count_gpus (vh_tool_config ());
+    if (n > 0 && o->gpu_device >= n)
+      return score_fail (error, "--gpu %d: there %s %d GPU%s (give auto or "
+          "%s%d)", o->gpu_device, n == 1 ? "is" : "are", n, n == 1 ? "" : "s",
+          n == 1 ? "" : "0 to ", n - 1);
+  }
   VhBackendChoice *choice = vh_backend_choose (kind, o->gpu_device,
       vh_tool_config (), &gpu_error);
   if (!choice) {
@@ -680,7 +688,7 @@ int
 main (int argc, char **argv)
 {
   ScoreOptions o = { .subsample = 1, .seed = 1, .strength = 3,
-    .gpu_device = -1
+    .gpu_device = SCORE_GPU_UNSET
   };
   GOptionEntry entries[] = {
     {"reference", 'r', 0, G_OPTION_ARG_FILENAME, &o.ref_path,
@@ -742,8 +750,11 @@ main (int argc, char **argv)
         &o.log_format, "json, xml, csv or sub", "FMT"},
     {"backend", 0, 0, G_OPTION_ARG_STRING, &o.backend,
         "auto (a working GPU, else the CPU), cpu, hip", "B"},
+    {"gpu", 0, 0, G_OPTION_ARG_STRING, &o.gpu,
+        "GPU to score on: its index (default 0), or auto (the least-loaded "
+        "GPU of the process)", "auto|N"},
     {"gpu_device", 0, 0, G_OPTION_ARG_INT, &o.gpu_device,
-        "GPU to use (default the first)", "N"},
+        "Same as --gpu N (-1: auto)", "N"},
     {"no_prediction", 'n', 0, G_OPTION_ARG_NONE, &o.no_prediction,
         "Features only: compute what the models need, predict nothing",
         NULL},
@@ -790,6 +801,12 @@ main (int argc, char **argv)
     fprintf (stderr, "vmafhip-score: unexpected argument '%s'\n", argv[1]);
     return 2;
   }
+  if (!score_options_resolve_gpu (&o, &error)) {
+    fprintf (stderr, "vmafhip-score: %s\n", error->message);
+    g_clear_error (&error);
+    g_free (o.gpu);
+    return 2;
+  }
   /* --merge's parts: the arguments left, NULL-terminated */
   char **parts = g_new0 (char *, argc);
   for (int i = 1; i < argc; i++)
@@ -813,6 +830,7 @@ main (int argc, char **argv)
   g_free (o.scaler);
   g_free (o.repair);
   g_free (o.chunk);
+  g_free (o.gpu);
   g_strfreev (o.models);
   g_strfreev (o.features);
   return rc;

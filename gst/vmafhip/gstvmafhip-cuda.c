@@ -47,7 +47,9 @@ wrap_device_context (VhBackendChoice * device)
 }
 
 /* The element's GstCudaContext, made at the first need: the process's
- * shared handle on the NVIDIA device that backend=hip/auto would use. */
+ * shared handle on the NVIDIA device that backend=hip/auto uses (chosen at
+ * start), or would use (device-id=-1: the least-loaded one now; start()
+ * then follows the context, gst_vmafhip_cuda_device). */
 static GstCudaContext *
 ensure_context (GstVmafHip * self)
 {
@@ -66,6 +68,10 @@ ensure_context (GstVmafHip * self)
   GST_OBJECT_UNLOCK (self);
   if (backend == GST_VMAFHIP_BACKEND_CPU || self->cuda.unavailable)
     return NULL;
+  /* (a separate handle on the device start () placed us on, so that the
+   * context, which upstream may keep, does not count as a stream there) */
+  if (self->backend && vh_backend_choice_is_nvidia (self->backend))
+    device_id = vh_backend_choice_device_id (self->backend);
   if (!gst_cuda_load_library ()) {
     GST_DEBUG_OBJECT (self, "no CUDA library: system memory only");
     self->cuda.unavailable = TRUE;
@@ -97,12 +103,27 @@ ensure_context (GstVmafHip * self)
   self->cuda.context = gst_object_ref (ctx);
   GST_OBJECT_UNLOCK (self);
   GST_INFO_OBJECT (self, "sharing CUDA context %p of device %d",
-      gst_cuda_context_get_handle (ctx), device_id < 0 ? 0 : device_id);
+      gst_cuda_context_get_handle (ctx), gst_vmafhip_cuda_device (self));
   /* the bin keeps it and gives it to CUDA elements that ask later */
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_have_context (GST_OBJECT (self),
           gst_context_new_cuda_context (ctx)));
   return ctx;
+}
+
+gint
+gst_vmafhip_cuda_device (GstVmafHip * self)
+{
+  guint device = 0;
+  GST_OBJECT_LOCK (self);
+  GstObject *ctx = self->cuda.context ? gst_object_ref (self->cuda.context)
+      : NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (!ctx)
+    return -1;
+  g_object_get (ctx, "cuda-device-id", &device, NULL);
+  gst_object_unref (ctx);
+  return (gint) device;
 }
 
 gboolean
@@ -226,9 +247,11 @@ gst_vmafhip_cuda_map_side (GstVmafHip * self, Side * side,
       GST_ELEMENT_WARNING (self, STREAM, FORMAT,
           ("Frames in CUDA memory of another context (device %u) are "
               "copied between contexts.", device),
-          ("first on %s: upstream did not take vmafhip's context; scoring "
-              "is unchanged, the copy costs a little GPU time",
-              GST_PAD_NAME (side->pad)));
+          ("first on %s: upstream did not take vmafhip's context (of "
+              "device %d); scoring is unchanged, the copy costs a little GPU "
+              "time; device-id=%u scores on upstream's device",
+              GST_PAD_NAME (side->pad),
+              vh_backend_choice_device_id (self->backend), device));
     }
   }
   return TRUE;
@@ -258,6 +281,13 @@ gst_vmafhip_cuda_clear (GstVmafHip * self)
 }
 
 #else /* !HAVE_GST_CUDA */
+
+gint
+gst_vmafhip_cuda_device (GstVmafHip * self)
+{
+  (void) self;
+  return -1;
+}
 
 gboolean
 gst_vmafhip_cuda_query (GstVmafHip * self, GstQuery * query)

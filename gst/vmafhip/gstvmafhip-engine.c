@@ -64,11 +64,19 @@ gst_vmafhip_choose_backend (GstVmafHip * self)
     [GST_VMAFHIP_BACKEND_HIP] = VH_BACKEND_HIP,
   };
   GError *error = NULL;
+  gint device_id = self->cfg.device_id;
 
   self->use_gpu = FALSE;
   g_clear_pointer (&self->backend, vh_backend_choice_unref);
-  self->backend = vh_backend_choose (kinds[self->cfg.backend],
-      self->cfg.device_id, &self->engine_config, &error);
+  /* auto, with a CUDA context shared with upstream already: its device
+   * (the frames decoded there are read in place) */
+  if (device_id == VH_DEVICE_AUTO && gst_vmafhip_cuda_device (self) >= 0) {
+    device_id = gst_vmafhip_cuda_device (self);
+    GST_INFO_OBJECT (self, "device-id=-1: the device of the CUDA context "
+        "shared with upstream, %d", device_id);
+  }
+  self->backend = vh_backend_choose (kinds[self->cfg.backend], device_id,
+      &self->engine_config, &error);
   if (!self->backend) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("No usable HIP GPU for backend=hip: %s. Use backend=cpu or "
@@ -77,6 +85,10 @@ gst_vmafhip_choose_backend (GstVmafHip * self)
     g_clear_error (&error);
     return FALSE;
   }
+  if (vh_backend_choice_is_gpu (self->backend))
+    GST_INFO_OBJECT (self, "device-id=%d: scoring on GPU %d (%s)",
+        self->cfg.device_id, vh_backend_choice_device_id (self->backend),
+        vh_backend_choice_description (self->backend));
   const gchar *fallback = vh_backend_choice_fallback (self->backend);
   if (fallback && !self->warned_no_gpu) {
     GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,

@@ -385,6 +385,8 @@ gboolean gst_vmafhip_cuda_map_side (GstVmafHip * self, Side * side,
     const VhEngine * engine, gboolean reads_chroma, GstBuffer * buf,
     GstVideoFrame * frame, VhPicture * pic, gboolean * mapped);
 void gst_vmafhip_cuda_clear (GstVmafHip * self);
+/* The device of the CUDA context shared with upstream, -1 without one */
+gint gst_vmafhip_cuda_device (GstVmafHip * self);
 
 /* gstvmafhip-dmabuf.c */
 /* Takes caps; drops their dmabuf structures where dmabufs cannot be

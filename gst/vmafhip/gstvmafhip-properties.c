@@ -17,7 +17,7 @@
 #define DEFAULT_RESULTS_FORMAT GST_VMAFHIP_RESULTS_NONE
 #define DEFAULT_WRITE_FAILURE GST_VMAFHIP_WRITE_FAILURE_ERROR
 #define DEFAULT_BACKEND GST_VMAFHIP_BACKEND_AUTO
-#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_DEVICE_ID 0
 #define DEFAULT_RATE_MISMATCH GST_VMAFHIP_RATE_MISMATCH_ERROR
 #define DEFAULT_SCALER GST_VMAFHIP_SCALER_BICUBIC
 #define DEFAULT_LOG_LEVEL GST_VMAFHIP_LOG_NONE
@@ -468,7 +468,8 @@ gst_vmafhip_install_properties (GObjectClass * gobject_class)
           GST_TYPE_VMAFHIP_BACKEND, DEFAULT_BACKEND, rw));
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
       g_param_spec_int ("device-id", "Device ID",
-          "GPU device for the hip backend (-1 = the first usable one)",
+          "GPU to score on: its index, or -1 (auto): the GPU with the "
+          "fewest streams of the process",
           -1, G_MAXINT, DEFAULT_DEVICE_ID, rw));
   g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
       g_param_spec_string ("active-backend", "Active backend",

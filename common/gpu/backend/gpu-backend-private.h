@@ -97,6 +97,10 @@ struct VhGpuBackend {
   GMutex stage_lock;
   GCond stage_done;
   unsigned stage_left;
+
+  /* vh_gpu_backend_set_release's, called at the end of backend_free */
+  GDestroyNotify release;
+  gpointer release_data;
 };
 
 /* ---- the features ---------------------------------------------------

@@ -72,6 +72,14 @@ vh_gpu_backend_new (VhGpu *gpu, unsigned slots, GError **error)
   return b;
 }
 
+void
+vh_gpu_backend_set_release (VhGpuBackend *b, GDestroyNotify release,
+    gpointer data)
+{
+  b->release = release;
+  b->release_data = data;
+}
+
 VhGpu *
 vh_gpu_backend_gpu (VhGpuBackend *b)
 {
@@ -691,6 +699,8 @@ backend_free (gpointer backend)
   if (b->scale_module)
     vh_gpu_module_free (b->scale_module);
   vh_gpu_close (b->gpu);
+  if (b->release)
+    b->release (b->release_data);
   g_free (b);
 }
 

@@ -35,10 +35,18 @@ gboolean vh_backend_kind_from_string (const char *name, VhBackendKind *kind);
 
 typedef struct VhBackendChoice VhBackendChoice;
 
-/* The backend for `kind` on GPU `device_id` (negative: 0), the runtime
- * from `config` (NULL: the system's).  NULL only for hip without a working
- * GPU, the error saying why (the caller adds the fix in its own terms:
- * backend=cpu, --backend cpu). */
+/* device_id: a GPU's index (0, 1, ...), or this: the usable GPU with the
+ * fewest streams of this process placed on it (the lowest index on a tie;
+ * a GPU that fails the kernel probe is skipped).  A stream is a choice
+ * alive, or the engines attached through it where there are more: each
+ * weighs until its backend is freed. */
+#define VH_DEVICE_AUTO (-1)
+
+/* The backend for `kind` on GPU `device_id` (VH_DEVICE_AUTO: placed by
+ * load), the runtime from `config` (NULL: the system's).  NULL for hip
+ * without a working GPU, the error saying why (the caller adds the fix in
+ * its own terms: backend=cpu, --backend cpu), and for a device_id below
+ * VH_DEVICE_AUTO. */
 VhBackendChoice *vh_backend_choose (VhBackendKind kind, int device_id,
     const VhConfig *config, GError **error);
 /* Refcounted: the element's pinned pool and CUDA context keep theirs */
@@ -46,7 +54,8 @@ VhBackendChoice *vh_backend_choice_ref (VhBackendChoice *choice);
 void vh_backend_choice_unref (VhBackendChoice *choice);
 
 gboolean vh_backend_choice_is_gpu (const VhBackendChoice *choice);
-/* "hip: VENDOR NAME (ARCH), device N" or "cpu" */
+/* "hip: VENDOR NAME (ARCH), device N" or "cpu"; placed by VH_DEVICE_AUTO,
+ * " (auto: the least loaded of M GPUs)" after it */
 const char *vh_backend_choice_description (const VhBackendChoice *choice);
 /* A sentence for the user: "Scoring on the GPU (HIP, device 0: NAME,
  * ARCH)", "Scoring on the CPU (backend=auto, no usable GPU)", ... */
@@ -75,13 +84,17 @@ gboolean vh_backend_choice_is_nvidia (const VhBackendChoice *choice);
 int vh_backend_choice_device_id (const VhBackendChoice *choice);
 /* The device's primary context (CUDA: a CUcontext; NULL elsewhere) */
 void *vh_backend_choice_native_context (const VhBackendChoice *choice);
-/* NVIDIA device device_id alone (no kernel probe), to offer its CUDA
- * context upstream before a backend is chosen; NULL with the reason */
+/* NVIDIA device device_id alone (no kernel probe, no stream placed), to
+ * offer its CUDA context upstream before a backend is chosen
+ * (VH_DEVICE_AUTO: the device auto would take now); NULL with the reason */
 VhBackendChoice *vh_backend_open_nvidia (int device_id,
     const VhConfig *config, GError **error);
 /* How many GPUs the runtimes (the config's, else the system's) see; 0
  * where none loads */
 int vh_backend_count_gpus (const VhConfig *config);
+/* The streams of this process on GPU device_id (VH_DEVICE_AUTO's
+ * measure) */
+int vh_backend_device_load (int device_id);
 
 /* Pinned host memory the GPU copies from in place (vh_gpu_host_alloc) */
 void *vh_backend_host_alloc (const VhBackendChoice *choice, size_t size,

@@ -35,6 +35,10 @@ unsigned vh_gpu_backend_n_zero_copy (const VhGpuBackend *backend);
 /* Frames whose pictures were in GPU memory (VH_PICTURE_DEVICE), copied
  * device to device. */
 unsigned vh_gpu_backend_n_device (const VhGpuBackend *backend);
+/* `release (data)` when the backend is freed (its engine's end): the
+ * backend choice's count of the engines on each device */
+void vh_gpu_backend_set_release (VhGpuBackend *backend,
+    GDestroyNotify release, gpointer data);
 
 extern const VhAccelOps vh_gpu_backend_ops;
 

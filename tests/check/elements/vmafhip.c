@@ -56,7 +56,7 @@ GST_START_TEST (test_properties)
   g_object_get (e, "subsample", &u, NULL);
   fail_unless_equals_int (u, 1);
   g_object_get (e, "device-id", &i, NULL);
-  fail_unless_equals_int (i, -1);
+  fail_unless_equals_int (i, 0);        /* GPU 0; -1 is auto */
   g_object_get (e, "pool-method", &en, NULL);
   fail_unless_equals_int (en, 3);       /* mean, libvmaf's value */
   g_object_get (e, "results-format", &en, NULL);

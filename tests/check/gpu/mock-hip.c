@@ -1,13 +1,15 @@
 /* vmafhip — a stand-in for AMD's HIP runtime (libamdhip64), for tests on
- * machines without an AMD GPU: one "gfx90a" device whose memory is host
- * memory.  Copies and memsets are done at once; kernels do nothing (their
+ * machines without an AMD GPU: one "gfx90a" device (VH_MOCK_HIP_DEVICES=N:
+ * N alike ones, hipSetDevice and the device queries taking 0 to N-1, every
+ * device's memory the same host heap) whose memory is host memory.  Copies and memsets are done at once; kernels do nothing (their
  * results are not to be read).  dmabuf imports mmap the descriptor, so an
  * imported buffer reads back what its producer wrote.
  *
  * Loaded by the HIP loader through VMAFHIP_HIP_LIBRARY.  Tests read its
  * counters with vh_mock_hip_counters (), vh_mock_hip_host_allocs (),
  * vh_mock_hip_host_refused (), vh_mock_hip_copy_bytes (),
- * vh_mock_hip_event_syncs () and vh_mock_hip_launches (name), and make
+ * vh_mock_hip_event_syncs (), vh_mock_hip_launches (name) and
+ * vh_mock_hip_device_launches (device), and make
  * imports fail with VH_MOCK_HIP_REFUSE_IMPORT=1, pinned host allocations
  * after the first N fail with VH_MOCK_HIP_HOST_MALLOC_AFTER=N, device
  * allocations above N bytes run out of memory with
@@ -17,7 +19,8 @@
  * VH_MOCK_HIP_FAIL_COPY_AFTER=N; with VH_MOCK_HIP_LOST_AFTER=N the device
  * disappears after the first N launches: every call after fails with
  * hipErrorNoDevice, the frees and destroys too (their memory is released
- * all the same) (set them before the first call).  Only the symbols the
+ * all the same); device N loads no module with VH_MOCK_HIP_BAD_DEVICE=N
+ * (set them before the first call).  Only the symbols the
  * loader resolves. */
 #include <malloc.h>
 #include <pthread.h>
@@ -120,10 +123,20 @@ lost (void)
 /* before a call that does something */
 #define RETURN_IF_GONE() do { if (lost ()) return hipErrorNoDevice; } while (0)
 
+/* VH_MOCK_HIP_DEVICES=N: N alike devices (default 1) */
+static int
+device_count (void)
+{
+  const char *n = getenv ("VH_MOCK_HIP_DEVICES");
+  const int count = n ? atoi (n) : 1;
+  return count >= 0 ? count : 0;
+}
+
 static hipError_t
 check_device (int device)
 {
-  return device == 0 ? hipSuccess : hipErrorInvalidDevice;
+  return device >= 0 && device < device_count () ? hipSuccess
+      : hipErrorInvalidDevice;
 }
 
 hipError_t hipInit (unsigned int flags) { (void) flags; return hipSuccess; }
@@ -149,7 +162,12 @@ hipGetErrorString (hipError_t status)
       "(mock: the device has gone)" : "mock HIP error";
 }
 
-hipError_t hipGetDeviceCount (int *count) { *count = 1; return hipSuccess; }
+hipError_t
+hipGetDeviceCount (int *count)
+{
+  *count = device_count ();
+  return *count ? hipSuccess : hipErrorNoDevice;
+}
 
 hipError_t
 hipDeviceGetName (char *name, int len, int device)
@@ -193,7 +211,32 @@ hipDeviceTotalMem (size_t *bytes, int device)
   return check_device (device);
 }
 
-hipError_t hipSetDevice (int device) { return check_device (device); }
+/* hipSetDevice's, per thread as HIP's; the launches per device */
+#define MOCK_MAX_DEVICES 16
+static __thread int current_device;
+static unsigned long long device_launches[MOCK_MAX_DEVICES];
+
+hipError_t
+hipSetDevice (int device)
+{
+  const hipError_t status = check_device (device);
+  if (status == hipSuccess)
+    current_device = device;
+  return status;
+}
+
+/* the test's view: kernel launches on `device` (the calling thread's
+ * hipSetDevice's at the launch) */
+unsigned long long
+vh_mock_hip_device_launches (int device)
+{
+  unsigned long long n = 0;
+  pthread_mutex_lock (&lock);
+  if (device >= 0 && device < MOCK_MAX_DEVICES)
+    n = device_launches[device];
+  pthread_mutex_unlock (&lock);
+  return n;
+}
 
 /* the device allocations: host memory, up to VH_MOCK_HIP_MALLOC_LIMIT */
 static hipError_t
@@ -483,9 +526,14 @@ hipMemsetD32Async (void *dst, int value, size_t count, void *stream)
   return hipSuccess;
 }
 
+/* VH_MOCK_HIP_BAD_DEVICE=N: device N loads no module (a device the
+ * build has no kernels for) */
 hipError_t
 hipModuleLoadData (void **module, const void *image)
 {
+  const char *bad = getenv ("VH_MOCK_HIP_BAD_DEVICE");
+  if (bad && atoi (bad) == current_device)
+    return hipErrorInvalidValue;
   return image ? new_token (module) : hipErrorInvalidValue;
 }
 
@@ -560,6 +608,8 @@ hipModuleLaunchKernel (void *function, unsigned int gx, unsigned int gy,
   }
   pthread_mutex_lock (&lock);
   ((MockFunction *) function)->launches++;
+  if (current_device < MOCK_MAX_DEVICES)
+    device_launches[current_device]++;
   pthread_mutex_unlock (&lock);
   return hipSuccess;
 }
