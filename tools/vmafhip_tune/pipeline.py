@@ -321,6 +321,9 @@ def run_cell(cell, scoring, stop=None):
         frames = len(log.get("frames", []))
         if frames == 0 or "vmaf" not in scores:
             raise CellError("no frame was scored")
+    except CellError as e:
+        e.pipeline = description
+        raise
     finally:
         if temp_log and os.path.exists(temp_log):
             os.unlink(temp_log)

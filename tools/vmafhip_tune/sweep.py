@@ -65,7 +65,7 @@ class Sweep:
         except pipeline.Stopped:
             raise Interrupted()
         except pipeline.CellError as e:
-            self.errors.add(cell.key, "", str(e))
+            self.errors.add(cell.key, getattr(e, "pipeline", ""), str(e))
             self.note(f"vmafhip-tune: cell {cell.key} failed: {e}")
             self.tick()
             return None
