@@ -52,6 +52,7 @@ class Encoder:
     knobs: tuple           # the first is the default knob
     fixed: tuple           # ((property, value), ...) every cell sets
     parser: str
+    stream_caps: str       # after the parser: a stream a file can hold
     decoders: tuple        # first installed one is used
     extension: str         # of a kept elementary stream
     preset_property: str   # what --preset sets ("" where none)
@@ -78,6 +79,7 @@ ENCODERS = {
                Knob("bitrate", 1, 2048000, False, (("pass", "cbr"), ("bitrate", "{v}")))),
         fixed=(),
         parser="h264parse",
+        stream_caps="video/x-h264,stream-format=byte-stream,alignment=au",
         decoders=("avdec_h264", "openh264dec", "nvh264dec"),
         extension="h264",
         preset_property="speed-preset", default_preset="medium",
@@ -89,18 +91,22 @@ ENCODERS = {
                Knob("bitrate", 1, 102400, False, (("bitrate", "{v}"),))),
         fixed=(),
         parser="h265parse",
+        stream_caps="video/x-h265,stream-format=byte-stream,alignment=au",
         decoders=("avdec_h265", "libde265dec", "nvh265dec"),
         extension="h265",
         preset_property="speed-preset", default_preset="medium",
         package="gstreamer1.0-plugins-bad"),
-    # libaom: end-usage=q is its constant-quality mode, cq-level the knob
+    # libaom: GStreamer 1.22's av1enc has no cq-level, so the constant
+    # quality mode (end-usage=q) gets its quantizer pinned by min = max
     "av1enc": Encoder(
         factory="av1enc",
-        knobs=(Knob("cq", 0, 63, True, (("end-usage", "q"), ("cq-level", "{v}"))),
+        knobs=(Knob("qp", 0, 63, True, (("end-usage", "q"), ("min-quantizer", "{v}"),
+                                        ("max-quantizer", "{v}"))),
                Knob("bitrate", 1, 1000000, False,
                     (("end-usage", "vbr"), ("target-bitrate", "{v}")))),
         fixed=(),
         parser="av1parse",
+        stream_caps="video/x-av1,stream-format=obu-stream,alignment=tu",
         decoders=("av1dec", "dav1ddec"),
         extension="obu",
         preset_property="cpu-used", default_preset="6",
@@ -113,6 +119,7 @@ ENCODERS = {
                     (("rc-mode", "vbr"), ("bitrate", "{v}")))),
         fixed=(),
         parser="h264parse",
+        stream_caps="video/x-h264,stream-format=byte-stream,alignment=au",
         decoders=("nvh264dec", "avdec_h264"),
         extension="h264",
         preset_property="preset", default_preset="default",
@@ -124,6 +131,7 @@ ENCODERS = {
                     (("rc-mode", "vbr"), ("bitrate", "{v}")))),
         fixed=(),
         parser="h265parse",
+        stream_caps="video/x-h265,stream-format=byte-stream,alignment=au",
         decoders=("nvh265dec", "avdec_h265"),
         extension="h265",
         preset_property="preset", default_preset="default",

@@ -4,7 +4,7 @@ pops its own bus in the thread that runs it).
     SOURCE ! tee name=t
       t. ! queue ! v.ref_sink                       (the reference, decoded once)
       t. ! queue ! videoscale ! video/x-raw,width=W,height=H
-           ! ENCODER ! PARSER name=parse [! tee name=es ! queue ! filesink]
+           ! ENCODER ! PARSER ! STREAM-CAPS [! tee name=es ! queue ! filesink]
            ! DECODER ! v.dist_sink
       vmafhip name=v scaler=bicubic results-filename=LOG ! fakesink
 
@@ -218,7 +218,8 @@ def describe(cell, scoring, log_path, keep_path):
     encode = (f"t. ! {QUEUE} ! videoscale ! "
               f"video/x-raw,width={cell.width},height={cell.height} ! "
               f"{cell.encoder.factory} {settings} ! "
-              f"{cell.encoder.parser} name=parse ! ")
+              f"{cell.encoder.parser} ! "
+              f"capsfilter name=parse caps={cell.encoder.stream_caps} ! ")
     if keep_path:
         encode += (f"tee name=es ! {QUEUE} ! filesink location={quote(keep_path)} "
                    f"es. ! {QUEUE} ! ")
@@ -252,7 +253,8 @@ def cut_to_shot(pipeline, start, frames):
 
 
 def count_bytes(pipeline):
-    """A counter of the bytes leaving the parser (the elementary stream)."""
+    """A counter of the bytes leaving the parser (the elementary stream, as
+    a kept file holds it)."""
     total = [0]
     lock = threading.Lock()
 
