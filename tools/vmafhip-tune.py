@@ -9,12 +9,18 @@ import os
 import sys
 
 INSTALLED_PACKAGE_DIR = "@VMAFHIP_PYTHON_DIR@"
+RELATIVE_PACKAGE_DIR = "@VMAFHIP_PYTHON_REL@"   # from the script's folder
 
 here = os.path.dirname(os.path.realpath(__file__))
-if os.path.isdir(os.path.join(here, "vmafhip_tune")):
-    sys.path.insert(0, here)
-elif not INSTALLED_PACKAGE_DIR.startswith("@"):
-    sys.path.insert(0, INSTALLED_PACKAGE_DIR)
+folders = [here]        # the source tree: the package beside the script
+if RELATIVE_PACKAGE_DIR and not RELATIVE_PACKAGE_DIR.startswith("@"):
+    folders.append(os.path.join(here, RELATIVE_PACKAGE_DIR))
+if not INSTALLED_PACKAGE_DIR.startswith("@"):
+    folders.append(INSTALLED_PACKAGE_DIR)
+for folder in folders:
+    if os.path.isdir(os.path.join(folder, "vmafhip_tune")):
+        sys.path.insert(0, folder)
+        break
 
 from vmafhip_tune.cli import main  # noqa: E402
 
