@@ -95,7 +95,9 @@ def source_launch(spec):
     if not os.path.isfile(spec) or not os.access(spec, os.R_OK):
         raise SourceError(f"{spec}: no such readable file")
     # decodebin reads y4m (y4mdec) and anything else a plugin decodes
-    return f"filesrc location={quote(os.path.abspath(spec))} ! decodebin"
+    # the capsfilter takes the video stream (an audio one stays unlinked)
+    return (f"filesrc location={quote(os.path.abspath(spec))} ! decodebin ! "
+            "video/x-raw(ANY)")
 
 
 def run_to_end(pipeline, stop=None, on_message=None):
