@@ -15,6 +15,7 @@ import gi
 
 gi.require_version("Gst", "1.0")
 gi.require_version("GstApp", "1.0")
+# GstApp: the appsink gets its try_pull_sample method
 from gi.repository import GLib, Gst, GstApp  # noqa: E402,F401
 
 import numpy  # noqa: E402
