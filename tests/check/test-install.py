@@ -53,12 +53,20 @@ def main():
                "64x48", "--frame_cnt", "4", "--backend", "cpu", "-q"])
     assert "pooled over 4 frames" in out, out
     run([os.path.join(bin_dir, "vmafhip-info"), "--help"])
-    for tool in ("vmafhip-monitor", "vmafhip-plot", "vmafhip-dask"):
+    for tool in ("vmafhip-monitor", "vmafhip-plot", "vmafhip-dask",
+                 "vmafhip-tune"):
         path = os.path.join(bin_dir, tool)
         assert os.access(path, os.X_OK), path
     # its catalogue options, without Dask (imported once a catalogue is read)
     out = run([os.path.join(bin_dir, "vmafhip-dask"), "--help"])
     assert "--scheduler ADDRESS" in out, out
+    # vmafhip-tune finds its package (datadir/vmafhip/python) from there
+    tune = os.path.join(bin_dir, "vmafhip-tune")
+    out = run([tune, "--list-encoders"], env=env)
+    assert "x264enc  crf  0..50  lower=better" in out, out
+    package = under(dest, os.path.join(datadir, "vmafhip", "python",
+                                       "vmafhip_tune"), prefix)
+    assert os.path.isfile(os.path.join(package, "cli.py")), package
 
     # the header-only meta, with its pkg-config file's flags
     pc_dir = under(dest, os.path.join(libdir, "pkgconfig"), prefix)
