@@ -1,5 +1,6 @@
-"""vmafhip-tune's command line: `corpus` (a grid sweep) and `recommend`
-(bisection to a target, optionally per shot).  docs/tune.md is the
+"""vmafhip-tune's command line: `corpus` (a grid sweep), `recommend`
+(bisection to a target, optionally per shot), and on a corpus `ladder`
+and `compare` (analyse.py).  docs/tune.md is the
 reference.
 
 Exit status: 0 done; 1 some cells failed (the others are in the corpus;
@@ -14,7 +15,7 @@ import os
 import re
 import sys
 
-from . import encoders, pipeline, shots
+from . import analyse, encoders, pipeline, shots
 from .corpus import CorpusError, cell_key
 from .encoders import ConfigError, format_value
 from .sweep import Interrupted, Sweep, bisection_probes, default_jobs, last_true
@@ -144,6 +145,7 @@ def build_parser():
                    help=f"shortest shot (default {shots.DEFAULT_MIN_FRAMES})")
     p.add_argument("--json", action="store_true",
                    help="print the result as JSON instead of a table")
+    analyse.add_arguments(sub)
     return parser
 
 
@@ -391,9 +393,13 @@ def main(argv=None):
         return 0
     if args.command is None:
         parser.print_usage(sys.stderr)
-        print("vmafhip-tune: a subcommand: corpus or recommend", file=sys.stderr)
+        print("vmafhip-tune: a subcommand: corpus, recommend, ladder or "
+              "compare", file=sys.stderr)
         return 2
     try:
+        done = analyse.run(args)
+        if done is not None:
+            return done
         if args.command == "corpus":
             return command_corpus(args)
         return command_recommend(args)
