@@ -21,6 +21,7 @@ packages=(
   # charts, headless Chromium
   python3-prometheus-client prometheus libjs-chart.js chromium
   python3-distributed   # vmafhip-dask and its test: Dask's scheduler, workers
+  python3-numpy python3-tqdm   # vmafhip-tune: scene cuts, progress
   ffmpeg          # test-scale compares the scaler with FFmpeg's scale filter
 )
 [ "${1:-}" != --cuda-memory ] || packages+=(libgstreamer-plugins-bad1.0-dev)
