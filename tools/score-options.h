@@ -39,6 +39,20 @@ score_fail (GError **error, const char *fmt, ...)
   return FALSE;
 }
 
+/* Frees what option parsing allocated (every string and list) */
+static inline void
+score_options_clear (ScoreOptions *o)
+{
+  char **strings[] = { &o->ref_path, &o->dis_path, &o->pixel_format,
+    &o->format, &o->raw_chroma, &o->synthetic, &o->output, &o->log_format,
+    &o->backend, &o->scaler, &o->repair, &o->chunk, &o->gpu
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (strings); i++)
+    g_clear_pointer (strings[i], g_free);
+  g_clear_pointer (&o->models, g_strfreev);
+  g_clear_pointer (&o->features, g_strfreev);
+}
+
 #define SCORE_GPU_UNSET G_MININT
 
 /* --gpu auto|N (or --gpu_device N, -1 for auto) into gpu_device: 0

@@ -790,21 +790,24 @@ main (int argc, char **argv)
     fprintf (stderr, "vmafhip-score: %s\n", error->message);
     g_clear_error (&error);
     g_option_context_free (ctx);
+    score_options_clear (&o);
     return 2;
   }
   g_option_context_free (ctx);
   if (o.version) {
     printf ("vmafhip-score %s (scores of libvmaf 3.2.0)\n", VMAFHIP_VERSION);
+    score_options_clear (&o);
     return 0;
   }
   if (argc > 1 && !o.merge) {
     fprintf (stderr, "vmafhip-score: unexpected argument '%s'\n", argv[1]);
+    score_options_clear (&o);
     return 2;
   }
   if (!score_options_resolve_gpu (&o, &error)) {
     fprintf (stderr, "vmafhip-score: %s\n", error->message);
     g_clear_error (&error);
-    g_free (o.gpu);
+    score_options_clear (&o);
     return 2;
   }
   /* --merge's parts: the arguments left, NULL-terminated */
@@ -818,20 +821,6 @@ main (int argc, char **argv)
     fprintf (stderr, "vmafhip-score: %s\n", error->message);
     g_clear_error (&error);
   }
-  g_free (o.ref_path);
-  g_free (o.dis_path);
-  g_free (o.pixel_format);
-  g_free (o.format);
-  g_free (o.raw_chroma);
-  g_free (o.synthetic);
-  g_free (o.output);
-  g_free (o.log_format);
-  g_free (o.backend);
-  g_free (o.scaler);
-  g_free (o.repair);
-  g_free (o.chunk);
-  g_free (o.gpu);
-  g_strfreev (o.models);
-  g_strfreev (o.features);
+  score_options_clear (&o);
   return rc;
 }
