@@ -70,6 +70,22 @@ class Encoder:
                           f"(it has: {names})")
 
 
+def nvenc(codec):
+    """nvh264enc or nvh265enc: the two differ only in their codec's name."""
+    return Encoder(
+        factory=f"nv{codec}enc",
+        knobs=(Knob("qp", 0, 51, True, (("rc-mode", "cqp"), ("qp-const", "{v}"))),
+               Knob("bitrate", 1, 2048000, False,
+                    (("rc-mode", "vbr"), ("bitrate", "{v}")))),
+        fixed=(),
+        parser=f"{codec}parse",
+        stream_caps=f"video/x-{codec},stream-format=byte-stream,alignment=au",
+        decoders=(f"nv{codec}dec", f"avdec_{codec}"),
+        extension=codec,
+        preset_property="preset", default_preset="default",
+        package="gstreamer1.0-plugins-bad")
+
+
 ENCODERS = {
     # pass=qual: quantizer is x264's CRF; pass=quant: a constant QP
     "x264enc": Encoder(
@@ -112,30 +128,8 @@ ENCODERS = {
         preset_property="cpu-used", default_preset="6",
         package="gstreamer1.0-plugins-bad"),
     # NVENC (nvcodec): constant QP; present only where the GPU encodes
-    "nvh264enc": Encoder(
-        factory="nvh264enc",
-        knobs=(Knob("qp", 0, 51, True, (("rc-mode", "cqp"), ("qp-const", "{v}"))),
-               Knob("bitrate", 1, 2048000, False,
-                    (("rc-mode", "vbr"), ("bitrate", "{v}")))),
-        fixed=(),
-        parser="h264parse",
-        stream_caps="video/x-h264,stream-format=byte-stream,alignment=au",
-        decoders=("nvh264dec", "avdec_h264"),
-        extension="h264",
-        preset_property="preset", default_preset="default",
-        package="gstreamer1.0-plugins-bad"),
-    "nvh265enc": Encoder(
-        factory="nvh265enc",
-        knobs=(Knob("qp", 0, 51, True, (("rc-mode", "cqp"), ("qp-const", "{v}"))),
-               Knob("bitrate", 1, 2048000, False,
-                    (("rc-mode", "vbr"), ("bitrate", "{v}")))),
-        fixed=(),
-        parser="h265parse",
-        stream_caps="video/x-h265,stream-format=byte-stream,alignment=au",
-        decoders=("nvh265dec", "avdec_h265"),
-        extension="h265",
-        preset_property="preset", default_preset="default",
-        package="gstreamer1.0-plugins-bad"),
+    "nvh264enc": nvenc("h264"),
+    "nvh265enc": nvenc("h265"),
 }
 
 # Where the other elements a cell needs come from on Debian
