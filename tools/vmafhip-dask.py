@@ -83,14 +83,19 @@ def run_vmafhip_score(command, output):
 
 def merge_parts(command, chunk_results, output):
     """Joins the chunks' part files (the chunk tasks' results, in chunk
-    order) into the log, then removes them."""
+    order) into the log.  The parts stay until the client has the result
+    (remove_parts): a merge retried after its worker died finds them."""
     parts = [r["output"] for r in chunk_results]
     result = run_vmafhip_score(
         command[:2] + parts + command[2:], output)
-    for part in parts:
+    result["parts"] = parts
+    return result
+
+
+def remove_parts(result):
+    for part in result.get("parts", ()):
         if os.path.exists(part):
             os.unlink(part)
-    return result
 
 
 # ---------------------------------------------------------------------------
@@ -489,6 +494,7 @@ def main(argv):
         for pair, future in zip(pairs, finals):
             if future.status == "finished":
                 result = future.result()
+                remove_parts(result)
                 outcomes.append({"means": pooled_means(
                     pair.output, pair.log_format, result["stdout"])})
             else:
