@@ -50,6 +50,10 @@ vh_config_load_environment (VhConfig *config)
   const char *fast = g_getenv ("VMAFHIP_MS_SSIM_FAST");
   if (fast)
     config->ms_ssim_gpu_fast = g_strcmp0 (fast, "0") && *fast;
+  const char *stagers = g_getenv ("VMAFHIP_GPU_STAGERS");
+  if (stagers && *stagers)
+    config->gpu_stagers = (unsigned) MIN (g_ascii_strtoull (stagers, NULL,
+            10), 64);
   const char *shared = g_getenv ("VMAFHIP_SHARED_REFERENCE");
   if (shared)
     config->share_reference = !g_strcmp0 (shared, "1");

@@ -39,6 +39,9 @@ typedef struct VhConfig {
   /* the element shares a reference between its renditions on the GPU
    * whatever its share-reference property says (the test suites' switch) */
   gboolean share_reference;
+  /* threads that copy host pictures into the GPU backend's pinned staging,
+   * the pushing thread included (0: one a CPU, at most 4) */
+  unsigned gpu_stagers;
 } VhConfig;
 
 /* The defaults: the system's runtimes, all the CPU has, row bands, GPU

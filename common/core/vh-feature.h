@@ -87,6 +87,12 @@ typedef struct VhFeatureExtractor {
    * motion SAD, VhPsnrSums), computed elsewhere. NULL: not accelerable. */
   gboolean (*extract_sums) (void *priv, const void *sums, unsigned index,
       VhFeatureSink *sink, GError **error);
+  /* Optional: extract_sums keeps nothing from one frame to the next and
+   * reads `sums` only; returns their size (read from them).  The engine
+   * may then copy a frame's sums and run extract_sums on a helper thread,
+   * on an instance of its own (init'ed alike), beside the next frames'
+   * uploads; the puts reach the table in frame order all the same. */
+  size_t (*independent_sums_size) (const void *sums);
   /* Frames in flight (the engine's worker pool, vh_engine_set_threads).
    * An extractor whose extract() keeps nothing from one frame to the next
    * needs none of these: a second instance (init'ed alike) per worker runs

@@ -12,6 +12,8 @@
 #include "feature-sink.h"
 
 
+typedef struct VhSumsHelpers VhSumsHelpers;
+
 typedef struct {
   const VhFeatureExtractor *fex;
   void *opts;
@@ -62,6 +64,9 @@ struct VhEngine {
   unsigned n_delivered;
   unsigned n_accelerated;       /* instances the accelerator took */
   GError *deliver_error;
+  /* the sums of independent instances, extracted on helper threads
+   * (engine-sums.c; NULL until the first such frame is delivered) */
+  VhSumsHelpers *sums_helpers;
   /* a picture refused for its content (samples beyond its depth): every
    * later push fails with it, as a worker's error does */
   GError *refused;
@@ -127,6 +132,25 @@ void vh_engine_bound_model_free (gpointer bound_model);
 unsigned vh_engine_model_metric (VhEngine *e, const char *name,
     VhMetricKind kind);
 void vh_engine_predict_final_frames (VhEngine *e, unsigned new_final);
+
+/* engine-sums.c: the accelerator's sums of instances whose extractor has
+ * independent_sums_size, extracted on helper threads.  Whether an instance
+ * is one (accelerated, with the hook) */
+gboolean vh_engine_sums_independent (const Instance *inst);
+/* Copies frame `index`'s sums of instance number `instance` and queues
+ * their extraction (the helpers start at the first) */
+gboolean vh_engine_sums_queue (VhEngine *e, unsigned instance,
+    unsigned index, const void *sums, GError **error);
+/* Replays finished extractions into the table in frame order; waits for
+ * the oldest while too many are queued, for all with wait_all.  FALSE
+ * with the first failed extraction's error. */
+gboolean vh_engine_sums_drain (VhEngine *e, gboolean wait_all,
+    GError **error);
+/* The frame of the oldest extraction not replayed yet (G_MAXUINT: none) */
+unsigned vh_engine_sums_first_pending (const VhEngine *e);
+/* Forgets every queued extraction (after waiting for them) */
+void vh_engine_sums_reset (VhEngine *e);
+void vh_engine_sums_free (VhEngine *e);
 
 /* engine-scale.c */
 /* The distorted picture's plane sizes against those scaling expects (the

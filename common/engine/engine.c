@@ -78,6 +78,7 @@ vh_engine_free (VhEngine *e)
   if (!e)
     return;
   vh_engine_workers_free (e);
+  vh_engine_sums_free (e);
   if (e->accel)
     e->accel->free (e->accel_backend);
   vh_engine_scale_free (e);
@@ -366,7 +367,11 @@ deliver_sums (gpointer data, gpointer handle, unsigned index,
     Instance *inst = g_ptr_array_index (e->instances, i);
     if (inst->accel_handle != handle)
       continue;
-    if (!e->deliver_error)
+    if (e->deliver_error)
+      return;
+    if (vh_engine_sums_independent (inst))
+      vh_engine_sums_queue (e, i, index, sums, &e->deliver_error);
+    else
       inst->fex->extract_sums (inst->priv, sums, index, &inst->sink,
           &e->deliver_error);
     return;
@@ -374,7 +379,8 @@ deliver_sums (gpointer data, gpointer handle, unsigned index,
 }
 
 /* Takes finished frames from the accelerator until at most `max_pending`
- * are left in flight. */
+ * are left in flight, and the helpers' extractions of their sums that are
+ * done (all of them with max_pending 0). */
 static gboolean
 collect_accelerated (VhEngine *e, unsigned max_pending, GError **error)
 {
@@ -390,7 +396,7 @@ collect_accelerated (VhEngine *e, unsigned max_pending, GError **error)
     e->deliver_error = NULL;
     return FALSE;
   }
-  return TRUE;
+  return vh_engine_sums_drain (e, max_pending == 0, error);
 }
 
 /* Frames whose every feature is in: the pushed ones, less those the
@@ -400,7 +406,7 @@ frames_complete (const VhEngine *e)
 {
   unsigned done = e->n_pushed;
   if (vh_engine_is_accelerated (e))
-    done = MIN (done, e->n_delivered);
+    done = MIN (MIN (done, e->n_delivered), vh_engine_sums_first_pending (e));
   if (e->frames)
     done = MIN (done, vh_frame_pool_n_finished (e->frames));
   return done;
@@ -548,6 +554,7 @@ vh_engine_reset (VhEngine *e)
     e->accel->reset (e->accel_backend);
   if (e->frames)
     vh_frame_pool_reset (e->frames);
+  vh_engine_sums_reset (e);
   e->n_delivered = 0;
   g_clear_error (&e->deliver_error);
   g_clear_error (&e->refused);

@@ -15,9 +15,10 @@ struct VhFeatureSink {
   const char *suffix;
   GHashTable *metric_of_name;   /* base name -> metric index + 1 */
   GHashTable *metric_of_plain;  /* unsuffixed name -> metric index + 1 */
-  /* a worker's sink: puts go to this frame's record, not the table, by
-   * record_put (engine-workers.c) */
-  struct PoolFrame *record;
+  /* a worker's or a sums helper's sink: puts go to its record (a frame in
+   * flight, a job), not the table, by record_put (engine-workers.c,
+   * engine-sums.c) */
+  gpointer record;
   unsigned record_instance;
   void (*record_put) (VhFeatureSink *sink, gboolean plain, const char *name,
       unsigned index, double value);

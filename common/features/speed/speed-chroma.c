@@ -874,6 +874,15 @@ speed_chroma_extract_sums (void *priv, const void *data, unsigned index,
   return TRUE;
 }
 
+/* extract_sums reads the sums and its scratch only (setup makes the same
+ * scratch from the sums' header on any instance) */
+static size_t
+speed_chroma_sums_size (const void *sums)
+{
+  const VhSpeedSums *s = sums;
+  return vh_speed_sums_size (s->tw, s->th);
+}
+
 static void
 speed_chroma_close (void *priv)
 {
@@ -942,6 +951,7 @@ const VhFeatureExtractor vh_fex_speed_chroma = {
   .init = speed_chroma_init,
   .extract = speed_chroma_extract,
   .extract_sums = speed_chroma_extract_sums,
+  .independent_sums_size = speed_chroma_sums_size,
   .close = speed_chroma_close,
   .check_layout = speed_chroma_check_layout,
   .enum_names = speed_chroma_enum_names,

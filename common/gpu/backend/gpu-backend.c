@@ -32,6 +32,20 @@ typedef struct {
 
 static void run_stage_job (gpointer data, gpointer user_data);
 
+/* n threads stage a picture, the caller one of them (0: one a CPU, at
+ * most 4); the caller alone where the pool cannot start */
+static void
+set_stagers (VhGpuBackend *b, unsigned n)
+{
+  if (b->stagers)
+    g_thread_pool_free (b->stagers, FALSE, TRUE);
+  b->stagers = NULL;
+  b->n_stagers = n ? n : MIN (4, g_get_num_processors ());
+  if (b->n_stagers > 1)
+    b->stagers = g_thread_pool_new (run_stage_job, b,
+        (gint) b->n_stagers - 1, FALSE, NULL);
+}
+
 VhGpuBackend *
 vh_gpu_backend_new (VhGpu *gpu, unsigned slots, GError **error)
 {
@@ -56,10 +70,7 @@ vh_gpu_backend_new (VhGpu *gpu, unsigned slots, GError **error)
   b->handles = g_ptr_array_new ();
   g_mutex_init (&b->stage_lock);
   g_cond_init (&b->stage_done);
-  b->n_stagers = MIN (4, g_get_num_processors ());
-  if (b->n_stagers > 1)
-    b->stagers = g_thread_pool_new (run_stage_job, b, (gint) b->n_stagers,
-        FALSE, NULL);
+  set_stagers (b, 0);
   for (unsigned i = 0; i < slots; i++) {
     Slot *s = &b->slots[i];
     if (!(s->stream = vh_gpu_stream_new (gpu, error))
@@ -710,6 +721,8 @@ backend_set_config (gpointer backend, const VhConfig *config)
   VhGpuBackend *b = backend;
   b->ciede_lab_table = config->ciede_lab_table;
   b->ms_ssim_fast = config->ms_ssim_gpu_fast;
+  if (config->gpu_stagers && config->gpu_stagers != b->n_stagers)
+    set_stagers (b, config->gpu_stagers);
 }
 
 const VhAccelOps vh_gpu_backend_ops = {
