@@ -199,6 +199,22 @@ def test_grouping(tmp, source, grouped):
     assert pipeline.pad_in("dist_sink and dist_sink_0 differ", 3) is None
     assert pipeline.rendition_log("/x/scores.json", 2) == \
         "/x/scores.dist_sink_1.json"
+    # the element's word on a pad: a rendition left out or ended in error
+    # fails its cell; a jump it handles does not
+    from gi.repository import GLib, Gst
+    element = Gst.ElementFactory.make("identity", "v")
+    watch = pipeline.Watch(3)
+    for text in ("dist_sink_1 is not scored: it is 80x40", "dist_sink_0 "
+                 "jumped by +0:00:00.5 at 0:00:02.5"):
+        error = GLib.Error.new_literal(Gst.stream_error_quark(), text,
+                                       int(Gst.StreamError.FORMAT))
+        watch(Gst.Message.new_warning(element, error, ""))
+    watch(Gst.Message.new_element(element, Gst.Structure.new_from_string(
+        "VMAF, type=(string)pooled, pad=(string)dist_sink_0, end=(string)error")))
+    watch(Gst.Message.new_element(element, Gst.Structure.new_from_string(
+        "VMAF, type=(string)pooled, pad=(string)dist_sink, end=(string)eos")))
+    assert list(watch.warnings) == [2] and watch.ends == {1: "error", 0: "eos"}, \
+        (watch.warnings, watch.ends)
     print("grouping: per cell, per CRF and all in one pipeline give the same "
           "rows; a failing rendition is its cell's failure")
 

@@ -255,7 +255,7 @@ BRANCH_ELEMENT = re.compile(r"(q|scale|size|enc|parser|parse|es|fileq|file|"
 
 def describe_branch(cell, index, keep_path):
     """The INDEX-th cell's branch of a pipeline, from the tee to its pad."""
-    i = index
+    i = index       # short: it is in every element's name
     settings = " ".join(f"{p}={quote(v) if ' ' in v or '=' in v else v}"
                         for p, v in encoder_settings(cell))
     encode = (f"t. ! {QUEUE} name=q{i} ! videoscale name=scale{i} ! "
@@ -412,10 +412,16 @@ def run_cell(cell, scoring, stop=None):
     return result
 
 
+# The element's warnings that a pad's frames are not all scored (it left
+# the rendition out, cannot score or write it); others (a timestamp jump
+# it handles, a copy out of CUDA memory) leave the scores whole
+NOT_SCORED = re.compile(r"\bnot scored\b|\bcannot\b")
+
+
 class Watch:
     """What the element says about each pad while it runs: a rendition it
-    leaves out (a warning naming the pad) and how each pad's measurement
-    ended (its pooled message's `end`)."""
+    does not score whole (a warning naming the pad) and how each pad's
+    measurement ended (its pooled message's `end`)."""
 
     def __init__(self, count):
         self.count = count
@@ -428,7 +434,7 @@ class Watch:
         if msg.type == Gst.MessageType.WARNING:
             err, _ = msg.parse_warning()
             index = pad_in(err.message, self.count)
-            if index is not None:
+            if index is not None and NOT_SCORED.search(err.message):
                 self.warnings.setdefault(index, []).append(err.message)
             return
         s = msg.get_structure()
