@@ -400,6 +400,8 @@ def measure(args, title, corpus, cells, gpu):
         rows_a, wall_a, command_a, notes_a = corpus_run(args, title, corpus)
         print(f"(a) vmafhip-tune corpus: {len(rows_a)} cells in {wall_a:.1f} s, "
               f"{len(rows_a) / wall_a * 60:.1f} cells/min", flush=True)
+        if notes_a:     # what vmafhip-tune said: failed cells, notes
+            print("\n".join("    " + line for line in notes_a.splitlines()))
         rows_b, failures, wall_b = baseline_run(
             args, title, os.path.join(args.out, "baseline.jsonl"))
         print(f"(b) encode, decode to file, vmafhip-score: {len(rows_b)} cells "
