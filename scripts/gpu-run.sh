@@ -5,7 +5,7 @@
 #   scripts/gpu-run.sh pack     here: build, then gather the GPU test and
 #                               benchmark programs, the plugin, a GStreamer
 #                               runtime and the test vectors into .gpurun/
-#   scripts/gpu-run.sh remote [tests|bench|all|kernels|ab|cambi|ladder]
+#   scripts/gpu-run.sh remote [tests|bench|all|kernels|ab|cambi|ladder|tune]
 #                               there, in a copy of the tree that carries
 #                               .gpurun/: run the GPU tests (accumulators and
 #                               scores against the CPU) and/or the benchmarks
@@ -14,6 +14,13 @@
 #                               kernels against the CPU and their timings;
 #                               ladder: the ABR ladders decoded on the
 #                               GPU, one element against six;
+#                               tune: scripts/tune-bench.py (issue 39's x264
+#                               grid through vmafhip-tune, nvh264dec and the
+#                               GPU, against encode-to-file then
+#                               vmafhip-score; TUNE_BENCH_ARGS adds options),
+#                               results in $OUT/tune; needs PACK_TUNE=1 at
+#                               pack time (a Python with PyGObject,
+#                               scripts/pack-python-runtime.sh);
 #                               ab: the raw-file pipelines
 #                               with this plugin and another build of it
 #                               (OLD_PLUGIN=path/libgstvmafhip.so at pack
@@ -54,6 +61,9 @@ pack)
         "$build"/tests/check/elements/test-element-vmafhip-golden)
   # PACK_BENCH=0: the tests only (the benchmark programs carry every
   # kernel image each, and the carry is limited)
+  # PACK_TUNE=1 needs vmafhip-score even without the benchmark programs
+  [ "${PACK_BENCH:-1}" != 0 ] || [ "${PACK_TUNE:-0}" = 0 ] || \
+    bins+=("$build"/tools/vmafhip-score)
   [ "${PACK_BENCH:-1}" = 0 ] || bins+=("$build"/tools/vmafhip-gpu-bench
         "$build"/tools/vmafhip-bench "$build"/tools/vmafhip-score
         "$build"/gst/vmafhip/vmafhip-element-bench
@@ -86,6 +96,9 @@ pack)
       rm "$f"
     done
   fi
+  # PACK_TUNE=1: Debian's Python with PyGObject for scripts/tune-bench.py
+  # and vmafhip-tune (about 12.6 MB more in the pack)
+  [ "${PACK_TUNE:-0}" = 0 ] || scripts/pack-python-runtime.sh "$dest/pyrt"
   # the carry is limited to 64 MiB with the work tree: compressed, it is
   # about 40 % of the unpacked size
   tar czf "$carry/pack.tgz" -C "$dest" .
@@ -191,6 +204,18 @@ sys.exit(1 if bad or len(a) < 12 else 0)' "$out/metrics-cpu.json" "$out/metrics-
   fi
   fi
   [ "$what" != tests ] || exit $status
+  # tune: issue 39's grid, vmafhip-tune corpus (x264enc, nvh264dec, the
+  # element on the GPU) against the file-based baseline, and the ladder
+  if [ "$what" = tune ]; then
+    [ -d "$dest/pyrt" ] || { echo "no Python in the pack: pack with PACK_TUNE=1" >&2; exit 2; }
+    # shellcheck disable=SC1091
+    . "$dest/pyrt/python-env.sh"
+    # shellcheck disable=SC2086  # TUNE_BENCH_ARGS: options, split on spaces
+    run python3 scripts/tune-bench.py --score "$dest/bin/vmafhip-score" \
+      --plugin-dir "$dest/plugin" --decoder nvh264dec --backend hip \
+      --out "$out/tune" ${TUNE_BENCH_ARGS:-} || status=1
+    exit $status
+  fi
   # ladder: the ABR ladders as users score them (H.264 rungs on nvh264dec,
   # one element against six; LADDER, LADDER_FRAMES, LADDER_ROUNDS)
   if [ "$what" = ladder ]; then

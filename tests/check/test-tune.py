@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """vmafhip-tune on the CPU (issue 39): a 2-resolution x 3-CRF x264enc
 corpus whose every row equals a separate vmafhip-score run of the same
-(kept) encode and whose bitrate is the kept stream's size; `recommend`
+(kept) encode and whose bitrate is the kept stream's size, the same rows
+whether the cells share pipelines (by CRF, the default; all six) or run one
+pipeline each, a failing rendition that cell's failure alone; `recommend`
 picks what scanning the whole grid picks; an interrupted sweep resumes
 without redoing finished cells and survives a cut-short last line; clear
 errors (exit 2) for an unknown encoder, a missing plugin, a value out of
@@ -123,6 +125,7 @@ def test_corpus_equals_score(tmp, source):
         assert row["scores"] == expect, (row["cell"], row["scores"], expect)
     by_size = {(r["width"], r["value"]): r for r in got}
     assert by_size[(96, 30)]["scores"]["vmaf"] < by_size[(160, 30)]["scores"]["vmaf"]
+    test_grouping(tmp, source, got)
 
     # x265enc: one smaller cell the same way
     if subprocess.run(["gst-inspect-1.0", "--exists", "x265enc"]).returncode == 0:
@@ -140,6 +143,80 @@ def test_corpus_equals_score(tmp, source):
     elif STRICT:
         sys.exit("test-tune: x265enc is not installed (strict-tests)")
     print("corpus: every row equals vmafhip-score on the kept encode")
+
+
+SAME = ("scores", "bytes", "frames", "bitrate_kbps", "width", "height", "value")
+
+
+def same_rows(a, b):
+    """Rows of the same cells from two sweeps: every measured field equal."""
+    a, b = ({r["cell"]: r for r in rows} for rows in (a, b))
+    assert sorted(a) == sorted(b), (sorted(a), sorted(b))
+    for key in a:
+        for field in SAME:
+            assert a[key][field] == b[key][field], (key, field, a[key][field],
+                                                     b[key][field])
+
+
+def test_grouping(tmp, source, grouped):
+    """The default sweep (above: the two resolutions of a CRF in one
+    pipeline, on dist_sink and dist_sink_0) against one pipeline per cell
+    and one pipeline for all six: the same rows; a rendition whose encoder
+    fails is that cell's failure alone."""
+    for row in grouped:
+        assert row["renditions"] == 2 and row["pipeline"].count("x264enc name=enc") == 2
+        assert "v.dist_sink_0" in row["pipeline"], row["pipeline"]
+    grid = ["--source", source, "--resolution", "160x96", "--resolution",
+            "96x64", "--values", "22,30,38", *COMMON]
+    alone = os.path.join(tmp, "alone.jsonl")
+    tune("corpus", "--corpus", alone, "--one-pipeline-per-cell", *grid)
+    assert all(r["renditions"] == 1 and "dist_sink_0" not in r["pipeline"]
+               for r in rows(alone))
+    same_rows(grouped, rows(alone))
+    together = os.path.join(tmp, "together.jsonl")
+    tune("corpus", "--corpus", together, "--group-values", *grid)
+    assert all(r["renditions"] == 6 and "v.dist_sink_4" in r["pipeline"]
+               for r in rows(together))
+    same_rows(grouped, rows(together))
+
+    # x264 refuses an odd size: that rendition fails, the others are run
+    # again without it and are what they are alone
+    failing = os.path.join(tmp, "odd.jsonl")
+    r = tune("corpus", "--corpus", failing, "--source", source, "--resolution",
+             "160x96", "--resolution", "95x63", "--resolution", "96x64",
+             "--values", "30", *COMMON, check=False)
+    assert r.returncode == 1 and "1 cell(s) failed" in r.stderr, r.stderr
+    error, = rows(failing + ".errors")
+    assert error["cell"].endswith("|95x63") and "enc1" in error["error"], error
+    assert all(r["renditions"] == 2 for r in rows(failing))
+    same_rows(rows(failing), [r for r in grouped if r["value"] == 30])
+
+    # which cell a message is about
+    from vmafhip_tune import pipeline
+    assert pipeline.pad_in("dist_sink_1 is not scored: 80x40", 3) == 2
+    assert pipeline.pad_in("dist_sink's results file ...", 3) == 0
+    assert pipeline.pad_in("dist_sink_7 is not scored", 3) is None
+    assert pipeline.pad_in("dist_sink and dist_sink_0 differ", 3) is None
+    assert pipeline.rendition_log("/x/scores.json", 2) == \
+        "/x/scores.dist_sink_1.json"
+    # the element's word on a pad: a rendition left out or ended in error
+    # fails its cell; a jump it handles does not
+    from gi.repository import GLib, Gst
+    element = Gst.ElementFactory.make("identity", "v")
+    watch = pipeline.Watch(3)
+    for text in ("dist_sink_1 is not scored: it is 80x40", "dist_sink_0 "
+                 "jumped by +0:00:00.5 at 0:00:02.5"):
+        error = GLib.Error.new_literal(Gst.stream_error_quark(), text,
+                                       int(Gst.StreamError.FORMAT))
+        watch(Gst.Message.new_warning(element, error, ""))
+    watch(Gst.Message.new_element(element, Gst.Structure.new_from_string(
+        "VMAF, type=(string)pooled, pad=(string)dist_sink_0, end=(string)error")))
+    watch(Gst.Message.new_element(element, Gst.Structure.new_from_string(
+        "VMAF, type=(string)pooled, pad=(string)dist_sink, end=(string)eos")))
+    assert list(watch.warnings) == [2] and watch.ends == {1: "error", 0: "eos"}, \
+        (watch.warnings, watch.ends)
+    print("grouping: per cell, per CRF and all in one pipeline give the same "
+          "rows; a failing rendition is its cell's failure")
 
 
 def test_recommend_matches_grid(tmp, source):
@@ -200,6 +277,13 @@ def test_resume(tmp, source):
     assert lines[:3] == first, "finished rows were rewritten"
     cells = [json.loads(line)["cell"] for line in lines]
     assert len(cells) == 8 and len(set(cells)) == 8, cells
+    # the kill came within a CRF's pipeline of two: its other cell ran
+    # alone on resuming, the untouched CRFs two by two
+    half = json.loads(first[2])
+    other, = [r for r in rows(corpus)[3:] if r["value"] == half["value"]]
+    assert other["renditions"] == 1 and half["renditions"] == 2, (half, other)
+    assert all(r["renditions"] == 2 for r in rows(corpus)[3:]
+               if r["cell"] != other["cell"])
     assert tune(*grid, "--dry-run").stdout == ""
 
     # Ctrl-C mid-sweep: exit 130, every written row whole, then resumed

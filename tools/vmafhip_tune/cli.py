@@ -97,7 +97,8 @@ def common_arguments(p):
     p.add_argument("--model", default="vmaf_v0.6.1",
                    help="built-in model name or model file")
     p.add_argument("--jobs", type=int, default=default_jobs(), metavar="N",
-                   help="cells run at once (default: CPUs / 2)")
+                   help="cells run at once, each cell of a shared "
+                        "pipeline counted (default: CPUs / 2)")
     p.add_argument("--keep-encodes", metavar="DIR",
                    help="write each cell's elementary stream here")
     p.add_argument("--keep-logs", metavar="DIR",
@@ -123,6 +124,15 @@ def build_parser():
                    help="knob values: 18,23,28 or 18:30:4")
     p.add_argument("--dry-run", action="store_true",
                    help="list the cells not yet in the corpus and exit")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--one-pipeline-per-cell", action="store_true",
+                       help="every cell in a pipeline of its own (default: "
+                            "the resolutions of one knob value share one "
+                            "pipeline, its renditions scored against one "
+                            "reference decode)")
+    group.add_argument("--group-values", action="store_true",
+                       help="one pipeline for every value and resolution of "
+                            "a source and encoder")
 
     p = sub.add_parser("recommend", help="the cheapest knob value reaching "
                                          "a target, by bisection")
@@ -211,12 +221,34 @@ def command_corpus(args):
         for cell in todo:
             print(cell.key)
         return 0
+    groups = group_cells(todo, args)
     sweep.progress(len(todo), "cells")
     if len(todo) < len(cells) and not args.quiet:
         sweep.note(f"vmafhip-tune: {len(cells) - len(todo)} of {len(cells)} "
                    "cells already in the corpus")
-    sweep.run_all([lambda c=c: sweep.measure(c) for c in todo])
+    sweep.run_all([lambda g=g: sweep.measure_group(g) for g in groups])
     return finish(sweep)
+
+
+def group_cells(cells, args):
+    """CELLS in the pipelines that run them: those of one source, encoder,
+    knob, decoder and value (every value with --group-values) together,
+    each cell alone with --one-pipeline-per-cell or where the installed
+    element has no renditions' pads."""
+    if not args.one_pipeline_per_cell and not pipeline.renditions_supported():
+        print("vmafhip-tune: this vmafhip has no dist_sink_%u pads: one "
+              "pipeline per cell (update the plugin to share the reference "
+              "decode)", file=sys.stderr)
+        args.one_pipeline_per_cell = True
+    if args.one_pipeline_per_cell:
+        return [[cell] for cell in cells]
+    groups = {}
+    for cell in cells:
+        key = (cell.source.spec, cell.encoder.factory, cell.knob.name,
+               cell.decoder, cell.shot,
+               None if args.group_values else cell.value)
+        groups.setdefault(key, []).append(cell)
+    return list(groups.values())
 
 
 def finish(sweep, failed=False):

@@ -27,8 +27,9 @@ Required keys (types):
 - "pipeline": str   the exact gst-launch description that produced the row
 - "versions": object  {"gstreamer": "1.22.0", "vmafhip": "...",
                     "<encoder>": "<plugin version>"}
-- "elapsed_s": number  wall time of the cell
-Optional: "log": str|null (per-frame libvmaf log kept), "shot": int,
+- "elapsed_s": number  wall time of the cell's pipeline
+Optional: "renditions": int (cells scored in that pipeline, 1 where the
+cell ran alone), "log": str|null (per-frame libvmaf log kept), "shot": int,
 "shot_start": int, "shot_frames": int, "settings": object (other encoder
 properties set).
 

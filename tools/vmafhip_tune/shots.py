@@ -18,8 +18,6 @@ gi.require_version("GstApp", "1.0")
 # GstApp: the appsink gets its try_pull_sample method
 from gi.repository import GLib, Gst, GstApp  # noqa: E402,F401
 
-import numpy  # noqa: E402
-
 from .pipeline import CellError, SourceError, source_launch  # noqa: E402
 
 THUMB_WIDTH, THUMB_HEIGHT = 64, 36
@@ -29,6 +27,7 @@ DEFAULT_MIN_FRAMES = 4
 
 def luma_thumbnails(spec):
     """Every frame of SPEC as a 64x36 8-bit luma array."""
+    import numpy    # here, not at the top: corpus runs without numpy
     launch = (f"{source_launch(spec)} ! videoconvert ! videoscale "
               "add-borders=false method=bilinear ! "
               f"video/x-raw,format=GRAY8,width={THUMB_WIDTH},"
@@ -69,6 +68,7 @@ def luma_thumbnails(spec):
 def differences(frames):
     """Mean absolute luma difference of each frame from the one before
     (frame 0: 0)."""
+    import numpy
     out = [0.0]
     for before, now in zip(frames, frames[1:]):
         out.append(float(numpy.mean(numpy.abs(now.astype(numpy.int16)
