@@ -31,7 +31,8 @@ export VMAFHIP_GOLDEN_CLIPS=${VMAFHIP_GOLDEN_CLIPS:-src01_160x90,src01_576x324_1
 # Python): the runtime preloaded, leaks not checked (the interpreter's own
 # would be reported)
 python_tests=(element-meta-python monitor-tools launch-stops live-jump install
-  cli-decode element-properties-docs probe probe-prometheus probe-gpus tune)
+  cli-decode element-properties-docs probe probe-prometheus probe-gpus tune
+  tune-bench)
 # not here: the dashboard's test drives a browser (the page is what it
 # checks, not vmafhip's code; it runs in the plain pass), which the
 # preloaded runtime would be loaded into too
