@@ -47,6 +47,7 @@ pack)
         "$build"/tests/check/gpu/test-scale-gpu
         "$build"/tools/vmafhip-info
         "$build"/tests/check/elements/test-element-vmafhip
+        "$build"/tests/check/elements/test-element-vmafhip-models
         "$build"/tests/check/elements/test-element-vmafhip-pairing
         "$build"/tests/check/elements/test-element-vmafhip-results
         "$build"/tests/check/elements/test-element-vmafhip-errors
@@ -151,8 +152,8 @@ remote)
   run "$dest/bin/test-gpu-features" || status=1
   # the element's harness tests on the GPU (backend=auto picks it); the
   # H.264 round trip needs avdec_h264, which does not travel
-  for t in test-element-vmafhip test-element-vmafhip-errors \
-      test-element-vmafhip-pipelines test-element-vmafhip-timeline \
+  for t in test-element-vmafhip test-element-vmafhip-models \
+      test-element-vmafhip-errors test-element-vmafhip-pipelines test-element-vmafhip-timeline \
       test-element-vmafhip-memory; do
     GST_STATE_IGNORE_ELEMENTS= GST_CHECKS_IGNORE=test_pipeline_encode_decode \
       run "$dest/bin/$t" || status=1
@@ -162,8 +163,8 @@ remote)
   # tests about backend choice and CPU allocation, and one that pulls two
   # frames after three pairs with the input stalled, not live (the GPU
   # keeps frames in flight until the next push there; live, they go out)
-  for t in test-element-vmafhip test-element-vmafhip-pairing \
-      test-element-vmafhip-results test-element-vmafhip-errors \
+  for t in test-element-vmafhip test-element-vmafhip-models \
+      test-element-vmafhip-pairing test-element-vmafhip-results test-element-vmafhip-errors \
       test-element-vmafhip-timeline test-element-vmafhip-golden \
       test-element-vmafhip-scale test-element-vmafhip-renditions \
       test-element-vmafhip-renditions-live \
