@@ -446,16 +446,23 @@ solve (PictureStats *ps, const float *B, float *X, int m)
   vh_speed_qr_decompose (A, Q, R, H, Z);
   vh_speed_transpose (Q, n);
   vh_speed_mat_mul (ps->rect, Q, B, n, m);
+  /* back substitution, row i of X across the blocks at once: each
+   * element still takes its terms in k order, as libvmaf's per-element
+   * loop (the same floats), but the blocks' independent sums vectorise */
   for (int i = n - 1; i >= 0; i--) {
     const float den = R[i * n + i];
     if (fabsf (den) < EIG_EPS)
       return FALSE;
-    for (int j = 0; j < m; j++) {
-      float t = ps->rect[i * m + j];
-      for (int k = i + 1; k < n; k++)
-        t -= X[k * m + j] * R[i * n + k];
-      X[i * m + j] = t / den;
+    float *restrict xi = X + (size_t) i * m;
+    memcpy (xi, ps->rect + (size_t) i * m, sizeof (float) * m);
+    for (int k = i + 1; k < n; k++) {
+      const float r = R[i * n + k];
+      const float *restrict xk = X + (size_t) k * m;
+      for (int j = 0; j < m; j++)
+        xi[j] -= xk[j] * r;
     }
+    for (int j = 0; j < m; j++)
+      xi[j] /= den;
   }
   return TRUE;
 }
