@@ -6,11 +6,15 @@
  *
  * A test extractor sums the pictures' luma; a CPU accelerator computes
  * those sums at submit and hands them back late.  extract_sums sleeps a
- * different time each frame, so that the helpers finish out of order. */
+ * different time each frame, so that the helpers finish out of order.
+ * SpEED-chroma, the extractor that has independent sums, goes the same
+ * way with the sums its kernels leave computed on the CPU
+ * (vh_speed_chroma_cpu_sums): its scores equal the CPU engine's. */
 #include <check.h>
 #include <string.h>
 
 #include "engine-private.h"
+#include "speed-chroma.h"
 #include "vh-accel.h"
 #include "vh-engine.h"
 #include "vh-synth.h"
@@ -121,9 +125,26 @@ static const VhFeatureExtractor luma_fex = {
 /* ---- a CPU accelerator that hands the sums back late -------------------- */
 
 typedef struct {
-  GQueue pending;               /* LumaSums* */
+  LumaSums luma;
+  VhSpeedSums *speed;           /* NULL: no SpEED handle */
+} LateFrame;
+
+typedef struct {
+  GQueue pending;               /* LateFrame* */
   int handle;
+  gboolean handle_attached;
+  int speed_handle;
+  void *speed_state;            /* an instance of vh_fex_speed_chroma */
+  size_t speed_size;
 } LateAccel;
+
+static void
+late_frame_free (gpointer p)
+{
+  LateFrame *f = p;
+  g_free (f->speed);
+  g_free (f);
+}
 
 static gboolean
 late_attach (gpointer backend, const VhFeatureExtractor *fex,
@@ -131,10 +152,20 @@ late_attach (gpointer backend, const VhFeatureExtractor *fex,
     GError **error)
 {
   LateAccel *a = backend;
-  (void) opts;
-  (void) info;
-  (void) error;
   *handle = fex == &luma_fex ? &a->handle : NULL;
+  a->handle_attached |= fex == &luma_fex;
+  if (fex != &vh_fex_speed_chroma)
+    return TRUE;
+  a->speed_state = g_malloc0 (fex->priv_size);
+  if (!fex->init (a->speed_state, opts, info, error))
+    return FALSE;
+  unsigned w, h;
+  VhSpeedDims d;
+  vh_speed_chroma_size (info->width, info->height, (info->width + 1) / 2,
+      (info->height + 1) / 2, &w, &h);
+  vh_speed_dims (&d, w, h, 1.0);
+  a->speed_size = vh_speed_sums_size (d.tw, d.th);
+  *handle = &a->speed_handle;
   return TRUE;
 }
 
@@ -143,12 +174,16 @@ late_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
     unsigned index, GError **error)
 {
   LateAccel *a = backend;
-  (void) error;
-  LumaSums *s = g_new0 (LumaSums, 1);
-  s->ref = plane_sum (&ref->plane[0], ref->bpc);
-  s->dis = plane_sum (&dis->plane[0], dis->bpc);
-  s->index = index;
-  g_queue_push_tail (&a->pending, s);
+  LateFrame *f = g_new0 (LateFrame, 1);
+  f->luma.ref = plane_sum (&ref->plane[0], ref->bpc);
+  f->luma.dis = plane_sum (&dis->plane[0], dis->bpc);
+  f->luma.index = index;
+  g_queue_push_tail (&a->pending, f);
+  if (a->speed_state) {
+    f->speed = g_malloc0 (a->speed_size);
+    return vh_speed_chroma_cpu_sums (a->speed_state, ref, dis, f->speed,
+        error);
+  }
   return TRUE;
 }
 
@@ -161,11 +196,16 @@ late_collect (gpointer backend, unsigned max_pending,
   (void) error;
   *delivered = 0;
   while (a->pending.length > max_pending) {
-    LumaSums *s = g_queue_pop_head (&a->pending);
-    deliver (engine_data, &a->handle, s->index, s);
+    LateFrame *f = g_queue_pop_head (&a->pending);
+    if (a->handle_attached)
+      deliver (engine_data, &a->handle, f->luma.index, &f->luma);
+    if (f->speed)
+      deliver (engine_data, &a->speed_handle, f->luma.index, f->speed);
     /* the slot is reused at once: the engine must have copied the sums */
-    memset (s, 0xa5, sizeof *s);
-    g_free (s);
+    memset (&f->luma, 0xa5, sizeof f->luma);
+    if (f->speed)
+      memset (f->speed, 0xa5, a->speed_size);
+    late_frame_free (f);
     (*delivered)++;
   }
   return TRUE;
@@ -181,14 +221,18 @@ late_max_in_flight (gpointer backend)
 static void
 late_reset (gpointer backend)
 {
-  g_queue_clear_full (&((LateAccel *) backend)->pending, g_free);
+  g_queue_clear_full (&((LateAccel *) backend)->pending, late_frame_free);
 }
 
 static void
 late_free (gpointer backend)
 {
-  late_reset (backend);
-  g_free (backend);
+  LateAccel *a = backend;
+  late_reset (a);
+  if (a->speed_state)
+    vh_fex_speed_chroma.close (a->speed_state);
+  g_free (a->speed_state);
+  g_free (a);
 }
 
 static const VhAccelOps late_ops = {
@@ -377,6 +421,53 @@ START_TEST (test_sums_free_in_flight)
 }
 END_TEST
 
+/* SpEED-chroma with its sums extracted on the helpers: every frame's
+ * speed_chroma_u, _v and _uv equal to the CPU engine's */
+START_TEST (test_speed_chroma_sums)
+{
+  /* 12 blocks of 5x5 at 1/16 of the 320x180 chroma */
+  const VhVideoInfo info = { 640, 360, _i % 2 ? 10 : 8 };
+  GError *error = NULL;
+  VhEngine *e[2];
+  for (int k = 0; k < 2; k++) {
+    e[k] = vh_engine_new (&info, &error);
+    ck_assert (vh_engine_set_threads (e[k], 3, &error));
+    if (k == 0) {
+      LateAccel *a = g_new0 (LateAccel, 1);
+      g_queue_init (&a->pending);
+      ck_assert (vh_engine_set_accelerator (e[k], &late_ops, a, &error));
+    }
+    ck_assert_msg (vh_engine_add_feature (e[k], "speed_chroma", &error), "%s",
+        error ? error->message : "?");
+  }
+  ck_assert_uint_eq (vh_engine_n_accelerated (e[0]), 1);
+  VhSynth *synth = vh_synth_new (info.width, info.height, info.bpc,
+      VH_SYNTH_420, 5);
+  for (unsigned i = 0; i < 10; i++) {
+    VhPicture ref, dis;
+    vh_synth_render (synth, i, 2 + i % 6, &ref, &dis);
+    for (int k = 0; k < 2; k++)
+      ck_assert_msg (vh_engine_push (e[k], &ref, &dis, &error), "%s",
+          error ? error->message : "?");
+  }
+  for (int k = 0; k < 2; k++)
+    ck_assert (vh_engine_flush (e[k], &error));
+  static const char *const keys[] = { "speed_chroma_u", "speed_chroma_v",
+    "speed_chroma_uv" };
+  for (unsigned i = 0; i < 10; i++)
+    for (unsigned n = 0; n < G_N_ELEMENTS (keys); n++) {
+      const double acc = value_of (e[0], keys[n], i);
+      ck_assert_msg (acc == value_of (e[1], keys[n], i), "%s frame %u: %.17g",
+          keys[n], i, acc);
+      /* content that gives scores (singular covariances give 0) */
+      ck_assert_msg (acc > 0.1, "%s frame %u: %.17g", keys[n], i, acc);
+    }
+  vh_engine_free (e[0]);
+  vh_engine_free (e[1]);
+  vh_synth_free (synth);
+}
+END_TEST
+
 static Suite *
 accel_sums_suite (void)
 {
@@ -388,6 +479,7 @@ accel_sums_suite (void)
   tcase_add_test (tc, test_sums_error_reaches_caller);
   tcase_add_test (tc, test_sums_reset_forgets);
   tcase_add_test (tc, test_sums_free_in_flight);
+  tcase_add_loop_test (tc, test_speed_chroma_sums, 0, 2);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -859,6 +859,32 @@ speed_chroma_extract (void *priv, const VhPicture *ref, const VhPicture *dis,
   return TRUE;
 }
 
+gboolean
+vh_speed_chroma_cpu_sums (void *priv, const VhPicture *ref,
+    const VhPicture *dis, VhSpeedSums *sums, GError **error)
+{
+  SpeedChromaState *s = priv;
+  unsigned w, h;
+  vh_speed_chroma_size (ref->plane[0].width, ref->plane[0].height,
+      ref->plane[1].width, ref->plane[1].height, &w, &h);
+  if ((!s->ready || w != s->d.w || h != s->d.h || !s->frame)
+      && !setup (s, w, h, TRUE, error))
+    return FALSE;
+  const VhSpeedDims *d = &s->d;
+  *sums = (VhSpeedSums) { d->w, d->h, d->tw, d->th };
+  for (unsigned k = 0; k < VH_SPEED_PICTURES; k++) {
+    load_plane (s, &(k % 2 ? dis : ref)->plane[1 + k / 2], s->frame);
+    filter_and_downscale (s, s->frame);
+    covariance_matrix (d, s->small, d->ow, (float *) vh_speed_sums_cov (sums,
+            k));
+    float *centred = (float *) vh_speed_sums_centred (sums, k);
+    for (unsigned y = 0; y < d->th; y++)
+      memcpy (centred + (size_t) y * d->tw, s->small + (size_t) y * d->ow,
+          sizeof (float) * d->tw);
+  }
+  return TRUE;
+}
+
 /* The GPU's part of the work (VhSpeedSums), the rest as extract does */
 static gboolean
 speed_chroma_extract_sums (void *priv, const void *data, unsigned index,

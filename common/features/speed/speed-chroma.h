@@ -93,6 +93,13 @@ vh_speed_sums_centred (const VhSpeedSums *s, unsigned k)
       * VH_SPEED_NB + (size_t) k * s->tw * s->th;
 }
 
+/* The GPU's part computed on the CPU (tests, benchmarks): the sums of a
+ * picture pair as the kernels leave them (`sums`: vh_speed_sums_size of
+ * the chroma's tw x th), on the state of an instance of vh_fex_speed_chroma
+ * (init'ed; it is set up for pictures here) */
+gboolean vh_speed_chroma_cpu_sums (void *priv, const VhPicture *ref,
+    const VhPicture *dis, VhSpeedSums *sums, GError **error);
+
 G_END_DECLS
 
 #endif
