@@ -14,8 +14,13 @@
  * final, as the element reports scores; with the row bands on and off
  * (VhConfig cpu_row_bands FALSE).
  *
+ * With --host-shares, the host's share of a GPU-computed feature:
+ * SpEED-chroma's extract_sums on the sums its kernels leave (computed here
+ * on the CPU), the part the engine runs on its helper threads.
+ *
  *   vmafhip-bench [--frames N] [--sizes 1920x1080,3840x2160]
  *       [--threads 1,2,4,all] [--libvmaf /path/to/vmaf] [--live 25]
+ *       [--host-shares]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +28,8 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
+#include "feature-sink.h"
+#include "speed-chroma.h"
 #include "vh-engine.h"
 #include "vh-synth.h"
 #include "vh-tool-config.h"
@@ -207,11 +214,70 @@ compare_clis (const char *libvmaf, const char *score_tool,
   g_free (version);
 }
 
+static void
+discard_put (VhFeatureSink *sink, gboolean plain, const char *name,
+    unsigned index, double value)
+{
+  (void) sink;
+  (void) plain;
+  (void) name;
+  (void) index;
+  (void) value;
+}
+
+/* SpEED-chroma's host share on the GPU path: extract_sums on the sums
+ * its kernels leave (computed here on the CPU), ms a frame; 0 on error */
+static double
+speed_host_share_ms (const VhVideoInfo *info, const Frame *frames,
+    int n_frames)
+{
+  const VhFeatureExtractor *fex = &vh_fex_speed_chroma;
+  VhSpeedChromaOptions opts = { 1.0, 1.0, VH_SPEED_PRESCALE_NEAREST, 0.19,
+    0.1, 45.0, 5 };             /* vmaf_v1.0.16's */
+  void *state = g_malloc0 (fex->priv_size);
+  void *sums[DISTINCT_FRAMES] = { NULL };
+  GError *error = NULL;
+  double ms = 0;
+  unsigned w, h;
+  VhSpeedDims d;
+  vh_speed_chroma_size (info->width, info->height, (info->width + 1) / 2,
+      (info->height + 1) / 2, &w, &h);
+  vh_speed_dims (&d, w, h, 1.0);
+  if (!fex->init (state, &opts, info, &error))
+    goto done;
+  for (unsigned i = 0; i < DISTINCT_FRAMES; i++) {
+    sums[i] = g_malloc0 (vh_speed_sums_size (d.tw, d.th));
+    if (!vh_speed_chroma_cpu_sums (state, &frames[i].ref, &frames[i].dis,
+            sums[i], &error))
+      goto done;
+  }
+  /* the puts go nowhere: a sink that records into nothing */
+  VhFeatureSink sink = { .record = &sink, .record_put = discard_put };
+  const gint64 t0 = g_get_monotonic_time ();
+  for (int i = 0; i < n_frames; i++)
+    if (!fex->extract_sums (state, sums[i % DISTINCT_FRAMES], i, &sink,
+            &error))
+      break;
+  ms = error ? 0 : (g_get_monotonic_time () - t0) / 1000.0 / n_frames;
+done:
+  if (error) {
+    fprintf (stderr, "vmafhip-bench: speed_chroma: %s\n", error->message);
+    g_error_free (error);
+  }
+  for (unsigned i = 0; i < DISTINCT_FRAMES; i++)
+    g_free (sums[i]);
+  if (fex->close)
+    fex->close (state);
+  g_free (state);
+  return ms;
+}
+
 int
 main (int argc, char **argv)
 {
   int n_frames = 48;
   double live_fps = 0;
+  gboolean host_shares = FALSE;
   char *sizes = NULL;
   char *features = NULL, *threads = NULL, *libvmaf = NULL, *cli_model = NULL;
   GOptionEntry entries[] = {
@@ -228,6 +294,9 @@ main (int argc, char **argv)
     {"live", 0, 0, G_OPTION_ARG_DOUBLE, &live_fps,
         "Also score one live stream at FPS frames a second per thread count "
         "(latency, bands on and off)", "FPS"},
+    {"host-shares", 0, 0, G_OPTION_ARG_NONE, &host_shares,
+        "Also time the host's share of GPU-computed features "
+        "(SpEED-chroma's extract_sums after its kernels)", NULL},
     {"libvmaf", 0, 0, G_OPTION_ARG_FILENAME, &libvmaf,
         "libvmaf's vmaf tool: compare whole programs on the same files",
         "PATH"},
@@ -297,6 +366,10 @@ main (int argc, char **argv)
             live_fps, n, mean[0], worst[0], mean[1], worst[1]);
       }
     }
+    if (host_shares)
+      printf ("%-10s speed_chroma host share (extract_sums after the GPU): "
+          "%.3f ms a frame\n", list[s], speed_host_share_ms (&info, frames,
+              n_frames));
     if (libvmaf)
       compare_clis (libvmaf, score_tool, cli_model ? cli_model
           : "vmaf_v0.6.1", &info, frames, n_frames, thread_list);
