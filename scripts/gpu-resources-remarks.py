@@ -8,7 +8,13 @@ two agree (not run in CI: it compiles every module once per target).
 usage: scripts/gpu-resources-remarks.py [--compiler clang-19|hipcc]
            [--targets gfx942,gfx1100,...] [--modules psnr,adm,...]
 
-Exit status 0 when every figure agrees.  Run from the source tree; the
+Exit status 0 when every figure agrees, but for occupancies the remark
+gives lower: LLVM's scheduler may aim below what the registers it then
+allocates allow (the kernel descriptor's count), and the remark prints
+its aim; the table prints what the registers, SGPRs and LDS allow.  With
+--compiler hipcc (clang 15) the LDS-bound occupancies differ too: clang 15
+counts all the waves of the workgroups a CU holds as each SIMD's, which
+LLVM 19 (the table's model) corrected.  Run from the source tree; the
 compilers' flags are the build's (kernels/meson.build).
 """
 import argparse
@@ -60,7 +66,7 @@ def main():
     parser.add_argument("--modules", default=",".join(MODULES))
     args = parser.parse_args()
 
-    mismatches = compared = 0
+    mismatches = compared = targeted = 0
     with tempfile.TemporaryDirectory() as tmp:
         for target in args.targets.split(","):
             version = 6 if target.endswith("-generic") else 5 if args.compiler == "clang-19" else 4
@@ -95,12 +101,21 @@ def main():
                     pairs += [(k, remark[k], row[v]) for k, v in FIELDS.items() if k in remark]
                     for name, theirs, ours in pairs:
                         compared += 1
-                        if theirs != ours:
-                            mismatches += 1
-                            print(f"{target} {module} {row['kernel']}: {name} remark {theirs}, "
-                                  f"gpu-resources.py {ours} (limited by {row.get('limited_by')})")
+                        if theirs == ours:
+                            continue
+                        # The remark's occupancy is the one LLVM's scheduler
+                        # aimed at, which may be below what the registers
+                        # allocated (the kernel descriptor's) allow.
+                        below = name.startswith("Occupancy") and theirs < ours
+                        mismatches += not below
+                        targeted += below
+                        print(f"{target} {module} {row['kernel']}: {name} remark {theirs}, "
+                              f"gpu-resources.py {ours} (limited by {row.get('limited_by')})"
+                              + (": the scheduler's target, below the registers' limit"
+                                 if below else ""))
             print(f"{target}: done", flush=True)
-    print(f"{compared} figures compared, {mismatches} differ")
+    print(f"{compared} figures compared, {mismatches} differ; {targeted} occupancies "
+          "below the registers' limit in the remark (the scheduler's target)")
     return 1 if mismatches else 0
 
 

@@ -250,7 +250,7 @@ AMD_RUNTIMES = [
         "gfx1103", "gfx942", "gfx950", "gfx1150", "gfx1151", "gfx1152", "gfx1153",
         "gfx1200", "gfx1201"}, True),
 ]
-GENERIC_RUNTIME_NOTE = "6.4"   # the first release AMD's libraries use generic targets with
+GENERIC_FIRST_ROCM = "6.4"   # the release AMD's own libraries take up generic targets with
 
 
 def amd_first_runtime(version, processor):
@@ -260,7 +260,7 @@ def amd_first_runtime(version, processor):
         if version in versions and processor in processors:
             if processor.endswith("-generic") and not runs_generic:
                 continue
-            return GENERIC_RUNTIME_NOTE if processor.endswith("-generic") else release
+            return GENERIC_FIRST_ROCM if processor.endswith("-generic") else release
     return None
 
 
