@@ -223,8 +223,13 @@ static int
 print_resources (const char *target)
 {
   if (vh_kernel_resources.n_targets == 0) {
+    if (target) {
+      fprintf (stderr, "vmafhip-info: no kernels built for %s: a CPU-only "
+          "build (configured without hipcc, clang-19 and nvcc)\n", target);
+      return 2;
+    }
     printf ("kernel resources: none (a CPU-only build: no kernel image)\n");
-    return target ? 2 : 0;
+    return 0;
   }
   if (target) {
     gboolean found = FALSE;
