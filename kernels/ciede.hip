@@ -16,9 +16,16 @@
 #include "vh-hip-compat.h"
 #include "ciede-device.h"
 
-/* at least 4 blocks of 256 an SM: 64 registers, no spills (the compiler
- * would take 84 and fit 3; 4 are 15 % faster on an H100) */
-#define VH_CIEDE_MIN_BLOCKS 4
+/* NVIDIA: at least 4 blocks of 256 an SM: 64 registers, no spills (the
+ * compiler would take 84 and fit 3; 4 are 15 % faster on an H100).  AMD:
+ * the block size only: HIP reads the second number as waves per SIMD, and
+ * 4 would leave gfx900/gfx906 64 VGPRs, which spill to scratch (the build's
+ * resource check, tools/gpu-resources.py, refuses that). */
+#if defined(VH_GPU_NVIDIA)
+#define VH_CIEDE_PIXEL_BOUNDS __launch_bounds__ (VH_CIEDE_THREADS, 4)
+#else
+#define VH_CIEDE_PIXEL_BOUNDS __launch_bounds__ (VH_CIEDE_THREADS)
+#endif
 
 struct VhCiedeParams {
   const void *ref[3];
@@ -104,13 +111,13 @@ ciede_block (const VhCiedeParams &p)
   block_sum (sum, p.partial);
 }
 
-VH_KERNEL void __launch_bounds__ (VH_CIEDE_THREADS, VH_CIEDE_MIN_BLOCKS)
+VH_KERNEL void VH_CIEDE_PIXEL_BOUNDS
 vh_ciede_8bit (const VhCiedeParams p)
 {
   ciede_block<unsigned char> (p);
 }
 
-VH_KERNEL void __launch_bounds__ (VH_CIEDE_THREADS, VH_CIEDE_MIN_BLOCKS)
+VH_KERNEL void VH_CIEDE_PIXEL_BOUNDS
 vh_ciede_16bit (const VhCiedeParams p)
 {
   ciede_block<unsigned short> (p);

@@ -18,7 +18,8 @@ image is compared with ours as a second opinion.
 usage: check-gpu-images.py [--amd gfx900,gfx906 [--amd gfx942,...]]
                            [--nvidia sm_80,sm_90,compute_90]
                            [--modules probe,...] FILE
---amd may be given once per AMD image of a module (hipcc's and clang-19's).
+--amd may be given once per AMD image of a module (hipcc's, clang-19's and
+clang-19's for the generic targets).
 Exit status 0 when every image found carries exactly one expected target
 list and there is one image per module for each list; 1 otherwise.
 """
@@ -35,7 +36,8 @@ FATBIN_MAGIC = struct.pack("<I", 0xBA55ED50)
 EM_AMDGPU = 224
 EM_CUDA = 190
 
-# EF_AMDGPU_MACH_* from LLVM's BinaryFormat/ELF.h (GCN5 and later).
+# EF_AMDGPU_MACH_* from LLVM's BinaryFormat/ELF.h (GCN5 and later, and the
+# generic processors of code object v6).
 AMDGPU_MACH = {
     0x2c: "gfx900", 0x2d: "gfx902", 0x2e: "gfx904", 0x2f: "gfx906",
     0x30: "gfx908", 0x31: "gfx909", 0x32: "gfx90c", 0x33: "gfx1010",
@@ -43,8 +45,11 @@ AMDGPU_MACH = {
     0x38: "gfx1032", 0x39: "gfx1033", 0x3d: "gfx1035", 0x3e: "gfx1034",
     0x3f: "gfx90a", 0x40: "gfx940", 0x41: "gfx1100", 0x42: "gfx1013",
     0x44: "gfx1103", 0x45: "gfx1036", 0x46: "gfx1101", 0x47: "gfx1102",
-    0x43: "gfx1150", 0x48: "gfx1200", 0x4a: "gfx1151", 0x4c: "gfx942",
-    0x4e: "gfx1201",
+    0x43: "gfx1150", 0x48: "gfx1200", 0x4a: "gfx1151", 0x4b: "gfx941",
+    0x4c: "gfx942", 0x4e: "gfx1201", 0x4f: "gfx950", 0x51: "gfx9-generic",
+    0x52: "gfx10-1-generic", 0x53: "gfx10-3-generic", 0x54: "gfx11-generic",
+    0x55: "gfx1152", 0x58: "gfx1153", 0x59: "gfx12-generic",
+    0x5f: "gfx9-4-generic",
 }
 
 

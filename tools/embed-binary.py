@@ -8,19 +8,25 @@ file) the source defines
     const size_t vh_kernel_NAME_amd_size;
     const VhGpuImageSet vh_kernel_NAME;             /* all images of NAME */
 
+    const VhGpuResourceTable vh_kernel_resources;   /* every kernel, target */
+
 and the header declares them, with the configured targets as macros
 (VH_KERNELS_AMD_TARGETS, VH_KERNELS_NVIDIA_TARGETS: "" when that vendor was
 not compiled).  A module given no image gets an empty set, so a CPU-only
 build still compiles and links; loading it then fails with a clear message.
+The resource table is tools/gpu-resources.py's JSON for these very files
+(each image's SHA-256 must match); without --resources it is empty.
 
 usage: embed-binary.py --source OUT.c --header OUT.h --module probe ...
            [--image MODULE VENDOR TARGETS FILE ...]
-           [--amd-targets LIST] [--nvidia-targets LIST]
+           [--amd-targets LIST] [--nvidia-targets LIST] [--resources JSON]
 VENDOR is amd or nvidia; TARGETS a comma-separated list (what the build
 asked for, recorded for messages).  A module may have several images of one
 vendor (the loader takes the one that can run on the device).
 """
 import argparse
+import hashlib
+import json
 import os
 import re
 import sys
@@ -45,6 +51,52 @@ def byte_lines(data):
         yield "  " + ", ".join(f"0x{b:02x}" for b in chunk) + ","
 
 
+def resource_table(prefix, image_files, resources_path):
+    """The C lines of the resource table for the embedded images."""
+    table = f"const VhGpuResourceTable {prefix}_resources"
+    if not resources_path:
+        return [f"{table} = {{ NULL, 0, NULL, 0 }};", ""]
+    with open(resources_path) as f:
+        analysed = {image["file"]: image for image in json.load(f)["images"]}
+    facts, rows = {}, []
+    for module, vendor, targets, path, data in image_files:
+        image = analysed.get(os.path.basename(path))
+        if image is None or image["sha256"] != hashlib.sha256(data).hexdigest():
+            raise SystemExit(f"embed-binary: {resources_path} has no resources for {path} as "
+                             "it is now: rerun tools/gpu-resources.py on the same files")
+        for target in image["targets"]:
+            fact = (vendor, target["target"], targets, target.get("code_object_version") or 0,
+                    target.get("xnack", ""), target.get("sramecc", ""),
+                    target.get("first_rocm") or "")
+            key = (vendor, target["target"])
+            if facts.setdefault(key, fact) != fact:
+                raise SystemExit(f"embed-binary: {target['target']} differs between the images "
+                                 f"of two modules ({facts[key]} and {fact})")
+            for k in target["kernels"]:
+                nvidia = vendor == "nvidia"
+                rows.append(f"  {{ {VENDOR_ENUM[vendor]}, {c_string(target['target'])}, "
+                            f"{c_string(image['module'])}, {c_string(k['kernel'])}, "
+                            f"{k['registers' if nvidia else 'vgprs']}, "
+                            f"{0 if nvidia else k['sgprs']}, {k['shared_bytes']}, "
+                            f"{k['stack_bytes' if nvidia else 'scratch_bytes']}, "
+                            f"{k['spill_store_bytes' if nvidia else 'vgpr_spills']}, "
+                            f"{'TRUE' if k.get('spill_accepted') else 'FALSE'}, "
+                            f"{0 if nvidia else k['sgpr_spills']}, "
+                            f"{32 if nvidia else k['wave_size']}, {k['max_threads']}, "
+                            f"{k.get('occupancy', 0)}, {k.get('occupancy_max', 0)}, "
+                            f"{c_string(k.get('limited_by', ''))} }},")
+    lines = ["static const VhGpuTargetFacts target_facts[] = {"]
+    for vendor, target, targets, version, xnack, sramecc, rocm in facts.values():
+        lines.append(f"  {{ {VENDOR_ENUM[vendor]}, {c_string(target)}, {c_string(targets)}, "
+                     f"{version}, {c_string(xnack)}, {c_string(sramecc)}, {c_string(rocm)} }},")
+    lines += ["};", "", "static const VhGpuKernelResources kernel_resources[] = {"]
+    lines += rows
+    lines += ["};", "",
+              f"{table} = {{ target_facts, G_N_ELEMENTS (target_facts), "
+              "kernel_resources, G_N_ELEMENTS (kernel_resources) };", ""]
+    return lines if rows else [f"{table} = {{ NULL, 0, NULL, 0 }};", ""]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -57,6 +109,7 @@ def main():
     parser.add_argument("--amd-targets", default="")
     parser.add_argument("--nvidia-targets", default="")
     parser.add_argument("--prefix", default="vh_kernel")
+    parser.add_argument("--resources", help="tools/gpu-resources.py's JSON for the images")
     args = parser.parse_args()
 
     prefix = c_identifier(args.prefix)
@@ -65,6 +118,7 @@ def main():
         raise SystemExit("embed-binary: a module is listed twice")
 
     images = {m: [] for m in modules}
+    image_files = []
     for module, vendor, targets, path in args.image:
         if module not in images:
             raise SystemExit(f"embed-binary: image for unlisted module '{module}'")
@@ -75,6 +129,7 @@ def main():
         if not data:
             raise SystemExit(f"embed-binary: {path} is empty")
         images[module].append((vendor, targets, data))
+        image_files.append((module, vendor, targets, path, data))
 
     guard = "VH_KERNEL_IMAGES_H"
     header = [
@@ -129,6 +184,11 @@ def main():
             source.append(f"const VhGpuImageSet {symbol} = {{ {c_string(module)}, NULL, 0 }};")
         source.append("")
 
+    header.append("/* Every kernel's registers, shared memory, scratch, spills and occupancy")
+    header.append(" * on every target (tools/gpu-resources.py; vmafhip-info --resources). */")
+    header.append(f"extern const VhGpuResourceTable {prefix}_resources;")
+    header.append("")
+    source += resource_table(prefix, image_files, args.resources)
     header += ["G_END_DECLS", f"#endif /* {guard} */", ""]
 
     # Write through a temporary name: a half-written file after an

@@ -494,14 +494,42 @@ check_image_targets (VhGpuVendor vendor, const char *configured)
   g_ptr_array_unref (found);
 }
 
+/* Chips of every generic family (LLVM's AMDGPUUsage), some released after
+ * clang-19 (gfx1152, gfx1153) or made up (gfx1154, gfx1202): the family
+ * decides, the table need not know the chip. */
+static const char *const generic_family_members[] = {
+  "gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c",
+  "gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036",
+  "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152",
+  "gfx1153", "gfx1154", "gfx1200", "gfx1201", "gfx1202",
+};
+
 /* The loader's choice of image for a device's arch (what
  * vh_gpu_module_load_embedded uses): every configured target finds the
- * image that holds it; archs the build lacks find none, and the message's
- * list names what there is. */
+ * image that holds it; a chip the build has no code object of finds the
+ * image of its family's generic target, read from the real bundles; archs
+ * the build lacks find none, and the message's list names what there is. */
 static void
 check_choice (VhGpuVendor vendor, const char *configured)
 {
   gchar **wanted = g_strsplit (configured, ",", -1);
+  for (guint i = 0; vendor == VH_GPU_VENDOR_AMD && i < G_N_ELEMENTS (generic_family_members); i++) {
+    const char *arch = generic_family_members[i];
+    const char *generic = vh_gpu_amd_generic_target (arch);
+    ck_assert_ptr_nonnull (generic);
+    if (g_strv_contains ((const gchar *const *) wanted, arch)
+        || !g_strv_contains ((const gchar *const *) wanted, generic))
+      continue;
+    const VhGpuImage *image = vh_gpu_image_set_choose (&vh_kernel_probe,
+        vendor, arch, NULL);
+    ck_assert_msg (image != NULL, "no image chosen for %s (%s is built)", arch, generic);
+    gchar **read = vh_gpu_image_read_targets (image, NULL);
+    ck_assert_msg (read && g_strv_contains ((const gchar *const *) read, generic),
+        "the image chosen for %s holds %s, not %s", arch, image->targets, generic);
+    ck_assert_int_eq (vh_gpu_amd_fit (arch, read), VH_GPU_IMAGE_FIT_GENERIC);
+    note ("%s: no code object of its own, runs %s", arch, generic);
+    g_strfreev (read);
+  }
   for (guint k = 0; wanted[k] && *wanted[k]; k++) {
     if (g_str_has_prefix (wanted[k], "compute_"))
       continue;
@@ -526,9 +554,10 @@ START_TEST (host_image_choice_embedded)
   check_choice (VH_GPU_VENDOR_AMD, VH_KERNELS_AMD_TARGETS);
   check_choice (VH_GPU_VENDOR_NVIDIA, VH_KERNELS_NVIDIA_TARGETS);
   if (*VH_KERNELS_AMD_TARGETS) {
-    /* an arch no build carries: none, and the list names the targets */
+    /* an arch no build carries, in no generic family: none, and the list
+     * names the targets */
     ck_assert_ptr_null (vh_gpu_image_set_choose (&vh_kernel_probe,
-            VH_GPU_VENDOR_AMD, "gfx1010", &built_for));
+            VH_GPU_VENDOR_AMD, "gfx803", &built_for));
     ck_assert_msg (built_for && strstr (built_for, "gfx"), "%s", built_for);
     g_clear_pointer (&built_for, g_free);
   }
@@ -585,6 +614,134 @@ START_TEST (host_image_choice_rules)
 }
 END_TEST
 
+/* Generic images on a made-up device list: each GPU takes an image with a
+ * code object for its own arch first, whatever the order of the images,
+ * the generic one of its family second, and none when neither is built. */
+START_TEST (host_image_choice_generic)
+{
+  static const unsigned char junk[] = "not an image";
+  const VhGpuImage images[] = {
+    /* first, so that order alone cannot make the specific ones win */
+    { VH_GPU_VENDOR_AMD, "gfx9-generic,gfx10-3-generic,gfx11-generic,gfx12-generic",
+      junk, sizeof junk },
+    { VH_GPU_VENDOR_AMD, "gfx900,gfx906,gfx908,gfx90a,gfx1030", junk, sizeof junk },
+    { VH_GPU_VENDOR_AMD, "gfx942,gfx1100,gfx1101,gfx1102,gfx1103,gfx1150,gfx1151,"
+      "gfx1200,gfx1201", junk, sizeof junk },
+    { VH_GPU_VENDOR_NVIDIA, "sm_80,compute_80", junk, sizeof junk },
+  };
+  const VhGpuImageSet set = { "made-up", images, G_N_ELEMENTS (images) };
+  static const struct {
+    const char *arch;
+    int image;          /* index into images, -1 for none */
+  } devices[] = {
+    /* their own code objects, though a generic one covers them too */
+    { "gfx900", 1 }, { "gfx906", 1 }, { "gfx1030", 1 }, { "gfx1100", 2 },
+    { "gfx1151", 2 }, { "gfx1201", 2 }, { "gfx942", 2 },
+    /* in no generic family: their own or nothing */
+    { "gfx908", 1 }, { "gfx90a", 1 }, { "gfx90a:sramecc+:xnack-", 1 },
+    /* the family's generic code object */
+    { "gfx902", 0 }, { "gfx909", 0 }, { "gfx90c", 0 }, { "gfx1031", 0 },
+    { "gfx1036", 0 }, { "gfx1152", 0 }, { "gfx1153", 0 }, { "gfx1154", 0 },
+    { "gfx1202", 0 }, { "gfx1036:xnack-", 0 },
+    /* families not built (gfx10-1-generic, gfx9-4-generic) or none */
+    { "gfx1010", -1 }, { "gfx1013", -1 }, { "gfx940", -1 }, { "gfx950", -1 },
+    { "gfx1250", -1 }, { "gfx803", -1 }, { "gfx11", -1 }, { "gfx11000", -1 },
+  };
+  for (unsigned int i = 0; i < G_N_ELEMENTS (devices); i++) {
+    const VhGpuImage *chosen = vh_gpu_image_set_choose (&set, VH_GPU_VENDOR_AMD,
+        devices[i].arch, NULL);
+    const VhGpuImage *expected = devices[i].image < 0 ? NULL
+        : &images[devices[i].image];
+    ck_assert_msg (chosen == expected, "%s: image %d chosen, %d expected",
+        devices[i].arch, chosen ? (int) (chosen - images) : -1, devices[i].image);
+  }
+
+  /* the families, as LLVM's table of generic processors has them */
+  ck_assert_str_eq (vh_gpu_amd_generic_target ("gfx90c"), "gfx9-generic");
+  ck_assert_str_eq (vh_gpu_amd_generic_target ("gfx942"), "gfx9-4-generic");
+  ck_assert_str_eq (vh_gpu_amd_generic_target ("gfx1013"), "gfx10-1-generic");
+  ck_assert_str_eq (vh_gpu_amd_generic_target ("gfx1034"), "gfx10-3-generic");
+  ck_assert_str_eq (vh_gpu_amd_generic_target ("gfx1150:xnack-"), "gfx11-generic");
+  ck_assert_str_eq (vh_gpu_amd_generic_target ("gfx1201"), "gfx12-generic");
+  ck_assert_ptr_null (vh_gpu_amd_generic_target ("gfx908"));
+  ck_assert_ptr_null (vh_gpu_amd_generic_target ("gfx90a"));
+  ck_assert_ptr_null (vh_gpu_amd_generic_target ("gfx1250"));
+  ck_assert_ptr_null (vh_gpu_amd_generic_target ("gfx10-3-generic"));
+  ck_assert_ptr_null (vh_gpu_amd_generic_target (""));
+  ck_assert_ptr_null (vh_gpu_amd_generic_target (NULL));
+
+  /* the message of a failed choice names the generic targets too */
+  char *built_for = NULL;
+  ck_assert_ptr_null (vh_gpu_image_set_choose (&set, VH_GPU_VENDOR_AMD, "gfx1010",
+          &built_for));
+  ck_assert_msg (strstr (built_for, "gfx10-3-generic") && strstr (built_for, "gfx1030"),
+      "%s", built_for);
+  g_free (built_for);
+}
+END_TEST
+
+/* The resource table the build embedded (tools/gpu-resources.py): every
+ * configured target has its facts and every module's kernels; no kernel
+ * spills but those kernels/spills-accepted.txt accepts (the build refuses
+ * the others); AMD code objects are v4 (hipcc), v5
+ * (clang-19) or v6 (generic targets), for any xnack and sramecc mode. */
+START_TEST (host_resource_table)
+{
+  const VhGpuResourceTable *table = &vh_kernel_resources;
+  gchar **amd = g_strsplit (VH_KERNELS_AMD_TARGETS, ",", -1);
+  gchar **nvidia = g_strsplit (VH_KERNELS_NVIDIA_TARGETS, ",", -1);
+  guint configured = 0;
+  for (guint i = 0; amd[i]; i++)
+    configured += *amd[i] != 0;
+  for (guint i = 0; nvidia[i]; i++)
+    configured += *nvidia[i] && !g_str_has_prefix (nvidia[i], "compute_");
+  note ("resource table: %u targets, %u kernel rows (%u targets configured)",
+      table->n_targets, table->n_kernels, configured);
+  ck_assert_uint_eq (table->n_targets, configured);
+
+  for (guint t = 0; t < table->n_targets; t++) {
+    const VhGpuTargetFacts *facts = &table->targets[t];
+    const gboolean is_amd = facts->vendor == VH_GPU_VENDOR_AMD;
+    ck_assert_msg (g_strv_contains ((const gchar *const *) (is_amd ? amd : nvidia),
+            facts->target), "%s is not configured", facts->target);
+    if (is_amd) {
+      /* the generic targets need v6; the build checked each compiler's */
+      ck_assert_msg (g_str_has_suffix (facts->target, "-generic")
+          ? facts->code_object_version == 6
+          : facts->code_object_version == 4 || facts->code_object_version == 5,
+          "%s: code object v%u", facts->target, facts->code_object_version);
+      ck_assert_msg (!strcmp (facts->xnack, "any") || !strcmp (facts->xnack, "unsupported"),
+          "%s: xnack %s", facts->target, facts->xnack);
+      ck_assert_msg (!strcmp (facts->sramecc, "any") || !strcmp (facts->sramecc, "unsupported"),
+          "%s: sramecc %s", facts->target, facts->sramecc);
+      ck_assert_msg (*facts->first_rocm, "%s: no ROCm release loads it", facts->target);
+    }
+    /* every module has kernels there, none spilling, all with an occupancy */
+    static const char *const modules[] = { "probe", "motion", "psnr", "adm",
+      "vif", "ciede", "ssim", "ms-ssim", "psnr-hvs", "cambi", "speed", "scale" };
+    for (guint k = 0; k < G_N_ELEMENTS (modules); k++) {
+      guint rows = 0;
+      for (guint r = 0; r < table->n_kernels; r++) {
+        const VhGpuKernelResources *row = &table->kernels[r];
+        if (row->vendor != facts->vendor || strcmp (row->target, facts->target)
+            || strcmp (row->module, modules[k]))
+          continue;
+        rows++;
+        ck_assert_msg (row->spills == 0 || row->spill_accepted, "%s %s spills",
+            facts->target, row->kernel);
+        ck_assert_msg (row->occupancy >= 1 && row->occupancy <= row->occupancy_max,
+            "%s %s: occupancy %u of %u", facts->target, row->kernel,
+            row->occupancy, row->occupancy_max);
+        ck_assert_uint_gt (row->max_threads, 0);
+      }
+      ck_assert_msg (rows > 0, "no %s kernels on %s", modules[k], facts->target);
+    }
+  }
+  g_strfreev (amd);
+  g_strfreev (nvidia);
+}
+END_TEST
+
 START_TEST (host_embedded_targets)
 {
   ck_assert_str_eq (vh_kernel_probe.name, "probe");
@@ -615,6 +772,8 @@ host_suite (void)
   tcase_add_test (tc, host_embedded_targets);
   tcase_add_test (tc, host_image_choice_embedded);
   tcase_add_test (tc, host_image_choice_rules);
+  tcase_add_test (tc, host_image_choice_generic);
+  tcase_add_test (tc, host_resource_table);
   suite_add_tcase (s, tc);
   return s;
 }

@@ -80,7 +80,8 @@ truncated:
 static const char *
 amdgpu_mach_name (unsigned int mach)
 {
-  /* EF_AMDGPU_MACH_* (LLVM BinaryFormat/ELF.h), GCN5 and later. */
+  /* EF_AMDGPU_MACH_* (LLVM BinaryFormat/ELF.h), GCN5 and later, and the
+   * generic processors (code object v6). */
   static const struct { unsigned int mach; const char *name; } machs[] = {
     { 0x2c, "gfx900" }, { 0x2d, "gfx902" }, { 0x2e, "gfx904" },
     { 0x2f, "gfx906" }, { 0x30, "gfx908" }, { 0x31, "gfx909" },
@@ -88,8 +89,14 @@ amdgpu_mach_name (unsigned int mach)
     { 0x35, "gfx1012" }, { 0x36, "gfx1030" }, { 0x37, "gfx1031" },
     { 0x38, "gfx1032" }, { 0x39, "gfx1033" }, { 0x3d, "gfx1035" },
     { 0x3e, "gfx1034" }, { 0x3f, "gfx90a" }, { 0x40, "gfx940" },
-    { 0x41, "gfx1100" }, { 0x42, "gfx1013" }, { 0x44, "gfx1103" },
-    { 0x45, "gfx1036" }, { 0x46, "gfx1101" }, { 0x47, "gfx1102" },
+    { 0x41, "gfx1100" }, { 0x42, "gfx1013" }, { 0x43, "gfx1150" },
+    { 0x44, "gfx1103" }, { 0x45, "gfx1036" }, { 0x46, "gfx1101" },
+    { 0x47, "gfx1102" }, { 0x48, "gfx1200" }, { 0x4a, "gfx1151" },
+    { 0x4b, "gfx941" }, { 0x4c, "gfx942" }, { 0x4e, "gfx1201" },
+    { 0x4f, "gfx950" }, { 0x51, "gfx9-generic" }, { 0x52, "gfx10-1-generic" },
+    { 0x53, "gfx10-3-generic" }, { 0x54, "gfx11-generic" },
+    { 0x55, "gfx1152" }, { 0x58, "gfx1153" }, { 0x59, "gfx12-generic" },
+    { 0x5f, "gfx9-4-generic" },
   };
   for (unsigned int i = 0; i < G_N_ELEMENTS (machs); i++)
     if (machs[i].mach == mach)
@@ -229,27 +236,93 @@ vh_gpu_nvidia_can_run (const char *device_arch, gchar **targets)
   return FALSE;
 }
 
-/* AMD code objects run only on their own gfx arch; the bundle's ids may
- * carry target features ("gfx90a:xnack-"), which HIP's loader matches. */
-gboolean
-vh_gpu_amd_can_run (const char *device_arch, gchar **targets)
+/* Which generic target's code objects run on an AMD arch: LLVM's table of
+ * generic processors (AMDGPUUsage, "AMDGPU Generic Processors"), the same
+ * as ROCm's ISA registry (ROCR isa.cpp).  A pattern's '?' stands for any
+ * one character, so a chip of a family released after this table
+ * (gfx1154, say) maps too; the runtime has the last word, refusing a
+ * generic code object that its chip is not in.  gfx908 and gfx90a are in
+ * no generic family. */
+static const struct {
+  const char *pattern;
+  const char *generic;
+} amd_generic_families[] = {
+  { "gfx900", "gfx9-generic" }, { "gfx902", "gfx9-generic" },
+  { "gfx904", "gfx9-generic" }, { "gfx906", "gfx9-generic" },
+  { "gfx909", "gfx9-generic" }, { "gfx90c", "gfx9-generic" },
+  { "gfx94?", "gfx9-4-generic" }, { "gfx950", "gfx9-4-generic" },
+  { "gfx101?", "gfx10-1-generic" },
+  { "gfx103?", "gfx10-3-generic" },
+  { "gfx110?", "gfx11-generic" }, { "gfx115?", "gfx11-generic" },
+  { "gfx120?", "gfx12-generic" },
+};
+
+static gboolean
+arch_matches (const char *arch, size_t len, const char *pattern)
 {
-  if (strcmp (device_arch, "unknown") == 0)
-    return TRUE;  /* let the runtime decide */
+  if (strlen (pattern) != len)
+    return FALSE;
+  for (size_t i = 0; i < len; i++)
+    if (pattern[i] != '?' ? pattern[i] != arch[i] : !g_ascii_isalnum (arch[i]))
+      return FALSE;
+  return TRUE;
+}
+
+const char *
+vh_gpu_amd_generic_target (const char *arch)
+{
+  if (!arch)
+    return NULL;
+  const size_t len = strcspn (arch, ":");   /* "gfx90a:xnack-": the processor */
+  for (unsigned int i = 0; i < G_N_ELEMENTS (amd_generic_families); i++)
+    if (arch_matches (arch, len, amd_generic_families[i].pattern))
+      return amd_generic_families[i].generic;
+  return NULL;
+}
+
+/* A bundle id may carry target features ("gfx90a:xnack-"), which HIP's
+ * loader matches; the processor is compared here. */
+static gboolean
+targets_hold (gchar **targets, const char *processor, size_t len)
+{
   for (unsigned int i = 0; targets[i]; i++) {
     size_t base = strcspn (targets[i], ":");
-    if (strlen (device_arch) == base && strncmp (targets[i], device_arch, base) == 0)
+    if (base == len && strncmp (targets[i], processor, len) == 0)
       return TRUE;
   }
   return FALSE;
 }
 
+VhGpuImageFit
+vh_gpu_amd_fit (const char *device_arch, gchar **targets)
+{
+  if (strcmp (device_arch, "unknown") == 0)
+    return VH_GPU_IMAGE_FIT_EXACT;  /* let the runtime decide */
+  if (targets_hold (targets, device_arch, strcspn (device_arch, ":")))
+    return VH_GPU_IMAGE_FIT_EXACT;
+  const char *generic = vh_gpu_amd_generic_target (device_arch);
+  if (generic && targets_hold (targets, generic, strlen (generic)))
+    return VH_GPU_IMAGE_FIT_GENERIC;
+  return VH_GPU_IMAGE_FIT_NONE;
+}
+
+gboolean
+vh_gpu_amd_can_run (const char *device_arch, gchar **targets)
+{
+  return vh_gpu_amd_fit (device_arch, targets) != VH_GPU_IMAGE_FIT_NONE;
+}
+
+/* AMD: an image with a code object for the device's own arch first, one
+ * with the generic target covering it second (built for the family, it
+ * may run slower: gfx11-generic uses the smaller VGPR file); NVIDIA: the
+ * first that can run. */
 const VhGpuImage *
 vh_gpu_image_set_choose (const VhGpuImageSet *set, VhGpuVendor vendor,
     const char *arch, char **built_for)
 {
   GString *targets_seen = g_string_new (NULL);
   const VhGpuImage *chosen = NULL;
+  VhGpuImageFit chosen_fit = VH_GPU_IMAGE_FIT_NONE;
   for (unsigned int i = 0; set && i < set->n_images; i++) {
     const VhGpuImage *image = &set->images[i];
     /* the targets the bytes really hold; the build's list if unreadable */
@@ -261,10 +334,14 @@ vh_gpu_image_set_choose (const VhGpuImageSet *set, VhGpuVendor vendor,
       g_string_append_printf (targets_seen, "%s%s", targets_seen->len ? ", "
           : "", list);
       g_free (list);
-      if (!chosen && (vendor == VH_GPU_VENDOR_AMD
-              ? vh_gpu_amd_can_run (arch, targets)
-              : vh_gpu_nvidia_can_run (arch, targets)))
+      VhGpuImageFit fit = vendor == VH_GPU_VENDOR_AMD
+          ? vh_gpu_amd_fit (arch, targets)
+          : vh_gpu_nvidia_can_run (arch, targets) ? VH_GPU_IMAGE_FIT_EXACT
+          : VH_GPU_IMAGE_FIT_NONE;
+      if (fit > chosen_fit) {
         chosen = image;
+        chosen_fit = fit;
+      }
     }
     g_strfreev (targets);
   }

@@ -666,7 +666,18 @@ vh_gpu_module_load_embedded (VhGpu *gpu, const VhGpuImageSet *set,
     if (!module && status != 0
         && (status == gpu->f->status_no_binary || status == gpu->f->status_invalid_image
             || status == gpu->f->status_unsupported_ptx)) {
-      set_not_loadable (gpu, set, built_for, load_error->message, error);
+      /* a generic code object was all there was: older runtimes refuse it */
+      gchar **targets = gpu->f->vendor == VH_GPU_VENDOR_AMD
+          ? vh_gpu_image_read_targets (image, NULL) : NULL;
+      gchar *detail = targets && vh_gpu_amd_fit (gpu->arch, targets) == VH_GPU_IMAGE_FIT_GENERIC
+          ? g_strdup_printf ("%s; the build has only the generic %s code object "
+              "for it, which ROCm runs from 6.4 on: update ROCm, or build "
+              "vmafhip with %s in hip-amd-clang-targets", load_error->message,
+              vh_gpu_amd_generic_target (gpu->arch), gpu->arch)
+          : g_strdup (load_error->message);
+      set_not_loadable (gpu, set, built_for, detail, error);
+      g_free (detail);
+      g_strfreev (targets);
       g_error_free (load_error);
     } else if (!module) {
       g_propagate_error (error, load_error);

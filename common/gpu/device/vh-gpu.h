@@ -275,16 +275,73 @@ const VhGpuImage *vh_gpu_image_set_find (const VhGpuImageSet *set,
     VhGpuVendor vendor);
 
 /* The image of vendor in set that can run on a GPU of this arch ("gfx1100",
- * "sm_75"; "unknown" takes the first): an AMD code object for exactly that
- * arch, an NVIDIA cubin of the same major version and no higher minor, or
- * NVIDIA PTX of a version no higher.  NULL when none can.  *built_for
- * (g_free; NULL for an empty set) lists the targets the vendor's images
- * hold, or, with none of this vendor, what the set holds. */
+ * "sm_75"; "unknown" takes the first): AMD, an image with a code object
+ * for exactly that arch, else one with the generic target covering it
+ * (vh_gpu_amd_generic_target); NVIDIA, a cubin of the same major version
+ * and no higher minor, or PTX of a version no higher.  NULL when none can.
+ * *built_for (g_free; NULL for an empty set) lists the targets the
+ * vendor's images hold, or, with none of this vendor, what the set holds. */
 const VhGpuImage *vh_gpu_image_set_choose (const VhGpuImageSet *set,
     VhGpuVendor vendor, const char *arch, char **built_for);
-/* The rules above for one list of targets. */
+
+/* How one list of AMD targets fits a device arch, worst to best. */
+typedef enum {
+  VH_GPU_IMAGE_FIT_NONE,
+  VH_GPU_IMAGE_FIT_GENERIC,     /* the generic target of the arch's family */
+  VH_GPU_IMAGE_FIT_EXACT,       /* the arch itself */
+} VhGpuImageFit;
+VhGpuImageFit vh_gpu_amd_fit (const char *arch, gchar **targets);
+/* The generic target whose code objects run on an AMD arch ("gfx1036" ->
+ * "gfx10-3-generic"), NULL when it is in no generic family. */
+const char *vh_gpu_amd_generic_target (const char *arch);
+/* The rules above for one list of targets (AMD: exact or generic). */
 gboolean vh_gpu_amd_can_run (const char *arch, gchar **targets);
 gboolean vh_gpu_nvidia_can_run (const char *arch, gchar **targets);
+
+/* ---- kernel resources (read from the images at build time) --------------- */
+
+/* One kernel on one target, as tools/gpu-resources.py read it from the
+ * compiled image (AMD: the code object's metadata; NVIDIA: ptxas's report
+ * of the compilation that wrote the cubin). */
+typedef struct {
+  VhGpuVendor vendor;
+  const char *target;            /* "gfx1100", "sm_90" */
+  const char *module;            /* "adm": kernels/adm.hip */
+  const char *kernel;
+  unsigned int registers;        /* AMD VGPRs (gfx90a/gfx942: with AGPRs);
+                                    NVIDIA registers, a thread */
+  unsigned int scalar_registers; /* AMD SGPRs; 0 on NVIDIA */
+  unsigned int shared_bytes;     /* LDS / static shared memory, a workgroup */
+  unsigned int scratch_bytes;    /* AMD private segment / NVIDIA stack frame,
+                                    a thread */
+  unsigned int spills;           /* AMD VGPRs spilled / NVIDIA spill-store
+                                    bytes: 0, or the build fails unless */
+  gboolean spill_accepted;       /* kernels/spills-accepted.txt accepts it */
+  unsigned int scalar_spills;    /* AMD SGPRs spilled (into VGPR lanes) */
+  unsigned int wave_size;
+  unsigned int max_threads;      /* the launch bound */
+  unsigned int occupancy;        /* AMD waves per SIMD, NVIDIA warps per SM */
+  unsigned int occupancy_max;
+  const char *limited_by;        /* what sets the occupancy */
+} VhGpuKernelResources;
+
+/* One target of one image: the code object's facts (AMD). */
+typedef struct {
+  VhGpuVendor vendor;
+  const char *target;
+  const char *image_targets;     /* the image's VhGpuImage.targets */
+  unsigned int code_object_version;   /* AMD: 4, 5, 6; 0 on NVIDIA */
+  const char *xnack, *sramecc;   /* "any", "unsupported" (AMD) */
+  const char *first_rocm;        /* the first ROCm release whose loader reads
+                                    it (tools/gpu-resources.py); "" NVIDIA */
+} VhGpuTargetFacts;
+
+typedef struct {
+  const VhGpuTargetFacts *targets;
+  unsigned int n_targets;
+  const VhGpuKernelResources *kernels;
+  unsigned int n_kernels;
+} VhGpuResourceTable;
 
 /* Reads the targets an image really carries, from its bytes: "gfx900", ...
  * for an AMD offload bundle or code object; "sm_80", "sm_90", "compute_90"

@@ -20,8 +20,13 @@
  * disappears after the first N launches: every call after fails with
  * hipErrorNoDevice, the frees and destroys too (their memory is released
  * all the same); device N loads no module with VH_MOCK_HIP_BAD_DEVICE=N
- * (set them before the first call).  Only the symbols the
- * loader resolves. */
+ * (set them before the first call).  VH_MOCK_HIP_ARCH=gfxNNNN makes the
+ * devices that arch, and then a module loads, as HIP's do, only from an
+ * offload bundle with a code object for the arch, or for the generic
+ * target VH_MOCK_HIP_GENERIC names (what a runtime of ROCm 6.4 or later
+ * runs on it; unset: an older runtime), else hipErrorNoBinaryForGpu;
+ * vh_mock_hip_last_module_image () is the image last loaded.  Only the
+ * symbols the loader resolves. */
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -38,6 +43,7 @@ enum {
   hipErrorOutOfMemory = 2,
   hipErrorInvalidDevice = 101,
   hipErrorNoDevice = 100,
+  hipErrorNoBinaryForGpu = 209,
 };
 
 typedef struct {
@@ -150,6 +156,7 @@ hipGetErrorName (hipError_t status)
     case hipErrorOutOfMemory: return "hipErrorOutOfMemory";
     case hipErrorInvalidDevice: return "hipErrorInvalidDevice";
     case hipErrorNoDevice: return "hipErrorNoDevice";
+    case hipErrorNoBinaryForGpu: return "hipErrorNoBinaryForGpu";
     default: return "hipErrorUnknown";
   }
 }
@@ -200,7 +207,8 @@ hipError_t
 hipGetDevicePropertiesR0600 (void *properties, int device)
 {
   strcpy (properties, "vmafhip mock GPU");
-  strcpy ((char *) properties + 1160, "gfx90a:sramecc+:xnack-");
+  const char *arch = getenv ("VH_MOCK_HIP_ARCH");
+  strcpy ((char *) properties + 1160, arch ? arch : "gfx90a:sramecc+:xnack-");
   return check_device (device);
 }
 
@@ -526,15 +534,55 @@ hipMemsetD32Async (void *dst, int value, size_t count, void *stream)
   return hipSuccess;
 }
 
+/* Whether an offload bundle ("__CLANG_OFFLOAD_BUNDLE__", an entry count,
+ * then per entry offset, size, id length and id, "hipv4-amdgcn-amd-amdhsa--
+ * gfx1030") has an entry for target.  Test images only: no bounds. */
+static int
+bundle_has (const unsigned char *image, const char *target)
+{
+  static const char magic[] = "__CLANG_OFFLOAD_BUNDLE__";
+  if (memcmp (image, magic, sizeof magic - 1) != 0)
+    return 0;
+  unsigned long long count, id_len;
+  memcpy (&count, image + sizeof magic - 1, 8);
+  const unsigned char *entry = image + sizeof magic - 1 + 8;
+  for (unsigned long long i = 0; i < count; i++) {
+    memcpy (&id_len, entry + 16, 8);
+    const char *id = (const char *) entry + 24;
+    const size_t len = strlen (target);
+    if (id_len >= len + 2 && memcmp (id + id_len - len - 2, "--", 2) == 0
+        && memcmp (id + id_len - len, target, len) == 0)
+      return 1;
+    entry += 24 + id_len;
+  }
+  return 0;
+}
+
+static const void *last_module_image;
+
+const void *
+vh_mock_hip_last_module_image (void)
+{
+  return last_module_image;
+}
+
 /* VH_MOCK_HIP_BAD_DEVICE=N: device N loads no module (a device the
- * build has no kernels for) */
+ * build has no kernels for); VH_MOCK_HIP_ARCH: only a bundle for the arch
+ * or for VH_MOCK_HIP_GENERIC loads */
 hipError_t
 hipModuleLoadData (void **module, const void *image)
 {
   const char *bad = getenv ("VH_MOCK_HIP_BAD_DEVICE");
   if (bad && atoi (bad) == current_device)
     return hipErrorInvalidValue;
-  return image ? new_token (module) : hipErrorInvalidValue;
+  if (!image)
+    return hipErrorInvalidValue;
+  const char *arch = getenv ("VH_MOCK_HIP_ARCH");
+  const char *generic = getenv ("VH_MOCK_HIP_GENERIC");
+  if (arch && !bundle_has (image, arch) && !(generic && bundle_has (image, generic)))
+    return hipErrorNoBinaryForGpu;
+  last_module_image = image;
+  return new_token (module);
 }
 
 hipError_t hipModuleUnload (void *module) { return free_token (module); }
