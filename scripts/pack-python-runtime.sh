@@ -2,7 +2,10 @@
 # Packs this machine's Debian Python 3.11 with PyGObject (gi), the GStreamer
 # introspection data and prometheus_client into one folder that can be
 # carried to the GPU machine (Ubuntu, no GLib, no GStreamer, no python3-gi),
-# to run tools/vmafhip-probe.py and scripts/probe-load.py there.
+# to run tools/vmafhip-probe.py and scripts/probe-load.py there.  The
+# probe's own package (tools/vmafhip_probe/, like tools/vmafhip_tune/) is
+# not packed: it travels with the work tree, and the script finds it beside
+# itself (sys.path gets the script's folder, whatever PYTHONPATH says).
 #
 #   usage: scripts/pack-python-runtime.sh DEST
 #

@@ -2,8 +2,9 @@
 """vmafhip installed as a user installs it (issue 35): `meson install` into
 a DESTDIR, then, from there, gst-inspect-1.0 finds the element in the
 plugin folder the build chose, the CLI scores a synthetic pair, the
-monitor and plot tools start, the meta header compiles with the flags its
-pkg-config file gives, and the docs are there.
+monitor and plot tools start, vmafhip-tune and vmafhip-probe find their
+packages, the meta header compiles with the flags its pkg-config file
+gives, and the docs are there.
 
 Usage: test-install.py MESON BUILD_DIR PREFIX PLUGINS_DIR BINDIR INCLUDEDIR
 LIBDIR DATADIR (the build's install paths)
@@ -54,7 +55,7 @@ def main():
     assert "pooled over 4 frames" in out, out
     run([os.path.join(bin_dir, "vmafhip-info"), "--help"])
     for tool in ("vmafhip-monitor", "vmafhip-plot", "vmafhip-dask",
-                 "vmafhip-tune"):
+                 "vmafhip-probe", "vmafhip-tune"):
         path = os.path.join(bin_dir, tool)
         assert os.access(path, os.X_OK), path
     # its catalogue options, without Dask (imported once a catalogue is read)
@@ -67,6 +68,16 @@ def main():
     package = under(dest, os.path.join(datadir, "vmafhip", "python",
                                        "vmafhip_tune"), prefix)
     assert os.path.isfile(os.path.join(package, "cli.py")), package
+    # and vmafhip-probe its own (its options: argparse answers before the
+    # plugin or prometheus_client is looked for)
+    out = run([os.path.join(bin_dir, "vmafhip-probe"), "--help"], env=env)
+    assert "--config" in out and "--chart-js FILE" in out, out
+    package = under(dest, os.path.join(datadir, "vmafhip", "python",
+                                       "vmafhip_probe"), prefix)
+    for module in ("cli.py", "config.py", "channel.py", "server.py",
+                   "dashboard.py", "probe.py"):
+        assert os.path.isfile(os.path.join(package, module)), \
+            os.path.join(package, module)
 
     # the header-only meta, with its pkg-config file's flags
     pc_dir = under(dest, os.path.join(libdir, "pkgconfig"), prefix)
