@@ -135,6 +135,7 @@ vh_cambi_select_blocks (unsigned n)
 #ifdef __cplusplus
 
 #include "vh-device-bits.h"
+#include "vh-lanes.h"
 
 #if defined(__CUDACC__) || defined(__HIP__)
 #define VH_CAMBI_FN __host__ __device__ __forceinline__
@@ -406,40 +407,69 @@ split_share (int span, int split, int part, int *begin, int *end)
   *end = *begin + seg < span ? *begin + seg : span;
 }
 
-/* The host's emulation of a column's threads (one caller for all of
- * them): every share of each window row, added; its counts are already
- * the column's.  The kernel's lanes (kernels/cambi.hip) match their own
- * share and add their counts with lane shuffles. */
-struct AllShares {
-  int span, split;
-  int chunk;                    /* rows whose matches one word can add */
+/* A lane's share of its column (kernels/cambi.hip: `split` adjacent lanes
+ * a column): window columns [begin, end) of every row, and how many rows'
+ * matches of it one word can add (chunk) */
+struct LaneShare {
+  int begin, end;
+  int chunk;
   VH_CAMBI_FN void
   rows (const uint16_t *row_a, const uint16_t *row_b, uint32_t base,
       uint64_t *a, uint64_t *b) const
   {
-    *a = *b = 0;
-    for (int part = 0; part < split; part++) {
-      int begin, end;
-      uint64_t x, y;
-      split_share (span, split, part, &begin, &end);
-      row_pair_part (row_a, row_b, begin, end, base, &x, &y);
-      *a += x;
-      *b += y;
-    }
-  }
-  VH_CAMBI_FN void
-  total (const uint32_t counts[9], uint32_t out[9]) const
-  {
-    for (int e = 0; e < 9; e++)
-      out[e] = counts[e];
+    row_pair_part (row_a, row_b, begin, end, base, a, b);
   }
 };
 
-VH_CAMBI_FN AllShares
-all_shares (int span, int split)
+VH_CAMBI_FN LaneShare
+lane_share (int span, int split, int part)
 {
-  const AllShares a = { span, split, 127 / span };
-  return a;
+  LaneShare s;
+  split_share (span, split, part, &s.begin, &s.end);
+  /* a share is at most this wide: its matches a row, at most this many */
+  const int widest = (span + split - 1) / split;
+  s.chunk = 127 / widest;
+  return s;
+}
+
+/* A share's nine counts two a word (each at most 65^2 < 2^16), so that
+ * five shuffles add them */
+VH_CAMBI_FN void
+pack_counts (const uint32_t counts[9], uint32_t w[5])
+{
+  VH_CAMBI_UNROLL
+  for (int i = 0; i < 5; i++)
+    w[i] = counts[2 * i] | (2 * i + 1 < 9 ? counts[2 * i + 1] << 16 : 0);
+}
+
+VH_CAMBI_FN void
+unpack_counts (const uint32_t w[5], uint32_t out[9])
+{
+  VH_CAMBI_UNROLL
+  for (int e = 0; e < 9; e++)
+    out[e] = (w[e / 2] >> (16 * (e % 2))) & 0xffffu;
+}
+
+/* The packed counts of a column's Split lanes added, every lane left with
+ * the column's: a butterfly of lane shuffles within the aligned group of
+ * Split adjacent lanes (kernels/vh-lanes.h; the emulation runs it on its
+ * 32- and 64-lane model) */
+template <int Split, class Wave>
+VH_CAMBI_FN void
+column_add (Wave &wave, typename Wave::template Of<uint32_t> w[5])
+{
+  static_assert ((Split & (Split - 1)) == 0 && Split <= VH_LANES_MIN,
+      "a column's lanes: a power of two within any wavefront");
+  typedef typename Wave::template Of<uint32_t> Words;
+  const typename Wave::template Of<typename Wave::Mask> group =
+      wave.group (Split);
+  VH_CAMBI_UNROLL
+  for (int m = 1; m < Split; m *= 2)
+    VH_CAMBI_UNROLL
+    for (int i = 0; i < 5; i++) {
+      const Words other = wave.shfl_xor (group, w[i], (unsigned) m);
+      w[i] = wave.each ([&] (unsigned l) { return w[i][l] + other[l]; });
+    }
 }
 
 VH_CAMBI_FN void

@@ -61,49 +61,30 @@ vh_cambi_scale (const VhCambiScale p)
     scale_pixel (p, i);
 }
 
-/* Lane shuffles within a column's Split threads (adjacent lanes, all
- * taking the same branches) */
+/* A lane of a column: its share of the window's columns, the shares'
+ * counts added over the column's Split lanes (kernels/cambi-device.h's
+ * column_add) */
 template <int Split>
-static __device__ __forceinline__ unsigned
-column_xor (unsigned v, int lane_mask)
-{
-#if defined(VH_GPU_NVIDIA)
-  const unsigned lane = threadIdx.x % warpSize;
-  const unsigned group = (unsigned) ((1ull << Split) - 1)
-      << (lane & ~(Split - 1u));
-  return __shfl_xor_sync (group, v, lane_mask);
-#else
-  return __shfl_xor (v, lane_mask);
-#endif
-}
-
-/* A lane of a column: its share of the window's columns; the shares'
- * counts added (two counts of up to 65^2 a 32-bit word) */
-template <int Split>
-struct LaneShares {
-  int begin, end;
-  int chunk;
-  __device__ __forceinline__ void
-  rows (const uint16_t *row_a, const uint16_t *row_b, uint32_t base,
-      uint64_t *a, uint64_t *b) const
+struct LaneShares : LaneShare {
+  __device__ __forceinline__ explicit LaneShares (const LaneShare &s)
+      : LaneShare (s)
   {
-    row_pair_part (row_a, row_b, begin, end, base, a, b);
   }
   __device__ __forceinline__ void
   total (const uint32_t counts[9], uint32_t out[9]) const
   {
-    uint32_t w[5];
+    vh_lanes::GpuWave wave;
+    uint32_t packed[5];
+    vh_lanes::GpuWave::Of<uint32_t> w[5];
+    pack_counts (counts, packed);
 #pragma unroll
     for (int i = 0; i < 5; i++)
-      w[i] = counts[2 * i] | (2 * i + 1 < 9 ? counts[2 * i + 1] << 16 : 0);
+      w[i].v = packed[i];
+    column_add<Split> (wave, w);
 #pragma unroll
-    for (int m = 1; m < Split; m *= 2)
-#pragma unroll
-      for (int i = 0; i < 5; i++)
-        w[i] += column_xor<Split> (w[i], m);
-#pragma unroll
-    for (int e = 0; e < 9; e++)
-      out[e] = (w[e / 2] >> (16 * (e % 2))) & 0xffffu;
+    for (int i = 0; i < 5; i++)
+      packed[i] = w[i].v;
+    unpack_counts (packed, out);
   }
 };
 
@@ -113,20 +94,15 @@ template <int Split>
 static __device__ __forceinline__ void
 cvalues (const VhCambiScale &p)
 {
-  static_assert ((Split & (Split - 1)) == 0 && Split <= 32
-      && VH_CAMBI_CV_THREADS % Split == 0, "a column's threads: a power of "
-      "two within a warp");
+  static_assert (VH_CAMBI_CV_THREADS % Split == 0,
+      "a block's threads: whole columns");
   __shared__ CvShared sm;
   const unsigned t = threadIdx.x, tile = blockIdx.x;
   cv_load (p, tile, t, VH_CAMBI_CV_THREADS, sm);
   __syncthreads ();
   const unsigned part = t % Split;
-  LaneShares<Split> shares;
-  const int span = 2 * (int) p.pad + 1;
-  split_share (span, Split, (int) part, &shares.begin, &shares.end);
-  /* a share is at most this wide: its matches a row, at most this many */
-  const int widest = (span + Split - 1) / Split;
-  shares.chunk = 127 / widest;
+  const LaneShares<Split> shares (lane_share (2 * (int) p.pad + 1, Split,
+          (int) part));
   cv_column (p, tile, t / Split, part == 0, sm, shares);
   __syncthreads ();
   cv_flush (p, t, VH_CAMBI_CV_THREADS, sm);

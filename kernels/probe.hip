@@ -2,6 +2,7 @@
  * both vendors, embed, load, launch, copy back) with a result that must be
  * exact.  It is no part of the VMAF computation. */
 #include "vh-hip-compat.h"
+#include "probe-device.h"
 
 /* Sums n signed 64-bit values into *total and writes the device's warp width
  * into *warp_width.
@@ -33,21 +34,16 @@ vh_probe_sum_i64 (const long long *VH_RESTRICT values, unsigned int n,
   vh_probe_partial[tid] = acc;
   __syncthreads ();
 
-  /* Fold each warp's lanes onto its first lane.  lane + step < width, so a
-   * step never crosses into the next warp; the bound on block covers a last
-   * warp that is only partly populated. */
-  const unsigned int lane = tid % width;
+  /* Fold each warp's lanes onto its first lane (kernels/probe-device.h) */
   for (unsigned int step = width / 2; step > 0; step /= 2) {
-    if (lane < step && tid + step < block)
-      vh_probe_partial[tid] += vh_probe_partial[tid + step];
+    vh_probe_fold_step (vh_probe_partial, tid, block, width, step);
     __syncthreads ();
   }
 
   /* One thread adds the warps' partial sums and publishes the block's. */
   if (tid == 0) {
-    unsigned long long block_sum = 0;
-    for (unsigned int w = 0; w < block; w += width)
-      block_sum += vh_probe_partial[w];
+    const unsigned long long block_sum = vh_probe_block_sum (vh_probe_partial,
+        block, width);
     atomicAdd (total, block_sum);
     if (blockIdx.x == 0)
       *warp_width = (int) width;

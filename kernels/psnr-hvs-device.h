@@ -30,14 +30,13 @@
 
 #if defined(__CUDACC__) || defined(__HIP__)
 #define VH_PHVS_FN __host__ __device__ __forceinline__
-#elif defined(__cplusplus)
-#define VH_PHVS_FN static inline
+#define VH_PHVS_METHOD __host__ __device__ __forceinline__
 #else
 #define VH_PHVS_FN static inline
+#define VH_PHVS_METHOD inline
 #endif
 
 #define VH_PSNR_HVS_CHUNK 64    /* blocks per chunk: one quantize thread each */
-#define VH_PSNR_HVS_LANES 32    /* threads of the walker, per plane */
 #define VH_PSNR_HVS_CAP (1u << 25)      /* a quantized error this big crosses */
 #define VH_PSNR_HVS_MANT_MAX ((1u << 24) - 1)   /* mantissa below a new binade */
 
@@ -518,14 +517,101 @@ vh_psnr_hvs_blocks_across (unsigned width)
 }
 
 #ifdef __cplusplus
+#include "vh-lanes.h"
+
+/* The walker's team: the lanes of one wavefront (kernels/vh-lanes.h), a
+ * round taking up to its width of spans, one a lane.  The running totals
+ * are an inclusive scan by lane shuffles, the spans that fit a ballot's
+ * prefix, the total a broadcast: no barriers, and all lanes return the
+ * same values.  The walk is a chain of such rounds, so their latency is
+ * its time.  vals: 64 floats the lanes share (the GPU's shared memory). */
+template <class Wave>
+struct VhPsnrHvsWaveTeam {
+  Wave wave;
+  float *vals;
+
+  VH_PHVS_METHOD unsigned
+  width ()
+  {
+    return wave.width ();
+  }
+
+  template <class Step>
+  VH_PHVS_METHOD unsigned
+  round (unsigned n, uint32_t mant, uint64_t *total, Step step)
+  {
+    typedef typename Wave::Mask Mask;
+    typedef typename Wave::template Of<unsigned long long> Sums;
+    const typename Wave::template Of<Mask> all = wave.full ();
+    const VhPsnrHvsStep none = { { 0, 0 } };
+    typename Wave::template Of<VhPsnrHvsStep> scan = wave.each (
+        [&] (unsigned t) { return t < n ? step (t) : none; });
+    /* the spans joined in order: an inclusive scan (offsets up to the
+     * widest wavefront, so that the GPU's loop unrolls, ending at this
+     * one's width) */
+    VH_LANES_UNROLL
+    for (unsigned off = 1; off < VH_LANES_MAX; off *= 2) {
+      if (off >= wave.width ())
+        break;
+      const Sums even = wave.shfl_up (all, wave.each ([&] (unsigned t) {
+            return (unsigned long long) scan[t].t[0];
+          }), off);
+      const Sums odd = wave.shfl_up (all, wave.each ([&] (unsigned t) {
+            return (unsigned long long) scan[t].t[1];
+          }), off);
+      scan = wave.each ([&] (unsigned t) {
+        const VhPsnrHvsStep before = { { even[t], odd[t] } };
+        return t >= off ? vh_psnr_hvs_step_then (before, scan[t]) : scan[t];
+      });
+    }
+    const Sums own = wave.each ([&] (unsigned t) {
+      return (unsigned long long) ((mant & 1) ? scan[t].t[1] : scan[t].t[0]);
+    });
+    /* the totals only grow: the spans that fit are a prefix */
+    const typename Wave::template Of<Mask> fits = wave.ballot (all,
+        wave.each ([&] (unsigned t) {
+          return t < n && mant + own[t] <= VH_PSNR_HVS_MANT_MAX;
+        }));
+    const typename Wave::template Of<unsigned> lo = wave.each (
+        [&] (unsigned t) { return vh_lanes::popc (fits[t]); });
+    const Sums at = wave.shfl (all, own, wave.each ([&] (unsigned t) {
+          return lo[t] ? lo[t] - 1 : 0u;
+        }));
+    *total = wave.uniform (wave.each ([&] (unsigned t) {
+          return lo[t] ? at[t] : 0ull;
+        }));
+    return wave.uniform (lo);
+  }
+
+  /* the block's errors loaded by all lanes at once, added by lane 0 */
+  VH_PHVS_METHOD VhPsnrHvsAcc
+  block (VhPsnrHvsAcc a, const float *v)
+  {
+    const unsigned lanes = wave.width ();
+    wave.run ([&] (unsigned t) {
+      for (unsigned k = t; k < 64; k += lanes)
+        vals[k] = v[k];
+    });
+    wave.sync ();
+    const typename Wave::template Of<float> s = wave.each ([&] (unsigned t) {
+      return t == 0 ? vh_psnr_hvs_acc_block (a, vals).s : 0.f;
+    });
+    const float sum = wave.uniform (wave.shfl (wave.full (), s,
+            wave.each ([] (unsigned) { return 0u; })));
+    wave.sync ();
+    return vh_psnr_hvs_acc (sum);
+  }
+};
+
 /* The walk over one plane's chunks, then blocks, then errors.  Team runs
- * one round: given n (<= VH_PSNR_HVS_LANES) spans' steps (step (i), i < n,
+ * one round: given n (<= team.width ()) spans' steps (step (i), i < n,
  * each a VhPsnrHvsStep), it returns the first i whose running total
  * (vh_psnr_hvs_step_then in order, taken for the mantissa's parity) no
  * longer fits the mantissa (n if all fit) and in *total what the spans
- * before it add.  On the GPU
- * every thread of the walker block runs this with the same values, the
- * team being the block's threads; the host emulation is one thread. */
+ * before it add; team.block adds one block's errors one at a time.  On
+ * the GPU the team is VhPsnrHvsWaveTeam, every lane of one wavefront
+ * running this with the same values; the host emulation runs the same
+ * team on its model of a 32- and a 64-lane wavefront. */
 template <class Team>
 VH_PHVS_FN float
 vh_psnr_hvs_walk (Team &team, const VhPsnrHvsChunkSpan *chunks,
@@ -534,10 +620,10 @@ vh_psnr_hvs_walk (Team &team, const VhPsnrHvsChunkSpan *chunks,
   VhPsnrHvsAcc a = vh_psnr_hvs_acc (0.f);
   const unsigned n_chunks = (n_blocks + VH_PSNR_HVS_CHUNK - 1)
       / VH_PSNR_HVS_CHUNK;
+  const unsigned lanes = team.width ();
   unsigned c = 0;
   while (c < n_chunks) {
-    const unsigned n = n_chunks - c < VH_PSNR_HVS_LANES ? n_chunks - c
-        : VH_PSNR_HVS_LANES;
+    const unsigned n = n_chunks - c < lanes ? n_chunks - c : lanes;
     uint64_t total = 0;
     const unsigned first = team.round (n, a.mant, &total,
         [&] (unsigned i) {
@@ -553,8 +639,7 @@ vh_psnr_hvs_walk (Team &team, const VhPsnrHvsChunkSpan *chunks,
     const unsigned end = b + VH_PSNR_HVS_CHUNK < n_blocks
         ? b + VH_PSNR_HVS_CHUNK : n_blocks;
     while (b < end) {
-      const unsigned nb = end - b < VH_PSNR_HVS_LANES ? end - b
-          : VH_PSNR_HVS_LANES;
+      const unsigned nb = end - b < lanes ? end - b : lanes;
       uint64_t t = 0;
       const unsigned fb = team.round (nb, a.mant, &t,
           [&] (unsigned i) {

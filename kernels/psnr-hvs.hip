@@ -12,8 +12,9 @@
  *   before each block, then the quantized sums of each block and chunk for
  *   three candidate binades.  (A separate prefix pass over every block cost
  *   more than all the rest: serial, strided.)
- * vh_psnr_hvs_walk: one block of VH_PSNR_HVS_LANES threads per plane: the
- *   float sum in libvmaf's order, exactly, into result[plane].
+ * vh_psnr_hvs_walk: one wavefront per plane (the GPU's warp size of
+ *   threads, 32 or 64; kernels/vh-lanes.h): the float sum in libvmaf's
+ *   order, exactly, into result[plane].
  * Host side: common/gpu/features/psnr-hvs-gpu.c. */
 #include "vh-hip-compat.h"
 #include "psnr-hvs-device.h"
@@ -196,129 +197,14 @@ vh_psnr_hvs_quantize (const VhPsnrHvsParams p)
   }
 }
 
-#if defined(VH_GPU_NVIDIA)
-/* The walker as one warp (VH_PSNR_HVS_LANES == 32): the running totals a
- * shuffle scan, the first span that no longer fits a ballot, no barriers;
- * all lanes return the same values.  The walk is a chain of such rounds,
- * so their latency is its time. */
-static_assert (VH_PSNR_HVS_LANES == 32, "the walker is one warp");
-struct Team {
-  float *vals;
-
-  template <class Step>
-  __device__ unsigned int
-  round (unsigned int n, uint32_t mant, uint64_t *total, Step step)
-  {
-    const unsigned int t = threadIdx.x;
-    VhPsnrHvsStep scan = { { 0, 0 } };
-    if (t < n)
-      scan = step (t);
-    /* the spans joined in order: an inclusive scan */
-    for (unsigned int off = 1; off < 32; off *= 2) {
-      VhPsnrHvsStep before;
-      before.t[0] = __shfl_up_sync (0xffffffffu,
-          (unsigned long long) scan.t[0], off);
-      before.t[1] = __shfl_up_sync (0xffffffffu,
-          (unsigned long long) scan.t[1], off);
-      if (t >= off)
-        scan = vh_psnr_hvs_step_then (before, scan);
-    }
-    const unsigned long long own = (mant & 1) ? scan.t[1] : scan.t[0];
-    /* the totals only grow: the spans that fit are a prefix */
-    const unsigned int fits = __ballot_sync (0xffffffffu,
-        t < n && mant + own <= VH_PSNR_HVS_MANT_MAX);
-    const unsigned int lo = __popc (fits);
-    const unsigned long long at = __shfl_sync (0xffffffffu, own,
-        lo ? lo - 1 : 0);
-    *total = lo ? at : 0;
-    return lo;
-  }
-
-  /* the block's errors loaded by all lanes at once, added by lane 0 */
-  __device__ VhPsnrHvsAcc
-  block (VhPsnrHvsAcc a, const float *v)
-  {
-    const unsigned int t = threadIdx.x;
-    vals[t] = v[t];
-    vals[t + 32] = v[t + 32];
-    __syncwarp ();
-    float s = 0;
-    if (t == 0)
-      s = vh_psnr_hvs_acc_block (a, vals).s;
-    s = __shfl_sync (0xffffffffu, s, 0);
-    __syncwarp ();
-    return vh_psnr_hvs_acc (s);
-  }
-};
-#else
-/* The walker's threads as vh_psnr_hvs_walk's team: every thread evaluates
- * one span, the running totals are a shared scan, and all threads return
- * the same values. */
-struct Team {
-  VhPsnrHvsStep *scan;
-  VhPsnrHvsAcc *acc;
-  float *vals;
-
-  template <class Step>
-  __device__ unsigned int
-  round (unsigned int n, uint32_t mant, uint64_t *total, Step step)
-  {
-    const unsigned int t = threadIdx.x;
-    const VhPsnrHvsStep none = { { 0, 0 } };
-    scan[t] = t < n ? step (t) : none;
-    __syncthreads ();
-    /* the spans joined in order: an inclusive scan */
-    for (unsigned int off = 1; off < VH_PSNR_HVS_LANES; off *= 2) {
-      const VhPsnrHvsStep before = t >= off ? scan[t - off] : none;
-      __syncthreads ();
-      if (t >= off)
-        scan[t] = vh_psnr_hvs_step_then (before, scan[t]);
-      __syncthreads ();
-    }
-    /* the totals only grow: the spans that fit are a prefix */
-    const unsigned int par = mant & 1;
-    unsigned int lo = 0, hi = n;
-    while (lo < hi) {
-      const unsigned int mid = (lo + hi) / 2;
-      if (mant + scan[mid].t[par] <= VH_PSNR_HVS_MANT_MAX)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    *total = lo ? scan[lo - 1].t[par] : 0;
-    __syncthreads ();
-    return lo;
-  }
-
-  /* the block's errors loaded by all threads at once, added by thread 0 */
-  __device__ VhPsnrHvsAcc
-  block (VhPsnrHvsAcc a, const float *v)
-  {
-    for (unsigned int k = threadIdx.x; k < 64; k += VH_PSNR_HVS_LANES)
-      vals[k] = v[k];
-    __syncthreads ();
-    if (threadIdx.x == 0)
-      *acc = vh_psnr_hvs_acc_block (a, vals);
-    __syncthreads ();
-    a = *acc;
-    __syncthreads ();
-    return a;
-  }
-};
-#endif
-
-VH_KERNEL void __launch_bounds__ (VH_PSNR_HVS_LANES)
+/* One wavefront a plane: the host launches the GPU's warp size of threads
+ * (32 or 64, VH_LANES_MAX at most), its lanes the walker's team */
+VH_KERNEL void __launch_bounds__ (VH_LANES_MAX)
 vh_psnr_hvs_walk (const VhPsnrHvsParams p)
 {
   __shared__ float vals[64];
   const int pl = blockIdx.x;
-#if defined(VH_GPU_NVIDIA)
-  Team team = { vals };
-#else
-  __shared__ VhPsnrHvsStep scan[VH_PSNR_HVS_LANES];
-  __shared__ VhPsnrHvsAcc acc;
-  Team team = { scan, &acc, vals };
-#endif
+  VhPsnrHvsWaveTeam<vh_lanes::GpuWave> team = { vh_lanes::GpuWave (), vals };
   const float s = vh_psnr_hvs_walk (team, p.chunks + p.first_chunk[pl],
       p.blocks + p.first_block[pl],
       p.values + (size_t) p.first_block[pl] * 64, p.n_blocks[pl]);

@@ -5,8 +5,15 @@
  * contrast values and top-k selection checked in CI without a GPU.  The
  * launches' parameters come from common/gpu/features/cambi-gpu.c, host memory
  * standing in for the device's; the scores go through the extractor's own
- * extract_sums, as the backend's do. */
+ * extract_sums, as the backend's do.
+ *
+ * The contrast kernel's lanes exchange counts (a column's shares added by
+ * lane shuffles): every picture runs on the lane model's 32- and 64-lane
+ * wavefronts (kernels/vh-lanes.h), each equal to the CPU.  Built with
+ * VH_LANES_PLANT_MASK32 (a 32-lane assumption planted), it passes only if
+ * the 64-lane run finds the plant and the 32-lane run does not. */
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -28,6 +35,88 @@ using namespace vh_cambi;
 /* the top-k sums are exact on the GPU, in double on the CPU: they differ
  * by the CPU's rounding only */
 #define TOLERANCE 1e-9
+
+static const unsigned kWidths[] = { 32, 64 };
+
+/* per wavefront width: undefined lane reads (or impossible windows), and
+ * a column's lanes left with different sums */
+struct LaneStats {
+  unsigned long faults, differ;
+};
+static LaneStats lane_stats[2];
+
+/* A column's lanes on the host.  Each runs cv_column with its own share,
+ * the writer (part 0) last; every total () call of a lane records its
+ * packed counts, and the writer's k-th call adds the k-th counts of all
+ * of them with the kernel's column_add on the lane model: a W-lane
+ * wavefront with the column's lanes active at their place (thread t is
+ * lane t % W), as a diverged group of the kernel's runs. */
+struct ColumnLanes {
+  unsigned split, first, span;
+  unsigned calls[VH_CAMBI_CV_SPLIT_WIDE];
+  uint32_t words[VH_CAMBI_CV_SPLIT_WIDE][kTileRows][5];
+};
+
+template <unsigned W, int Split>
+static void
+column_total (ColumnLanes &col, unsigned k, uint32_t out[9], LaneStats &st)
+{
+  typedef vh_lanes::HostWave<W> Wave;
+  Wave wave (col.first, (unsigned) Split);
+  typename Wave::template Of<uint32_t> w[5];
+  for (int i = 0; i < 5; i++) {
+    w[i] = wave.each ([&] (unsigned l) { return col.words[l - col.first][k][i]; });
+  }
+  column_add<Split> (wave, w);
+  uint32_t words[5];
+  for (int i = 0; i < 5; i++) {
+    words[i] = w[i][col.first];
+    for (unsigned q = 1; q < (unsigned) Split; q++)
+      st.differ += w[i][col.first + q] != words[i];
+  }
+  unpack_counts (words, out);
+  /* a window holds span^2 values: more came from undefined lanes (kept
+   * from indexing the tables out of bounds, and counted) */
+  uint32_t all = 0;
+  for (int e = 0; e < 9; e++)
+    all += out[e];
+  if (wave.faults || all > col.span * col.span) {
+    st.faults += wave.faults ? wave.faults : 1;
+    if (all > col.span * col.span)
+      std::memset (out, 0, 9 * sizeof *out);
+  }
+}
+
+template <unsigned W>
+struct HostLane : LaneShare {
+  ColumnLanes *col;
+  unsigned part;
+  LaneStats *stats;
+
+  void
+  total (const uint32_t counts[9], uint32_t out[9]) const
+  {
+    const unsigned k = col->calls[part]++;
+    if (k >= (unsigned) kTileRows)
+      g_error ("a column's lane totals more than once a row");
+    pack_counts (counts, col->words[part][k]);
+    if (part != 0) {
+      /* not the writer: its contrast values are not kept */
+      std::memcpy (out, counts, 9 * sizeof *out);
+      return;
+    }
+    /* the other lanes ran first, through the same rows */
+    for (unsigned q = 1; q < col->split; q++)
+      if (col->calls[q] <= k)
+        g_error ("a column's lanes took different paths");
+    if (col->split == VH_CAMBI_CV_SPLIT)
+      column_total<W, VH_CAMBI_CV_SPLIT> (*col, k, out, *stats);
+    else if (col->split == VH_CAMBI_CV_SPLIT_WIDE)
+      column_total<W, VH_CAMBI_CV_SPLIT_WIDE> (*col, k, out, *stats);
+    else
+      g_error ("%u threads a column", col->split);
+  }
+};
 
 /* the kernel's parallel bin search, thread by thread and step by step;
  * checked against the serial find_bin on the same counts */
@@ -54,12 +143,13 @@ emulate_find_bin (SelShared &sm)
 }
 
 /* One pass (0: the distorted picture, 1: the reference with full_ref) of
- * the enqueue's launches on `luma` */
-template <typename Pixel>
+ * the enqueue's launches on `luma`, on W-lane wavefronts */
+template <typename Pixel, unsigned W>
 static void
 emulate (VhCambiGpu *ctx, const VhPlane *luma, int pass, unsigned width,
     unsigned height)
 {
+  LaneStats &stats = lane_stats[W == 64];
   VhCambiPre pre;
   VhCambiScale sc[VH_CAMBI_SCALES];
   unsigned n_tiles[VH_CAMBI_SCALES];
@@ -90,11 +180,26 @@ emulate (VhCambiGpu *ctx, const VhPlane *luma, int pass, unsigned width,
       std::memset (&sm, 0xa5, sizeof sm);   /* shared memory: garbage */
       for (unsigned t = 0; t < VH_CAMBI_CV_THREADS; t++)
         cv_load (p, tile, t, VH_CAMBI_CV_THREADS, sm);
-      /* a column's threads as one: each row's shares added */
-      const AllShares shares = all_shares (2 * (int) p.pad + 1,
-          (int) p.split);
-      for (unsigned col = 0; col < VH_CAMBI_CV_THREADS / p.split; col++)
-        cv_column (p, tile, col, true, sm, shares);
+      /* a column's threads, lane by lane */
+      ColumnLanes lanes;
+      lanes.split = p.split;
+      lanes.span = 2 * p.pad + 1;
+      for (unsigned col = 0; col < VH_CAMBI_CV_THREADS / p.split; col++) {
+        lanes.first = col * p.split % W;
+        std::memset (lanes.calls, 0, sizeof lanes.calls);
+        for (unsigned part = p.split; part-- > 0;) {
+          HostLane<W> lane;
+          static_cast<LaneShare &> (lane) = lane_share ((int) lanes.span,
+              (int) p.split, (int) part);
+          lane.col = &lanes;
+          lane.part = part;
+          lane.stats = &stats;
+          cv_column (p, tile, col, part == 0, sm, lane);
+        }
+        for (unsigned q = 1; q < p.split; q++)
+          if (lanes.calls[q] != lanes.calls[0])
+            g_error ("a column's lanes took different paths");
+      }
       for (unsigned t = 0; t < VH_CAMBI_CV_THREADS; t++)
         cv_flush (p, t, VH_CAMBI_CV_THREADS, sm);
     }
@@ -193,6 +298,7 @@ set_options (std::vector<unsigned char> &o, const char *opts)
 }
 
 static unsigned failures, cases;
+static unsigned failures_at[2];         /* the pictures' per width */
 static double worst;
 
 /* opts: "name=value:..." (libvmaf's syntax) or "" */
@@ -248,50 +354,73 @@ check (unsigned w, unsigned h, unsigned bpc, const char *opts, bool synth,
         }
       }
     }
-    /* the contrast grid both ways (4 threads a column on every scale,
-     * then 16): the same sums */
-    VhCambiSums sums, wide_sums;
-    for (int wide = 0; wide < 2; wide++) {
-      vh_cambi_gpu_set_wide_below (ctx, wide ? G_MAXUINT : 0);
-      for (int pass = 0; pass < (plan.full_ref ? 2 : 1); pass++) {
-        const VhPlane *luma = pass ? &r.plane[0] : &d.plane[0];
-        if (bpc == 8)
-          emulate<uint8_t> (ctx, luma, pass, w, h);
-        else
-          emulate<uint16_t> (ctx, luma, pass, w, h);
-      }
-      std::memcpy (wide ? &wide_sums : &sums, vh_cambi_gpu_host_sums (ctx),
-          sizeof sums);
-    }
-    if (std::memcmp (&sums, &wide_sums, sizeof sums)) {
-      std::printf ("%ux%u %s frame %u: 16 threads a column give other "
-          "sums than 4\n", w, h, opts, frame);
-      failures++;
-    }
-
-    FeatureOutputs cpu, gpu;
-    VhFeatureSink cpu_sink = { &cpu }, gpu_sink = { &gpu };
-    if (!fex->extract (priv.data (), &r, &d, frame, &cpu_sink, &error)
-        || !fex->extract_sums (priv.data (), &sums, frame, &gpu_sink,
-            &error))
+    FeatureOutputs cpu;
+    VhFeatureSink cpu_sink = { &cpu };
+    if (!fex->extract (priv.data (), &r, &d, frame, &cpu_sink, &error))
       g_error ("%s", error->message);
-    cases++;
-    /* every key (cambi; with full_ref cambi_source and
-     * cambi_full_reference too), in the same order */
-    double diff = cpu.size () == gpu.size () && !cpu.empty () ? 0 : INFINITY;
-    for (size_t i = 0; i < cpu.size () && i < gpu.size (); i++)
-      diff = std::max (diff, cpu[i].first == gpu[i].first
-          ? std::fabs (cpu[i].second - gpu[i].second) : INFINITY);
-    worst = std::max (worst, diff);
     std::printf ("%ux%u %u-bit %s%s frame %u:", w, h, bpc,
         synth ? "synth " : "banded ", opts, frame);
     for (size_t i = 0; i < cpu.size (); i++)
-      std::printf (" %s cpu %.9f gpu %.9f", cpu[i].first.c_str (),
-          cpu[i].second, i < gpu.size () ? gpu[i].second : NAN);
+      std::printf (" %s cpu %.9f", cpu[i].first.c_str (), cpu[i].second);
     std::printf ("\n");
-    if (!(diff <= TOLERANCE)) {
-      std::printf ("MISMATCH\n");
-      failures++;
+    for (int wi = 0; wi < 2; wi++) {
+      const LaneStats before = lane_stats[wi];
+      /* the contrast grid both ways (4 threads a column on every scale,
+       * then 16): the same sums */
+      VhCambiSums sums, wide_sums;
+      for (int wide = 0; wide < 2; wide++) {
+        vh_cambi_gpu_set_wide_below (ctx, wide ? G_MAXUINT : 0);
+        for (int pass = 0; pass < (plan.full_ref ? 2 : 1); pass++) {
+          const VhPlane *luma = pass ? &r.plane[0] : &d.plane[0];
+          if (bpc == 8 && wi == 0)
+            emulate<uint8_t, 32> (ctx, luma, pass, w, h);
+          else if (bpc == 8)
+            emulate<uint8_t, 64> (ctx, luma, pass, w, h);
+          else if (wi == 0)
+            emulate<uint16_t, 32> (ctx, luma, pass, w, h);
+          else
+            emulate<uint16_t, 64> (ctx, luma, pass, w, h);
+        }
+        std::memcpy (wide ? &wide_sums : &sums, vh_cambi_gpu_host_sums (ctx),
+            sizeof sums);
+      }
+      bool bad = false;
+      if (std::memcmp (&sums, &wide_sums, sizeof sums)) {
+        std::printf ("  %u lanes: 16 threads a column give other sums than "
+            "4\n", kWidths[wi]);
+        bad = true;
+      }
+      const unsigned long faults = lane_stats[wi].faults - before.faults;
+      const unsigned long differ = lane_stats[wi].differ - before.differ;
+      if (faults || differ) {
+        std::printf ("  %u lanes: %lu undefined lane reads, %lu lanes left "
+            "with other sums than their column's\n", kWidths[wi], faults,
+            differ);
+        bad = true;
+      }
+
+      FeatureOutputs gpu;
+      VhFeatureSink gpu_sink = { &gpu };
+      double diff = INFINITY;
+      if (fex->extract_sums (priv.data (), &sums, frame, &gpu_sink, &error)) {
+        /* every key (cambi; with full_ref cambi_source and
+         * cambi_full_reference too), in the same order */
+        diff = cpu.size () == gpu.size () && !cpu.empty () ? 0 : INFINITY;
+        for (size_t i = 0; i < cpu.size () && i < gpu.size (); i++)
+          diff = std::max (diff, cpu[i].first == gpu[i].first
+              ? std::fabs (cpu[i].second - gpu[i].second) : INFINITY);
+      } else {
+        std::printf ("  %u lanes: %s\n", kWidths[wi], error->message);
+        g_clear_error (&error);
+      }
+      worst = std::max (worst, diff);
+      std::printf ("  %u lanes:", kWidths[wi]);
+      for (size_t i = 0; i < gpu.size (); i++)
+        std::printf (" %s gpu %.9f", gpu[i].first.c_str (), gpu[i].second);
+      std::printf ("%s\n", diff <= TOLERANCE ? "" : " MISMATCH");
+      cases++;
+      if (bad || !(diff <= TOLERANCE))
+        failures_at[wi]++;
     }
   }
   fex->close (priv.data ());
@@ -301,7 +430,7 @@ check (unsigned w, unsigned h, unsigned bpc, const char *opts, bool synth,
 }
 
 /* Options the kernels do not take are left to the CPU, with the reason. */
-static void
+[[maybe_unused]] static void
 check_declined (const char *opts)
 {
   std::vector<unsigned char> o;
@@ -329,7 +458,7 @@ check_declined (const char *opts)
 
 /* A 10-bit sample above 1023: counted, and extract_sums refuses the frame
  * as the CPU's extract does. */
-static void
+[[maybe_unused]] static void
 check_bad_samples (void)
 {
   const VhFeatureExtractor *fex = &vh_fex_cambi;
@@ -351,7 +480,7 @@ check_bad_samples (void)
   d.nplanes = 1;
   d.bpc = 10;
   d.plane[0] = VhPlane { (uint8_t *) px.data (), (ptrdiff_t) (w * 2), w, h, 1 };
-  emulate<uint16_t> (ctx, &d.plane[0], 0, w, h);
+  emulate<uint16_t, 64> (ctx, &d.plane[0], 0, w, h);
   VhCambiSums sums;
   std::memcpy (&sums, vh_cambi_gpu_host_sums (ctx), sizeof sums);
   FeatureOutputs out;
@@ -373,6 +502,18 @@ check_bad_samples (void)
 int
 main ()
 {
+#if defined(VH_LANES_PLANT_MASK32)
+  /* 32-bit lane masks planted: at 64 lanes, every tile's columns in lanes
+   * 32-63 must come out wrong; at 32 lanes nothing changes */
+  check (256, 216, 8, "", false, 1);
+  check (640, 360, 10, "topk=0.2", false, 1);
+  const unsigned pictures = cases / 2;
+  const bool caught = failures_at[0] == 0 && failures_at[1] == pictures;
+  std::printf ("planted 32-lane masks: %u of %u pictures differ at 32 lanes "
+      "(0 expected), %u at 64 lanes (all expected): %s\n", failures_at[0],
+      pictures, failures_at[1], caught ? "found" : "NOT FOUND");
+  return caught ? 0 : 1;
+#else
   /* the minimum, odd sizes, partial tiles; every depth */
   check (256, 216, 8, "", false);
   check (333, 217, 10, "", false);
@@ -401,8 +542,10 @@ main ()
   check_declined ("heatmaps_path=unused");
   check_bad_samples ();
 
-  std::printf ("%u cases, worst |cpu - gpu| %.3g (tolerance %g): %s\n",
+  failures += failures_at[0] + failures_at[1];
+  std::printf ("%u cases (pictures at 32 and 64 lanes), worst |cpu - gpu| %.3g (tolerance %g): %s\n",
       cases, worst, TOLERANCE, failures ? "MISMATCH"
       : "the CAMBI kernels' arithmetic matches the CPU extractor");
   return failures ? 1 : 0;
+#endif
 }

@@ -6,7 +6,9 @@
  * vertical pass finished before the horizontal one, as __syncthreads ()
  * orders them) and the integer sums must equal the CPU engine's exactly.
  * So the kernels' indexing, edges and tiling are checked in CI, on a
- * machine without a GPU, on odd sizes and every bit depth. */
+ * machine without a GPU, on odd sizes and every bit depth.  The probe
+ * kernel's fold (kernels/probe-device.h), which groups its threads by the
+ * wavefront's width, runs at 32 and 64 lanes on blocks of any size. */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +17,7 @@
 #include <glib.h>
 
 #include "../../kernels/motion-device.h"
+#include "../../kernels/probe-device.h"
 
 extern "C" {
 #include "motion.h"
@@ -119,6 +122,28 @@ check_size (unsigned w, unsigned h, unsigned bpc)
   vh_synth_free (synth);
 }
 
+/* The probe kernel's block at a wavefront width: every thread's partial
+ * sum, the fold step by step (each over every thread, as its barriers
+ * order them), then the block's sum: the plain sum (mod 2^64) at either
+ * width, for full and partly populated last wavefronts alike */
+static void
+check_probe (unsigned block, unsigned width)
+{
+  std::vector<unsigned long long> partial (block);
+  unsigned long long want = 0;
+  for (unsigned t = 0; t < block; t++) {
+    partial[t] = 0x9e3779b97f4a7c15ull * (t + 1);   /* sums that wrap */
+    want += partial[t];
+  }
+  for (unsigned step = width / 2; step > 0; step /= 2)
+    for (unsigned t = 0; t < block; t++)
+      vh_probe_fold_step (partial.data (), t, block, width, step);
+  char what[64];
+  std::snprintf (what, sizeof what, "probe block of %u, %u lanes", block,
+      width);
+  CHECK_EQ (what, vh_probe_block_sum (partial.data (), block, width), want);
+}
+
 int
 main ()
 {
@@ -135,7 +160,12 @@ main ()
       check_size (s[0], s[1], bpc);
       cases++;
     }
-  std::printf ("%u sizes x depths: %s\n", cases, failures ? "MISMATCH" :
+  for (unsigned width : { 32u, 64u })
+    for (unsigned block : { 1u, 2u, 31u, 32u, 33u, 63u, 64u, 65u, 100u,
+             256u, 1000u, 1024u })
+      check_probe (block, width);
+  std::printf ("%u sizes x depths, the probe's fold at 32 and 64 lanes: %s\n",
+      cases, failures ? "MISMATCH" :
       "the kernels' arithmetic equals the CPU engine's");
   return failures ? 1 : 0;
 }

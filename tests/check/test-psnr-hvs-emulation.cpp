@@ -5,7 +5,14 @@
  * the engine through a host accelerator, and every psnr_hvs score must
  * equal the CPU engine's exactly: the GPU path is checked without a GPU, on
  * odd sizes, every depth and every chroma layout.  A second check feeds
- * the walker adversarial error sequences (ties, crossings, zeros). */
+ * the walker adversarial error sequences (ties, crossings, zeros).
+ *
+ * The walker's team is one wavefront exchanging values by lane shuffles
+ * and a ballot: it runs on the lane model's 32- and 64-lane wavefronts
+ * (kernels/vh-lanes.h), every round's integers checked against the same
+ * round added span by span.  Built with VH_LANES_PLANT_MASK32 (a 32-lane
+ * assumption planted), it passes only if the 64-lane runs find the plant
+ * and the 32-lane runs do not. */
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -22,37 +29,89 @@ extern "C" {
 #include "vh-synth.h"
 }
 
-static unsigned failures, cases;
+static unsigned cases;
+static unsigned failures_at[2];         /* per width: 32, 64 lanes */
 
-/* The walker's team as one thread: a round evaluates every lane in turn */
-struct HostTeam {
-  unsigned rounds = 0, blocks = 0;
+/* A round span by span, in order, as the CPU adds the errors: the first
+ * span whose running total no longer fits, and the total before it */
+template <class Step>
+static unsigned
+serial_round (unsigned n, uint32_t mant, uint64_t *total, Step step)
+{
+  VhPsnrHvsStep run = { { 0, 0 } };
+  for (unsigned i = 0; i < n; i++) {
+    const VhPsnrHvsStep next = vh_psnr_hvs_step_then (run, step (i));
+    if (mant + next.t[mant & 1] > VH_PSNR_HVS_MANT_MAX) {
+      *total = run.t[mant & 1];
+      return i;
+    }
+    run = next;
+  }
+  *total = run.t[mant & 1];
+  return n;
+}
+
+/* What the walker's team did on one width */
+struct WalkStats {
+  unsigned rounds, blocks;
+  unsigned differ;              /* rounds or blocks unlike the serial ones */
+  unsigned long faults;         /* undefined lane reads (kernels/vh-lanes.h) */
+};
+
+/* The kernel's team on the lane model's W-lane wavefront, every round and
+ * block checked against the serial computation */
+template <unsigned W>
+struct CheckedTeam {
+  VhPsnrHvsWaveTeam<vh_lanes::HostWave<W>> lanes;
+  float vals[64];
+  WalkStats *stats;
+
+  explicit CheckedTeam (WalkStats *s) : stats (s) { lanes.vals = vals; }
+  ~CheckedTeam () { stats->faults += lanes.wave.faults; }
+
+  unsigned width () { return lanes.width (); }
 
   template <class Step>
   unsigned
   round (unsigned n, uint32_t mant, uint64_t *total, Step step)
   {
-    VhPsnrHvsStep run = { { 0, 0 } };
-    rounds++;
-    for (unsigned i = 0; i < n; i++) {
-      const VhPsnrHvsStep next = vh_psnr_hvs_step_then (run, step (i));
-      if (mant + next.t[mant & 1] > VH_PSNR_HVS_MANT_MAX) {
-        *total = run.t[mant & 1];
-        return i;
-      }
-      run = next;
+    uint64_t want_total = 0;
+    const unsigned want = serial_round (n, mant, &want_total, step);
+    const unsigned got = lanes.round (n, mant, total, step);
+    stats->rounds++;
+    if (got != want || *total != want_total) {
+      if (stats->differ++ < 3)
+        std::printf ("  %u lanes: a round of %u spans: %u fit, adding %llu; "
+            "span by span %u, adding %llu\n", W, n, got,
+            (unsigned long long) *total, want,
+            (unsigned long long) want_total);
     }
-    *total = run.t[mant & 1];
-    return n;
+    return got;
   }
 
   VhPsnrHvsAcc
   block (VhPsnrHvsAcc a, const float *v)
   {
-    blocks++;
-    return vh_psnr_hvs_acc_block (a, v);
+    stats->blocks++;
+    const VhPsnrHvsAcc got = lanes.block (a, v);
+    const VhPsnrHvsAcc want = vh_psnr_hvs_acc_block (a, v);
+    if (std::memcmp (&got, &want, sizeof got))
+      stats->differ++;
+    return got;
   }
 };
+
+/* A width's problems: rounds unlike the serial ones, undefined reads */
+static bool
+walk_bad (const WalkStats &st, unsigned lanes)
+{
+  if (!st.differ && !st.faults)
+    return false;
+  std::printf ("  %u lanes: %u of %u rounds and blocks unlike the serial "
+      "sums, %lu undefined lane reads\n", lanes, st.differ,
+      st.rounds + st.blocks, st.faults);
+  return true;
+}
 
 /* The device scratch of one frame, host memory standing in */
 struct Frame {
@@ -146,11 +205,24 @@ emulate_quantize (Frame &f)
   }
 }
 
-/* The kernels on one picture pair, planes packed with a pitch as the
- * backend uploads them */
+/* vh_psnr_hvs_walk: one wavefront of W lanes per plane */
+template <unsigned W>
 static void
-emulate (const VhPicture *ref, const VhPicture *dis, VhPsnrHvsSums *out,
-    unsigned *walk_blocks)
+walk (Frame &f, VhPsnrHvsSums *out, WalkStats *stats)
+{
+  for (unsigned pl = 0; pl < 3; pl++) {
+    CheckedTeam<W> team (stats);
+    out->sum[pl] = vh_psnr_hvs_walk (team, &f.chunks[f.first_chunk[pl]],
+        &f.blocks[f.first_block[pl]],
+        &f.values[(size_t) f.first_block[pl] * 64], f.n_blocks[pl]);
+  }
+}
+
+/* The kernels on one picture pair, planes packed with a pitch as the
+ * backend uploads them, on W-lane wavefronts */
+static void
+emulate (const VhPicture *ref, const VhPicture *dis, unsigned lanes,
+    VhPsnrHvsSums *out, WalkStats *stats)
 {
   static const float csf[3][64] = {
     VH_PSNR_HVS_CSF_Y, VH_PSNR_HVS_CSF_CB, VH_PSNR_HVS_CSF_CR,
@@ -202,22 +274,19 @@ emulate (const VhPicture *ref, const VhPicture *dis, VhPsnrHvsSums *out,
   }
   emulate_chunk_sums (f);
   emulate_quantize (f);
-  /* vh_psnr_hvs_walk: one team per plane */
-  *walk_blocks = 0;
-  for (unsigned pl = 0; pl < 3; pl++) {
-    HostTeam team;
-    out->sum[pl] = vh_psnr_hvs_walk (team, &f.chunks[f.first_chunk[pl]],
-        &f.blocks[f.first_block[pl]],
-        &f.values[(size_t) f.first_block[pl] * 64], f.n_blocks[pl]);
-    *walk_blocks += team.blocks;
-  }
+  if (lanes == 64)
+    walk<64> (f, out, stats);
+  else
+    walk<32> (f, out, stats);
 }
 
 /* ---- the emulated GPU as the engine's accelerator -------------------- */
 
 struct Emulated {
+  unsigned lanes;               /* the wavefront's width */
   std::vector<std::pair<unsigned, VhPsnrHvsSums>> pending;
-  unsigned walk_blocks = 0, total_blocks = 0;
+  WalkStats walk = {};
+  unsigned total_blocks = 0;
   int handle = 0;
 };
 
@@ -239,10 +308,8 @@ emu_submit (gpointer backend, const VhPicture *ref, const VhPicture *dis,
 {
   Emulated *e = (Emulated *) backend;
   VhPsnrHvsSums sums;
-  unsigned walked;
   (void) error;
-  emulate (ref, dis, &sums, &walked);
-  e->walk_blocks += walked;
+  emulate (ref, dis, e->lanes, &sums, &e->walk);
   for (int p = 0; p < 3; p++)
     e->total_blocks += sums.pixels[p] / 64;
   e->pending.push_back ({ index, sums });
@@ -290,6 +357,8 @@ static const VhAccelOps emu_ops = {
   emu_free, NULL, NULL, NULL,
 };
 
+/* One picture size: the CPU engine's scores and those of two engines on
+ * the emulated GPU, its wavefronts 32 and 64 lanes wide */
 static void
 check (unsigned w, unsigned h, unsigned bpc, VhSynthChroma chroma,
     unsigned frames)
@@ -298,53 +367,67 @@ check (unsigned w, unsigned h, unsigned bpc, VhSynthChroma chroma,
   GError *error = NULL;
   const VhVideoInfo info = { w, h, bpc };
   VhEngine *cpu = vh_engine_new (&info, &error);
-  VhEngine *gpu = vh_engine_new (&info, &error);
-  Emulated emu;
-  if (!cpu || !gpu || !vh_engine_add_feature (cpu, "psnr_hvs", &error)
-      || !vh_engine_set_accelerator (gpu, &emu_ops, &emu, &error)
-      || !vh_engine_add_feature (gpu, "psnr_hvs", &error))
+  VhEngine *gpu[2];
+  Emulated emu[2];
+  if (!cpu || !vh_engine_add_feature (cpu, "psnr_hvs", &error))
     g_error ("%s", error->message);
-  if (!vh_engine_is_accelerated (gpu))
-    g_error ("psnr_hvs not on the emulated accelerator");
+  for (int wi = 0; wi < 2; wi++) {
+    emu[wi].lanes = wi ? 64 : 32;
+    gpu[wi] = vh_engine_new (&info, &error);
+    if (!gpu[wi]
+        || !vh_engine_set_accelerator (gpu[wi], &emu_ops, &emu[wi], &error)
+        || !vh_engine_add_feature (gpu[wi], "psnr_hvs", &error))
+      g_error ("%s", error->message);
+    if (!vh_engine_is_accelerated (gpu[wi]))
+      g_error ("psnr_hvs not on the emulated accelerator");
+  }
   VhSynth *synth = vh_synth_new (w, h, bpc, chroma, w * 7 + h + bpc);
   for (unsigned i = 0; i < frames; i++) {
     VhPicture r, d;
     vh_synth_render (synth, i, i % 4 ? 2 + i : 0, &r, &d);
     if (!vh_engine_push (cpu, &r, &d, &error)
-        || !vh_engine_push (gpu, &r, &d, &error))
+        || !vh_engine_push (gpu[0], &r, &d, &error)
+        || !vh_engine_push (gpu[1], &r, &d, &error))
       g_error ("%s", error->message);
   }
-  if (!vh_engine_flush (cpu, &error) || !vh_engine_flush (gpu, &error))
+  if (!vh_engine_flush (cpu, &error) || !vh_engine_flush (gpu[0], &error)
+      || !vh_engine_flush (gpu[1], &error))
     g_error ("%s", error->message);
 
-  const VhScoreTable *tc = vh_engine_scores (cpu), *tg = vh_engine_scores (gpu);
-  unsigned compared = 0;
-  gboolean bad = FALSE;
-  for (unsigned m = 0; m < vh_score_table_n_metrics (tc); m++) {
-    const char *name = vh_score_table_metric_name (tc, m);
-    const int mg = vh_score_table_find (tg, name);
-    for (unsigned i = 0; i < frames; i++) {
-      double vc = 0, vg = 0;
-      const bool hc = vh_score_table_get (tc, m, i, &vc);
-      const bool hg = mg >= 0 && vh_score_table_get (tg, mg, i, &vg);
-      compared++;
-      /* equal, or both NaN/inf alike (identical frames: infinite dB) */
-      if (!hc || !hg || !(vc == vg || (std::isnan (vc) && std::isnan (vg)))) {
-        bad = TRUE;
-        std::printf ("  MISMATCH %s frame %u: cpu %.17g emulated %.17g\n",
-            name, i, vc, vg);
+  const VhScoreTable *tc = vh_engine_scores (cpu);
+  for (int wi = 0; wi < 2; wi++) {
+    const VhScoreTable *tg = vh_engine_scores (gpu[wi]);
+    const unsigned lanes = emu[wi].lanes;
+    unsigned compared = 0;
+    gboolean bad = FALSE;
+    for (unsigned m = 0; m < vh_score_table_n_metrics (tc); m++) {
+      const char *name = vh_score_table_metric_name (tc, m);
+      const int mg = vh_score_table_find (tg, name);
+      for (unsigned i = 0; i < frames; i++) {
+        double vc = 0, vg = 0;
+        const bool hc = vh_score_table_get (tc, m, i, &vc);
+        const bool hg = mg >= 0 && vh_score_table_get (tg, mg, i, &vg);
+        compared++;
+        /* equal, or both NaN/inf alike (identical frames: infinite dB) */
+        if (!hc || !hg
+            || !(vc == vg || (std::isnan (vc) && std::isnan (vg)))) {
+          bad = TRUE;
+          std::printf ("  MISMATCH %u lanes %s frame %u: cpu %.17g emulated "
+              "%.17g\n", lanes, name, i, vc, vg);
+        }
       }
     }
+    cases++;
+    if (walk_bad (emu[wi].walk, lanes) || bad || compared != 4 * frames)
+      failures_at[wi]++;
+    std::printf ("%ux%u %u-bit %s, %u lanes: %u scores %s (walker: %u rounds, "
+        "%u of %u blocks one error at a time)\n", w, h, bpc, layouts[chroma],
+        lanes, compared, bad ? "DIFFER" : "equal", emu[wi].walk.rounds,
+        emu[wi].walk.blocks, emu[wi].total_blocks);
+    vh_engine_free (gpu[wi]);
   }
-  cases++;
-  if (bad || compared != 4 * frames)
-    failures++;
-  std::printf ("%ux%u %u-bit %s: %u scores %s (walker: %u of %u blocks one "
-      "error at a time)\n", w, h, bpc, layouts[chroma], compared,
-      bad ? "DIFFER" : "equal", emu.walk_blocks, emu.total_blocks);
   vh_synth_free (synth);
   vh_engine_free (cpu);
-  vh_engine_free (gpu);
 }
 
 /* The walker alone against a plain float loop, on sequences made to hit
@@ -400,30 +483,60 @@ check_walker (unsigned n_blocks, unsigned seed, int kind)
   }
   emulate_chunk_sums (f);
   emulate_quantize (f);
-  HostTeam team;
-  const float got = vh_psnr_hvs_walk (team, f.chunks.data (),
-      f.blocks.data (), f.values.data (), n_blocks);
-  cases++;
-  if (got != want) {
-    failures++;
-    std::printf ("  MISMATCH walker kind %d, %u blocks: %.9g, float loop "
-        "%.9g\n", kind, n_blocks, got, want);
-  }
-  /* ties are carried in the sums (by the running mantissa's parity), not
-   * walked: powers of two and values spread over many binades, nearly all
-   * of them ties somewhere, walk only around the binade crossings (with
-   * ties walked, 464 of 700 and 669 of 700 blocks) */
-  if ((kind == 1 || kind == 3) && n_blocks >= 700
-      && team.blocks * 20 > n_blocks) {
-    failures++;
-    std::printf ("  walker kind %d, %u blocks: %u walked one error at a "
-        "time (ties not carried?)\n", kind, n_blocks, team.blocks);
+  for (int wi = 0; wi < 2; wi++) {
+    const unsigned lanes = wi ? 64 : 32;
+    WalkStats st = {};
+    float got;
+    if (wi) {
+      CheckedTeam<64> team (&st);
+      got = vh_psnr_hvs_walk (team, f.chunks.data (), f.blocks.data (),
+          f.values.data (), n_blocks);
+    } else {
+      CheckedTeam<32> team (&st);
+      got = vh_psnr_hvs_walk (team, f.chunks.data (), f.blocks.data (),
+          f.values.data (), n_blocks);
+    }
+    cases++;
+    bool bad = walk_bad (st, lanes);
+    if (got != want) {
+      bad = true;
+      std::printf ("  MISMATCH walker kind %d, %u blocks, %u lanes: %.9g, "
+          "float loop %.9g\n", kind, n_blocks, lanes, got, want);
+    }
+    /* ties are carried in the sums (by the running mantissa's parity), not
+     * walked: powers of two and values spread over many binades, nearly
+     * all of them ties somewhere, walk only around the binade crossings
+     * (with ties walked, 464 of 700 and 669 of 700 blocks) */
+    if ((kind == 1 || kind == 3) && n_blocks >= 700
+        && st.blocks * 20 > n_blocks) {
+      bad = true;
+      std::printf ("  walker kind %d, %u blocks, %u lanes: %u walked one "
+          "error at a time (ties not carried?)\n", kind, n_blocks, lanes,
+          st.blocks);
+    }
+    if (bad)
+      failures_at[wi]++;
   }
 }
 
 int
 main ()
 {
+#if defined(VH_LANES_PLANT_MASK32)
+  /* 32-bit lane masks planted: at 64 lanes the lanes past 31 take no part
+   * (undefined reads) and the ballot loses them; at 32 lanes nothing
+   * changes */
+  check (449, 255, 8, VH_SYNTH_420, 2);
+  check (1023, 577, 10, VH_SYNTH_444, 2);
+  for (unsigned n : { 700u, 5000u })
+    check_walker (n, n, 0);
+  const unsigned runs = cases / 2;
+  const bool caught = failures_at[0] == 0 && failures_at[1] == runs;
+  std::printf ("planted 32-lane masks: %u of %u runs differ at 32 lanes "
+      "(0 expected), %u at 64 lanes (all expected): %s\n", failures_at[0],
+      runs, failures_at[1], caught ? "found" : "NOT FOUND");
+  return caught ? 0 : 1;
+#else
   /* the minimum, odd sizes, a chunk edge, one larger picture */
   static const unsigned sizes[][2] = {
     {16, 16}, {33, 21}, {65, 47}, {161, 91}, {449, 255}, {1023, 577},
@@ -440,6 +553,9 @@ main ()
   for (int kind = 0; kind < 4; kind++)
     for (unsigned n : { 1u, 5u, 64u, 65u, 700u, 5000u })
       check_walker (n, n + kind, kind);
-  std::printf ("%u cases: %s\n", cases, failures ? "MISMATCH" : "all equal");
+  const unsigned failures = failures_at[0] + failures_at[1];
+  std::printf ("%u cases (32 and 64 lanes): %s\n", cases,
+      failures ? "MISMATCH" : "all equal");
   return failures ? 1 : 0;
+#endif
 }

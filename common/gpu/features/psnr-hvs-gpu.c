@@ -142,13 +142,16 @@ vh_psnr_hvs_gpu_enqueue (VhPsnrHvsGpu *ctx, VhGpuStream *stream,
   p.chunks = ctx->chunks;
   p.result = ctx->result;
   void *args[] = { &p };
-  /* errors and quantize: one block of VH_PSNR_HVS_CHUNK threads per chunk */
+  /* errors and quantize: one block of VH_PSNR_HVS_CHUNK threads per chunk;
+   * the walk: one wavefront per plane (32 or 64 lanes, checked when the
+   * GPU was opened) */
+  const unsigned lanes = (unsigned) vh_gpu_warp_size (ctx->gpu);
   return vh_gpu_launch (ctx->errors, (VhGpuDim3) { (unsigned) chunks, 1, 1 },
       (VhGpuDim3) { VH_PSNR_HVS_CHUNK, 1, 1 }, 0, stream, args, error)
       && vh_gpu_launch (ctx->quantize, (VhGpuDim3) { (unsigned) chunks, 1, 1 },
       (VhGpuDim3) { VH_PSNR_HVS_CHUNK, 1, 1 }, 0, stream, args, error)
       && vh_gpu_launch (ctx->walk, (VhGpuDim3) { 3, 1, 1 },
-      (VhGpuDim3) { VH_PSNR_HVS_LANES, 1, 1 }, 0, stream, args, error)
+      (VhGpuDim3) { lanes, 1, 1 }, 0, stream, args, error)
       && vh_gpu_copy_d2h_async (stream, sums, ctx->result,
       3 * sizeof (float), error);
 }
