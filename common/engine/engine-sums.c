@@ -194,7 +194,11 @@ vh_engine_sums_queue (VhEngine *e, unsigned instance, unsigned index,
   job->done = FALSE;
   g_array_set_size (job->puts, 0);
   g_queue_push_tail (&h->pending, job);
-  return g_thread_pool_push (h->pool, job, error);
+  if (g_thread_pool_push (h->pool, job, error))
+    return TRUE;
+  /* never run: done now, so that nothing waits for it */
+  job->done = TRUE;
+  return FALSE;
 }
 
 /* The oldest job's puts into the table; FALSE with its error */
