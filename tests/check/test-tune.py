@@ -8,7 +8,9 @@ picks what scanning the whole grid picks; an interrupted sweep resumes
 without redoing finished cells and survives a cut-short last line; clear
 errors (exit 2) for an unknown encoder, a missing plugin, a value out of
 range, an unreadable source; a failed cell is recorded and the exit is 1;
-the scene-cut detector and `recommend --per-shot` on two patterns joined.
+the scene-cut detector and `recommend --per-shot` on two patterns joined;
+queues of 2 frames grown to an encoder's 70-frame look-ahead (not the
+whole title), the rows those of queues the title fits in.
 
 Usage: test-tune.py VMAFHIP_TUNE_PY VMAFHIP_SCORE (GST_PLUGIN_PATH naming
 the build's plugin).  Exit 77 (skip, said) without x264enc, avdec_h264 or
@@ -377,6 +379,40 @@ def test_shots(tmp):
           f"{[s['value'] for s in report['shots']]}")
 
 
+def test_bounded_queues(tmp):
+    """The queues hold a bounded number of frames, grown to the encoder's
+    delay: an encoder that returns its first frame only after 70 more
+    (x264's look-ahead) behind queues of 2 frames deadlocks unless the
+    reference queue grows; it grows to 128, not the title's 240 frames,
+    and the rows equal those of queues the title fits in."""
+    source = os.path.join(tmp, "long.y4m")
+    make_y4m(source, "ball", 240)
+    slow = ["--source", source, "--resolution", "160x96", "--resolution",
+            "80x48", "--values", "30", "--set", "rc-lookahead=70",
+            "--preset", "medium", "--backend", "cpu", "--quiet"]
+    found = {}
+    for frames in (2, 512):
+        corpus = os.path.join(tmp, f"queues{frames}.jsonl")
+        tune("corpus", "--corpus", corpus, "--queue-frames", str(frames),
+             *slow)
+        found[frames] = rows(corpus)
+    small, big = found[2], found[512]
+    assert len(small) == 2 and all(r["frames"] == 240 for r in small), small
+    for r in small:
+        assert 70 < r["queue_frames"] < 240, r["queue_frames"]
+        assert "max-size-buffers=2 " in r["pipeline"], r["pipeline"]
+    assert all(r["queue_frames"] == 512 for r in big)
+    for a, b in zip(small, big):
+        assert (a["width"], a["scores"], a["bytes"]) == \
+            (b["width"], b["scores"], b["bytes"]), (a, b)
+    r = tune("corpus", "--corpus", os.path.join(tmp, "q0.jsonl"),
+             "--queue-frames", "0", *slow, check=False)
+    assert r.returncode == 2 and "--queue-frames" in r.stderr and \
+        "1 to 8192" in r.stderr, r.stderr
+    print(f"queues: from 2 frames grown to {small[0]['queue_frames']} for "
+          "a 70-frame look-ahead, rows equal to 512-frame queues")
+
+
 def main():
     need_elements()
     tmp = tempfile.mkdtemp(prefix="vmafhip-tune-")
@@ -388,6 +424,7 @@ def main():
     test_resume(tmp, source)
     test_errors(tmp, source)
     test_shots(tmp)
+    test_bounded_queues(tmp)
     shutil.rmtree(tmp)
     print(f"test-tune: ok ({time.time() - begin:.0f} s)")
     return 0

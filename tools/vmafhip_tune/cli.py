@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-from . import analyse, encoders, pipeline, shots
+from . import analyse, encoders, pipeline, queues, shots
 from .corpus import CorpusError, cell_key
 from .encoders import ConfigError, format_value
 from .sweep import Interrupted, Sweep, bisection_probes, default_jobs, last_true
@@ -103,7 +103,23 @@ def common_arguments(p):
                    help="write each cell's elementary stream here")
     p.add_argument("--keep-logs", metavar="DIR",
                    help="write each cell's per-frame libvmaf log (JSON) here")
+    p.add_argument("--queue-frames", type=positive_frames,
+                   default=queues.START_FRAMES, metavar="N",
+                   help="the pipeline's queues' first bound in frames; the "
+                        "reference's doubles while an encoder needs more "
+                        f"(default {queues.START_FRAMES})")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def positive_frames(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= queues.MAX_FRAMES:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a whole number of frames, 1 to {queues.MAX_FRAMES}")
+    return value
 
 
 def build_parser():
@@ -200,7 +216,7 @@ def make_cell(source, encoder, knob, decoder, value, size, args, shot=None):
 
 def scoring(args):
     return pipeline.Scoring(args.backend, args.model, args.keep_encodes,
-                            args.keep_logs)
+                            args.keep_logs, args.queue_frames)
 
 
 def command_corpus(args):

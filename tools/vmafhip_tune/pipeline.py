@@ -36,14 +36,10 @@ import gi
 gi.require_version("Gst", "1.0")
 from gi.repository import GLib, Gst  # noqa: E402
 
-from . import encoders  # noqa: E402
+from . import encoders, queues  # noqa: E402
 from .corpus import bitrate_kbps  # noqa: E402
 
 Gst.init(None)
-
-# Unbounded queues: an encoder's look-ahead holds dozens of frames while
-# the reference branch waits at the element
-QUEUE = "queue max-size-buffers=0 max-size-bytes=0 max-size-time=0"
 
 
 class SourceError(Exception):
@@ -118,14 +114,17 @@ def source_launch(spec):
     return f"filesrc location={location} ! decodebin ! video/x-raw(ANY)"
 
 
-def run_to_end(pipeline, stop=None, on_message=None):
-    """Play PIPELINE to EOS; CellError on an error, Stopped on STOP."""
+def run_to_end(pipeline, stop=None, on_message=None, on_tick=None):
+    """Play PIPELINE to EOS; CellError on an error, Stopped on STOP;
+    ON_TICK() between messages, at least every tenth of a second."""
     bus = pipeline.get_bus()
     pipeline.set_state(Gst.State.PLAYING)
     try:
         while True:
             if stop is not None and stop.is_set():
                 raise Stopped()
+            if on_tick is not None:
+                on_tick()
             msg = bus.timed_pop_filtered(
                 100 * Gst.MSECOND,
                 Gst.MessageType.ERROR | Gst.MessageType.EOS
@@ -205,6 +204,7 @@ class Scoring:
     model: str = "vmaf_v0.6.1"
     keep_encodes: str = None   # folder for the elementary streams
     keep_logs: str = None      # folder for the per-frame logs
+    queue_frames: int = queues.START_FRAMES  # the queues' first bound
 
 
 def safe_name(key):
@@ -253,21 +253,23 @@ BRANCH_ELEMENT = re.compile(r"(q|scale|size|enc|parser|parse|es|fileq|file|"
                             r"decq|dec)(\d+)")
 
 
-def describe_branch(cell, index, keep_path):
-    """The INDEX-th cell's branch of a pipeline, from the tee to its pad."""
+def describe_branch(cell, index, keep_path, frames):
+    """The INDEX-th cell's branch of a pipeline, from the tee to its pad,
+    its queues bounded to FRAMES buffers."""
     i = index       # short: it is in every element's name
+    queue = queues.queue_description(frames)
     settings = " ".join(f"{p}={quote(v) if ' ' in v or '=' in v else v}"
                         for p, v in encoder_settings(cell))
-    encode = (f"t. ! {QUEUE} name=q{i} ! videoscale name=scale{i} ! "
+    encode = (f"t. ! {queue} name=q{i} ! videoscale name=scale{i} ! "
               f"capsfilter name=size{i} caps=video/x-raw,width={cell.width},"
               f"height={cell.height} ! "
               f"{cell.encoder.factory} name=enc{i} {settings} ! "
               f"{cell.encoder.parser} name=parser{i} ! "
               f"capsfilter name=parse{i} caps={cell.encoder.stream_caps} ! ")
     if keep_path:
-        encode += (f"tee name=es{i} ! {QUEUE} name=fileq{i} ! filesink "
+        encode += (f"tee name=es{i} ! {queue} name=fileq{i} ! filesink "
                    f"name=file{i} location={quote(keep_path)} "
-                   f"es{i}. ! {QUEUE} name=decq{i} ! ")
+                   f"es{i}. ! {queue} name=decq{i} ! ")
     return encode + f"{cell.decoder} name=dec{i} ! v.{pad_name(index)}"
 
 
@@ -275,15 +277,18 @@ def describe(cells, scoring, log_path, keep_paths):
     """The gst-launch description of one pipeline scoring CELLS (one
     source, encoder and decoder): the first on dist_sink, the others on
     the renditions' pads dist_sink_%u, every one against the reference
-    decoded once."""
-    branches = " ".join(describe_branch(cell, i, keep)
+    decoded once.  Every queue starts bounded to scoring.queue_frames
+    buffers, grown while an encoder needs more input (queues.TeeQueues)."""
+    frames = scoring.queue_frames
+    branches = " ".join(describe_branch(cell, i, keep, frames)
                         for i, (cell, keep) in enumerate(zip(cells, keep_paths)))
     element = (f"vmafhip name=v backend={scoring.backend} scaler=bicubic "
                f"model-filename={quote(scoring.model)} "
                f"results-filename={quote(log_path)} results-format=json "
                "! fakesink sync=false")
     return (f"{cells[0].source.launch} ! tee name=t "
-            f"t. ! {QUEUE} name=refq ! v.ref_sink {branches} {element}")
+            f"t. ! {queues.queue_description(frames)} name=refq ! v.ref_sink "
+            f"{branches} {element}")
 
 
 def cut_to_shot(pipeline, start, frames):
@@ -471,8 +476,13 @@ def run_pipeline(cells, scoring, stop):
         if cells[0].shot is not None:
             cut_to_shot(pipeline, cells[0].shot_start, cells[0].shot_frames)
         counters = [count_bytes(pipeline, f"parse{i}") for i in range(len(cells))]
+        tee_queues = queues.TeeQueues(
+            pipeline, [pad_name(i) for i in range(len(cells))],
+            scoring.queue_frames)
         try:
-            run_to_end(pipeline, stop, watch)
+            run_to_end(pipeline, stop, watch, tee_queues.check)
+        except queues.QueueTooSmall as e:
+            raise failed(CellError(str(e)), e.index)
         except CellError as e:
             # an element of one branch, or the element naming one pad
             index = branch_of(e.element, len(cells))
@@ -489,7 +499,8 @@ def run_pipeline(cells, scoring, stop):
             try:
                 outcome[cell.key] = make_row(
                     cell, scoring, rendition_log(log_path, i), counters[i][0],
-                    watch, i, description, elapsed, len(cells))
+                    watch, i, description, elapsed, len(cells),
+                    tee_queues.frames)
             except CellError as e:
                 outcome[cell.key] = failed(e)
         return outcome
@@ -498,7 +509,7 @@ def run_pipeline(cells, scoring, stop):
 
 
 def make_row(cell, scoring, log_path, nbytes, watch, index, description,
-             elapsed, renditions):
+             elapsed, renditions, queue_frames):
     """CELL's corpus row from its pad's results log (moved to --keep-logs
     where given)."""
     said = "; ".join(watch.warnings.get(index, []))
@@ -529,6 +540,7 @@ def make_row(cell, scoring, log_path, nbytes, watch, index, description,
         "pipeline": description, "versions": versions(cell),
         "elapsed_s": elapsed, "renditions": renditions, "log": kept,
         "settings": {p: v for p, v in encoder_settings(cell)},
+        "queue_frames": queue_frames,
     }
     if cell.shot is not None:
         row.update(shot=cell.shot, shot_start=cell.shot_start,
