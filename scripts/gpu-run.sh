@@ -104,8 +104,10 @@ pack)
   # about 40 % of the unpacked size
   tar czf "$carry/pack.tgz" -C "$dest" .
   rm -rf "$dest"
-  mkdir -p .git/info
-  grep -qx "/$carry/" .git/info/exclude 2>/dev/null || echo "/$carry/" >> .git/info/exclude
+  # (a worktree's .git is a file: ask git where its exclude file is)
+  exclude=$(git rev-parse --git-path info/exclude 2>/dev/null || echo .git/info/exclude)
+  mkdir -p "$(dirname "$exclude")"
+  grep -qx "/$carry/" "$exclude" 2>/dev/null || echo "/$carry/" >> "$exclude"
   du -sh "$carry/pack.tgz"
   ;;
 remote)
