@@ -203,11 +203,19 @@ emulate (VhCambiGpu *ctx, const VhPlane *luma, int pass, unsigned width,
       for (unsigned t = 0; t < VH_CAMBI_CV_THREADS; t++)
         cv_flush (p, t, VH_CAMBI_CV_THREADS, sm);
     }
-    /* the selection: level 2 and level 3 over the grid, block by block
-     * (in reverse order: the kernels may run them in any), then the
-     * one block */
+  }
+  /* the selection, after every scale's contrast values (the kernels take
+   * every scale at once, blockIdx.y the scale: here the last first, each
+   * scale's values still where its contrast kernel left them): level 2
+   * and level 3 over the grid, block by block (in reverse order: the
+   * kernels may run them in any), then the one block */
+  for (int s = VH_CAMBI_SCALES; s-- > 0;) {
+    const VhCambiScale &p = sc[s];
     const unsigned n = VH_CAMBI_SELECT_BLOCK;
-    const unsigned blocks = vh_cambi_select_blocks (p.w * p.h);
+    const unsigned blocks = p.select_blocks;
+    if (blocks != vh_cambi_select_blocks (p.w * p.h))
+      g_error ("scale %d: %u selection blocks, not %u", s, blocks,
+          vh_cambi_select_blocks (p.w * p.h));
     SelShared &sm = sel[0];
     for (unsigned blk = blocks; blk-- > 0;) {
       std::memset (&sm, 0xa5, sizeof sm);
