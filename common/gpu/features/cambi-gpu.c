@@ -241,16 +241,24 @@ fill_reciprocal (VhGpu *gpu, VhGpuPtr mem, void *data, GError **error)
   return ok;
 }
 
-/* Both passes' scale parameters into device memory, once: the selection
- * kernels read every scale's from there (only the pass's source picture,
- * which they do not read, changes from frame to frame) */
+/* Both passes' scale parameters, as the selection kernels read them from
+ * ctx->params (only the pass's source picture, which they do not read,
+ * changes from frame to frame; nor do they read the contrast grid's
+ * split, which a benchmark may change) */
+static void
+select_params (const VhCambiGpu *ctx, VhCambiScale sc[2][SCALES])
+{
+  VhCambiPre pre;
+  for (int pass = 0; pass < 2; pass++)
+    fill_params (ctx, 0, 0, pass, &pre, sc[pass]);
+}
+
+/* ... uploaded once */
 static gboolean
 upload_params (VhCambiGpu *ctx, GError **error)
 {
-  VhCambiPre pre;
   VhCambiScale sc[2][SCALES];
-  for (int pass = 0; pass < 2; pass++)
-    fill_params (ctx, 0, 0, pass, &pre, sc[pass]);
+  select_params (ctx, sc);
   VhGpuStream *stream = vh_gpu_stream_new (ctx->gpu, error);
   if (!stream)
     return FALSE;
@@ -434,7 +442,16 @@ vh_cambi_gpu_new_host (const VhCambiPlan *plan, GError **error)
   }
   place (ctx, vh_gpu_scratch_alloc (NULL, ctx->size, NULL));
   ctx->reciprocal = (VhGpuPtr) (uintptr_t) vh_cambi_reciprocal ();
+  VhCambiScale sc[2][SCALES];
+  select_params (ctx, sc);
+  memcpy ((void *) (uintptr_t) ctx->params, sc, sizeof sc);
   return ctx;
+}
+
+const void *
+vh_cambi_gpu_host_select_params (const VhCambiGpu *ctx, int pass)
+{
+  return (const VhCambiScale *) (uintptr_t) ctx->params + pass * SCALES;
 }
 
 void

@@ -58,6 +58,10 @@ void vh_cambi_gpu_host_params (VhCambiGpu *ctx, const VhPlane *luma,
     int pass, void *pre, void *scales, unsigned *n_tiles);
 /* clears the histograms, and the results too, as the enqueue's memsets */
 void vh_cambi_gpu_host_clear (VhCambiGpu *ctx, gboolean results);
+/* the VhCambiScale [VH_CAMBI_SCALES] of `pass` the selection kernels read
+ * (uploaded once per context) */
+const void *vh_cambi_gpu_host_select_params (const VhCambiGpu *ctx,
+    int pass);
 const VhCambiSums *vh_cambi_gpu_host_sums (const VhCambiGpu *ctx);
 
 G_END_DECLS
