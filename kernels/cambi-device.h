@@ -98,7 +98,8 @@ typedef struct VhCambiPre {
   uint32_t mask_index;          /* masked: the 7x7 count exceeds it */
 } VhCambiPre;
 
-/* one scale's scale, cvalues and select */
+/* one scale's scale, cvalues and select (the selection kernels read
+ * every scale's from device memory: blockIdx.y the scale) */
 typedef struct VhCambiScale {
   uint64_t prev;                /* uint16 [prev_w * prev_h] */
   uint64_t img;                 /* uint16 [w * h]: this scale, filtered */
@@ -119,6 +120,7 @@ typedef struct VhCambiScale {
   uint32_t num_diffs, vlt_luma;
   uint32_t tvi[VH_CAMBI_GPU_DIFFS];
   uint32_t weight[VH_CAMBI_GPU_DIFFS];
+  uint32_t select_blocks;       /* its level-2 and level-3 grids' blocks */
 } VhCambiScale;
 
 /* The level-2 and level-3 selection grids for a scale of n values */

@@ -151,10 +151,23 @@ part_tree (unsigned t, SelShared &sm)
 /* Every block finds b1 from the level-1 histogram itself (a few hundred
  * additions), and in level3 b2 from the level-2 counts, so that no block
  * waits for another. */
+/* The selection kernels take every scale at once (blockIdx.y the scale,
+ * its VhCambiScale from `scales` in device memory; blocks past its
+ * select_blocks leave at once), after every scale's contrast values: three
+ * launches a picture, not three a scale. */
+static __device__ __forceinline__ const VhCambiScale &
+select_scale (uint64_t scales)
+{
+  return ((const VhCambiScale *) (uintptr_t) scales)[blockIdx.y];
+}
+
 VH_KERNEL void __launch_bounds__ (VH_CAMBI_SELECT_BLOCK)
-vh_cambi_level2 (const VhCambiScale p)
+vh_cambi_level2 (const uint64_t scales)
 {
   __shared__ SelShared sm;
+  const VhCambiScale &p = select_scale (scales);
+  if (blockIdx.x >= p.select_blocks)
+    return;
   const unsigned t = threadIdx.x, n = VH_CAMBI_SELECT_BLOCK;
   select_first_load (p, t, n, sm);
   __syncthreads ();
@@ -164,15 +177,18 @@ vh_cambi_level2 (const VhCambiScale p)
   __syncthreads ();
   if (sm.done)
     return;
-  select_level2 (p, blockIdx.x * n + t, gridDim.x * n, sm);
+  select_level2 (p, blockIdx.x * n + t, p.select_blocks * n, sm);
   __syncthreads ();
   select_flush (p, t, n, VH_CAMBI_HIST_COUNT2, sm);
 }
 
 VH_KERNEL void __launch_bounds__ (VH_CAMBI_SELECT_BLOCK)
-vh_cambi_level3 (const VhCambiScale p)
+vh_cambi_level3 (const uint64_t scales)
 {
   __shared__ SelShared sm;
+  const VhCambiScale &p = select_scale (scales);
+  if (blockIdx.x >= p.select_blocks)
+    return;
   const unsigned t = threadIdx.x, n = VH_CAMBI_SELECT_BLOCK;
   select_first_load (p, t, n, sm);
   __syncthreads ();
@@ -188,7 +204,7 @@ vh_cambi_level3 (const VhCambiScale p)
   __syncthreads ();
   select_clear (t, n, sm);
   __syncthreads ();
-  select_level3 (p, t, blockIdx.x * n + t, gridDim.x * n, sm);
+  select_level3 (p, t, blockIdx.x * n + t, p.select_blocks * n, sm);
   __syncthreads ();
   select_flush (p, t, n, VH_CAMBI_HIST_COUNT3, sm);
   part_tree (t, sm);
@@ -196,11 +212,12 @@ vh_cambi_level3 (const VhCambiScale p)
     select_part_flush (p, sm);
 }
 
-/* One block: the exact sum of the k largest contrast values. */
+/* One block a scale: the exact sum of its k largest contrast values. */
 VH_KERNEL void __launch_bounds__ (VH_CAMBI_SELECT_BLOCK)
-vh_cambi_select (const VhCambiScale p)
+vh_cambi_select (const uint64_t scales)
 {
   __shared__ SelShared sm;
+  const VhCambiScale &p = select_scale (scales);
   const unsigned t = threadIdx.x, n = VH_CAMBI_SELECT_BLOCK;
   select_first_load (p, t, n, sm);
   __syncthreads ();

@@ -663,11 +663,11 @@ main (int argc, char **argv)
       printf ("%ux%u  CAMBI stages (%s), GPU ms, one frame at a time: "
           "preprocessing %.3f", w, h, grid_name[grid], stage_ms[1]);
       for (int sc = 0; sc < VH_CAMBI_SCALES; sc++)
-        printf (" | scale %d: decimate %.3f contrast %.3f level2 %.3f "
-            "level3 %.3f select %.3f", sc, stage_ms[2 + 5 * sc],
-            stage_ms[3 + 5 * sc], stage_ms[4 + 5 * sc], stage_ms[5 + 5 * sc],
-            stage_ms[6 + 5 * sc]);
-      printf ("\n");
+        printf (" | scale %d: decimate %.3f contrast %.3f", sc,
+            stage_ms[2 + 2 * sc], stage_ms[3 + 2 * sc]);
+      const int sel = 2 + 2 * VH_CAMBI_SCALES;
+      printf (" | every scale: level2 %.3f level3 %.3f select %.3f\n",
+          stage_ms[sel], stage_ms[sel + 1], stage_ms[sel + 2]);
     }
     for (unsigned i = 0; i < SLOTS; i++) {
       vh_gpu_host_free (gpu, sums[i]);

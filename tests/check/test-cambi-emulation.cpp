@@ -203,11 +203,23 @@ emulate (VhCambiGpu *ctx, const VhPlane *luma, int pass, unsigned width,
       for (unsigned t = 0; t < VH_CAMBI_CV_THREADS; t++)
         cv_flush (p, t, VH_CAMBI_CV_THREADS, sm);
     }
-    /* the selection: level 2 and level 3 over the grid, block by block
-     * (in reverse order: the kernels may run them in any), then the
-     * one block */
+  }
+  /* the selection, after every scale's contrast values (the kernels take
+   * every scale at once, blockIdx.y the scale, their parameters from
+   * device memory: here the last first, each
+   * scale's values still where its contrast kernel left them): level 2
+   * and level 3 over the grid, block by block (in reverse order: the
+   * kernels may run them in any), then the one block */
+  const VhCambiScale *uploaded = (const VhCambiScale *)
+      vh_cambi_gpu_host_select_params (ctx, pass);
+  for (int s = VH_CAMBI_SCALES; s-- > 0;) {
+    /* the parameters as the kernels read them: uploaded with the context */
+    const VhCambiScale &p = uploaded[s];
     const unsigned n = VH_CAMBI_SELECT_BLOCK;
-    const unsigned blocks = vh_cambi_select_blocks (p.w * p.h);
+    const unsigned blocks = p.select_blocks;
+    if (blocks != vh_cambi_select_blocks (p.w * p.h))
+      g_error ("scale %d: %u selection blocks, not %u", s, blocks,
+          vh_cambi_select_blocks (p.w * p.h));
     SelShared &sm = sel[0];
     for (unsigned blk = blocks; blk-- > 0;) {
       std::memset (&sm, 0xa5, sizeof sm);

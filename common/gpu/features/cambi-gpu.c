@@ -26,12 +26,14 @@ struct VhCambiGpu {
   unsigned split[SCALES];       /* threads a column of the contrast grid */
   unsigned wide_below;          /* narrow tiles below which split wide */
   /* one block of memory: 10-bit picture, flags, mask, each scale's picture
-   * and counted values, the contrast values, then what is cleared every
-   * frame: the histograms (again before the reference's pass) and the
-   * results (a VhCambiSums) */
+   * and counted values, each scale's contrast values, both passes' scale
+   * parameters (read by the selection kernels), then what is cleared
+   * every frame: the histograms (again before the reference's pass) and
+   * the results (a VhCambiSums) */
   VhGpuPtr mem;
   size_t size;
-  VhGpuPtr img10, deriv, mask, img[SCALES], counted[SCALES], c_values;
+  VhGpuPtr img10, deriv, mask, img[SCALES], counted[SCALES];
+  VhGpuPtr c_values[SCALES], params;
   VhGpuPtr hist[SCALES], result, reciprocal;
   size_t hist_bytes;            /* every scale's histograms, in one run */
   gboolean have_reciprocal;     /* acquired from the device's tables */
@@ -132,10 +134,13 @@ plan_layout (VhCambiGpu *ctx, const VhCambiPlan *plan, GError **error)
   }
   ctx->wide_below = VH_CAMBI_GPU_WIDE_BELOW;
   plan_tiles (ctx);
-  /* the largest scale's: each scale's values are pooled before the next
-   * one's are written (one stream) */
-  ctx->c_values = off;
-  off += aligned ((size_t) ctx->w[0] * ctx->h[0] * sizeof (float));
+  /* every scale's: the selection pools them all after the last scale */
+  for (int s = 0; s < SCALES; s++) {
+    ctx->c_values[s] = off;
+    off += aligned ((size_t) ctx->w[s] * ctx->h[s] * sizeof (float));
+  }
+  ctx->params = off;
+  off += aligned (2 * SCALES * sizeof (VhCambiScale));
   for (int s = 0; s < SCALES; s++) {
     ctx->hist[s] = off;
     off += HIST_BYTES;
@@ -158,8 +163,9 @@ place (VhCambiGpu *ctx, VhGpuPtr base)
     ctx->img[s] += base;
     ctx->counted[s] += base;
     ctx->hist[s] += base;
+    ctx->c_values[s] += base;
   }
-  ctx->c_values += base;
+  ctx->params += base;
   ctx->result += base;
 }
 
@@ -192,7 +198,7 @@ fill_params (const VhCambiGpu *ctx, VhGpuPtr src, size_t pitch, int pass,
     p->img = ctx->img[s];
     p->counted = ctx->counted[s];
     p->mask = ctx->mask;
-    p->c_values = ctx->c_values;
+    p->c_values = ctx->c_values[s];
     p->hist = ctx->hist[s];
     p->result = result + s * sizeof (uint64_t);
     p->reciprocal = ctx->reciprocal;
@@ -207,6 +213,7 @@ fill_params (const VhCambiGpu *ctx, VhGpuPtr src, size_t pitch, int pass,
     p->tiles_x = ctx->tiles_x[s];
     p->split = ctx->split[s];
     p->k = ctx->k[s];
+    p->select_blocks = vh_cambi_select_blocks (ctx->w[s] * ctx->h[s]);
     p->band_base = pl->band_base;
     p->band_size = pl->band_size;
     p->num_diffs = (uint32_t) pl->num_diffs;
@@ -230,6 +237,33 @@ fill_reciprocal (VhGpu *gpu, VhGpuPtr mem, void *data, GError **error)
     return FALSE;
   gboolean ok = vh_gpu_copy_h2d_async (stream, mem, vh_cambi_reciprocal (),
       RECIPROCAL_BYTES, error) && vh_gpu_stream_sync (stream, error);
+  vh_gpu_stream_free (stream);
+  return ok;
+}
+
+/* Both passes' scale parameters, as the selection kernels read them from
+ * ctx->params (only the pass's source picture, which they do not read,
+ * changes from frame to frame; nor do they read the contrast grid's
+ * split, which a benchmark may change) */
+static void
+select_params (const VhCambiGpu *ctx, VhCambiScale sc[2][SCALES])
+{
+  VhCambiPre pre;
+  for (int pass = 0; pass < 2; pass++)
+    fill_params (ctx, 0, 0, pass, &pre, sc[pass]);
+}
+
+/* ... uploaded once */
+static gboolean
+upload_params (VhCambiGpu *ctx, GError **error)
+{
+  VhCambiScale sc[2][SCALES];
+  select_params (ctx, sc);
+  VhGpuStream *stream = vh_gpu_stream_new (ctx->gpu, error);
+  if (!stream)
+    return FALSE;
+  gboolean ok = vh_gpu_copy_h2d_async (stream, ctx->params, sc, sizeof sc,
+      error) && vh_gpu_stream_sync (stream, error);
   vh_gpu_stream_free (stream);
   return ok;
 }
@@ -278,6 +312,10 @@ vh_cambi_gpu_new (VhGpu *gpu, VhGpuModule *module, const VhCambiPlan *plan,
     return NULL;
   }
   place (ctx, base);
+  if (!upload_params (ctx, error)) {
+    vh_cambi_gpu_free (ctx);
+    return NULL;
+  }
   return ctx;
 }
 
@@ -326,32 +364,35 @@ enqueue_pass (VhCambiGpu *ctx, VhGpuStream *stream, VhGpuPtr src,
       || !mark (ctx, stream, 1, error))
     return FALSE;
   const VhGpuDim3 cv_block = { VH_CAMBI_CV_THREADS, 1, 1 };
-  const VhGpuDim3 select_block = { VH_CAMBI_SELECT_BLOCK, 1, 1 };
+  unsigned select_blocks = 1;
   for (int s = 0; s < SCALES; s++) {
     void *args[] = { &sc[s] };
     const size_t n = (size_t) ctx->w[s] * ctx->h[s];
-    const VhGpuDim3 select_grid = { vh_cambi_select_blocks ((unsigned) n),
-      1, 1 };
-    const int m = 2 + 5 * s;
+    select_blocks = MAX (select_blocks, sc[s].select_blocks);
     if (!vh_gpu_launch (ctx->fn_scale, grid_for (n, VH_CAMBI_BLOCK), block,
             0, stream, args, error)
-        || !mark (ctx, stream, m, error)
+        || !mark (ctx, stream, 2 + 2 * s, error)
         || !vh_gpu_launch (ctx->split[s] == VH_CAMBI_CV_SPLIT
             ? ctx->fn_cvalues : ctx->fn_cvalues_wide, (VhGpuDim3) {
               ctx->n_tiles[s], 1, 1 }, cv_block, 0, stream, args, error)
-        || !mark (ctx, stream, m + 1, error)
-        || !vh_gpu_launch (ctx->fn_level2, select_grid, select_block, 0,
-            stream, args, error)
-        || !mark (ctx, stream, m + 2, error)
-        || !vh_gpu_launch (ctx->fn_level3, select_grid, select_block, 0,
-            stream, args, error)
-        || !mark (ctx, stream, m + 3, error)
-        || !vh_gpu_launch (ctx->fn_select, (VhGpuDim3) { 1, 1, 1 },
-            select_block, 0, stream, args, error)
-        || !mark (ctx, stream, m + 4, error))
+        || !mark (ctx, stream, 3 + 2 * s, error))
       return FALSE;
   }
-  return TRUE;
+  /* every scale's selection at once (blockIdx.y the scale) */
+  uint64_t scales = ctx->params + (uint64_t) pass * SCALES
+      * sizeof (VhCambiScale);
+  void *select_args[] = { &scales };
+  const VhGpuDim3 select_block = { VH_CAMBI_SELECT_BLOCK, 1, 1 };
+  const int m = 2 + 2 * SCALES;
+  return vh_gpu_launch (ctx->fn_level2, (VhGpuDim3) { select_blocks, SCALES,
+          1 }, select_block, 0, stream, select_args, error)
+      && mark (ctx, stream, m, error)
+      && vh_gpu_launch (ctx->fn_level3, (VhGpuDim3) { select_blocks, SCALES,
+          1 }, select_block, 0, stream, select_args, error)
+      && mark (ctx, stream, m + 1, error)
+      && vh_gpu_launch (ctx->fn_select, (VhGpuDim3) { 1, SCALES, 1 },
+      select_block, 0, stream, select_args, error)
+      && mark (ctx, stream, m + 2, error);
 }
 
 gboolean
@@ -401,7 +442,16 @@ vh_cambi_gpu_new_host (const VhCambiPlan *plan, GError **error)
   }
   place (ctx, vh_gpu_scratch_alloc (NULL, ctx->size, NULL));
   ctx->reciprocal = (VhGpuPtr) (uintptr_t) vh_cambi_reciprocal ();
+  VhCambiScale sc[2][SCALES];
+  select_params (ctx, sc);
+  memcpy ((void *) (uintptr_t) ctx->params, sc, sizeof sc);
   return ctx;
+}
+
+const void *
+vh_cambi_gpu_host_select_params (const VhCambiGpu *ctx, int pass)
+{
+  return (const VhCambiScale *) (uintptr_t) ctx->params + pass * SCALES;
 }
 
 void

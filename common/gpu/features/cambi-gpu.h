@@ -35,11 +35,12 @@ gboolean vh_cambi_gpu_enqueue (VhCambiGpu *ctx, VhGpuStream *stream,
     GError **error);
 
 /* Benchmarks: events recorded on the stream as each pass's stages end:
- * [0] before the preprocessing, [1] after it, then per scale s
- * [2 + 5 s ...] after its scale, cvalues, level2, level3 and select
- * launches (VH_CAMBI_GPU_MARKS in all; recorded again for the reference's
- * pass with full_ref).  NULL: none (the default). */
-#define VH_CAMBI_GPU_MARKS (2 + 5 * VH_CAMBI_SCALES)
+ * [0] before the preprocessing, [1] after it, per scale s [2 + 2 s] after
+ * its scale and [3 + 2 s] after its cvalues launch, then [2 + 2 SCALES ...]
+ * after the level2, level3 and select launches (every scale's at once)
+ * (VH_CAMBI_GPU_MARKS in all; recorded again for the reference's pass
+ * with full_ref).  NULL: none (the default). */
+#define VH_CAMBI_GPU_MARKS (5 + 2 * VH_CAMBI_SCALES)
 void vh_cambi_gpu_set_marks (VhCambiGpu *ctx, VhGpuEvent *const *marks);
 /* The contrast kernel takes a scale with 16 threads a column (8-column
  * tiles) where 4 a column would make fewer than this many 32x32 tiles,
@@ -57,6 +58,10 @@ void vh_cambi_gpu_host_params (VhCambiGpu *ctx, const VhPlane *luma,
     int pass, void *pre, void *scales, unsigned *n_tiles);
 /* clears the histograms, and the results too, as the enqueue's memsets */
 void vh_cambi_gpu_host_clear (VhCambiGpu *ctx, gboolean results);
+/* the VhCambiScale [VH_CAMBI_SCALES] of `pass` the selection kernels read
+ * (uploaded once per context) */
+const void *vh_cambi_gpu_host_select_params (const VhCambiGpu *ctx,
+    int pass);
 const VhCambiSums *vh_cambi_gpu_host_sums (const VhCambiGpu *ctx);
 
 G_END_DECLS
