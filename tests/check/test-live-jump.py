@@ -45,7 +45,11 @@ def run(props, results):
             f"appsrc name=d is-live=true format=time caps={CAPS} ! "
             "videobalance saturation=0.5 brightness=0.02 ! "
             "queue max-size-time=4000000000 max-size-buffers=0 ! v.dist_sink "
-            f"vmafhip name=v backend=cpu threads=1 results-filename={results} "
+            # latency: 2 s of slack for a first frame that comes late (the
+            # feeds push 5 s of frames at once; a start slowed by the
+            # sanitizers must not time the first pairs out)
+            f"vmafhip name=v backend=cpu threads=1 latency=2000000000 "
+            f"results-filename={results} "
             f"{props} ! fakesink sync=false")
     pipe = Gst.parse_launch(desc)
     messages = []
