@@ -21,8 +21,6 @@ anything by itself: the bounds end within twice the largest encoder's
 delay.
 """
 
-import threading
-
 import gi
 
 gi.require_version("Gst", "1.0")
@@ -75,7 +73,6 @@ class TeeQueues:
     def __init__(self, pipeline, pads, start=START_FRAMES, limit=MAX_FRAMES):
         self.start = start
         self.limit = limit
-        self.lock = threading.Lock()
         element = pipeline.get_by_name("v")
         self.left = count_buffers(element.get_static_pad("ref_sink"))
         self.branches = [
@@ -105,18 +102,17 @@ class TeeQueues:
     def check(self):
         """Double every full queue while a branch is starved (one of them
         blocks the tee); QueueTooSmall past the limit."""
-        with self.lock:
-            index = self.starved()
-            if index is None:
-                return
-            for queue, bound in self.bounds.items():
-                if queue.get_property("current-level-buffers") < bound:
-                    continue
-                if bound * 2 > self.limit:
-                    raise QueueTooSmall(
-                        f"enc{index} held more than {self.limit} frames "
-                        "before returning one (its look-ahead and threads): "
-                        "lower them (--set rc-lookahead=40 threads=8 for "
-                        "x264enc)", index)
-                self.bounds[queue] = bound * 2
-                queue.set_property("max-size-buffers", bound * 2)
+        index = self.starved()
+        if index is None:
+            return
+        for queue, bound in self.bounds.items():
+            if queue.get_property("current-level-buffers") < bound:
+                continue
+            if bound * 2 > self.limit:
+                raise QueueTooSmall(
+                    f"enc{index} held more than {self.limit} frames "
+                    "before returning one (its look-ahead and threads): "
+                    "lower them (--set rc-lookahead=40 threads=8 for "
+                    "x264enc)", index)
+            self.bounds[queue] = bound * 2
+            queue.set_property("max-size-buffers", bound * 2)
