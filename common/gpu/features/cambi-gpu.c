@@ -24,6 +24,7 @@ struct VhCambiGpu {
   unsigned w[SCALES], h[SCALES], shift[SCALES];
   unsigned tiles_x[SCALES], n_tiles[SCALES], k[SCALES];
   unsigned split[SCALES];       /* threads a column of the contrast grid */
+  unsigned select_blocks;       /* the selection grid: the largest scale's */
   unsigned wide_below;          /* narrow tiles below which split wide */
   /* one block of memory: 10-bit picture, flags, mask, each scale's picture
    * and counted values, each scale's contrast values, both passes' scale
@@ -127,6 +128,8 @@ plan_layout (VhCambiGpu *ctx, const VhCambiPlan *plan, GError **error)
      * (i << shift, j << shift) */
     ctx->shift[s] = (unsigned) s + (plan->speedup ? 1 : 0);
     ctx->k[s] = (unsigned) vh_cambi_topk_count (plan->topk, (int) (w * h));
+    ctx->select_blocks = MAX (ctx->select_blocks, vh_cambi_select_blocks
+        (w * h));
     ctx->img[s] = off;
     off += aligned ((size_t) w * h * sizeof (uint16_t));
     ctx->counted[s] = off;
@@ -364,11 +367,9 @@ enqueue_pass (VhCambiGpu *ctx, VhGpuStream *stream, VhGpuPtr src,
       || !mark (ctx, stream, 1, error))
     return FALSE;
   const VhGpuDim3 cv_block = { VH_CAMBI_CV_THREADS, 1, 1 };
-  unsigned select_blocks = 1;
   for (int s = 0; s < SCALES; s++) {
     void *args[] = { &sc[s] };
     const size_t n = (size_t) ctx->w[s] * ctx->h[s];
-    select_blocks = MAX (select_blocks, sc[s].select_blocks);
     if (!vh_gpu_launch (ctx->fn_scale, grid_for (n, VH_CAMBI_BLOCK), block,
             0, stream, args, error)
         || !mark (ctx, stream, 2 + 2 * s, error)
@@ -383,12 +384,13 @@ enqueue_pass (VhCambiGpu *ctx, VhGpuStream *stream, VhGpuPtr src,
       * sizeof (VhCambiScale);
   void *select_args[] = { &scales };
   const VhGpuDim3 select_block = { VH_CAMBI_SELECT_BLOCK, 1, 1 };
+  const VhGpuDim3 select_grid = { ctx->select_blocks, SCALES, 1 };
   const int m = 2 + 2 * SCALES;
-  return vh_gpu_launch (ctx->fn_level2, (VhGpuDim3) { select_blocks, SCALES,
-          1 }, select_block, 0, stream, select_args, error)
+  return vh_gpu_launch (ctx->fn_level2, select_grid, select_block, 0,
+          stream, select_args, error)
       && mark (ctx, stream, m, error)
-      && vh_gpu_launch (ctx->fn_level3, (VhGpuDim3) { select_blocks, SCALES,
-          1 }, select_block, 0, stream, select_args, error)
+      && vh_gpu_launch (ctx->fn_level3, select_grid, select_block, 0,
+          stream, select_args, error)
       && mark (ctx, stream, m + 1, error)
       && vh_gpu_launch (ctx->fn_select, (VhGpuDim3) { 1, SCALES, 1 },
       select_block, 0, stream, select_args, error)
